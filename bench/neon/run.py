@@ -182,7 +182,10 @@ LEGEND = (
     "`sha3` EOR3/BCAX three-input logic by IR pattern (needs FEAT_SHA3, `-march=armv8.2-a+sha3`; "
     "Neoverse-V2 has it, Neoverse-N1 does not: N1 figures of `sha3` rows are hypothetical; llvm-mca run with "
     "`-mattr=+aes,+sha3`, unicorn with its `max` CPU); `il<k>` k block groups interleaved.  Every kernel: "
-    "round-key/constant loads paired into LDP where the allocation allows (generator/neon/ldp.py)."
+    "round-key/constant loads paired into LDP where the allocation allows (generator/neon/ldp.py); round keys "
+    "four per LD1 through a walking pointer where the kernel reads its key table in order and that is fewer "
+    "instructions without new spills (generator/neon/keyload.py); `sha3` kernels may hold values inverted so "
+    "BCAX fuses AND/OR with the XOR reading it (generator/neon/polarity.py, kept where fewer instructions)."
 )
 
 

@@ -12,7 +12,7 @@
 //   x1  input, 256 bytes per group (post-incremented)     x2  output (post-incremented)
 //   x3  number of groups of 16 blocks (0: returns at once)
 //   x8  constant pool (tables, vector constants)   x9 scratch   x10, x11, x12, x13 table-slice addresses
-//   v0-v31 allocated (2808 instructions per group: 14 spills, 14 reloads, 260 rematerialised loads)
+//   v0-v31 allocated (2665 instructions per group: 10 spills, 10 reloads, 80 rematerialised loads)
 //   callee-saved registers preserved: d8, d9, d10, d11, d12, d13, d14, d15; stack frame 96 bytes
     .global aes128_neon_b16_il1_ecb_encrypt
     .type aes128_neon_b16_il1_ecb_encrypt, %function
@@ -31,6 +31,7 @@ aes128_neon_b16_il1_ecb_encrypt:
     add x12, x8, #128
     add x13, x8, #192
 1:
+    mov x14, x0                                     // walk the round keys
     ld4 {v16.16b-v19.16b}, [x1], #64                // load blocks 0..15
     ld4 {v20.16b-v23.16b}, [x1], #64                // load blocks 0..15
     ld4 {v24.16b-v27.16b}, [x1], #64                // load blocks 0..15
@@ -67,38 +68,26 @@ aes128_neon_b16_il1_ecb_encrypt:
     uzp2 v22.16b, v22.16b, v30.16b                  // load blocks 0..15
     uzp1 v30.16b, v19.16b, v27.16b                  // load blocks 0..15
     uzp2 v19.16b, v19.16b, v27.16b                  // load blocks 0..15
-    ldr q27, [x0, #0]                               // round key rk[0][0]
-    eor v27.16b, v31.16b, v27.16b                   // aes.cs:68:11 encrypt
-    ldr q31, [x0, #16]                              // round key rk[0][1]
-    eor v24.16b, v24.16b, v31.16b                   // aes.cs:68:11 encrypt
-    ldr q31, [x0, #32]                              // round key rk[0][2]
-    eor v25.16b, v25.16b, v31.16b                   // aes.cs:68:11 encrypt
-    ldr q31, [x0, #48]                              // round key rk[0][3]
-    eor v26.16b, v26.16b, v31.16b                   // aes.cs:68:11 encrypt
-    ldr q31, [x0, #64]                              // round key rk[0][4]
-    eor v31.16b, v0.16b, v31.16b                    // aes.cs:68:11 encrypt
-    ldr q0, [x0, #80]                               // round key rk[0][5]
-    eor v28.16b, v28.16b, v0.16b                    // aes.cs:68:11 encrypt
-    ldr q0, [x0, #96]                               // round key rk[0][6]
-    eor v29.16b, v29.16b, v0.16b                    // aes.cs:68:11 encrypt
-    ldr q0, [x0, #112]                              // round key rk[0][7]
-    eor v30.16b, v30.16b, v0.16b                    // aes.cs:68:11 encrypt
-    ldr q0, [x0, #128]                              // round key rk[0][8]
+    ld1 {v1.16b-v4.16b}, [x14], #64                 // round keys rk[0][0], rk[0][1], rk[0][2], rk[0][3]
+    eor v27.16b, v31.16b, v1.16b                    // aes.cs:68:11 encrypt
+    eor v24.16b, v24.16b, v2.16b                    // aes.cs:68:11 encrypt
+    eor v25.16b, v25.16b, v3.16b                    // aes.cs:68:11 encrypt
+    eor v26.16b, v26.16b, v4.16b                    // aes.cs:68:11 encrypt
+    ld1 {v1.16b-v4.16b}, [x14], #64                 // round keys rk[0][4], rk[0][5], rk[0][6], rk[0][7]
+    eor v31.16b, v0.16b, v1.16b                     // aes.cs:68:11 encrypt
+    eor v28.16b, v28.16b, v2.16b                    // aes.cs:68:11 encrypt
+    eor v29.16b, v29.16b, v3.16b                    // aes.cs:68:11 encrypt
+    eor v30.16b, v30.16b, v4.16b                    // aes.cs:68:11 encrypt
+    ld1 {v0.16b-v3.16b}, [x14], #64                 // round keys rk[0][8], rk[0][9], rk[0][10], rk[0][11]
     eor v23.16b, v23.16b, v0.16b                    // aes.cs:68:11 encrypt
-    ldr q0, [x0, #144]                              // round key rk[0][9]
-    eor v20.16b, v20.16b, v0.16b                    // aes.cs:68:11 encrypt
-    ldr q0, [x0, #160]                              // round key rk[0][10]
-    eor v21.16b, v21.16b, v0.16b                    // aes.cs:68:11 encrypt
-    ldr q0, [x0, #176]                              // round key rk[0][11]
-    eor v22.16b, v22.16b, v0.16b                    // aes.cs:68:11 encrypt
-    ldr q0, [x0, #192]                              // round key rk[0][12]
+    eor v20.16b, v20.16b, v1.16b                    // aes.cs:68:11 encrypt
+    eor v21.16b, v21.16b, v2.16b                    // aes.cs:68:11 encrypt
+    eor v22.16b, v22.16b, v3.16b                    // aes.cs:68:11 encrypt
+    ld1 {v0.16b-v3.16b}, [x14], #64                 // round keys rk[0][12], rk[0][13], rk[0][14], rk[0][15]
     eor v16.16b, v16.16b, v0.16b                    // aes.cs:68:11 encrypt
-    ldr q0, [x0, #208]                              // round key rk[0][13]
-    eor v17.16b, v17.16b, v0.16b                    // aes.cs:68:11 encrypt
-    ldr q0, [x0, #224]                              // round key rk[0][14]
-    eor v18.16b, v18.16b, v0.16b                    // aes.cs:68:11 encrypt
-    ldr q0, [x0, #240]                              // round key rk[0][15]
-    eor v19.16b, v19.16b, v0.16b                    // aes.cs:68:11 encrypt
+    eor v17.16b, v17.16b, v1.16b                    // aes.cs:68:11 encrypt
+    eor v18.16b, v18.16b, v2.16b                    // aes.cs:68:11 encrypt
+    eor v19.16b, v19.16b, v3.16b                    // aes.cs:68:11 encrypt
     ld1 {v0.16b-v3.16b}, [x10]                      // table S bytes 0..63
     tbl v4.16b, {v0.16b-v3.16b}, v27.16b            // aes.cs:30:39 encrypt>SubBytes r1
     tbl v5.16b, {v0.16b-v3.16b}, v24.16b            // aes.cs:30:39 encrypt>SubBytes r1
@@ -221,2620 +210,2488 @@ aes128_neon_b16_il1_ecb_encrypt:
     tbx v31.16b, {v13.16b-v16.16b}, v17.16b         // aes.cs:30:39 encrypt>SubBytes r1
     sub v17.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r1
     tbx v5.16b, {v13.16b-v16.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r1
-    ldr q17, [x0, #256]                             // round key rk[1][0]
+    ld1 {v17.16b-v20.16b}, [x14], #64               // round keys rk[1][0], rk[1][1], rk[1][2], rk[1][3]
     eor v17.16b, v17.16b, v26.16b                   // aes.cs:70:46 encrypt r1
-    shl v18.16b, v4.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r1
-    sshr v19.16b, v4.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r1
-    movi v20.16b, #0x1b                             // const
-    and v19.16b, v19.16b, v20.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r1
-    eor v18.16b, v18.16b, v19.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r1
-    eor v19.16b, v5.16b, v18.16b                    // aes.cs:70:46 encrypt r1
-    eor v17.16b, v17.16b, v19.16b                   // aes.cs:70:46 encrypt r1
-    shl v19.16b, v9.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
-    sshr v21.16b, v9.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
-    and v21.16b, v21.16b, v20.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v19.16b, v19.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v21.16b, v9.16b, v19.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v17.16b, v17.16b, v21.16b                   // aes.cs:70:46 encrypt r1
-    ldr q21, [x0, #272]                             // round key rk[1][1]
-    eor v21.16b, v21.16b, v4.16b                    // aes.cs:70:46 encrypt r1
-    eor v19.16b, v5.16b, v19.16b                    // aes.cs:70:46 encrypt r1
-    eor v19.16b, v21.16b, v19.16b                   // aes.cs:70:46 encrypt r1
-    shl v21.16b, v26.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r1
-    sshr v22.16b, v26.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r1
-    and v22.16b, v22.16b, v20.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v21.16b, v21.16b, v22.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v22.16b, v26.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
+    shl v21.16b, v4.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r1
+    sshr v22.16b, v4.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r1
+    movi v23.16b, #0x1b                             // const
+    and v22.16b, v22.16b, v23.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r1
+    eor v21.16b, v21.16b, v22.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r1
+    eor v22.16b, v5.16b, v21.16b                    // aes.cs:70:46 encrypt r1
+    eor v17.16b, v17.16b, v22.16b                   // aes.cs:70:46 encrypt r1
+    shl v22.16b, v9.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
+    sshr v28.16b, v9.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
+    and v28.16b, v28.16b, v23.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v22.16b, v22.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v28.16b, v9.16b, v22.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v17.16b, v17.16b, v28.16b                   // aes.cs:70:46 encrypt r1
+    eor v18.16b, v18.16b, v4.16b                    // aes.cs:70:46 encrypt r1
+    eor v22.16b, v5.16b, v22.16b                    // aes.cs:70:46 encrypt r1
+    eor v18.16b, v18.16b, v22.16b                   // aes.cs:70:46 encrypt r1
+    shl v22.16b, v26.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r1
+    sshr v28.16b, v26.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r1
+    and v28.16b, v28.16b, v23.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v22.16b, v22.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v28.16b, v26.16b, v22.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v18.16b, v18.16b, v28.16b                   // aes.cs:70:46 encrypt r1
+    eor v19.16b, v19.16b, v4.16b                    // aes.cs:70:46 encrypt r1
+    eor v22.16b, v9.16b, v22.16b                    // aes.cs:70:46 encrypt r1
     eor v19.16b, v19.16b, v22.16b                   // aes.cs:70:46 encrypt r1
-    ldr q22, [x0, #288]                             // round key rk[1][2]
-    eor v22.16b, v22.16b, v4.16b                    // aes.cs:70:46 encrypt r1
-    eor v21.16b, v9.16b, v21.16b                    // aes.cs:70:46 encrypt r1
-    eor v21.16b, v22.16b, v21.16b                   // aes.cs:70:46 encrypt r1
     shl v22.16b, v5.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
-    sshr v23.16b, v5.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
-    and v23.16b, v23.16b, v20.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v22.16b, v22.16b, v23.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v23.16b, v5.16b, v22.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v21.16b, v21.16b, v23.16b                   // aes.cs:70:46 encrypt r1
-    ldr q23, [x0, #304]                             // round key rk[1][3]
-    eor v23.16b, v23.16b, v9.16b                    // aes.cs:70:46 encrypt r1
+    sshr v28.16b, v5.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
+    and v28.16b, v28.16b, v23.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v22.16b, v22.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v28.16b, v5.16b, v22.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v19.16b, v19.16b, v28.16b                   // aes.cs:70:46 encrypt r1
+    eor v20.16b, v20.16b, v9.16b                    // aes.cs:70:46 encrypt r1
     eor v22.16b, v26.16b, v22.16b                   // aes.cs:70:46 encrypt r1
-    eor v22.16b, v23.16b, v22.16b                   // aes.cs:70:46 encrypt r1
-    eor v18.16b, v4.16b, v18.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v18.16b, v22.16b, v18.16b                   // aes.cs:70:46 encrypt r1
-    ldr q22, [x0, #320]                             // round key rk[1][4]
-    eor v22.16b, v22.16b, v7.16b                    // aes.cs:70:46 encrypt r1
-    shl v23.16b, v8.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r1
+    eor v20.16b, v20.16b, v22.16b                   // aes.cs:70:46 encrypt r1
+    eor v21.16b, v4.16b, v21.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v20.16b, v20.16b, v21.16b                   // aes.cs:70:46 encrypt r1
+    ld1 {v2.16b-v5.16b}, [x14], #64                 // round keys rk[1][4], rk[1][5], rk[1][6], rk[1][7]
+    eor v21.16b, v2.16b, v7.16b                     // aes.cs:70:46 encrypt r1
+    shl v22.16b, v8.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r1
     sshr v26.16b, v8.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r1
-    and v26.16b, v26.16b, v20.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r1
-    eor v23.16b, v23.16b, v26.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r1
-    eor v26.16b, v31.16b, v23.16b                   // aes.cs:70:46 encrypt r1
-    eor v22.16b, v22.16b, v26.16b                   // aes.cs:70:46 encrypt r1
+    and v26.16b, v26.16b, v23.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r1
+    eor v22.16b, v22.16b, v26.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r1
+    eor v26.16b, v31.16b, v22.16b                   // aes.cs:70:46 encrypt r1
+    eor v21.16b, v21.16b, v26.16b                   // aes.cs:70:46 encrypt r1
     shl v26.16b, v25.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r1
     sshr v28.16b, v25.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r1
-    and v28.16b, v28.16b, v20.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
+    and v28.16b, v28.16b, v23.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
     eor v26.16b, v26.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
     eor v28.16b, v25.16b, v26.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v22.16b, v22.16b, v28.16b                   // aes.cs:70:46 encrypt r1
-    ldr q28, [x0, #336]                             // round key rk[1][5]
-    eor v28.16b, v28.16b, v7.16b                    // aes.cs:70:46 encrypt r1
+    eor v21.16b, v21.16b, v28.16b                   // aes.cs:70:46 encrypt r1
+    eor v28.16b, v3.16b, v7.16b                     // aes.cs:70:46 encrypt r1
     eor v26.16b, v8.16b, v26.16b                    // aes.cs:70:46 encrypt r1
     eor v26.16b, v28.16b, v26.16b                   // aes.cs:70:46 encrypt r1
     shl v28.16b, v31.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r1
-    sshr v4.16b, v31.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
-    and v4.16b, v4.16b, v20.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v28.16b, v28.16b, v4.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v4.16b, v31.16b, v28.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v26.16b, v26.16b, v4.16b                    // aes.cs:70:46 encrypt r1
-    ldr q4, [x0, #352]                              // round key rk[1][6]
-    eor v4.16b, v4.16b, v8.16b                      // aes.cs:70:46 encrypt r1
+    sshr v2.16b, v31.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
+    and v2.16b, v2.16b, v23.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v28.16b, v28.16b, v2.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v2.16b, v31.16b, v28.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v26.16b, v26.16b, v2.16b                    // aes.cs:70:46 encrypt r1
+    eor v2.16b, v4.16b, v8.16b                      // aes.cs:70:46 encrypt r1
     eor v28.16b, v25.16b, v28.16b                   // aes.cs:70:46 encrypt r1
-    eor v28.16b, v4.16b, v28.16b                    // aes.cs:70:46 encrypt r1
-    shl v4.16b, v7.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r1
-    sshr v5.16b, v7.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r1
-    and v5.16b, v5.16b, v20.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v5.16b, v7.16b, v4.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v28.16b, v28.16b, v5.16b                    // aes.cs:70:46 encrypt r1
-    ldr q5, [x0, #368]                              // round key rk[1][7]
+    eor v28.16b, v2.16b, v28.16b                    // aes.cs:70:46 encrypt r1
+    shl v2.16b, v7.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r1
+    sshr v3.16b, v7.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r1
+    and v3.16b, v3.16b, v23.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v2.16b, v2.16b, v3.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v3.16b, v7.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v28.16b, v28.16b, v3.16b                    // aes.cs:70:46 encrypt r1
     eor v25.16b, v5.16b, v25.16b                    // aes.cs:70:46 encrypt r1
-    eor v31.16b, v31.16b, v4.16b                    // aes.cs:70:46 encrypt r1
+    eor v31.16b, v31.16b, v2.16b                    // aes.cs:70:46 encrypt r1
     eor v25.16b, v25.16b, v31.16b                   // aes.cs:70:46 encrypt r1
-    eor v23.16b, v8.16b, v23.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v23.16b, v25.16b, v23.16b                   // aes.cs:70:46 encrypt r1
-    ldr q25, [x0, #384]                             // round key rk[1][8]
-    eor v25.16b, v25.16b, v6.16b                    // aes.cs:70:46 encrypt r1
+    eor v22.16b, v8.16b, v22.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v22.16b, v25.16b, v22.16b                   // aes.cs:70:46 encrypt r1
+    ld1 {v2.16b-v5.16b}, [x14], #64                 // round keys rk[1][8], rk[1][9], rk[1][10], rk[1][11]
+    eor v25.16b, v2.16b, v6.16b                     // aes.cs:70:46 encrypt r1
     shl v31.16b, v24.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r1
-    sshr v4.16b, v24.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r1
-    and v4.16b, v4.16b, v20.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r1
-    eor v31.16b, v31.16b, v4.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r1
-    eor v4.16b, v11.16b, v31.16b                    // aes.cs:70:46 encrypt r1
-    eor v25.16b, v25.16b, v4.16b                    // aes.cs:70:46 encrypt r1
-    shl v4.16b, v30.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
-    sshr v5.16b, v30.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
-    and v5.16b, v5.16b, v20.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v5.16b, v30.16b, v4.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v25.16b, v25.16b, v5.16b                    // aes.cs:70:46 encrypt r1
-    ldr q5, [x0, #400]                              // round key rk[1][9]
-    eor v5.16b, v5.16b, v11.16b                     // aes.cs:70:46 encrypt r1
-    eor v4.16b, v24.16b, v4.16b                     // aes.cs:70:46 encrypt r1
-    eor v4.16b, v5.16b, v4.16b                      // aes.cs:70:46 encrypt r1
-    shl v5.16b, v6.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r1
+    sshr v2.16b, v24.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r1
+    and v2.16b, v2.16b, v23.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r1
+    eor v31.16b, v31.16b, v2.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r1
+    eor v2.16b, v11.16b, v31.16b                    // aes.cs:70:46 encrypt r1
+    eor v25.16b, v25.16b, v2.16b                    // aes.cs:70:46 encrypt r1
+    shl v2.16b, v30.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
+    sshr v7.16b, v30.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
+    and v7.16b, v7.16b, v23.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v2.16b, v2.16b, v7.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v7.16b, v30.16b, v2.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v25.16b, v25.16b, v7.16b                    // aes.cs:70:46 encrypt r1
+    eor v3.16b, v3.16b, v11.16b                     // aes.cs:70:46 encrypt r1
+    eor v2.16b, v24.16b, v2.16b                     // aes.cs:70:46 encrypt r1
+    eor v2.16b, v3.16b, v2.16b                      // aes.cs:70:46 encrypt r1
+    shl v3.16b, v6.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r1
     sshr v7.16b, v6.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r1
-    and v7.16b, v7.16b, v20.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v5.16b, v5.16b, v7.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v7.16b, v6.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v4.16b, v4.16b, v7.16b                      // aes.cs:70:46 encrypt r1
-    ldr q7, [x0, #416]                              // round key rk[1][10]
-    eor v7.16b, v7.16b, v24.16b                     // aes.cs:70:46 encrypt r1
-    eor v5.16b, v30.16b, v5.16b                     // aes.cs:70:46 encrypt r1
-    eor v5.16b, v7.16b, v5.16b                      // aes.cs:70:46 encrypt r1
-    shl v7.16b, v11.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
-    sshr v8.16b, v11.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
-    and v8.16b, v8.16b, v20.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v7.16b, v7.16b, v8.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v8.16b, v11.16b, v7.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v5.16b, v5.16b, v8.16b                      // aes.cs:70:46 encrypt r1
-    ldr q8, [x0, #432]                              // round key rk[1][11]
-    eor v6.16b, v8.16b, v6.16b                      // aes.cs:70:46 encrypt r1
-    eor v30.16b, v30.16b, v7.16b                    // aes.cs:70:46 encrypt r1
-    eor v30.16b, v6.16b, v30.16b                    // aes.cs:70:46 encrypt r1
+    and v7.16b, v7.16b, v23.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v3.16b, v3.16b, v7.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v7.16b, v6.16b, v3.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v2.16b, v2.16b, v7.16b                      // aes.cs:70:46 encrypt r1
+    eor v4.16b, v4.16b, v24.16b                     // aes.cs:70:46 encrypt r1
+    eor v3.16b, v30.16b, v3.16b                     // aes.cs:70:46 encrypt r1
+    eor v3.16b, v4.16b, v3.16b                      // aes.cs:70:46 encrypt r1
+    shl v4.16b, v11.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
+    sshr v7.16b, v11.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
+    and v7.16b, v7.16b, v23.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v4.16b, v4.16b, v7.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v7.16b, v11.16b, v4.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v3.16b, v3.16b, v7.16b                      // aes.cs:70:46 encrypt r1
+    eor v5.16b, v5.16b, v6.16b                      // aes.cs:70:46 encrypt r1
+    eor v30.16b, v30.16b, v4.16b                    // aes.cs:70:46 encrypt r1
+    eor v30.16b, v5.16b, v30.16b                    // aes.cs:70:46 encrypt r1
     eor v24.16b, v24.16b, v31.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
     eor v24.16b, v30.16b, v24.16b                   // aes.cs:70:46 encrypt r1
-    ldr q30, [x0, #448]                             // round key rk[1][12]
-    eor v30.16b, v30.16b, v10.16b                   // aes.cs:70:46 encrypt r1
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[1][12], rk[1][13], rk[1][14], rk[1][15]
+    eor v30.16b, v4.16b, v10.16b                    // aes.cs:70:46 encrypt r1
     shl v31.16b, v29.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r1
-    sshr v6.16b, v29.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r1
-    and v6.16b, v6.16b, v20.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r1
-    eor v31.16b, v31.16b, v6.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r1
-    eor v6.16b, v27.16b, v31.16b                    // aes.cs:70:46 encrypt r1
-    eor v30.16b, v30.16b, v6.16b                    // aes.cs:70:46 encrypt r1
-    ldr q6, [sp, #16]                               // reload
-    shl v7.16b, v6.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r1
-    sshr v8.16b, v6.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r1
-    and v8.16b, v8.16b, v20.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v7.16b, v7.16b, v8.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v8.16b, v6.16b, v7.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v30.16b, v30.16b, v8.16b                    // aes.cs:70:46 encrypt r1
-    ldr q8, [x0, #464]                              // round key rk[1][13]
-    eor v8.16b, v8.16b, v27.16b                     // aes.cs:70:46 encrypt r1
-    eor v7.16b, v29.16b, v7.16b                     // aes.cs:70:46 encrypt r1
-    eor v7.16b, v8.16b, v7.16b                      // aes.cs:70:46 encrypt r1
+    sshr v4.16b, v29.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r1
+    and v4.16b, v4.16b, v23.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r1
+    eor v31.16b, v31.16b, v4.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r1
+    eor v4.16b, v27.16b, v31.16b                    // aes.cs:70:46 encrypt r1
+    eor v30.16b, v30.16b, v4.16b                    // aes.cs:70:46 encrypt r1
+    ldr q4, [sp, #16]                               // reload
+    shl v8.16b, v4.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r1
+    sshr v9.16b, v4.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r1
+    and v9.16b, v9.16b, v23.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v8.16b, v8.16b, v9.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v9.16b, v4.16b, v8.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v30.16b, v30.16b, v9.16b                    // aes.cs:70:46 encrypt r1
+    eor v5.16b, v5.16b, v27.16b                     // aes.cs:70:46 encrypt r1
+    eor v8.16b, v29.16b, v8.16b                     // aes.cs:70:46 encrypt r1
+    eor v5.16b, v5.16b, v8.16b                      // aes.cs:70:46 encrypt r1
     shl v8.16b, v10.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
     sshr v9.16b, v10.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
-    and v9.16b, v9.16b, v20.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
+    and v9.16b, v9.16b, v23.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
     eor v8.16b, v8.16b, v9.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r1
     eor v9.16b, v10.16b, v8.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v7.16b, v7.16b, v9.16b                      // aes.cs:70:46 encrypt r1
-    ldr q9, [x0, #480]                              // round key rk[1][14]
-    eor v9.16b, v9.16b, v6.16b                      // aes.cs:70:46 encrypt r1
+    eor v5.16b, v5.16b, v9.16b                      // aes.cs:70:46 encrypt r1
+    eor v6.16b, v6.16b, v4.16b                      // aes.cs:70:46 encrypt r1
     eor v8.16b, v29.16b, v8.16b                     // aes.cs:70:46 encrypt r1
-    eor v8.16b, v9.16b, v8.16b                      // aes.cs:70:46 encrypt r1
-    shl v9.16b, v27.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
-    sshr v11.16b, v27.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r1
-    and v11.16b, v11.16b, v20.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v9.16b, v9.16b, v11.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v27.16b, v27.16b, v9.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v27.16b, v8.16b, v27.16b                    // aes.cs:70:46 encrypt r1
-    ldr q8, [x0, #496]                              // round key rk[1][15]
-    eor v6.16b, v8.16b, v6.16b                      // aes.cs:70:46 encrypt r1
-    eor v8.16b, v10.16b, v9.16b                     // aes.cs:70:46 encrypt r1
     eor v6.16b, v6.16b, v8.16b                      // aes.cs:70:46 encrypt r1
+    shl v8.16b, v27.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
+    sshr v9.16b, v27.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
+    and v9.16b, v9.16b, v23.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v8.16b, v8.16b, v9.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v27.16b, v27.16b, v8.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v27.16b, v6.16b, v27.16b                    // aes.cs:70:46 encrypt r1
+    eor v4.16b, v7.16b, v4.16b                      // aes.cs:70:46 encrypt r1
+    eor v6.16b, v10.16b, v8.16b                     // aes.cs:70:46 encrypt r1
+    eor v4.16b, v4.16b, v6.16b                      // aes.cs:70:46 encrypt r1
     eor v29.16b, v29.16b, v31.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v29.16b, v6.16b, v29.16b                    // aes.cs:70:46 encrypt r1
-    ld1 {v8.16b-v11.16b}, [x10]                     // table S bytes 0..63
-    tbl v31.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r2
-    tbl v6.16b, {v8.16b-v11.16b}, v19.16b           // aes.cs:30:39 encrypt>SubBytes r2
-    tbl v20.16b, {v8.16b-v11.16b}, v21.16b          // aes.cs:30:39 encrypt>SubBytes r2
-    tbl v13.16b, {v8.16b-v11.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes r2
-    tbl v14.16b, {v8.16b-v11.16b}, v22.16b          // aes.cs:30:39 encrypt>SubBytes r2
-    tbl v15.16b, {v8.16b-v11.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r2
-    tbl v16.16b, {v8.16b-v11.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r2
-    tbl v0.16b, {v8.16b-v11.16b}, v23.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    eor v29.16b, v4.16b, v29.16b                    // aes.cs:70:46 encrypt r1
+    ld1 {v6.16b-v9.16b}, [x10]                      // table S bytes 0..63
+    tbl v31.16b, {v6.16b-v9.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    tbl v4.16b, {v6.16b-v9.16b}, v18.16b            // aes.cs:30:39 encrypt>SubBytes r2
+    tbl v10.16b, {v6.16b-v9.16b}, v19.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    tbl v11.16b, {v6.16b-v9.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    tbl v23.16b, {v6.16b-v9.16b}, v21.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    tbl v13.16b, {v6.16b-v9.16b}, v26.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    tbl v14.16b, {v6.16b-v9.16b}, v28.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    tbl v15.16b, {v6.16b-v9.16b}, v22.16b           // aes.cs:30:39 encrypt>SubBytes r2
     sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    ld1 {v8.16b-v11.16b}, [x11]                     // table S bytes 64..127
-    tbx v31.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r2
-    sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v6.16b, {v8.16b-v11.16b}, v19.16b           // aes.cs:30:39 encrypt>SubBytes r2
-    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v20.16b, {v8.16b-v11.16b}, v21.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    ld1 {v6.16b-v9.16b}, [x11]                      // table S bytes 64..127
+    tbx v31.16b, {v6.16b-v9.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r2
     sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v13.16b, {v8.16b-v11.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes r2
-    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v14.16b, {v8.16b-v11.16b}, v22.16b          // aes.cs:30:39 encrypt>SubBytes r2
-    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v15.16b, {v8.16b-v11.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r2
-    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v16.16b, {v8.16b-v11.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r2
-    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v0.16b, {v8.16b-v11.16b}, v23.16b           // aes.cs:30:39 encrypt>SubBytes r2
-    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    ld1 {v8.16b-v11.16b}, [x12]                     // table S bytes 128..191
-    tbx v31.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v4.16b, {v6.16b-v9.16b}, v18.16b            // aes.cs:30:39 encrypt>SubBytes r2
     sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v6.16b, {v8.16b-v11.16b}, v19.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v10.16b, {v6.16b-v9.16b}, v19.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v11.16b, {v6.16b-v9.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r2
     sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v20.16b, {v8.16b-v11.16b}, v21.16b          // aes.cs:30:39 encrypt>SubBytes r2
-    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v13.16b, {v8.16b-v11.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes r2
-    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v14.16b, {v8.16b-v11.16b}, v22.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v23.16b, {v6.16b-v9.16b}, v21.16b           // aes.cs:30:39 encrypt>SubBytes r2
     sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v15.16b, {v8.16b-v11.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v13.16b, {v6.16b-v9.16b}, v26.16b           // aes.cs:30:39 encrypt>SubBytes r2
     sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v16.16b, {v8.16b-v11.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r2
-    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v0.16b, {v8.16b-v11.16b}, v23.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v14.16b, {v6.16b-v9.16b}, v28.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v15.16b, {v6.16b-v9.16b}, v22.16b           // aes.cs:30:39 encrypt>SubBytes r2
     sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    ld1 {v8.16b-v11.16b}, [x13]                     // table S bytes 192..255
-    tbx v31.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r2
-    sub v17.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v6.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r2
-    sub v17.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v20.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r2
-    sub v17.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v13.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r2
-    sub v17.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v14.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r2
-    sub v17.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v15.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r2
-    sub v17.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v16.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r2
-    sub v17.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v0.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r2
-    str q16, [sp, #16]                              // spill
+    ld1 {v6.16b-v9.16b}, [x12]                      // table S bytes 128..191
+    tbx v31.16b, {v6.16b-v9.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v4.16b, {v6.16b-v9.16b}, v18.16b            // aes.cs:30:39 encrypt>SubBytes r2
+    sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v10.16b, {v6.16b-v9.16b}, v19.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v11.16b, {v6.16b-v9.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v23.16b, {v6.16b-v9.16b}, v21.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v13.16b, {v6.16b-v9.16b}, v26.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v14.16b, {v6.16b-v9.16b}, v28.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v15.16b, {v6.16b-v9.16b}, v22.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
+    ld1 {v6.16b-v9.16b}, [x13]                      // table S bytes 192..255
+    tbx v31.16b, {v6.16b-v9.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    sub v16.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v4.16b, {v6.16b-v9.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r2
+    sub v16.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v10.16b, {v6.16b-v9.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    sub v16.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v11.16b, {v6.16b-v9.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    sub v16.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v23.16b, {v6.16b-v9.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    sub v16.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v13.16b, {v6.16b-v9.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    sub v16.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v14.16b, {v6.16b-v9.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    sub v16.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v15.16b, {v6.16b-v9.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r2
     ld1 {v16.16b-v19.16b}, [x10]                    // table S bytes 0..63
-    tbl v21.16b, {v16.16b-v19.16b}, v25.16b         // aes.cs:30:39 encrypt>SubBytes r2
-    tbl v22.16b, {v16.16b-v19.16b}, v4.16b          // aes.cs:30:39 encrypt>SubBytes r2
-    tbl v23.16b, {v16.16b-v19.16b}, v5.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    tbl v20.16b, {v16.16b-v19.16b}, v25.16b         // aes.cs:30:39 encrypt>SubBytes r2
+    tbl v21.16b, {v16.16b-v19.16b}, v2.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    tbl v22.16b, {v16.16b-v19.16b}, v3.16b          // aes.cs:30:39 encrypt>SubBytes r2
     tbl v26.16b, {v16.16b-v19.16b}, v24.16b         // aes.cs:30:39 encrypt>SubBytes r2
     tbl v28.16b, {v16.16b-v19.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r2
-    tbl v1.16b, {v16.16b-v19.16b}, v7.16b           // aes.cs:30:39 encrypt>SubBytes r2
-    tbl v2.16b, {v16.16b-v19.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r2
-    tbl v3.16b, {v16.16b-v19.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    tbl v0.16b, {v16.16b-v19.16b}, v5.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    tbl v1.16b, {v16.16b-v19.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    str q4, [sp, #16]                               // spill
+    tbl v4.16b, {v16.16b-v19.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes r2
     sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
     ld1 {v16.16b-v19.16b}, [x11]                    // table S bytes 64..127
-    tbx v21.16b, {v16.16b-v19.16b}, v25.16b         // aes.cs:30:39 encrypt>SubBytes r2
-    sub v4.16b, v4.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v22.16b, {v16.16b-v19.16b}, v4.16b          // aes.cs:30:39 encrypt>SubBytes r2
-    sub v5.16b, v5.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v23.16b, {v16.16b-v19.16b}, v5.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v20.16b, {v16.16b-v19.16b}, v25.16b         // aes.cs:30:39 encrypt>SubBytes r2
+    sub v2.16b, v2.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v21.16b, {v16.16b-v19.16b}, v2.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    sub v3.16b, v3.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v22.16b, {v16.16b-v19.16b}, v3.16b          // aes.cs:30:39 encrypt>SubBytes r2
     sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
     tbx v26.16b, {v16.16b-v19.16b}, v24.16b         // aes.cs:30:39 encrypt>SubBytes r2
     sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
     tbx v28.16b, {v16.16b-v19.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r2
-    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v1.16b, {v16.16b-v19.16b}, v7.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    sub v5.16b, v5.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v0.16b, {v16.16b-v19.16b}, v5.16b           // aes.cs:30:39 encrypt>SubBytes r2
     sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v2.16b, {v16.16b-v19.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v1.16b, {v16.16b-v19.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r2
     sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v3.16b, {v16.16b-v19.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v4.16b, {v16.16b-v19.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes r2
     sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
     ld1 {v16.16b-v19.16b}, [x12]                    // table S bytes 128..191
-    tbx v21.16b, {v16.16b-v19.16b}, v25.16b         // aes.cs:30:39 encrypt>SubBytes r2
-    sub v4.16b, v4.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v22.16b, {v16.16b-v19.16b}, v4.16b          // aes.cs:30:39 encrypt>SubBytes r2
-    sub v5.16b, v5.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v23.16b, {v16.16b-v19.16b}, v5.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v20.16b, {v16.16b-v19.16b}, v25.16b         // aes.cs:30:39 encrypt>SubBytes r2
+    sub v2.16b, v2.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v21.16b, {v16.16b-v19.16b}, v2.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    sub v3.16b, v3.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v22.16b, {v16.16b-v19.16b}, v3.16b          // aes.cs:30:39 encrypt>SubBytes r2
     sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
     tbx v26.16b, {v16.16b-v19.16b}, v24.16b         // aes.cs:30:39 encrypt>SubBytes r2
     sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
     tbx v28.16b, {v16.16b-v19.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r2
-    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v1.16b, {v16.16b-v19.16b}, v7.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    sub v5.16b, v5.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v0.16b, {v16.16b-v19.16b}, v5.16b           // aes.cs:30:39 encrypt>SubBytes r2
     sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v2.16b, {v16.16b-v19.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v1.16b, {v16.16b-v19.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r2
     sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v3.16b, {v16.16b-v19.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v4.16b, {v16.16b-v19.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes r2
     sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v21.16b, {v8.16b-v11.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r2
-    sub v25.16b, v4.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v22.16b, {v8.16b-v11.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r2
-    sub v25.16b, v5.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v23.16b, {v8.16b-v11.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v20.16b, {v6.16b-v9.16b}, v25.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    sub v25.16b, v2.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v21.16b, {v6.16b-v9.16b}, v25.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    sub v25.16b, v3.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v22.16b, {v6.16b-v9.16b}, v25.16b           // aes.cs:30:39 encrypt>SubBytes r2
     sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v26.16b, {v8.16b-v11.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v26.16b, {v6.16b-v9.16b}, v24.16b           // aes.cs:30:39 encrypt>SubBytes r2
     sub v24.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v28.16b, {v8.16b-v11.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r2
-    sub v24.16b, v7.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v1.16b, {v8.16b-v11.16b}, v24.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v28.16b, {v6.16b-v9.16b}, v24.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    sub v24.16b, v5.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v0.16b, {v6.16b-v9.16b}, v24.16b            // aes.cs:30:39 encrypt>SubBytes r2
     sub v24.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v2.16b, {v8.16b-v11.16b}, v24.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v1.16b, {v6.16b-v9.16b}, v24.16b            // aes.cs:30:39 encrypt>SubBytes r2
     sub v24.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v3.16b, {v8.16b-v11.16b}, v24.16b           // aes.cs:30:39 encrypt>SubBytes r2
-    ldr q24, [x0, #512]                             // round key rk[2][0]
-    eor v24.16b, v24.16b, v23.16b                   // aes.cs:70:46 encrypt r2
+    tbx v4.16b, {v6.16b-v9.16b}, v24.16b            // aes.cs:30:39 encrypt>SubBytes r2
+    ld1 {v5.16b-v8.16b}, [x14], #64                 // round keys rk[2][0], rk[2][1], rk[2][2], rk[2][3]
+    eor v24.16b, v5.16b, v22.16b                    // aes.cs:70:46 encrypt r2
     shl v25.16b, v31.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r2
     sshr v27.16b, v31.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r2
     movi v29.16b, #0x1b                             // const
     and v27.16b, v27.16b, v29.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r2
     eor v25.16b, v25.16b, v27.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r2
-    eor v27.16b, v3.16b, v25.16b                    // aes.cs:70:46 encrypt r2
+    eor v27.16b, v4.16b, v25.16b                    // aes.cs:70:46 encrypt r2
     eor v24.16b, v24.16b, v27.16b                   // aes.cs:70:46 encrypt r2
-    shl v27.16b, v15.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r2
-    sshr v30.16b, v15.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r2
+    shl v27.16b, v13.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v30.16b, v13.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r2
     and v30.16b, v30.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
     eor v27.16b, v27.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v30.16b, v15.16b, v27.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v30.16b, v13.16b, v27.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
     eor v24.16b, v24.16b, v30.16b                   // aes.cs:70:46 encrypt r2
-    ldr q30, [x0, #528]                             // round key rk[2][1]
-    eor v30.16b, v30.16b, v31.16b                   // aes.cs:70:46 encrypt r2
-    eor v27.16b, v3.16b, v27.16b                    // aes.cs:70:46 encrypt r2
+    eor v30.16b, v6.16b, v31.16b                    // aes.cs:70:46 encrypt r2
+    eor v27.16b, v4.16b, v27.16b                    // aes.cs:70:46 encrypt r2
     eor v27.16b, v30.16b, v27.16b                   // aes.cs:70:46 encrypt r2
-    shl v30.16b, v23.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r2
-    sshr v4.16b, v23.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
-    and v4.16b, v4.16b, v29.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v30.16b, v30.16b, v4.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v4.16b, v23.16b, v30.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v27.16b, v27.16b, v4.16b                    // aes.cs:70:46 encrypt r2
-    ldr q4, [x0, #544]                              // round key rk[2][2]
-    eor v4.16b, v4.16b, v31.16b                     // aes.cs:70:46 encrypt r2
-    eor v30.16b, v15.16b, v30.16b                   // aes.cs:70:46 encrypt r2
-    eor v30.16b, v4.16b, v30.16b                    // aes.cs:70:46 encrypt r2
-    shl v4.16b, v3.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r2
-    sshr v5.16b, v3.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r2
-    and v5.16b, v5.16b, v29.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v3.16b, v3.16b, v4.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r2
+    shl v30.16b, v22.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v2.16b, v22.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
+    and v2.16b, v2.16b, v29.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v30.16b, v30.16b, v2.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v2.16b, v22.16b, v30.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v27.16b, v27.16b, v2.16b                    // aes.cs:70:46 encrypt r2
+    eor v2.16b, v7.16b, v31.16b                     // aes.cs:70:46 encrypt r2
+    eor v30.16b, v13.16b, v30.16b                   // aes.cs:70:46 encrypt r2
+    eor v30.16b, v2.16b, v30.16b                    // aes.cs:70:46 encrypt r2
+    shl v2.16b, v4.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v3.16b, v4.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r2
+    and v3.16b, v3.16b, v29.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v2.16b, v2.16b, v3.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v3.16b, v4.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r2
     eor v30.16b, v30.16b, v3.16b                    // aes.cs:70:46 encrypt r2
-    ldr q3, [x0, #560]                              // round key rk[2][3]
-    eor v3.16b, v3.16b, v15.16b                     // aes.cs:70:46 encrypt r2
-    eor v23.16b, v23.16b, v4.16b                    // aes.cs:70:46 encrypt r2
-    eor v23.16b, v3.16b, v23.16b                    // aes.cs:70:46 encrypt r2
+    eor v3.16b, v8.16b, v13.16b                     // aes.cs:70:46 encrypt r2
+    eor v22.16b, v22.16b, v2.16b                    // aes.cs:70:46 encrypt r2
+    eor v22.16b, v3.16b, v22.16b                    // aes.cs:70:46 encrypt r2
     eor v25.16b, v31.16b, v25.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v23.16b, v23.16b, v25.16b                   // aes.cs:70:46 encrypt r2
-    ldr q25, [x0, #576]                             // round key rk[2][4]
-    eor v25.16b, v25.16b, v13.16b                   // aes.cs:70:46 encrypt r2
-    shl v31.16b, v14.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r2
-    sshr v3.16b, v14.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r2
-    and v3.16b, v3.16b, v29.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r2
-    eor v31.16b, v31.16b, v3.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r2
-    eor v3.16b, v2.16b, v31.16b                     // aes.cs:70:46 encrypt r2
-    eor v25.16b, v25.16b, v3.16b                    // aes.cs:70:46 encrypt r2
-    shl v3.16b, v22.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r2
-    sshr v4.16b, v22.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
-    and v4.16b, v4.16b, v29.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v3.16b, v3.16b, v4.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v4.16b, v22.16b, v3.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v25.16b, v25.16b, v4.16b                    // aes.cs:70:46 encrypt r2
-    ldr q4, [x0, #592]                              // round key rk[2][5]
-    eor v4.16b, v4.16b, v13.16b                     // aes.cs:70:46 encrypt r2
-    eor v3.16b, v14.16b, v3.16b                     // aes.cs:70:46 encrypt r2
+    eor v22.16b, v22.16b, v25.16b                   // aes.cs:70:46 encrypt r2
+    ld1 {v2.16b-v5.16b}, [x14], #64                 // round keys rk[2][4], rk[2][5], rk[2][6], rk[2][7]
+    eor v25.16b, v2.16b, v11.16b                    // aes.cs:70:46 encrypt r2
+    shl v31.16b, v23.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r2
+    sshr v2.16b, v23.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r2
+    and v2.16b, v2.16b, v29.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r2
+    eor v31.16b, v31.16b, v2.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r2
+    eor v2.16b, v1.16b, v31.16b                     // aes.cs:70:46 encrypt r2
+    eor v25.16b, v25.16b, v2.16b                    // aes.cs:70:46 encrypt r2
+    shl v2.16b, v21.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v6.16b, v21.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
+    and v6.16b, v6.16b, v29.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v2.16b, v2.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v6.16b, v21.16b, v2.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v25.16b, v25.16b, v6.16b                    // aes.cs:70:46 encrypt r2
+    eor v3.16b, v3.16b, v11.16b                     // aes.cs:70:46 encrypt r2
+    eor v2.16b, v23.16b, v2.16b                     // aes.cs:70:46 encrypt r2
+    eor v2.16b, v3.16b, v2.16b                      // aes.cs:70:46 encrypt r2
+    shl v3.16b, v1.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v6.16b, v1.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r2
+    and v6.16b, v6.16b, v29.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v3.16b, v3.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v6.16b, v1.16b, v3.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v2.16b, v2.16b, v6.16b                      // aes.cs:70:46 encrypt r2
+    eor v4.16b, v4.16b, v23.16b                     // aes.cs:70:46 encrypt r2
+    eor v3.16b, v21.16b, v3.16b                     // aes.cs:70:46 encrypt r2
     eor v3.16b, v4.16b, v3.16b                      // aes.cs:70:46 encrypt r2
-    shl v4.16b, v2.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r2
-    sshr v5.16b, v2.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r2
+    shl v4.16b, v11.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v6.16b, v11.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
+    and v6.16b, v6.16b, v29.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v4.16b, v4.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v6.16b, v11.16b, v4.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v3.16b, v3.16b, v6.16b                      // aes.cs:70:46 encrypt r2
+    eor v21.16b, v5.16b, v21.16b                    // aes.cs:70:46 encrypt r2
+    eor v1.16b, v1.16b, v4.16b                      // aes.cs:70:46 encrypt r2
+    eor v21.16b, v21.16b, v1.16b                    // aes.cs:70:46 encrypt r2
+    eor v23.16b, v23.16b, v31.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v21.16b, v21.16b, v23.16b                   // aes.cs:70:46 encrypt r2
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[2][8], rk[2][9], rk[2][10], rk[2][11]
+    eor v23.16b, v4.16b, v10.16b                    // aes.cs:70:46 encrypt r2
+    shl v31.16b, v20.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r2
+    sshr v1.16b, v20.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r2
+    and v1.16b, v1.16b, v29.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r2
+    eor v31.16b, v31.16b, v1.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r2
+    eor v1.16b, v15.16b, v31.16b                    // aes.cs:70:46 encrypt r2
+    eor v23.16b, v23.16b, v1.16b                    // aes.cs:70:46 encrypt r2
+    shl v1.16b, v0.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v4.16b, v0.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r2
+    and v4.16b, v4.16b, v29.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v1.16b, v1.16b, v4.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v4.16b, v0.16b, v1.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v23.16b, v23.16b, v4.16b                    // aes.cs:70:46 encrypt r2
+    eor v4.16b, v5.16b, v15.16b                     // aes.cs:70:46 encrypt r2
+    eor v1.16b, v20.16b, v1.16b                     // aes.cs:70:46 encrypt r2
+    eor v1.16b, v4.16b, v1.16b                      // aes.cs:70:46 encrypt r2
+    shl v4.16b, v10.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v5.16b, v10.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
     and v5.16b, v5.16b, v29.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
     eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v5.16b, v2.16b, v4.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v3.16b, v3.16b, v5.16b                      // aes.cs:70:46 encrypt r2
-    ldr q5, [x0, #608]                              // round key rk[2][6]
-    eor v5.16b, v5.16b, v14.16b                     // aes.cs:70:46 encrypt r2
-    eor v4.16b, v22.16b, v4.16b                     // aes.cs:70:46 encrypt r2
+    eor v5.16b, v10.16b, v4.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v1.16b, v1.16b, v5.16b                      // aes.cs:70:46 encrypt r2
+    eor v5.16b, v6.16b, v20.16b                     // aes.cs:70:46 encrypt r2
+    eor v4.16b, v0.16b, v4.16b                      // aes.cs:70:46 encrypt r2
     eor v4.16b, v5.16b, v4.16b                      // aes.cs:70:46 encrypt r2
-    shl v5.16b, v13.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r2
-    sshr v7.16b, v13.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
-    and v7.16b, v7.16b, v29.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v5.16b, v5.16b, v7.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v7.16b, v13.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v4.16b, v4.16b, v7.16b                      // aes.cs:70:46 encrypt r2
-    ldr q7, [x0, #624]                              // round key rk[2][7]
-    eor v22.16b, v7.16b, v22.16b                    // aes.cs:70:46 encrypt r2
-    eor v2.16b, v2.16b, v5.16b                      // aes.cs:70:46 encrypt r2
-    eor v22.16b, v22.16b, v2.16b                    // aes.cs:70:46 encrypt r2
-    eor v31.16b, v14.16b, v31.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v22.16b, v22.16b, v31.16b                   // aes.cs:70:46 encrypt r2
-    ldr q31, [x0, #640]                             // round key rk[2][8]
-    eor v31.16b, v31.16b, v20.16b                   // aes.cs:70:46 encrypt r2
-    shl v2.16b, v21.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r2
-    sshr v5.16b, v21.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r2
+    shl v5.16b, v15.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v6.16b, v15.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
+    and v6.16b, v6.16b, v29.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v5.16b, v5.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v6.16b, v15.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v4.16b, v4.16b, v6.16b                      // aes.cs:70:46 encrypt r2
+    eor v6.16b, v7.16b, v10.16b                     // aes.cs:70:46 encrypt r2
+    eor v0.16b, v0.16b, v5.16b                      // aes.cs:70:46 encrypt r2
+    eor v0.16b, v6.16b, v0.16b                      // aes.cs:70:46 encrypt r2
+    eor v20.16b, v20.16b, v31.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v20.16b, v0.16b, v20.16b                    // aes.cs:70:46 encrypt r2
+    ld1 {v5.16b-v8.16b}, [x14], #64                 // round keys rk[2][12], rk[2][13], rk[2][14], rk[2][15]
+    eor v31.16b, v5.16b, v14.16b                    // aes.cs:70:46 encrypt r2
+    shl v0.16b, v28.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r2
+    sshr v5.16b, v28.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r2
     and v5.16b, v5.16b, v29.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r2
-    eor v2.16b, v2.16b, v5.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r2
-    eor v5.16b, v0.16b, v2.16b                      // aes.cs:70:46 encrypt r2
+    eor v0.16b, v0.16b, v5.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r2
+    eor v5.16b, v26.16b, v0.16b                     // aes.cs:70:46 encrypt r2
     eor v31.16b, v31.16b, v5.16b                    // aes.cs:70:46 encrypt r2
-    shl v5.16b, v1.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r2
-    sshr v7.16b, v1.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r2
-    and v7.16b, v7.16b, v29.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v5.16b, v5.16b, v7.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v7.16b, v1.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v31.16b, v31.16b, v7.16b                    // aes.cs:70:46 encrypt r2
-    ldr q7, [x0, #656]                              // round key rk[2][9]
-    eor v7.16b, v7.16b, v0.16b                      // aes.cs:70:46 encrypt r2
-    eor v5.16b, v21.16b, v5.16b                     // aes.cs:70:46 encrypt r2
-    eor v5.16b, v7.16b, v5.16b                      // aes.cs:70:46 encrypt r2
-    shl v7.16b, v20.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r2
-    sshr v13.16b, v20.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r2
-    and v13.16b, v13.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v7.16b, v7.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v13.16b, v20.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v5.16b, v5.16b, v13.16b                     // aes.cs:70:46 encrypt r2
-    ldr q13, [x0, #672]                             // round key rk[2][10]
-    eor v13.16b, v13.16b, v21.16b                   // aes.cs:70:46 encrypt r2
-    eor v7.16b, v1.16b, v7.16b                      // aes.cs:70:46 encrypt r2
-    eor v7.16b, v13.16b, v7.16b                     // aes.cs:70:46 encrypt r2
-    shl v13.16b, v0.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r2
-    sshr v14.16b, v0.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
-    and v14.16b, v14.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v13.16b, v13.16b, v14.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v0.16b, v0.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v0.16b, v7.16b, v0.16b                      // aes.cs:70:46 encrypt r2
-    ldr q7, [x0, #688]                              // round key rk[2][11]
-    eor v20.16b, v7.16b, v20.16b                    // aes.cs:70:46 encrypt r2
-    eor v1.16b, v1.16b, v13.16b                     // aes.cs:70:46 encrypt r2
-    eor v20.16b, v20.16b, v1.16b                    // aes.cs:70:46 encrypt r2
-    eor v21.16b, v21.16b, v2.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v20.16b, v20.16b, v21.16b                   // aes.cs:70:46 encrypt r2
-    ldr q21, [x0, #704]                             // round key rk[2][12]
-    ldr q1, [sp, #16]                               // reload
-    eor v21.16b, v21.16b, v1.16b                    // aes.cs:70:46 encrypt r2
-    shl v2.16b, v28.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r2
-    sshr v7.16b, v28.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r2
-    and v7.16b, v7.16b, v29.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r2
-    eor v2.16b, v2.16b, v7.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r2
-    eor v7.16b, v26.16b, v2.16b                     // aes.cs:70:46 encrypt r2
-    eor v21.16b, v21.16b, v7.16b                    // aes.cs:70:46 encrypt r2
-    shl v7.16b, v6.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r2
-    sshr v13.16b, v6.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
-    and v13.16b, v13.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v7.16b, v7.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v13.16b, v6.16b, v7.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v21.16b, v21.16b, v13.16b                   // aes.cs:70:46 encrypt r2
-    ldr q13, [x0, #720]                             // round key rk[2][13]
-    eor v13.16b, v13.16b, v26.16b                   // aes.cs:70:46 encrypt r2
-    eor v7.16b, v28.16b, v7.16b                     // aes.cs:70:46 encrypt r2
-    eor v7.16b, v13.16b, v7.16b                     // aes.cs:70:46 encrypt r2
-    shl v13.16b, v1.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r2
-    sshr v14.16b, v1.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
-    and v14.16b, v14.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v13.16b, v13.16b, v14.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v14.16b, v1.16b, v13.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v7.16b, v7.16b, v14.16b                     // aes.cs:70:46 encrypt r2
-    ldr q14, [x0, #736]                             // round key rk[2][14]
-    eor v14.16b, v14.16b, v6.16b                    // aes.cs:70:46 encrypt r2
-    eor v13.16b, v28.16b, v13.16b                   // aes.cs:70:46 encrypt r2
-    eor v13.16b, v14.16b, v13.16b                   // aes.cs:70:46 encrypt r2
-    shl v14.16b, v26.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r2
-    sshr v15.16b, v26.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r2
-    and v15.16b, v15.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v14.16b, v14.16b, v15.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v26.16b, v26.16b, v14.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v26.16b, v13.16b, v26.16b                   // aes.cs:70:46 encrypt r2
-    ldr q13, [x0, #752]                             // round key rk[2][15]
-    eor v6.16b, v13.16b, v6.16b                     // aes.cs:70:46 encrypt r2
-    eor v1.16b, v1.16b, v14.16b                     // aes.cs:70:46 encrypt r2
-    eor v1.16b, v6.16b, v1.16b                      // aes.cs:70:46 encrypt r2
-    eor v28.16b, v28.16b, v2.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v28.16b, v1.16b, v28.16b                    // aes.cs:70:46 encrypt r2
-    ld1 {v13.16b-v16.16b}, [x10]                    // table S bytes 0..63
-    tbl v1.16b, {v13.16b-v16.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r3
-    tbl v2.16b, {v13.16b-v16.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r3
-    tbl v6.16b, {v13.16b-v16.16b}, v30.16b          // aes.cs:30:39 encrypt>SubBytes r3
-    tbl v29.16b, {v13.16b-v16.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    tbl v8.16b, {v13.16b-v16.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r3
-    tbl v9.16b, {v13.16b-v16.16b}, v3.16b           // aes.cs:30:39 encrypt>SubBytes r3
-    tbl v10.16b, {v13.16b-v16.16b}, v4.16b          // aes.cs:30:39 encrypt>SubBytes r3
-    tbl v11.16b, {v13.16b-v16.16b}, v22.16b         // aes.cs:30:39 encrypt>SubBytes r3
+    ldr q5, [sp, #16]                               // reload
+    shl v10.16b, v5.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v11.16b, v5.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
+    and v11.16b, v11.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v10.16b, v10.16b, v11.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v11.16b, v5.16b, v10.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v31.16b, v31.16b, v11.16b                   // aes.cs:70:46 encrypt r2
+    eor v6.16b, v6.16b, v26.16b                     // aes.cs:70:46 encrypt r2
+    eor v10.16b, v28.16b, v10.16b                   // aes.cs:70:46 encrypt r2
+    eor v6.16b, v6.16b, v10.16b                     // aes.cs:70:46 encrypt r2
+    shl v10.16b, v14.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v11.16b, v14.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r2
+    and v11.16b, v11.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v10.16b, v10.16b, v11.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v11.16b, v14.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v6.16b, v6.16b, v11.16b                     // aes.cs:70:46 encrypt r2
+    eor v7.16b, v7.16b, v5.16b                      // aes.cs:70:46 encrypt r2
+    eor v10.16b, v28.16b, v10.16b                   // aes.cs:70:46 encrypt r2
+    eor v7.16b, v7.16b, v10.16b                     // aes.cs:70:46 encrypt r2
+    shl v10.16b, v26.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v11.16b, v26.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r2
+    and v11.16b, v11.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v10.16b, v10.16b, v11.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v26.16b, v26.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v26.16b, v7.16b, v26.16b                    // aes.cs:70:46 encrypt r2
+    eor v5.16b, v8.16b, v5.16b                      // aes.cs:70:46 encrypt r2
+    eor v7.16b, v14.16b, v10.16b                    // aes.cs:70:46 encrypt r2
+    eor v5.16b, v5.16b, v7.16b                      // aes.cs:70:46 encrypt r2
+    eor v28.16b, v28.16b, v0.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v28.16b, v5.16b, v28.16b                    // aes.cs:70:46 encrypt r2
+    ld1 {v7.16b-v10.16b}, [x10]                     // table S bytes 0..63
+    tbl v0.16b, {v7.16b-v10.16b}, v24.16b           // aes.cs:30:39 encrypt>SubBytes r3
+    tbl v5.16b, {v7.16b-v10.16b}, v27.16b           // aes.cs:30:39 encrypt>SubBytes r3
+    tbl v11.16b, {v7.16b-v10.16b}, v30.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    tbl v13.16b, {v7.16b-v10.16b}, v22.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    tbl v14.16b, {v7.16b-v10.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    tbl v15.16b, {v7.16b-v10.16b}, v2.16b           // aes.cs:30:39 encrypt>SubBytes r3
+    tbl v29.16b, {v7.16b-v10.16b}, v3.16b           // aes.cs:30:39 encrypt>SubBytes r3
+    tbl v16.16b, {v7.16b-v10.16b}, v21.16b          // aes.cs:30:39 encrypt>SubBytes r3
     sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    ld1 {v13.16b-v16.16b}, [x11]                    // table S bytes 64..127
-    tbx v1.16b, {v13.16b-v16.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    ld1 {v7.16b-v10.16b}, [x11]                     // table S bytes 64..127
+    tbx v0.16b, {v7.16b-v10.16b}, v24.16b           // aes.cs:30:39 encrypt>SubBytes r3
     sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v2.16b, {v13.16b-v16.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v5.16b, {v7.16b-v10.16b}, v27.16b           // aes.cs:30:39 encrypt>SubBytes r3
     sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v6.16b, {v13.16b-v16.16b}, v30.16b          // aes.cs:30:39 encrypt>SubBytes r3
-    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v29.16b, {v13.16b-v16.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v8.16b, {v13.16b-v16.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r3
-    sub v3.16b, v3.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v9.16b, {v13.16b-v16.16b}, v3.16b           // aes.cs:30:39 encrypt>SubBytes r3
-    sub v4.16b, v4.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v10.16b, {v13.16b-v16.16b}, v4.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v11.16b, {v7.16b-v10.16b}, v30.16b          // aes.cs:30:39 encrypt>SubBytes r3
     sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v11.16b, {v13.16b-v16.16b}, v22.16b         // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v13.16b, {v7.16b-v10.16b}, v22.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v14.16b, {v7.16b-v10.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v2.16b, v2.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v15.16b, {v7.16b-v10.16b}, v2.16b           // aes.cs:30:39 encrypt>SubBytes r3
+    sub v3.16b, v3.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v29.16b, {v7.16b-v10.16b}, v3.16b           // aes.cs:30:39 encrypt>SubBytes r3
+    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v16.16b, {v7.16b-v10.16b}, v21.16b          // aes.cs:30:39 encrypt>SubBytes r3
     sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    ld1 {v7.16b-v10.16b}, [x12]                     // table S bytes 128..191
+    tbx v0.16b, {v7.16b-v10.16b}, v24.16b           // aes.cs:30:39 encrypt>SubBytes r3
+    sub v17.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v5.16b, {v7.16b-v10.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r3
+    sub v18.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v11.16b, {v7.16b-v10.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v19.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v13.16b, {v7.16b-v10.16b}, v19.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v22.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v14.16b, {v7.16b-v10.16b}, v22.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v25.16b, v2.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v15.16b, {v7.16b-v10.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v27.16b, v3.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v29.16b, {v7.16b-v10.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v16.16b, {v7.16b-v10.16b}, v21.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    ld1 {v7.16b-v10.16b}, [x13]                     // table S bytes 192..255
+    tbx v0.16b, {v7.16b-v10.16b}, v24.16b           // aes.cs:30:39 encrypt>SubBytes r3
+    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v5.16b, {v7.16b-v10.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r3
+    sub v17.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v11.16b, {v7.16b-v10.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v17.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v13.16b, {v7.16b-v10.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v17.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v14.16b, {v7.16b-v10.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v17.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v15.16b, {v7.16b-v10.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v17.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v29.16b, {v7.16b-v10.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v17.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v16.16b, {v7.16b-v10.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    str q16, [sp, #16]                              // spill
+    ld1 {v16.16b-v19.16b}, [x10]                    // table S bytes 0..63
+    tbl v21.16b, {v16.16b-v19.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r3
+    tbl v22.16b, {v16.16b-v19.16b}, v1.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    tbl v24.16b, {v16.16b-v19.16b}, v4.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    tbl v25.16b, {v16.16b-v19.16b}, v20.16b         // aes.cs:30:39 encrypt>SubBytes r3
+    tbl v27.16b, {v16.16b-v19.16b}, v31.16b         // aes.cs:30:39 encrypt>SubBytes r3
+    tbl v30.16b, {v16.16b-v19.16b}, v6.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    tbl v2.16b, {v16.16b-v19.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    tbl v3.16b, {v16.16b-v19.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    ld1 {v16.16b-v19.16b}, [x11]                    // table S bytes 64..127
+    tbx v21.16b, {v16.16b-v19.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r3
+    sub v1.16b, v1.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v22.16b, {v16.16b-v19.16b}, v1.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v4.16b, v4.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v24.16b, {v16.16b-v19.16b}, v4.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v25.16b, {v16.16b-v19.16b}, v20.16b         // aes.cs:30:39 encrypt>SubBytes r3
+    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v27.16b, {v16.16b-v19.16b}, v31.16b         // aes.cs:30:39 encrypt>SubBytes r3
+    sub v6.16b, v6.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v30.16b, {v16.16b-v19.16b}, v6.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v2.16b, {v16.16b-v19.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v3.16b, {v16.16b-v19.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
     ld1 {v16.16b-v19.16b}, [x12]                    // table S bytes 128..191
-    tbx v1.16b, {v16.16b-v19.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r3
-    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v2.16b, {v16.16b-v19.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r3
-    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v6.16b, {v16.16b-v19.16b}, v30.16b          // aes.cs:30:39 encrypt>SubBytes r3
-    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v29.16b, {v16.16b-v19.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v8.16b, {v16.16b-v19.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r3
-    sub v3.16b, v3.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v9.16b, {v16.16b-v19.16b}, v3.16b           // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v21.16b, {v16.16b-v19.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r3
+    sub v1.16b, v1.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v22.16b, {v16.16b-v19.16b}, v1.16b          // aes.cs:30:39 encrypt>SubBytes r3
     sub v4.16b, v4.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v10.16b, {v16.16b-v19.16b}, v4.16b          // aes.cs:30:39 encrypt>SubBytes r3
-    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v11.16b, {v16.16b-v19.16b}, v22.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    ld1 {v16.16b-v19.16b}, [x13]                    // table S bytes 192..255
-    tbx v1.16b, {v16.16b-v19.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r3
-    sub v24.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v2.16b, {v16.16b-v19.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r3
-    sub v24.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v6.16b, {v16.16b-v19.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v24.16b, {v16.16b-v19.16b}, v4.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v25.16b, {v16.16b-v19.16b}, v20.16b         // aes.cs:30:39 encrypt>SubBytes r3
+    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v27.16b, {v16.16b-v19.16b}, v31.16b         // aes.cs:30:39 encrypt>SubBytes r3
+    sub v6.16b, v6.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v30.16b, {v16.16b-v19.16b}, v6.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v2.16b, {v16.16b-v19.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v3.16b, {v16.16b-v19.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r3
     sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v29.16b, {v16.16b-v19.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    sub v23.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v8.16b, {v16.16b-v19.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes r3
-    sub v23.16b, v3.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v9.16b, {v16.16b-v19.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v21.16b, {v7.16b-v10.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v23.16b, v1.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v22.16b, {v7.16b-v10.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes r3
     sub v23.16b, v4.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v10.16b, {v16.16b-v19.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v11.16b, {v16.16b-v19.16b}, v22.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    ld1 {v22.16b-v25.16b}, [x10]                    // table S bytes 0..63
-    tbl v27.16b, {v22.16b-v25.16b}, v31.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    tbl v30.16b, {v22.16b-v25.16b}, v5.16b          // aes.cs:30:39 encrypt>SubBytes r3
-    tbl v3.16b, {v22.16b-v25.16b}, v0.16b           // aes.cs:30:39 encrypt>SubBytes r3
-    tbl v4.16b, {v22.16b-v25.16b}, v20.16b          // aes.cs:30:39 encrypt>SubBytes r3
-    str q2, [sp, #16]                               // spill
-    tbl v2.16b, {v22.16b-v25.16b}, v21.16b          // aes.cs:30:39 encrypt>SubBytes r3
-    str q10, [sp, #0]                               // spill
-    tbl v10.16b, {v22.16b-v25.16b}, v7.16b          // aes.cs:30:39 encrypt>SubBytes r3
-    tbl v16.16b, {v22.16b-v25.16b}, v26.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    tbl v17.16b, {v22.16b-v25.16b}, v28.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    ld1 {v22.16b-v25.16b}, [x11]                    // table S bytes 64..127
-    tbx v27.16b, {v22.16b-v25.16b}, v31.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    sub v5.16b, v5.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v30.16b, {v22.16b-v25.16b}, v5.16b          // aes.cs:30:39 encrypt>SubBytes r3
-    sub v0.16b, v0.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v3.16b, {v22.16b-v25.16b}, v0.16b           // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v24.16b, {v7.16b-v10.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes r3
     sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v4.16b, {v22.16b-v25.16b}, v20.16b          // aes.cs:30:39 encrypt>SubBytes r3
-    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v2.16b, {v22.16b-v25.16b}, v21.16b          // aes.cs:30:39 encrypt>SubBytes r3
-    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v10.16b, {v22.16b-v25.16b}, v7.16b          // aes.cs:30:39 encrypt>SubBytes r3
-    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v16.16b, {v22.16b-v25.16b}, v26.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v17.16b, {v22.16b-v25.16b}, v28.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    ld1 {v22.16b-v25.16b}, [x12]                    // table S bytes 128..191
-    tbx v27.16b, {v22.16b-v25.16b}, v31.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    sub v5.16b, v5.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v30.16b, {v22.16b-v25.16b}, v5.16b          // aes.cs:30:39 encrypt>SubBytes r3
-    sub v0.16b, v0.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v3.16b, {v22.16b-v25.16b}, v0.16b           // aes.cs:30:39 encrypt>SubBytes r3
-    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v4.16b, {v22.16b-v25.16b}, v20.16b          // aes.cs:30:39 encrypt>SubBytes r3
-    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v2.16b, {v22.16b-v25.16b}, v21.16b          // aes.cs:30:39 encrypt>SubBytes r3
-    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v10.16b, {v22.16b-v25.16b}, v7.16b          // aes.cs:30:39 encrypt>SubBytes r3
-    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v16.16b, {v22.16b-v25.16b}, v26.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v17.16b, {v22.16b-v25.16b}, v28.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    ld1 {v22.16b-v25.16b}, [x13]                    // table S bytes 192..255
-    tbx v27.16b, {v22.16b-v25.16b}, v31.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    sub v18.16b, v5.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v30.16b, {v22.16b-v25.16b}, v18.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    sub v18.16b, v0.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v3.16b, {v22.16b-v25.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes r3
-    sub v18.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v4.16b, {v22.16b-v25.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes r3
-    sub v18.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v2.16b, {v22.16b-v25.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes r3
-    sub v18.16b, v7.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v10.16b, {v22.16b-v25.16b}, v18.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    sub v18.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v16.16b, {v22.16b-v25.16b}, v18.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    sub v18.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v17.16b, {v22.16b-v25.16b}, v18.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    ldr q18, [x0, #768]                             // round key rk[3][0]
-    eor v18.16b, v18.16b, v3.16b                    // aes.cs:70:46 encrypt r3
-    shl v19.16b, v1.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r3
-    sshr v20.16b, v1.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r3
-    movi v21.16b, #0x1b                             // const
-    and v20.16b, v20.16b, v21.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r3
-    eor v19.16b, v19.16b, v20.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r3
-    eor v20.16b, v17.16b, v19.16b                   // aes.cs:70:46 encrypt r3
-    eor v18.16b, v18.16b, v20.16b                   // aes.cs:70:46 encrypt r3
-    shl v20.16b, v9.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
-    sshr v26.16b, v9.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
-    and v26.16b, v26.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v20.16b, v20.16b, v26.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v26.16b, v9.16b, v20.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v18.16b, v18.16b, v26.16b                   // aes.cs:70:46 encrypt r3
-    ldr q26, [x0, #784]                             // round key rk[3][1]
+    tbx v25.16b, {v7.16b-v10.16b}, v20.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v20.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v27.16b, {v7.16b-v10.16b}, v20.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v20.16b, v6.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v30.16b, {v7.16b-v10.16b}, v20.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v20.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v2.16b, {v7.16b-v10.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r3
+    sub v20.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v3.16b, {v7.16b-v10.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r3
+    ld1 {v6.16b-v9.16b}, [x14], #64                 // round keys rk[3][0], rk[3][1], rk[3][2], rk[3][3]
+    eor v20.16b, v6.16b, v24.16b                    // aes.cs:70:46 encrypt r3
+    shl v23.16b, v0.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r3
+    sshr v26.16b, v0.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r3
+    movi v28.16b, #0x1b                             // const
+    and v26.16b, v26.16b, v28.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r3
+    eor v23.16b, v23.16b, v26.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r3
+    eor v26.16b, v3.16b, v23.16b                    // aes.cs:70:46 encrypt r3
+    eor v20.16b, v20.16b, v26.16b                   // aes.cs:70:46 encrypt r3
+    shl v26.16b, v15.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v31.16b, v15.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r3
+    and v31.16b, v31.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v26.16b, v26.16b, v31.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v31.16b, v15.16b, v26.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v20.16b, v20.16b, v31.16b                   // aes.cs:70:46 encrypt r3
+    eor v31.16b, v7.16b, v0.16b                     // aes.cs:70:46 encrypt r3
+    eor v26.16b, v3.16b, v26.16b                    // aes.cs:70:46 encrypt r3
+    eor v26.16b, v31.16b, v26.16b                   // aes.cs:70:46 encrypt r3
+    shl v31.16b, v24.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v1.16b, v24.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
+    and v1.16b, v1.16b, v28.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v31.16b, v31.16b, v1.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v1.16b, v24.16b, v31.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
     eor v26.16b, v26.16b, v1.16b                    // aes.cs:70:46 encrypt r3
-    eor v20.16b, v17.16b, v20.16b                   // aes.cs:70:46 encrypt r3
-    eor v20.16b, v26.16b, v20.16b                   // aes.cs:70:46 encrypt r3
-    shl v26.16b, v3.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
-    sshr v28.16b, v3.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
-    and v28.16b, v28.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v26.16b, v26.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v28.16b, v3.16b, v26.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v20.16b, v20.16b, v28.16b                   // aes.cs:70:46 encrypt r3
-    ldr q28, [x0, #800]                             // round key rk[3][2]
-    eor v28.16b, v28.16b, v1.16b                    // aes.cs:70:46 encrypt r3
-    eor v26.16b, v9.16b, v26.16b                    // aes.cs:70:46 encrypt r3
-    eor v26.16b, v28.16b, v26.16b                   // aes.cs:70:46 encrypt r3
-    shl v28.16b, v17.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r3
-    sshr v31.16b, v17.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r3
-    and v31.16b, v31.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v28.16b, v28.16b, v31.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v17.16b, v17.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v17.16b, v26.16b, v17.16b                   // aes.cs:70:46 encrypt r3
-    ldr q26, [x0, #816]                             // round key rk[3][3]
-    eor v26.16b, v26.16b, v9.16b                    // aes.cs:70:46 encrypt r3
-    eor v28.16b, v3.16b, v28.16b                    // aes.cs:70:46 encrypt r3
-    eor v26.16b, v26.16b, v28.16b                   // aes.cs:70:46 encrypt r3
-    eor v19.16b, v1.16b, v19.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v19.16b, v26.16b, v19.16b                   // aes.cs:70:46 encrypt r3
-    ldr q26, [x0, #832]                             // round key rk[3][4]
-    eor v26.16b, v26.16b, v29.16b                   // aes.cs:70:46 encrypt r3
-    shl v28.16b, v8.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r3
-    sshr v31.16b, v8.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r3
-    and v31.16b, v31.16b, v21.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r3
-    eor v28.16b, v28.16b, v31.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r3
-    eor v31.16b, v16.16b, v28.16b                   // aes.cs:70:46 encrypt r3
-    eor v26.16b, v26.16b, v31.16b                   // aes.cs:70:46 encrypt r3
-    shl v31.16b, v30.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r3
-    sshr v0.16b, v30.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
-    and v0.16b, v0.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v31.16b, v31.16b, v0.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v0.16b, v30.16b, v31.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v26.16b, v26.16b, v0.16b                    // aes.cs:70:46 encrypt r3
-    ldr q0, [x0, #848]                              // round key rk[3][5]
-    eor v0.16b, v0.16b, v29.16b                     // aes.cs:70:46 encrypt r3
-    eor v31.16b, v8.16b, v31.16b                    // aes.cs:70:46 encrypt r3
-    eor v31.16b, v0.16b, v31.16b                    // aes.cs:70:46 encrypt r3
-    shl v0.16b, v16.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
-    sshr v1.16b, v16.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
-    and v1.16b, v1.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v0.16b, v0.16b, v1.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v1.16b, v16.16b, v0.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v31.16b, v31.16b, v1.16b                    // aes.cs:70:46 encrypt r3
-    ldr q1, [x0, #864]                              // round key rk[3][6]
-    eor v1.16b, v1.16b, v8.16b                      // aes.cs:70:46 encrypt r3
-    eor v0.16b, v30.16b, v0.16b                     // aes.cs:70:46 encrypt r3
-    eor v0.16b, v1.16b, v0.16b                      // aes.cs:70:46 encrypt r3
-    shl v1.16b, v29.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
-    sshr v3.16b, v29.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
-    and v3.16b, v3.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v1.16b, v8.16b, v0.16b                      // aes.cs:70:46 encrypt r3
+    eor v31.16b, v15.16b, v31.16b                   // aes.cs:70:46 encrypt r3
+    eor v31.16b, v1.16b, v31.16b                    // aes.cs:70:46 encrypt r3
+    shl v1.16b, v3.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v4.16b, v3.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r3
+    and v4.16b, v4.16b, v28.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v1.16b, v1.16b, v4.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v3.16b, v3.16b, v1.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v31.16b, v31.16b, v3.16b                    // aes.cs:70:46 encrypt r3
+    eor v3.16b, v9.16b, v15.16b                     // aes.cs:70:46 encrypt r3
+    eor v24.16b, v24.16b, v1.16b                    // aes.cs:70:46 encrypt r3
+    eor v24.16b, v3.16b, v24.16b                    // aes.cs:70:46 encrypt r3
+    eor v23.16b, v0.16b, v23.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v23.16b, v24.16b, v23.16b                   // aes.cs:70:46 encrypt r3
+    ld1 {v6.16b-v9.16b}, [x14], #64                 // round keys rk[3][4], rk[3][5], rk[3][6], rk[3][7]
+    eor v24.16b, v6.16b, v13.16b                    // aes.cs:70:46 encrypt r3
+    shl v0.16b, v14.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r3
+    sshr v1.16b, v14.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r3
+    and v1.16b, v1.16b, v28.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r3
+    eor v0.16b, v0.16b, v1.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r3
+    eor v1.16b, v2.16b, v0.16b                      // aes.cs:70:46 encrypt r3
+    eor v24.16b, v24.16b, v1.16b                    // aes.cs:70:46 encrypt r3
+    shl v1.16b, v22.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v3.16b, v22.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
+    and v3.16b, v3.16b, v28.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
     eor v1.16b, v1.16b, v3.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v29.16b, v29.16b, v1.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v29.16b, v0.16b, v29.16b                    // aes.cs:70:46 encrypt r3
-    ldr q0, [x0, #880]                              // round key rk[3][7]
-    eor v30.16b, v0.16b, v30.16b                    // aes.cs:70:46 encrypt r3
-    eor v16.16b, v16.16b, v1.16b                    // aes.cs:70:46 encrypt r3
-    eor v16.16b, v30.16b, v16.16b                   // aes.cs:70:46 encrypt r3
-    eor v28.16b, v8.16b, v28.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v16.16b, v16.16b, v28.16b                   // aes.cs:70:46 encrypt r3
-    ldr q28, [x0, #896]                             // round key rk[3][8]
-    eor v28.16b, v28.16b, v6.16b                    // aes.cs:70:46 encrypt r3
-    shl v30.16b, v27.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r3
-    sshr v0.16b, v27.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r3
-    and v0.16b, v0.16b, v21.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r3
-    eor v30.16b, v30.16b, v0.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r3
-    eor v0.16b, v11.16b, v30.16b                    // aes.cs:70:46 encrypt r3
-    eor v28.16b, v28.16b, v0.16b                    // aes.cs:70:46 encrypt r3
-    shl v0.16b, v10.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
-    sshr v1.16b, v10.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
-    and v1.16b, v1.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v0.16b, v0.16b, v1.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v1.16b, v10.16b, v0.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v28.16b, v28.16b, v1.16b                    // aes.cs:70:46 encrypt r3
-    ldr q1, [x0, #912]                              // round key rk[3][9]
-    eor v1.16b, v1.16b, v11.16b                     // aes.cs:70:46 encrypt r3
-    eor v0.16b, v27.16b, v0.16b                     // aes.cs:70:46 encrypt r3
-    eor v0.16b, v1.16b, v0.16b                      // aes.cs:70:46 encrypt r3
-    shl v1.16b, v6.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r3
-    sshr v3.16b, v6.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r3
-    and v3.16b, v3.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v1.16b, v1.16b, v3.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v3.16b, v6.16b, v1.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v0.16b, v0.16b, v3.16b                      // aes.cs:70:46 encrypt r3
-    ldr q3, [x0, #928]                              // round key rk[3][10]
-    eor v3.16b, v3.16b, v27.16b                     // aes.cs:70:46 encrypt r3
-    eor v1.16b, v10.16b, v1.16b                     // aes.cs:70:46 encrypt r3
+    eor v3.16b, v22.16b, v1.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v24.16b, v24.16b, v3.16b                    // aes.cs:70:46 encrypt r3
+    eor v3.16b, v7.16b, v13.16b                     // aes.cs:70:46 encrypt r3
+    eor v1.16b, v14.16b, v1.16b                     // aes.cs:70:46 encrypt r3
     eor v1.16b, v3.16b, v1.16b                      // aes.cs:70:46 encrypt r3
-    shl v3.16b, v11.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
-    sshr v5.16b, v11.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
-    and v5.16b, v5.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v3.16b, v3.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v5.16b, v11.16b, v3.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v1.16b, v1.16b, v5.16b                      // aes.cs:70:46 encrypt r3
-    ldr q5, [x0, #944]                              // round key rk[3][11]
-    eor v5.16b, v5.16b, v6.16b                      // aes.cs:70:46 encrypt r3
-    eor v3.16b, v10.16b, v3.16b                     // aes.cs:70:46 encrypt r3
-    eor v3.16b, v5.16b, v3.16b                      // aes.cs:70:46 encrypt r3
-    eor v27.16b, v27.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v27.16b, v3.16b, v27.16b                    // aes.cs:70:46 encrypt r3
-    ldr q30, [x0, #960]                             // round key rk[3][12]
-    ldr q3, [sp, #0]                                // reload
-    eor v30.16b, v30.16b, v3.16b                    // aes.cs:70:46 encrypt r3
-    shl v5.16b, v2.16b, #1                          // aes.cs:39:6 encrypt>MixColumns>mix r3
-    sshr v6.16b, v2.16b, #7                         // aes.cs:39:6 encrypt>MixColumns>mix r3
-    and v6.16b, v6.16b, v21.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r3
-    eor v5.16b, v5.16b, v6.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r3
-    eor v6.16b, v4.16b, v5.16b                      // aes.cs:70:46 encrypt r3
-    eor v30.16b, v30.16b, v6.16b                    // aes.cs:70:46 encrypt r3
-    ldr q6, [sp, #16]                               // reload
-    shl v7.16b, v6.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r3
-    sshr v8.16b, v6.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r3
-    and v8.16b, v8.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v7.16b, v7.16b, v8.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v8.16b, v6.16b, v7.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v30.16b, v30.16b, v8.16b                    // aes.cs:70:46 encrypt r3
-    ldr q8, [x0, #976]                              // round key rk[3][13]
-    eor v8.16b, v8.16b, v4.16b                      // aes.cs:70:46 encrypt r3
-    eor v7.16b, v2.16b, v7.16b                      // aes.cs:70:46 encrypt r3
+    shl v3.16b, v2.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v4.16b, v2.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r3
+    and v4.16b, v4.16b, v28.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v3.16b, v3.16b, v4.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v4.16b, v2.16b, v3.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v1.16b, v1.16b, v4.16b                      // aes.cs:70:46 encrypt r3
+    eor v4.16b, v8.16b, v14.16b                     // aes.cs:70:46 encrypt r3
+    eor v3.16b, v22.16b, v3.16b                     // aes.cs:70:46 encrypt r3
+    eor v3.16b, v4.16b, v3.16b                      // aes.cs:70:46 encrypt r3
+    shl v4.16b, v13.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v6.16b, v13.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
+    and v6.16b, v6.16b, v28.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v4.16b, v4.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v6.16b, v13.16b, v4.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v3.16b, v3.16b, v6.16b                      // aes.cs:70:46 encrypt r3
+    eor v22.16b, v9.16b, v22.16b                    // aes.cs:70:46 encrypt r3
+    eor v2.16b, v2.16b, v4.16b                      // aes.cs:70:46 encrypt r3
+    eor v22.16b, v22.16b, v2.16b                    // aes.cs:70:46 encrypt r3
+    eor v0.16b, v14.16b, v0.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v22.16b, v22.16b, v0.16b                    // aes.cs:70:46 encrypt r3
+    ld1 {v6.16b-v9.16b}, [x14], #64                 // round keys rk[3][8], rk[3][9], rk[3][10], rk[3][11]
+    eor v0.16b, v6.16b, v11.16b                     // aes.cs:70:46 encrypt r3
+    shl v2.16b, v21.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r3
+    sshr v4.16b, v21.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r3
+    and v4.16b, v4.16b, v28.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r3
+    eor v2.16b, v2.16b, v4.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r3
+    ldr q4, [sp, #16]                               // reload
+    eor v6.16b, v4.16b, v2.16b                      // aes.cs:70:46 encrypt r3
+    eor v0.16b, v0.16b, v6.16b                      // aes.cs:70:46 encrypt r3
+    shl v6.16b, v30.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v13.16b, v30.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r3
+    and v13.16b, v13.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v6.16b, v6.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v13.16b, v30.16b, v6.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v0.16b, v0.16b, v13.16b                     // aes.cs:70:46 encrypt r3
+    eor v7.16b, v7.16b, v4.16b                      // aes.cs:70:46 encrypt r3
+    eor v6.16b, v21.16b, v6.16b                     // aes.cs:70:46 encrypt r3
+    eor v6.16b, v7.16b, v6.16b                      // aes.cs:70:46 encrypt r3
+    shl v7.16b, v11.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v13.16b, v11.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r3
+    and v13.16b, v13.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v7.16b, v7.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v13.16b, v11.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v6.16b, v6.16b, v13.16b                     // aes.cs:70:46 encrypt r3
+    eor v8.16b, v8.16b, v21.16b                     // aes.cs:70:46 encrypt r3
+    eor v7.16b, v30.16b, v7.16b                     // aes.cs:70:46 encrypt r3
     eor v7.16b, v8.16b, v7.16b                      // aes.cs:70:46 encrypt r3
-    shl v8.16b, v3.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r3
-    sshr v9.16b, v3.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r3
-    and v9.16b, v9.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v8.16b, v8.16b, v9.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v9.16b, v3.16b, v8.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v7.16b, v7.16b, v9.16b                      // aes.cs:70:46 encrypt r3
-    ldr q9, [x0, #992]                              // round key rk[3][14]
-    eor v9.16b, v9.16b, v6.16b                      // aes.cs:70:46 encrypt r3
-    eor v8.16b, v2.16b, v8.16b                      // aes.cs:70:46 encrypt r3
+    shl v8.16b, v4.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v13.16b, v4.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
+    and v13.16b, v13.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v8.16b, v8.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v4.16b, v4.16b, v8.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v4.16b, v7.16b, v4.16b                      // aes.cs:70:46 encrypt r3
+    eor v7.16b, v9.16b, v11.16b                     // aes.cs:70:46 encrypt r3
+    eor v30.16b, v30.16b, v8.16b                    // aes.cs:70:46 encrypt r3
+    eor v30.16b, v7.16b, v30.16b                    // aes.cs:70:46 encrypt r3
+    eor v21.16b, v21.16b, v2.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v21.16b, v30.16b, v21.16b                   // aes.cs:70:46 encrypt r3
+    ld1 {v7.16b-v10.16b}, [x14], #64                // round keys rk[3][12], rk[3][13], rk[3][14], rk[3][15]
+    eor v30.16b, v7.16b, v29.16b                    // aes.cs:70:46 encrypt r3
+    shl v2.16b, v27.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r3
+    sshr v7.16b, v27.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r3
+    and v7.16b, v7.16b, v28.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r3
+    eor v2.16b, v2.16b, v7.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r3
+    eor v7.16b, v25.16b, v2.16b                     // aes.cs:70:46 encrypt r3
+    eor v30.16b, v30.16b, v7.16b                    // aes.cs:70:46 encrypt r3
+    shl v7.16b, v5.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v11.16b, v5.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
+    and v11.16b, v11.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v7.16b, v7.16b, v11.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v11.16b, v5.16b, v7.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v30.16b, v30.16b, v11.16b                   // aes.cs:70:46 encrypt r3
+    eor v8.16b, v8.16b, v25.16b                     // aes.cs:70:46 encrypt r3
+    eor v7.16b, v27.16b, v7.16b                     // aes.cs:70:46 encrypt r3
+    eor v7.16b, v8.16b, v7.16b                      // aes.cs:70:46 encrypt r3
+    shl v8.16b, v29.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v11.16b, v29.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r3
+    and v11.16b, v11.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v8.16b, v8.16b, v11.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v11.16b, v29.16b, v8.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v7.16b, v7.16b, v11.16b                     // aes.cs:70:46 encrypt r3
+    eor v9.16b, v9.16b, v5.16b                      // aes.cs:70:46 encrypt r3
+    eor v8.16b, v27.16b, v8.16b                     // aes.cs:70:46 encrypt r3
     eor v8.16b, v9.16b, v8.16b                      // aes.cs:70:46 encrypt r3
-    shl v9.16b, v4.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r3
-    sshr v10.16b, v4.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
-    and v10.16b, v10.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v9.16b, v9.16b, v10.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v4.16b, v4.16b, v9.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v4.16b, v8.16b, v4.16b                      // aes.cs:70:46 encrypt r3
-    ldr q8, [x0, #1008]                             // round key rk[3][15]
-    eor v6.16b, v8.16b, v6.16b                      // aes.cs:70:46 encrypt r3
-    eor v3.16b, v3.16b, v9.16b                      // aes.cs:70:46 encrypt r3
-    eor v3.16b, v6.16b, v3.16b                      // aes.cs:70:46 encrypt r3
-    eor v2.16b, v2.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v2.16b, v3.16b, v2.16b                      // aes.cs:70:46 encrypt r3
+    shl v9.16b, v25.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v11.16b, v25.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r3
+    and v11.16b, v11.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v9.16b, v9.16b, v11.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v25.16b, v25.16b, v9.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v25.16b, v8.16b, v25.16b                    // aes.cs:70:46 encrypt r3
+    eor v5.16b, v10.16b, v5.16b                     // aes.cs:70:46 encrypt r3
+    eor v29.16b, v29.16b, v9.16b                    // aes.cs:70:46 encrypt r3
+    eor v29.16b, v5.16b, v29.16b                    // aes.cs:70:46 encrypt r3
+    eor v27.16b, v27.16b, v2.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v27.16b, v29.16b, v27.16b                   // aes.cs:70:46 encrypt r3
     ld1 {v8.16b-v11.16b}, [x10]                     // table S bytes 0..63
-    tbl v3.16b, {v8.16b-v11.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    tbl v5.16b, {v8.16b-v11.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    tbl v6.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    tbl v13.16b, {v8.16b-v11.16b}, v19.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    tbl v14.16b, {v8.16b-v11.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    tbl v15.16b, {v8.16b-v11.16b}, v31.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    tbl v21.16b, {v8.16b-v11.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    tbl v22.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbl v29.16b, {v8.16b-v11.16b}, v20.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    tbl v2.16b, {v8.16b-v11.16b}, v26.16b           // aes.cs:30:39 encrypt>SubBytes r4
+    tbl v5.16b, {v8.16b-v11.16b}, v31.16b           // aes.cs:30:39 encrypt>SubBytes r4
+    tbl v13.16b, {v8.16b-v11.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    tbl v14.16b, {v8.16b-v11.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    tbl v15.16b, {v8.16b-v11.16b}, v1.16b           // aes.cs:30:39 encrypt>SubBytes r4
+    tbl v28.16b, {v8.16b-v11.16b}, v3.16b           // aes.cs:30:39 encrypt>SubBytes r4
+    tbl v16.16b, {v8.16b-v11.16b}, v22.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
     ld1 {v8.16b-v11.16b}, [x11]                     // table S bytes 64..127
-    tbx v3.16b, {v8.16b-v11.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v5.16b, {v8.16b-v11.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v6.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v13.16b, {v8.16b-v11.16b}, v19.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v29.16b, {v8.16b-v11.16b}, v20.16b          // aes.cs:30:39 encrypt>SubBytes r4
     sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v14.16b, {v8.16b-v11.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v2.16b, {v8.16b-v11.16b}, v26.16b           // aes.cs:30:39 encrypt>SubBytes r4
     sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v15.16b, {v8.16b-v11.16b}, v31.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v21.16b, {v8.16b-v11.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v22.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v5.16b, {v8.16b-v11.16b}, v31.16b           // aes.cs:30:39 encrypt>SubBytes r4
+    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v13.16b, {v8.16b-v11.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v14.16b, {v8.16b-v11.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v1.16b, v1.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v15.16b, {v8.16b-v11.16b}, v1.16b           // aes.cs:30:39 encrypt>SubBytes r4
+    sub v3.16b, v3.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v28.16b, {v8.16b-v11.16b}, v3.16b           // aes.cs:30:39 encrypt>SubBytes r4
+    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v16.16b, {v8.16b-v11.16b}, v22.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
     ld1 {v8.16b-v11.16b}, [x12]                     // table S bytes 128..191
-    tbx v3.16b, {v8.16b-v11.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v5.16b, {v8.16b-v11.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v6.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v13.16b, {v8.16b-v11.16b}, v19.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v14.16b, {v8.16b-v11.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v15.16b, {v8.16b-v11.16b}, v31.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v21.16b, {v8.16b-v11.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v22.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    ld1 {v8.16b-v11.16b}, [x13]                     // table S bytes 192..255
-    tbx v3.16b, {v8.16b-v11.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    sub v18.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v29.16b, {v8.16b-v11.16b}, v20.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v17.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v2.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r4
+    sub v18.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
     tbx v5.16b, {v8.16b-v11.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r4
+    sub v19.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v13.16b, {v8.16b-v11.16b}, v19.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v23.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v14.16b, {v8.16b-v11.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v24.16b, v1.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v15.16b, {v8.16b-v11.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v26.16b, v3.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v28.16b, {v8.16b-v11.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v16.16b, {v8.16b-v11.16b}, v22.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    ld1 {v8.16b-v11.16b}, [x13]                     // table S bytes 192..255
+    tbx v29.16b, {v8.16b-v11.16b}, v20.16b          // aes.cs:30:39 encrypt>SubBytes r4
     sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v6.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v2.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r4
+    sub v17.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v5.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r4
     sub v17.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
     tbx v13.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v17.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    sub v17.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
     tbx v14.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v17.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    sub v17.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
     tbx v15.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v17.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v21.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v22.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    ld1 {v16.16b-v19.16b}, [x10]                    // table S bytes 0..63
-    tbl v20.16b, {v16.16b-v19.16b}, v28.16b         // aes.cs:30:39 encrypt>SubBytes r4
-    tbl v23.16b, {v16.16b-v19.16b}, v0.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    tbl v24.16b, {v16.16b-v19.16b}, v1.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    tbl v25.16b, {v16.16b-v19.16b}, v27.16b         // aes.cs:30:39 encrypt>SubBytes r4
-    tbl v26.16b, {v16.16b-v19.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r4
-    tbl v29.16b, {v16.16b-v19.16b}, v7.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    tbl v31.16b, {v16.16b-v19.16b}, v4.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    str q5, [sp, #0]                                // spill
-    tbl v5.16b, {v16.16b-v19.16b}, v2.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    ld1 {v16.16b-v19.16b}, [x11]                    // table S bytes 64..127
-    tbx v20.16b, {v16.16b-v19.16b}, v28.16b         // aes.cs:30:39 encrypt>SubBytes r4
+    sub v17.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v28.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v17.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v16.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    ld1 {v17.16b-v20.16b}, [x10]                    // table S bytes 0..63
+    tbl v22.16b, {v17.16b-v20.16b}, v0.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    tbl v23.16b, {v17.16b-v20.16b}, v6.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    tbl v24.16b, {v17.16b-v20.16b}, v4.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    tbl v26.16b, {v17.16b-v20.16b}, v21.16b         // aes.cs:30:39 encrypt>SubBytes r4
+    tbl v31.16b, {v17.16b-v20.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r4
+    tbl v1.16b, {v17.16b-v20.16b}, v7.16b           // aes.cs:30:39 encrypt>SubBytes r4
+    tbl v3.16b, {v17.16b-v20.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    str q2, [sp, #16]                               // spill
+    tbl v2.16b, {v17.16b-v20.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r4
     sub v0.16b, v0.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v23.16b, {v16.16b-v19.16b}, v0.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v1.16b, v1.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v24.16b, {v16.16b-v19.16b}, v1.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v25.16b, {v16.16b-v19.16b}, v27.16b         // aes.cs:30:39 encrypt>SubBytes r4
-    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v26.16b, {v16.16b-v19.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r4
-    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v29.16b, {v16.16b-v19.16b}, v7.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    ld1 {v17.16b-v20.16b}, [x11]                    // table S bytes 64..127
+    tbx v22.16b, {v17.16b-v20.16b}, v0.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v6.16b, v6.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v23.16b, {v17.16b-v20.16b}, v6.16b          // aes.cs:30:39 encrypt>SubBytes r4
     sub v4.16b, v4.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v31.16b, {v16.16b-v19.16b}, v4.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v2.16b, v2.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v5.16b, {v16.16b-v19.16b}, v2.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    ld1 {v16.16b-v19.16b}, [x12]                    // table S bytes 128..191
-    tbx v20.16b, {v16.16b-v19.16b}, v28.16b         // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v24.16b, {v17.16b-v20.16b}, v4.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v26.16b, {v17.16b-v20.16b}, v21.16b         // aes.cs:30:39 encrypt>SubBytes r4
+    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v31.16b, {v17.16b-v20.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r4
+    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v1.16b, {v17.16b-v20.16b}, v7.16b           // aes.cs:30:39 encrypt>SubBytes r4
+    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v3.16b, {v17.16b-v20.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v2.16b, {v17.16b-v20.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r4
     sub v0.16b, v0.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v23.16b, {v16.16b-v19.16b}, v0.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v1.16b, v1.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v24.16b, {v16.16b-v19.16b}, v1.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v25.16b, {v16.16b-v19.16b}, v27.16b         // aes.cs:30:39 encrypt>SubBytes r4
-    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v26.16b, {v16.16b-v19.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r4
-    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v29.16b, {v16.16b-v19.16b}, v7.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    ld1 {v17.16b-v20.16b}, [x12]                    // table S bytes 128..191
+    tbx v22.16b, {v17.16b-v20.16b}, v0.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v6.16b, v6.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v23.16b, {v17.16b-v20.16b}, v6.16b          // aes.cs:30:39 encrypt>SubBytes r4
     sub v4.16b, v4.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v31.16b, {v16.16b-v19.16b}, v4.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v2.16b, v2.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v5.16b, {v16.16b-v19.16b}, v2.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v20.16b, {v8.16b-v11.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v28.16b, v0.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v23.16b, {v8.16b-v11.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v28.16b, v1.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v24.16b, {v8.16b-v11.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v24.16b, {v17.16b-v20.16b}, v4.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v26.16b, {v17.16b-v20.16b}, v21.16b         // aes.cs:30:39 encrypt>SubBytes r4
+    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v31.16b, {v17.16b-v20.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r4
+    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v1.16b, {v17.16b-v20.16b}, v7.16b           // aes.cs:30:39 encrypt>SubBytes r4
+    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v3.16b, {v17.16b-v20.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r4
     sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v25.16b, {v8.16b-v11.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v27.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v26.16b, {v8.16b-v11.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v27.16b, v7.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v29.16b, {v8.16b-v11.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v27.16b, v4.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v31.16b, {v8.16b-v11.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v27.16b, v2.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v5.16b, {v8.16b-v11.16b}, v27.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    ldr q27, [x0, #1024]                            // round key rk[4][0]
-    eor v27.16b, v27.16b, v24.16b                   // aes.cs:70:46 encrypt r4
-    shl v28.16b, v3.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r4
-    sshr v30.16b, v3.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r4
-    movi v0.16b, #0x1b                              // const
-    and v30.16b, v30.16b, v0.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r4
-    eor v28.16b, v28.16b, v30.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r4
-    eor v30.16b, v5.16b, v28.16b                    // aes.cs:70:46 encrypt r4
-    eor v27.16b, v27.16b, v30.16b                   // aes.cs:70:46 encrypt r4
-    shl v30.16b, v15.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r4
-    sshr v1.16b, v15.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
-    and v1.16b, v1.16b, v0.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v30.16b, v30.16b, v1.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v1.16b, v15.16b, v30.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v27.16b, v27.16b, v1.16b                    // aes.cs:70:46 encrypt r4
-    ldr q1, [x0, #1040]                             // round key rk[4][1]
-    eor v1.16b, v1.16b, v3.16b                      // aes.cs:70:46 encrypt r4
-    eor v30.16b, v5.16b, v30.16b                    // aes.cs:70:46 encrypt r4
-    eor v30.16b, v1.16b, v30.16b                    // aes.cs:70:46 encrypt r4
-    shl v1.16b, v24.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
-    sshr v2.16b, v24.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
-    and v2.16b, v2.16b, v0.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v1.16b, v1.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v2.16b, v24.16b, v1.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v30.16b, v30.16b, v2.16b                    // aes.cs:70:46 encrypt r4
-    ldr q2, [x0, #1056]                             // round key rk[4][2]
-    eor v2.16b, v2.16b, v3.16b                      // aes.cs:70:46 encrypt r4
-    eor v1.16b, v15.16b, v1.16b                     // aes.cs:70:46 encrypt r4
-    eor v1.16b, v2.16b, v1.16b                      // aes.cs:70:46 encrypt r4
-    shl v2.16b, v5.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r4
-    sshr v4.16b, v5.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r4
-    and v4.16b, v4.16b, v0.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
+    tbx v2.16b, {v17.16b-v20.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v0.16b, v0.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v22.16b, {v8.16b-v11.16b}, v0.16b           // aes.cs:30:39 encrypt>SubBytes r4
+    sub v0.16b, v6.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v23.16b, {v8.16b-v11.16b}, v0.16b           // aes.cs:30:39 encrypt>SubBytes r4
+    sub v0.16b, v4.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v24.16b, {v8.16b-v11.16b}, v0.16b           // aes.cs:30:39 encrypt>SubBytes r4
+    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v26.16b, {v8.16b-v11.16b}, v21.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v21.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v31.16b, {v8.16b-v11.16b}, v21.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v21.16b, v7.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v1.16b, {v8.16b-v11.16b}, v21.16b           // aes.cs:30:39 encrypt>SubBytes r4
+    sub v21.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v3.16b, {v8.16b-v11.16b}, v21.16b           // aes.cs:30:39 encrypt>SubBytes r4
+    sub v21.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v2.16b, {v8.16b-v11.16b}, v21.16b           // aes.cs:30:39 encrypt>SubBytes r4
+    ld1 {v6.16b-v9.16b}, [x14], #64                 // round keys rk[4][0], rk[4][1], rk[4][2], rk[4][3]
+    eor v21.16b, v6.16b, v24.16b                    // aes.cs:70:46 encrypt r4
+    shl v25.16b, v29.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r4
+    sshr v27.16b, v29.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r4
+    movi v30.16b, #0x1b                             // const
+    and v27.16b, v27.16b, v30.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r4
+    eor v25.16b, v25.16b, v27.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r4
+    eor v27.16b, v2.16b, v25.16b                    // aes.cs:70:46 encrypt r4
+    eor v21.16b, v21.16b, v27.16b                   // aes.cs:70:46 encrypt r4
+    shl v27.16b, v15.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r4
+    sshr v0.16b, v15.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
+    and v0.16b, v0.16b, v30.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v27.16b, v27.16b, v0.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v0.16b, v15.16b, v27.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v21.16b, v21.16b, v0.16b                    // aes.cs:70:46 encrypt r4
+    eor v0.16b, v7.16b, v29.16b                     // aes.cs:70:46 encrypt r4
+    eor v27.16b, v2.16b, v27.16b                    // aes.cs:70:46 encrypt r4
+    eor v27.16b, v0.16b, v27.16b                    // aes.cs:70:46 encrypt r4
+    shl v0.16b, v24.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
+    sshr v4.16b, v24.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
+    and v4.16b, v4.16b, v30.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v0.16b, v0.16b, v4.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v4.16b, v24.16b, v0.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v27.16b, v27.16b, v4.16b                    // aes.cs:70:46 encrypt r4
+    eor v4.16b, v8.16b, v29.16b                     // aes.cs:70:46 encrypt r4
+    eor v0.16b, v15.16b, v0.16b                     // aes.cs:70:46 encrypt r4
+    eor v0.16b, v4.16b, v0.16b                      // aes.cs:70:46 encrypt r4
+    shl v4.16b, v2.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r4
+    sshr v6.16b, v2.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r4
+    and v6.16b, v6.16b, v30.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v4.16b, v4.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
     eor v2.16b, v2.16b, v4.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v4.16b, v5.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v1.16b, v1.16b, v4.16b                      // aes.cs:70:46 encrypt r4
-    ldr q4, [x0, #1072]                             // round key rk[4][3]
-    eor v4.16b, v4.16b, v15.16b                     // aes.cs:70:46 encrypt r4
-    eor v24.16b, v24.16b, v2.16b                    // aes.cs:70:46 encrypt r4
-    eor v24.16b, v4.16b, v24.16b                    // aes.cs:70:46 encrypt r4
-    eor v28.16b, v3.16b, v28.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v24.16b, v24.16b, v28.16b                   // aes.cs:70:46 encrypt r4
-    ldr q28, [x0, #1088]                            // round key rk[4][4]
-    eor v28.16b, v28.16b, v13.16b                   // aes.cs:70:46 encrypt r4
-    shl v2.16b, v14.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r4
-    sshr v3.16b, v14.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r4
-    and v3.16b, v3.16b, v0.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r4
-    eor v2.16b, v2.16b, v3.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r4
-    eor v3.16b, v31.16b, v2.16b                     // aes.cs:70:46 encrypt r4
-    eor v28.16b, v28.16b, v3.16b                    // aes.cs:70:46 encrypt r4
-    shl v3.16b, v23.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v0.16b, v0.16b, v2.16b                      // aes.cs:70:46 encrypt r4
+    eor v2.16b, v9.16b, v15.16b                     // aes.cs:70:46 encrypt r4
+    eor v24.16b, v24.16b, v4.16b                    // aes.cs:70:46 encrypt r4
+    eor v24.16b, v2.16b, v24.16b                    // aes.cs:70:46 encrypt r4
+    eor v25.16b, v29.16b, v25.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v24.16b, v24.16b, v25.16b                   // aes.cs:70:46 encrypt r4
+    ld1 {v6.16b-v9.16b}, [x14], #64                 // round keys rk[4][4], rk[4][5], rk[4][6], rk[4][7]
+    eor v25.16b, v6.16b, v13.16b                    // aes.cs:70:46 encrypt r4
+    shl v29.16b, v14.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r4
+    sshr v2.16b, v14.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r4
+    and v2.16b, v2.16b, v30.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r4
+    eor v29.16b, v29.16b, v2.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r4
+    eor v2.16b, v3.16b, v29.16b                     // aes.cs:70:46 encrypt r4
+    eor v25.16b, v25.16b, v2.16b                    // aes.cs:70:46 encrypt r4
+    shl v2.16b, v23.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
     sshr v4.16b, v23.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
-    and v4.16b, v4.16b, v0.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v3.16b, v3.16b, v4.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v4.16b, v23.16b, v3.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v28.16b, v28.16b, v4.16b                    // aes.cs:70:46 encrypt r4
-    ldr q4, [x0, #1104]                             // round key rk[4][5]
-    eor v4.16b, v4.16b, v13.16b                     // aes.cs:70:46 encrypt r4
-    eor v3.16b, v14.16b, v3.16b                     // aes.cs:70:46 encrypt r4
-    eor v3.16b, v4.16b, v3.16b                      // aes.cs:70:46 encrypt r4
-    shl v4.16b, v31.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
-    sshr v5.16b, v31.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
-    and v5.16b, v5.16b, v0.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v5.16b, v31.16b, v4.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v3.16b, v3.16b, v5.16b                      // aes.cs:70:46 encrypt r4
-    ldr q5, [x0, #1120]                             // round key rk[4][6]
-    eor v5.16b, v5.16b, v14.16b                     // aes.cs:70:46 encrypt r4
+    and v4.16b, v4.16b, v30.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v2.16b, v2.16b, v4.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v4.16b, v23.16b, v2.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v25.16b, v25.16b, v4.16b                    // aes.cs:70:46 encrypt r4
+    eor v4.16b, v7.16b, v13.16b                     // aes.cs:70:46 encrypt r4
+    eor v2.16b, v14.16b, v2.16b                     // aes.cs:70:46 encrypt r4
+    eor v2.16b, v4.16b, v2.16b                      // aes.cs:70:46 encrypt r4
+    shl v4.16b, v3.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r4
+    sshr v6.16b, v3.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r4
+    and v6.16b, v6.16b, v30.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v4.16b, v4.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v6.16b, v3.16b, v4.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v2.16b, v2.16b, v6.16b                      // aes.cs:70:46 encrypt r4
+    eor v6.16b, v8.16b, v14.16b                     // aes.cs:70:46 encrypt r4
     eor v4.16b, v23.16b, v4.16b                     // aes.cs:70:46 encrypt r4
-    eor v4.16b, v5.16b, v4.16b                      // aes.cs:70:46 encrypt r4
-    shl v5.16b, v13.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v4.16b, v6.16b, v4.16b                      // aes.cs:70:46 encrypt r4
+    shl v6.16b, v13.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
     sshr v7.16b, v13.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
-    and v7.16b, v7.16b, v0.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v5.16b, v5.16b, v7.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v7.16b, v13.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
+    and v7.16b, v7.16b, v30.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v6.16b, v6.16b, v7.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v7.16b, v13.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
     eor v4.16b, v4.16b, v7.16b                      // aes.cs:70:46 encrypt r4
-    ldr q7, [x0, #1136]                             // round key rk[4][7]
-    eor v23.16b, v7.16b, v23.16b                    // aes.cs:70:46 encrypt r4
-    eor v31.16b, v31.16b, v5.16b                    // aes.cs:70:46 encrypt r4
-    eor v23.16b, v23.16b, v31.16b                   // aes.cs:70:46 encrypt r4
-    eor v31.16b, v14.16b, v2.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v23.16b, v23.16b, v31.16b                   // aes.cs:70:46 encrypt r4
-    ldr q31, [x0, #1152]                            // round key rk[4][8]
-    eor v31.16b, v31.16b, v6.16b                    // aes.cs:70:46 encrypt r4
-    shl v2.16b, v20.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r4
-    sshr v5.16b, v20.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r4
-    and v5.16b, v5.16b, v0.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r4
-    eor v2.16b, v2.16b, v5.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r4
-    eor v5.16b, v22.16b, v2.16b                     // aes.cs:70:46 encrypt r4
-    eor v31.16b, v31.16b, v5.16b                    // aes.cs:70:46 encrypt r4
-    shl v5.16b, v29.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
-    sshr v7.16b, v29.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
-    and v7.16b, v7.16b, v0.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v5.16b, v5.16b, v7.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v7.16b, v29.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v31.16b, v31.16b, v7.16b                    // aes.cs:70:46 encrypt r4
-    ldr q7, [x0, #1168]                             // round key rk[4][9]
-    eor v7.16b, v7.16b, v22.16b                     // aes.cs:70:46 encrypt r4
-    eor v5.16b, v20.16b, v5.16b                     // aes.cs:70:46 encrypt r4
-    eor v5.16b, v7.16b, v5.16b                      // aes.cs:70:46 encrypt r4
-    shl v7.16b, v6.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r4
-    sshr v13.16b, v6.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
-    and v13.16b, v13.16b, v0.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v7.16b, v7.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v13.16b, v6.16b, v7.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v5.16b, v5.16b, v13.16b                     // aes.cs:70:46 encrypt r4
-    ldr q13, [x0, #1184]                            // round key rk[4][10]
-    eor v13.16b, v13.16b, v20.16b                   // aes.cs:70:46 encrypt r4
-    eor v7.16b, v29.16b, v7.16b                     // aes.cs:70:46 encrypt r4
-    eor v7.16b, v13.16b, v7.16b                     // aes.cs:70:46 encrypt r4
-    shl v13.16b, v22.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r4
-    sshr v14.16b, v22.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r4
-    and v14.16b, v14.16b, v0.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v13.16b, v13.16b, v14.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v22.16b, v22.16b, v13.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v22.16b, v7.16b, v22.16b                    // aes.cs:70:46 encrypt r4
-    ldr q7, [x0, #1200]                             // round key rk[4][11]
-    eor v6.16b, v7.16b, v6.16b                      // aes.cs:70:46 encrypt r4
-    eor v29.16b, v29.16b, v13.16b                   // aes.cs:70:46 encrypt r4
-    eor v29.16b, v6.16b, v29.16b                    // aes.cs:70:46 encrypt r4
-    eor v20.16b, v20.16b, v2.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v20.16b, v29.16b, v20.16b                   // aes.cs:70:46 encrypt r4
-    ldr q29, [x0, #1216]                            // round key rk[4][12]
-    eor v29.16b, v29.16b, v21.16b                   // aes.cs:70:46 encrypt r4
-    shl v2.16b, v26.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r4
-    sshr v6.16b, v26.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r4
-    and v6.16b, v6.16b, v0.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r4
-    eor v2.16b, v2.16b, v6.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r4
-    eor v6.16b, v25.16b, v2.16b                     // aes.cs:70:46 encrypt r4
+    eor v23.16b, v9.16b, v23.16b                    // aes.cs:70:46 encrypt r4
+    eor v3.16b, v3.16b, v6.16b                      // aes.cs:70:46 encrypt r4
+    eor v23.16b, v23.16b, v3.16b                    // aes.cs:70:46 encrypt r4
+    eor v29.16b, v14.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v23.16b, v23.16b, v29.16b                   // aes.cs:70:46 encrypt r4
+    ld1 {v6.16b-v9.16b}, [x14], #64                 // round keys rk[4][8], rk[4][9], rk[4][10], rk[4][11]
+    eor v29.16b, v6.16b, v5.16b                     // aes.cs:70:46 encrypt r4
+    shl v3.16b, v22.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r4
+    sshr v6.16b, v22.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r4
+    and v6.16b, v6.16b, v30.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r4
+    eor v3.16b, v3.16b, v6.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r4
+    eor v6.16b, v16.16b, v3.16b                     // aes.cs:70:46 encrypt r4
     eor v29.16b, v29.16b, v6.16b                    // aes.cs:70:46 encrypt r4
-    ldr q6, [sp, #0]                                // reload
-    shl v7.16b, v6.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r4
-    sshr v13.16b, v6.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
-    and v13.16b, v13.16b, v0.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v7.16b, v7.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v13.16b, v6.16b, v7.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
+    shl v6.16b, v1.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r4
+    sshr v13.16b, v1.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
+    and v13.16b, v13.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v6.16b, v6.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v13.16b, v1.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
     eor v29.16b, v29.16b, v13.16b                   // aes.cs:70:46 encrypt r4
-    ldr q13, [x0, #1232]                            // round key rk[4][13]
-    eor v13.16b, v13.16b, v25.16b                   // aes.cs:70:46 encrypt r4
-    eor v7.16b, v26.16b, v7.16b                     // aes.cs:70:46 encrypt r4
-    eor v7.16b, v13.16b, v7.16b                     // aes.cs:70:46 encrypt r4
-    shl v13.16b, v21.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r4
-    sshr v14.16b, v21.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r4
-    and v14.16b, v14.16b, v0.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v13.16b, v13.16b, v14.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v14.16b, v21.16b, v13.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v7.16b, v7.16b, v14.16b                     // aes.cs:70:46 encrypt r4
-    ldr q14, [x0, #1248]                            // round key rk[4][14]
-    eor v14.16b, v14.16b, v6.16b                    // aes.cs:70:46 encrypt r4
-    eor v13.16b, v26.16b, v13.16b                   // aes.cs:70:46 encrypt r4
-    eor v13.16b, v14.16b, v13.16b                   // aes.cs:70:46 encrypt r4
-    shl v14.16b, v25.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r4
-    sshr v15.16b, v25.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r4
-    and v15.16b, v15.16b, v0.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v14.16b, v14.16b, v15.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v25.16b, v25.16b, v14.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v25.16b, v13.16b, v25.16b                   // aes.cs:70:46 encrypt r4
-    ldr q13, [x0, #1264]                            // round key rk[4][15]
-    eor v6.16b, v13.16b, v6.16b                     // aes.cs:70:46 encrypt r4
-    eor v21.16b, v21.16b, v14.16b                   // aes.cs:70:46 encrypt r4
-    eor v21.16b, v6.16b, v21.16b                    // aes.cs:70:46 encrypt r4
-    eor v26.16b, v26.16b, v2.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v21.16b, v21.16b, v26.16b                   // aes.cs:70:46 encrypt r4
-    ld1 {v13.16b-v16.16b}, [x10]                    // table S bytes 0..63
-    tbl v26.16b, {v13.16b-v16.16b}, v27.16b         // aes.cs:30:39 encrypt>SubBytes r5
-    tbl v2.16b, {v13.16b-v16.16b}, v30.16b          // aes.cs:30:39 encrypt>SubBytes r5
-    tbl v6.16b, {v13.16b-v16.16b}, v1.16b           // aes.cs:30:39 encrypt>SubBytes r5
-    tbl v0.16b, {v13.16b-v16.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r5
-    tbl v8.16b, {v13.16b-v16.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r5
-    tbl v9.16b, {v13.16b-v16.16b}, v3.16b           // aes.cs:30:39 encrypt>SubBytes r5
-    tbl v10.16b, {v13.16b-v16.16b}, v4.16b          // aes.cs:30:39 encrypt>SubBytes r5
-    tbl v11.16b, {v13.16b-v16.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r5
-    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    ld1 {v13.16b-v16.16b}, [x11]                    // table S bytes 64..127
-    tbx v26.16b, {v13.16b-v16.16b}, v27.16b         // aes.cs:30:39 encrypt>SubBytes r5
-    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v2.16b, {v13.16b-v16.16b}, v30.16b          // aes.cs:30:39 encrypt>SubBytes r5
-    sub v1.16b, v1.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v6.16b, {v13.16b-v16.16b}, v1.16b           // aes.cs:30:39 encrypt>SubBytes r5
-    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v0.16b, {v13.16b-v16.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r5
-    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v8.16b, {v13.16b-v16.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r5
-    sub v3.16b, v3.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v9.16b, {v13.16b-v16.16b}, v3.16b           // aes.cs:30:39 encrypt>SubBytes r5
-    sub v4.16b, v4.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v10.16b, {v13.16b-v16.16b}, v4.16b          // aes.cs:30:39 encrypt>SubBytes r5
-    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v11.16b, {v13.16b-v16.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r5
-    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    ld1 {v16.16b-v19.16b}, [x12]                    // table S bytes 128..191
-    tbx v26.16b, {v16.16b-v19.16b}, v27.16b         // aes.cs:30:39 encrypt>SubBytes r5
-    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v2.16b, {v16.16b-v19.16b}, v30.16b          // aes.cs:30:39 encrypt>SubBytes r5
-    sub v1.16b, v1.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v6.16b, {v16.16b-v19.16b}, v1.16b           // aes.cs:30:39 encrypt>SubBytes r5
-    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v0.16b, {v16.16b-v19.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r5
-    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v8.16b, {v16.16b-v19.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r5
-    sub v3.16b, v3.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v9.16b, {v16.16b-v19.16b}, v3.16b           // aes.cs:30:39 encrypt>SubBytes r5
-    sub v4.16b, v4.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v10.16b, {v16.16b-v19.16b}, v4.16b          // aes.cs:30:39 encrypt>SubBytes r5
-    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v11.16b, {v16.16b-v19.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r5
-    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    ld1 {v16.16b-v19.16b}, [x13]                    // table S bytes 192..255
-    tbx v26.16b, {v16.16b-v19.16b}, v27.16b         // aes.cs:30:39 encrypt>SubBytes r5
-    sub v27.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v2.16b, {v16.16b-v19.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r5
-    sub v27.16b, v1.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v6.16b, {v16.16b-v19.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r5
-    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v0.16b, {v16.16b-v19.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r5
-    sub v24.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v8.16b, {v16.16b-v19.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r5
-    sub v24.16b, v3.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v9.16b, {v16.16b-v19.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r5
-    sub v24.16b, v4.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v10.16b, {v16.16b-v19.16b}, v24.16b         // aes.cs:30:39 encrypt>SubBytes r5
-    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v11.16b, {v16.16b-v19.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r5
-    str q2, [sp, #0]                                // spill
-    ld1 {v1.16b-v4.16b}, [x10]                      // table S bytes 0..63
-    tbl v23.16b, {v1.16b-v4.16b}, v31.16b           // aes.cs:30:39 encrypt>SubBytes r5
-    tbl v24.16b, {v1.16b-v4.16b}, v5.16b            // aes.cs:30:39 encrypt>SubBytes r5
-    tbl v27.16b, {v1.16b-v4.16b}, v22.16b           // aes.cs:30:39 encrypt>SubBytes r5
-    tbl v28.16b, {v1.16b-v4.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r5
-    tbl v30.16b, {v1.16b-v4.16b}, v29.16b           // aes.cs:30:39 encrypt>SubBytes r5
-    str q10, [sp, #16]                              // spill
-    tbl v10.16b, {v1.16b-v4.16b}, v7.16b            // aes.cs:30:39 encrypt>SubBytes r5
-    tbl v16.16b, {v1.16b-v4.16b}, v25.16b           // aes.cs:30:39 encrypt>SubBytes r5
-    tbl v17.16b, {v1.16b-v4.16b}, v21.16b           // aes.cs:30:39 encrypt>SubBytes r5
-    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    ld1 {v1.16b-v4.16b}, [x11]                      // table S bytes 64..127
-    tbx v23.16b, {v1.16b-v4.16b}, v31.16b           // aes.cs:30:39 encrypt>SubBytes r5
-    sub v5.16b, v5.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v24.16b, {v1.16b-v4.16b}, v5.16b            // aes.cs:30:39 encrypt>SubBytes r5
-    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v27.16b, {v1.16b-v4.16b}, v22.16b           // aes.cs:30:39 encrypt>SubBytes r5
-    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v28.16b, {v1.16b-v4.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r5
-    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v30.16b, {v1.16b-v4.16b}, v29.16b           // aes.cs:30:39 encrypt>SubBytes r5
-    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v10.16b, {v1.16b-v4.16b}, v7.16b            // aes.cs:30:39 encrypt>SubBytes r5
-    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v16.16b, {v1.16b-v4.16b}, v25.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    eor v7.16b, v7.16b, v16.16b                     // aes.cs:70:46 encrypt r4
+    eor v6.16b, v22.16b, v6.16b                     // aes.cs:70:46 encrypt r4
+    eor v6.16b, v7.16b, v6.16b                      // aes.cs:70:46 encrypt r4
+    shl v7.16b, v5.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r4
+    sshr v13.16b, v5.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
+    and v13.16b, v13.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v7.16b, v7.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v13.16b, v5.16b, v7.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v6.16b, v6.16b, v13.16b                     // aes.cs:70:46 encrypt r4
+    eor v8.16b, v8.16b, v22.16b                     // aes.cs:70:46 encrypt r4
+    eor v7.16b, v1.16b, v7.16b                      // aes.cs:70:46 encrypt r4
+    eor v7.16b, v8.16b, v7.16b                      // aes.cs:70:46 encrypt r4
+    shl v8.16b, v16.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
+    sshr v13.16b, v16.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r4
+    and v13.16b, v13.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v8.16b, v8.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v16.16b, v16.16b, v8.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v16.16b, v7.16b, v16.16b                    // aes.cs:70:46 encrypt r4
+    eor v5.16b, v9.16b, v5.16b                      // aes.cs:70:46 encrypt r4
+    eor v1.16b, v1.16b, v8.16b                      // aes.cs:70:46 encrypt r4
+    eor v1.16b, v5.16b, v1.16b                      // aes.cs:70:46 encrypt r4
+    eor v22.16b, v22.16b, v3.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v22.16b, v1.16b, v22.16b                    // aes.cs:70:46 encrypt r4
+    ld1 {v7.16b-v10.16b}, [x14], #64                // round keys rk[4][12], rk[4][13], rk[4][14], rk[4][15]
+    eor v1.16b, v7.16b, v28.16b                     // aes.cs:70:46 encrypt r4
+    shl v3.16b, v31.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r4
+    sshr v5.16b, v31.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r4
+    and v5.16b, v5.16b, v30.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r4
+    eor v3.16b, v3.16b, v5.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r4
+    eor v5.16b, v26.16b, v3.16b                     // aes.cs:70:46 encrypt r4
+    eor v1.16b, v1.16b, v5.16b                      // aes.cs:70:46 encrypt r4
+    ldr q5, [sp, #16]                               // reload
+    shl v7.16b, v5.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r4
+    sshr v13.16b, v5.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
+    and v13.16b, v13.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v7.16b, v7.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v13.16b, v5.16b, v7.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v1.16b, v1.16b, v13.16b                     // aes.cs:70:46 encrypt r4
+    eor v8.16b, v8.16b, v26.16b                     // aes.cs:70:46 encrypt r4
+    eor v7.16b, v31.16b, v7.16b                     // aes.cs:70:46 encrypt r4
+    eor v7.16b, v8.16b, v7.16b                      // aes.cs:70:46 encrypt r4
+    shl v8.16b, v28.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
+    sshr v13.16b, v28.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r4
+    and v13.16b, v13.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v8.16b, v8.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v13.16b, v28.16b, v8.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v7.16b, v7.16b, v13.16b                     // aes.cs:70:46 encrypt r4
+    eor v9.16b, v9.16b, v5.16b                      // aes.cs:70:46 encrypt r4
+    eor v8.16b, v31.16b, v8.16b                     // aes.cs:70:46 encrypt r4
+    eor v8.16b, v9.16b, v8.16b                      // aes.cs:70:46 encrypt r4
+    shl v9.16b, v26.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
+    sshr v13.16b, v26.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r4
+    and v13.16b, v13.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v9.16b, v9.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v26.16b, v26.16b, v9.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v26.16b, v8.16b, v26.16b                    // aes.cs:70:46 encrypt r4
+    eor v5.16b, v10.16b, v5.16b                     // aes.cs:70:46 encrypt r4
+    eor v28.16b, v28.16b, v9.16b                    // aes.cs:70:46 encrypt r4
+    eor v28.16b, v5.16b, v28.16b                    // aes.cs:70:46 encrypt r4
+    eor v31.16b, v31.16b, v3.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v28.16b, v28.16b, v31.16b                   // aes.cs:70:46 encrypt r4
+    ld1 {v8.16b-v11.16b}, [x10]                     // table S bytes 0..63
+    tbl v31.16b, {v8.16b-v11.16b}, v21.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    tbl v3.16b, {v8.16b-v11.16b}, v27.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    tbl v5.16b, {v8.16b-v11.16b}, v0.16b            // aes.cs:30:39 encrypt>SubBytes r5
+    tbl v13.16b, {v8.16b-v11.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    tbl v14.16b, {v8.16b-v11.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    tbl v15.16b, {v8.16b-v11.16b}, v2.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    tbl v30.16b, {v8.16b-v11.16b}, v4.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    tbl v17.16b, {v8.16b-v11.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes r5
     sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v17.16b, {v1.16b-v4.16b}, v21.16b           // aes.cs:30:39 encrypt>SubBytes r5
-    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    ld1 {v1.16b-v4.16b}, [x12]                      // table S bytes 128..191
-    tbx v23.16b, {v1.16b-v4.16b}, v31.16b           // aes.cs:30:39 encrypt>SubBytes r5
-    sub v5.16b, v5.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v24.16b, {v1.16b-v4.16b}, v5.16b            // aes.cs:30:39 encrypt>SubBytes r5
-    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v27.16b, {v1.16b-v4.16b}, v22.16b           // aes.cs:30:39 encrypt>SubBytes r5
-    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v28.16b, {v1.16b-v4.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r5
-    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v30.16b, {v1.16b-v4.16b}, v29.16b           // aes.cs:30:39 encrypt>SubBytes r5
-    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v10.16b, {v1.16b-v4.16b}, v7.16b            // aes.cs:30:39 encrypt>SubBytes r5
+    ld1 {v8.16b-v11.16b}, [x11]                     // table S bytes 64..127
+    tbx v31.16b, {v8.16b-v11.16b}, v21.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v3.16b, {v8.16b-v11.16b}, v27.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    sub v0.16b, v0.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v5.16b, {v8.16b-v11.16b}, v0.16b            // aes.cs:30:39 encrypt>SubBytes r5
+    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v13.16b, {v8.16b-v11.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r5
     sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v16.16b, {v1.16b-v4.16b}, v25.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v14.16b, {v8.16b-v11.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    sub v2.16b, v2.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v15.16b, {v8.16b-v11.16b}, v2.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    sub v4.16b, v4.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v30.16b, {v8.16b-v11.16b}, v4.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v17.16b, {v8.16b-v11.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes r5
     sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v17.16b, {v1.16b-v4.16b}, v21.16b           // aes.cs:30:39 encrypt>SubBytes r5
-    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    ld1 {v1.16b-v4.16b}, [x13]                      // table S bytes 192..255
-    tbx v23.16b, {v1.16b-v4.16b}, v31.16b           // aes.cs:30:39 encrypt>SubBytes r5
-    sub v18.16b, v5.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v24.16b, {v1.16b-v4.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r5
-    sub v18.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v27.16b, {v1.16b-v4.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    ld1 {v8.16b-v11.16b}, [x12]                     // table S bytes 128..191
+    tbx v31.16b, {v8.16b-v11.16b}, v21.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    sub v18.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v3.16b, {v8.16b-v11.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    sub v19.16b, v0.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v5.16b, {v8.16b-v11.16b}, v19.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    sub v20.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v13.16b, {v8.16b-v11.16b}, v20.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    sub v24.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v14.16b, {v8.16b-v11.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    sub v25.16b, v2.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v15.16b, {v8.16b-v11.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    sub v27.16b, v4.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v30.16b, {v8.16b-v11.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v17.16b, {v8.16b-v11.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    ld1 {v8.16b-v11.16b}, [x13]                     // table S bytes 192..255
+    tbx v31.16b, {v8.16b-v11.16b}, v21.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v3.16b, {v8.16b-v11.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    sub v18.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v5.16b, {v8.16b-v11.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r5
     sub v18.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v28.16b, {v1.16b-v4.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r5
-    sub v18.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v30.16b, {v1.16b-v4.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r5
-    sub v18.16b, v7.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v10.16b, {v1.16b-v4.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v13.16b, {v8.16b-v11.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    sub v18.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v14.16b, {v8.16b-v11.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes r5
     sub v18.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v16.16b, {v1.16b-v4.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r5
-    sub v18.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v17.16b, {v1.16b-v4.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r5
-    ldr q18, [x0, #1280]                            // round key rk[5][0]
-    eor v18.16b, v18.16b, v27.16b                   // aes.cs:70:46 encrypt r5
-    shl v19.16b, v26.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r5
-    sshr v20.16b, v26.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r5
-    movi v21.16b, #0x1b                             // const
-    and v20.16b, v20.16b, v21.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r5
-    eor v19.16b, v19.16b, v20.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r5
-    eor v20.16b, v17.16b, v19.16b                   // aes.cs:70:46 encrypt r5
-    eor v18.16b, v18.16b, v20.16b                   // aes.cs:70:46 encrypt r5
-    shl v20.16b, v9.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r5
-    sshr v22.16b, v9.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    and v22.16b, v22.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v20.16b, v20.16b, v22.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v22.16b, v9.16b, v20.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v18.16b, v18.16b, v22.16b                   // aes.cs:70:46 encrypt r5
-    ldr q22, [x0, #1296]                            // round key rk[5][1]
-    eor v22.16b, v22.16b, v26.16b                   // aes.cs:70:46 encrypt r5
-    eor v20.16b, v17.16b, v20.16b                   // aes.cs:70:46 encrypt r5
-    eor v20.16b, v22.16b, v20.16b                   // aes.cs:70:46 encrypt r5
-    shl v22.16b, v27.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    sshr v25.16b, v27.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r5
-    and v25.16b, v25.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v22.16b, v22.16b, v25.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v25.16b, v27.16b, v22.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v20.16b, v20.16b, v25.16b                   // aes.cs:70:46 encrypt r5
-    ldr q25, [x0, #1312]                            // round key rk[5][2]
-    eor v25.16b, v25.16b, v26.16b                   // aes.cs:70:46 encrypt r5
-    eor v22.16b, v9.16b, v22.16b                    // aes.cs:70:46 encrypt r5
-    eor v22.16b, v25.16b, v22.16b                   // aes.cs:70:46 encrypt r5
-    shl v25.16b, v17.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    sshr v29.16b, v17.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r5
-    and v29.16b, v29.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v25.16b, v25.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v17.16b, v17.16b, v25.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v17.16b, v22.16b, v17.16b                   // aes.cs:70:46 encrypt r5
-    ldr q22, [x0, #1328]                            // round key rk[5][3]
-    eor v22.16b, v22.16b, v9.16b                    // aes.cs:70:46 encrypt r5
-    eor v25.16b, v27.16b, v25.16b                   // aes.cs:70:46 encrypt r5
-    eor v22.16b, v22.16b, v25.16b                   // aes.cs:70:46 encrypt r5
-    eor v19.16b, v26.16b, v19.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v19.16b, v22.16b, v19.16b                   // aes.cs:70:46 encrypt r5
-    ldr q22, [x0, #1344]                            // round key rk[5][4]
-    eor v22.16b, v22.16b, v0.16b                    // aes.cs:70:46 encrypt r5
-    shl v25.16b, v8.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r5
-    sshr v26.16b, v8.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r5
-    and v26.16b, v26.16b, v21.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r5
-    eor v25.16b, v25.16b, v26.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r5
-    eor v26.16b, v16.16b, v25.16b                   // aes.cs:70:46 encrypt r5
-    eor v22.16b, v22.16b, v26.16b                   // aes.cs:70:46 encrypt r5
-    shl v26.16b, v24.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    sshr v27.16b, v24.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r5
-    and v27.16b, v27.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v26.16b, v26.16b, v27.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v27.16b, v24.16b, v26.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v22.16b, v22.16b, v27.16b                   // aes.cs:70:46 encrypt r5
-    ldr q27, [x0, #1360]                            // round key rk[5][5]
-    eor v27.16b, v27.16b, v0.16b                    // aes.cs:70:46 encrypt r5
-    eor v26.16b, v8.16b, v26.16b                    // aes.cs:70:46 encrypt r5
-    eor v26.16b, v27.16b, v26.16b                   // aes.cs:70:46 encrypt r5
-    shl v27.16b, v16.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    sshr v29.16b, v16.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r5
-    and v29.16b, v29.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v27.16b, v27.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v29.16b, v16.16b, v27.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v26.16b, v26.16b, v29.16b                   // aes.cs:70:46 encrypt r5
-    ldr q29, [x0, #1376]                            // round key rk[5][6]
-    eor v29.16b, v29.16b, v8.16b                    // aes.cs:70:46 encrypt r5
-    eor v27.16b, v24.16b, v27.16b                   // aes.cs:70:46 encrypt r5
-    eor v27.16b, v29.16b, v27.16b                   // aes.cs:70:46 encrypt r5
-    shl v29.16b, v0.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r5
-    sshr v31.16b, v0.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    and v31.16b, v31.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v29.16b, v29.16b, v31.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v31.16b, v0.16b, v29.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v27.16b, v27.16b, v31.16b                   // aes.cs:70:46 encrypt r5
-    ldr q31, [x0, #1392]                            // round key rk[5][7]
-    eor v24.16b, v31.16b, v24.16b                   // aes.cs:70:46 encrypt r5
-    eor v16.16b, v16.16b, v29.16b                   // aes.cs:70:46 encrypt r5
-    eor v16.16b, v24.16b, v16.16b                   // aes.cs:70:46 encrypt r5
-    eor v24.16b, v8.16b, v25.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v16.16b, v16.16b, v24.16b                   // aes.cs:70:46 encrypt r5
-    ldr q24, [x0, #1408]                            // round key rk[5][8]
-    eor v24.16b, v24.16b, v6.16b                    // aes.cs:70:46 encrypt r5
-    shl v25.16b, v23.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r5
-    sshr v29.16b, v23.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r5
-    and v29.16b, v29.16b, v21.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r5
-    eor v25.16b, v25.16b, v29.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r5
-    eor v29.16b, v11.16b, v25.16b                   // aes.cs:70:46 encrypt r5
-    eor v24.16b, v24.16b, v29.16b                   // aes.cs:70:46 encrypt r5
-    shl v29.16b, v10.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    sshr v31.16b, v10.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r5
-    and v31.16b, v31.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v29.16b, v29.16b, v31.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v31.16b, v10.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v24.16b, v24.16b, v31.16b                   // aes.cs:70:46 encrypt r5
-    ldr q31, [x0, #1424]                            // round key rk[5][9]
-    eor v31.16b, v31.16b, v11.16b                   // aes.cs:70:46 encrypt r5
-    eor v29.16b, v23.16b, v29.16b                   // aes.cs:70:46 encrypt r5
-    eor v29.16b, v31.16b, v29.16b                   // aes.cs:70:46 encrypt r5
-    shl v31.16b, v6.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r5
-    sshr v0.16b, v6.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r5
-    and v0.16b, v0.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v31.16b, v31.16b, v0.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v0.16b, v6.16b, v31.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v29.16b, v29.16b, v0.16b                    // aes.cs:70:46 encrypt r5
-    ldr q0, [x0, #1440]                             // round key rk[5][10]
-    eor v0.16b, v0.16b, v23.16b                     // aes.cs:70:46 encrypt r5
-    eor v31.16b, v10.16b, v31.16b                   // aes.cs:70:46 encrypt r5
-    eor v31.16b, v0.16b, v31.16b                    // aes.cs:70:46 encrypt r5
-    shl v0.16b, v11.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r5
-    sshr v5.16b, v11.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    and v5.16b, v5.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v0.16b, v0.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v5.16b, v11.16b, v0.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v31.16b, v31.16b, v5.16b                    // aes.cs:70:46 encrypt r5
-    ldr q5, [x0, #1456]                             // round key rk[5][11]
-    eor v5.16b, v5.16b, v6.16b                      // aes.cs:70:46 encrypt r5
-    eor v0.16b, v10.16b, v0.16b                     // aes.cs:70:46 encrypt r5
-    eor v0.16b, v5.16b, v0.16b                      // aes.cs:70:46 encrypt r5
-    eor v23.16b, v23.16b, v25.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v23.16b, v0.16b, v23.16b                    // aes.cs:70:46 encrypt r5
-    ldr q25, [x0, #1472]                            // round key rk[5][12]
-    ldr q0, [sp, #16]                               // reload
-    eor v25.16b, v25.16b, v0.16b                    // aes.cs:70:46 encrypt r5
-    shl v5.16b, v30.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r5
-    sshr v6.16b, v30.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r5
-    and v6.16b, v6.16b, v21.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r5
-    eor v5.16b, v5.16b, v6.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r5
-    eor v6.16b, v28.16b, v5.16b                     // aes.cs:70:46 encrypt r5
-    eor v25.16b, v25.16b, v6.16b                    // aes.cs:70:46 encrypt r5
-    ldr q6, [sp, #0]                                // reload
-    shl v7.16b, v6.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r5
-    sshr v8.16b, v6.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r5
-    and v8.16b, v8.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v7.16b, v7.16b, v8.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v8.16b, v6.16b, v7.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v25.16b, v25.16b, v8.16b                    // aes.cs:70:46 encrypt r5
-    ldr q8, [x0, #1488]                             // round key rk[5][13]
-    eor v8.16b, v8.16b, v28.16b                     // aes.cs:70:46 encrypt r5
-    eor v7.16b, v30.16b, v7.16b                     // aes.cs:70:46 encrypt r5
-    eor v7.16b, v8.16b, v7.16b                      // aes.cs:70:46 encrypt r5
-    shl v8.16b, v0.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r5
-    sshr v9.16b, v0.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r5
-    and v9.16b, v9.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v8.16b, v8.16b, v9.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v9.16b, v0.16b, v8.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v7.16b, v7.16b, v9.16b                      // aes.cs:70:46 encrypt r5
-    ldr q9, [x0, #1504]                             // round key rk[5][14]
-    eor v9.16b, v9.16b, v6.16b                      // aes.cs:70:46 encrypt r5
-    eor v8.16b, v30.16b, v8.16b                     // aes.cs:70:46 encrypt r5
-    eor v8.16b, v9.16b, v8.16b                      // aes.cs:70:46 encrypt r5
-    shl v9.16b, v28.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r5
-    sshr v10.16b, v28.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r5
-    and v10.16b, v10.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v9.16b, v9.16b, v10.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v28.16b, v28.16b, v9.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v28.16b, v8.16b, v28.16b                    // aes.cs:70:46 encrypt r5
-    ldr q8, [x0, #1520]                             // round key rk[5][15]
-    eor v6.16b, v8.16b, v6.16b                      // aes.cs:70:46 encrypt r5
-    eor v0.16b, v0.16b, v9.16b                      // aes.cs:70:46 encrypt r5
-    eor v0.16b, v6.16b, v0.16b                      // aes.cs:70:46 encrypt r5
-    eor v30.16b, v30.16b, v5.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v30.16b, v0.16b, v30.16b                    // aes.cs:70:46 encrypt r5
-    ld1 {v8.16b-v11.16b}, [x10]                     // table S bytes 0..63
-    tbl v0.16b, {v8.16b-v11.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r6
-    tbl v5.16b, {v8.16b-v11.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r6
-    tbl v6.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r6
-    tbl v13.16b, {v8.16b-v11.16b}, v19.16b          // aes.cs:30:39 encrypt>SubBytes r6
-    tbl v14.16b, {v8.16b-v11.16b}, v22.16b          // aes.cs:30:39 encrypt>SubBytes r6
-    tbl v15.16b, {v8.16b-v11.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r6
-    tbl v21.16b, {v8.16b-v11.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r6
-    tbl v1.16b, {v8.16b-v11.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r6
-    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    ld1 {v8.16b-v11.16b}, [x11]                     // table S bytes 64..127
-    tbx v0.16b, {v8.16b-v11.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r6
-    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v5.16b, {v8.16b-v11.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r6
-    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v6.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r6
-    sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v13.16b, {v8.16b-v11.16b}, v19.16b          // aes.cs:30:39 encrypt>SubBytes r6
-    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v14.16b, {v8.16b-v11.16b}, v22.16b          // aes.cs:30:39 encrypt>SubBytes r6
-    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v15.16b, {v8.16b-v11.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r6
-    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v21.16b, {v8.16b-v11.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r6
-    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v1.16b, {v8.16b-v11.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r6
-    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    ld1 {v8.16b-v11.16b}, [x12]                     // table S bytes 128..191
-    tbx v0.16b, {v8.16b-v11.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r6
-    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v5.16b, {v8.16b-v11.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r6
-    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v6.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r6
-    sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v13.16b, {v8.16b-v11.16b}, v19.16b          // aes.cs:30:39 encrypt>SubBytes r6
-    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v14.16b, {v8.16b-v11.16b}, v22.16b          // aes.cs:30:39 encrypt>SubBytes r6
-    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v15.16b, {v8.16b-v11.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r6
-    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v21.16b, {v8.16b-v11.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r6
-    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v1.16b, {v8.16b-v11.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r6
-    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    ld1 {v8.16b-v11.16b}, [x13]                     // table S bytes 192..255
-    tbx v0.16b, {v8.16b-v11.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r6
-    sub v18.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v5.16b, {v8.16b-v11.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r6
-    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v6.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r6
-    sub v17.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v13.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r6
-    sub v17.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v14.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r6
-    sub v17.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v15.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r6
-    sub v17.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v21.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r6
-    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v1.16b, {v8.16b-v11.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r6
-    ld1 {v16.16b-v19.16b}, [x10]                    // table S bytes 0..63
-    tbl v20.16b, {v16.16b-v19.16b}, v24.16b         // aes.cs:30:39 encrypt>SubBytes r6
-    tbl v22.16b, {v16.16b-v19.16b}, v29.16b         // aes.cs:30:39 encrypt>SubBytes r6
-    tbl v26.16b, {v16.16b-v19.16b}, v31.16b         // aes.cs:30:39 encrypt>SubBytes r6
-    tbl v27.16b, {v16.16b-v19.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r6
-    tbl v2.16b, {v16.16b-v19.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r6
-    tbl v3.16b, {v16.16b-v19.16b}, v7.16b           // aes.cs:30:39 encrypt>SubBytes r6
-    tbl v4.16b, {v16.16b-v19.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r6
-    str q5, [sp, #16]                               // spill
-    tbl v5.16b, {v16.16b-v19.16b}, v30.16b          // aes.cs:30:39 encrypt>SubBytes r6
-    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    ld1 {v16.16b-v19.16b}, [x11]                    // table S bytes 64..127
-    tbx v20.16b, {v16.16b-v19.16b}, v24.16b         // aes.cs:30:39 encrypt>SubBytes r6
-    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v22.16b, {v16.16b-v19.16b}, v29.16b         // aes.cs:30:39 encrypt>SubBytes r6
-    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v26.16b, {v16.16b-v19.16b}, v31.16b         // aes.cs:30:39 encrypt>SubBytes r6
-    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v27.16b, {v16.16b-v19.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r6
-    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v2.16b, {v16.16b-v19.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r6
-    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v3.16b, {v16.16b-v19.16b}, v7.16b           // aes.cs:30:39 encrypt>SubBytes r6
-    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v4.16b, {v16.16b-v19.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r6
-    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v5.16b, {v16.16b-v19.16b}, v30.16b          // aes.cs:30:39 encrypt>SubBytes r6
-    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    ld1 {v16.16b-v19.16b}, [x12]                    // table S bytes 128..191
-    tbx v20.16b, {v16.16b-v19.16b}, v24.16b         // aes.cs:30:39 encrypt>SubBytes r6
-    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v22.16b, {v16.16b-v19.16b}, v29.16b         // aes.cs:30:39 encrypt>SubBytes r6
-    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v26.16b, {v16.16b-v19.16b}, v31.16b         // aes.cs:30:39 encrypt>SubBytes r6
-    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v27.16b, {v16.16b-v19.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r6
-    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v2.16b, {v16.16b-v19.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r6
-    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v3.16b, {v16.16b-v19.16b}, v7.16b           // aes.cs:30:39 encrypt>SubBytes r6
-    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v4.16b, {v16.16b-v19.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r6
-    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v5.16b, {v16.16b-v19.16b}, v30.16b          // aes.cs:30:39 encrypt>SubBytes r6
-    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v20.16b, {v8.16b-v11.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r6
-    sub v24.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v22.16b, {v8.16b-v11.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r6
-    sub v24.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v26.16b, {v8.16b-v11.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r6
-    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v27.16b, {v8.16b-v11.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes r6
-    sub v23.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v2.16b, {v8.16b-v11.16b}, v23.16b           // aes.cs:30:39 encrypt>SubBytes r6
-    sub v23.16b, v7.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v3.16b, {v8.16b-v11.16b}, v23.16b           // aes.cs:30:39 encrypt>SubBytes r6
-    sub v23.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v4.16b, {v8.16b-v11.16b}, v23.16b           // aes.cs:30:39 encrypt>SubBytes r6
-    sub v23.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v5.16b, {v8.16b-v11.16b}, v23.16b           // aes.cs:30:39 encrypt>SubBytes r6
-    ldr q23, [x0, #1536]                            // round key rk[6][0]
-    eor v23.16b, v23.16b, v26.16b                   // aes.cs:70:46 encrypt r6
-    shl v24.16b, v0.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r6
-    sshr v25.16b, v0.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r6
+    tbx v15.16b, {v8.16b-v11.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    sub v18.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v30.16b, {v8.16b-v11.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    sub v18.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v17.16b, {v8.16b-v11.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    ld1 {v18.16b-v21.16b}, [x10]                    // table S bytes 0..63
+    tbl v23.16b, {v18.16b-v21.16b}, v29.16b         // aes.cs:30:39 encrypt>SubBytes r5
+    tbl v24.16b, {v18.16b-v21.16b}, v6.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    tbl v25.16b, {v18.16b-v21.16b}, v16.16b         // aes.cs:30:39 encrypt>SubBytes r5
+    tbl v27.16b, {v18.16b-v21.16b}, v22.16b         // aes.cs:30:39 encrypt>SubBytes r5
+    tbl v0.16b, {v18.16b-v21.16b}, v1.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    tbl v2.16b, {v18.16b-v21.16b}, v7.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    tbl v4.16b, {v18.16b-v21.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    str q3, [sp, #16]                               // spill
+    tbl v3.16b, {v18.16b-v21.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    ld1 {v18.16b-v21.16b}, [x11]                    // table S bytes 64..127
+    tbx v23.16b, {v18.16b-v21.16b}, v29.16b         // aes.cs:30:39 encrypt>SubBytes r5
+    sub v6.16b, v6.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v24.16b, {v18.16b-v21.16b}, v6.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v25.16b, {v18.16b-v21.16b}, v16.16b         // aes.cs:30:39 encrypt>SubBytes r5
+    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v27.16b, {v18.16b-v21.16b}, v22.16b         // aes.cs:30:39 encrypt>SubBytes r5
+    sub v1.16b, v1.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v0.16b, {v18.16b-v21.16b}, v1.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v2.16b, {v18.16b-v21.16b}, v7.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v4.16b, {v18.16b-v21.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v3.16b, {v18.16b-v21.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    ld1 {v18.16b-v21.16b}, [x12]                    // table S bytes 128..191
+    tbx v23.16b, {v18.16b-v21.16b}, v29.16b         // aes.cs:30:39 encrypt>SubBytes r5
+    sub v6.16b, v6.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v24.16b, {v18.16b-v21.16b}, v6.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v25.16b, {v18.16b-v21.16b}, v16.16b         // aes.cs:30:39 encrypt>SubBytes r5
+    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v27.16b, {v18.16b-v21.16b}, v22.16b         // aes.cs:30:39 encrypt>SubBytes r5
+    sub v1.16b, v1.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v0.16b, {v18.16b-v21.16b}, v1.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v2.16b, {v18.16b-v21.16b}, v7.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v4.16b, {v18.16b-v21.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v3.16b, {v18.16b-v21.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v23.16b, {v8.16b-v11.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    sub v29.16b, v6.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v24.16b, {v8.16b-v11.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v25.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    sub v16.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v27.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    sub v16.16b, v1.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v0.16b, {v8.16b-v11.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    sub v16.16b, v7.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v2.16b, {v8.16b-v11.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    sub v16.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v4.16b, {v8.16b-v11.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    sub v16.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v3.16b, {v8.16b-v11.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    ld1 {v6.16b-v9.16b}, [x14], #64                 // round keys rk[5][0], rk[5][1], rk[5][2], rk[5][3]
+    eor v16.16b, v6.16b, v25.16b                    // aes.cs:70:46 encrypt r5
+    shl v22.16b, v31.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r5
+    sshr v26.16b, v31.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r5
     movi v28.16b, #0x1b                             // const
-    and v25.16b, v25.16b, v28.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r6
-    eor v24.16b, v24.16b, v25.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r6
-    eor v25.16b, v5.16b, v24.16b                    // aes.cs:70:46 encrypt r6
-    eor v23.16b, v23.16b, v25.16b                   // aes.cs:70:46 encrypt r6
-    shl v25.16b, v15.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    sshr v29.16b, v15.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r6
-    and v29.16b, v29.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v25.16b, v25.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v29.16b, v15.16b, v25.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v23.16b, v23.16b, v29.16b                   // aes.cs:70:46 encrypt r6
-    ldr q29, [x0, #1552]                            // round key rk[6][1]
-    eor v29.16b, v29.16b, v0.16b                    // aes.cs:70:46 encrypt r6
-    eor v25.16b, v5.16b, v25.16b                    // aes.cs:70:46 encrypt r6
-    eor v25.16b, v29.16b, v25.16b                   // aes.cs:70:46 encrypt r6
-    shl v29.16b, v26.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    sshr v30.16b, v26.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r6
-    and v30.16b, v30.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v29.16b, v29.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v30.16b, v26.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v25.16b, v25.16b, v30.16b                   // aes.cs:70:46 encrypt r6
-    ldr q30, [x0, #1568]                            // round key rk[6][2]
-    eor v30.16b, v30.16b, v0.16b                    // aes.cs:70:46 encrypt r6
-    eor v29.16b, v15.16b, v29.16b                   // aes.cs:70:46 encrypt r6
-    eor v29.16b, v30.16b, v29.16b                   // aes.cs:70:46 encrypt r6
-    shl v30.16b, v5.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r6
-    sshr v31.16b, v5.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    and v31.16b, v31.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v30.16b, v30.16b, v31.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v31.16b, v5.16b, v30.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v29.16b, v29.16b, v31.16b                   // aes.cs:70:46 encrypt r6
-    ldr q31, [x0, #1584]                            // round key rk[6][3]
-    eor v31.16b, v31.16b, v15.16b                   // aes.cs:70:46 encrypt r6
-    eor v26.16b, v26.16b, v30.16b                   // aes.cs:70:46 encrypt r6
-    eor v26.16b, v31.16b, v26.16b                   // aes.cs:70:46 encrypt r6
-    eor v24.16b, v0.16b, v24.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v24.16b, v26.16b, v24.16b                   // aes.cs:70:46 encrypt r6
-    ldr q26, [x0, #1600]                            // round key rk[6][4]
-    eor v26.16b, v26.16b, v13.16b                   // aes.cs:70:46 encrypt r6
-    shl v30.16b, v14.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r6
-    sshr v31.16b, v14.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r6
-    and v31.16b, v31.16b, v28.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r6
-    eor v30.16b, v30.16b, v31.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r6
-    eor v31.16b, v4.16b, v30.16b                    // aes.cs:70:46 encrypt r6
-    eor v26.16b, v26.16b, v31.16b                   // aes.cs:70:46 encrypt r6
-    shl v31.16b, v22.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    sshr v0.16b, v22.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    and v0.16b, v0.16b, v28.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v31.16b, v31.16b, v0.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v0.16b, v22.16b, v31.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v26.16b, v26.16b, v0.16b                    // aes.cs:70:46 encrypt r6
-    ldr q0, [x0, #1616]                             // round key rk[6][5]
-    eor v0.16b, v0.16b, v13.16b                     // aes.cs:70:46 encrypt r6
-    eor v31.16b, v14.16b, v31.16b                   // aes.cs:70:46 encrypt r6
-    eor v31.16b, v0.16b, v31.16b                    // aes.cs:70:46 encrypt r6
-    shl v0.16b, v4.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r6
-    sshr v5.16b, v4.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r6
-    and v5.16b, v5.16b, v28.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v0.16b, v0.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v5.16b, v4.16b, v0.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v31.16b, v31.16b, v5.16b                    // aes.cs:70:46 encrypt r6
-    ldr q5, [x0, #1632]                             // round key rk[6][6]
-    eor v5.16b, v5.16b, v14.16b                     // aes.cs:70:46 encrypt r6
-    eor v0.16b, v22.16b, v0.16b                     // aes.cs:70:46 encrypt r6
-    eor v0.16b, v5.16b, v0.16b                      // aes.cs:70:46 encrypt r6
-    shl v5.16b, v13.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r6
-    sshr v7.16b, v13.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    and v7.16b, v7.16b, v28.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v5.16b, v5.16b, v7.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v7.16b, v13.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v0.16b, v0.16b, v7.16b                      // aes.cs:70:46 encrypt r6
-    ldr q7, [x0, #1648]                             // round key rk[6][7]
-    eor v22.16b, v7.16b, v22.16b                    // aes.cs:70:46 encrypt r6
-    eor v4.16b, v4.16b, v5.16b                      // aes.cs:70:46 encrypt r6
-    eor v22.16b, v22.16b, v4.16b                    // aes.cs:70:46 encrypt r6
-    eor v30.16b, v14.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v22.16b, v22.16b, v30.16b                   // aes.cs:70:46 encrypt r6
-    ldr q30, [x0, #1664]                            // round key rk[6][8]
-    eor v30.16b, v30.16b, v6.16b                    // aes.cs:70:46 encrypt r6
-    shl v4.16b, v20.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r6
-    sshr v5.16b, v20.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r6
-    and v5.16b, v5.16b, v28.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r6
-    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r6
-    eor v5.16b, v1.16b, v4.16b                      // aes.cs:70:46 encrypt r6
-    eor v30.16b, v30.16b, v5.16b                    // aes.cs:70:46 encrypt r6
-    shl v5.16b, v3.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r6
-    sshr v7.16b, v3.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r6
-    and v7.16b, v7.16b, v28.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v5.16b, v5.16b, v7.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v7.16b, v3.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v30.16b, v30.16b, v7.16b                    // aes.cs:70:46 encrypt r6
-    ldr q7, [x0, #1680]                             // round key rk[6][9]
-    eor v7.16b, v7.16b, v1.16b                      // aes.cs:70:46 encrypt r6
-    eor v5.16b, v20.16b, v5.16b                     // aes.cs:70:46 encrypt r6
-    eor v5.16b, v7.16b, v5.16b                      // aes.cs:70:46 encrypt r6
-    shl v7.16b, v6.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r6
-    sshr v13.16b, v6.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    and v13.16b, v13.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v7.16b, v7.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v13.16b, v6.16b, v7.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v5.16b, v5.16b, v13.16b                     // aes.cs:70:46 encrypt r6
-    ldr q13, [x0, #1696]                            // round key rk[6][10]
-    eor v13.16b, v13.16b, v20.16b                   // aes.cs:70:46 encrypt r6
-    eor v7.16b, v3.16b, v7.16b                      // aes.cs:70:46 encrypt r6
-    eor v7.16b, v13.16b, v7.16b                     // aes.cs:70:46 encrypt r6
-    shl v13.16b, v1.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r6
-    sshr v14.16b, v1.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    and v14.16b, v14.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v13.16b, v13.16b, v14.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v1.16b, v1.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v1.16b, v7.16b, v1.16b                      // aes.cs:70:46 encrypt r6
-    ldr q7, [x0, #1712]                             // round key rk[6][11]
-    eor v6.16b, v7.16b, v6.16b                      // aes.cs:70:46 encrypt r6
-    eor v3.16b, v3.16b, v13.16b                     // aes.cs:70:46 encrypt r6
-    eor v3.16b, v6.16b, v3.16b                      // aes.cs:70:46 encrypt r6
-    eor v20.16b, v20.16b, v4.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v20.16b, v3.16b, v20.16b                    // aes.cs:70:46 encrypt r6
-    ldr q3, [x0, #1728]                             // round key rk[6][12]
-    eor v3.16b, v3.16b, v21.16b                     // aes.cs:70:46 encrypt r6
-    shl v4.16b, v2.16b, #1                          // aes.cs:39:6 encrypt>MixColumns>mix r6
-    sshr v6.16b, v2.16b, #7                         // aes.cs:39:6 encrypt>MixColumns>mix r6
-    and v6.16b, v6.16b, v28.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r6
-    eor v4.16b, v4.16b, v6.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r6
-    eor v6.16b, v27.16b, v4.16b                     // aes.cs:70:46 encrypt r6
-    eor v3.16b, v3.16b, v6.16b                      // aes.cs:70:46 encrypt r6
-    ldr q6, [sp, #16]                               // reload
-    shl v7.16b, v6.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r6
-    sshr v13.16b, v6.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    and v13.16b, v13.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v7.16b, v7.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v13.16b, v6.16b, v7.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v3.16b, v3.16b, v13.16b                     // aes.cs:70:46 encrypt r6
-    ldr q13, [x0, #1744]                            // round key rk[6][13]
-    eor v13.16b, v13.16b, v27.16b                   // aes.cs:70:46 encrypt r6
-    eor v7.16b, v2.16b, v7.16b                      // aes.cs:70:46 encrypt r6
-    eor v7.16b, v13.16b, v7.16b                     // aes.cs:70:46 encrypt r6
-    shl v13.16b, v21.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    sshr v14.16b, v21.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r6
-    and v14.16b, v14.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v13.16b, v13.16b, v14.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v14.16b, v21.16b, v13.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v7.16b, v7.16b, v14.16b                     // aes.cs:70:46 encrypt r6
-    ldr q14, [x0, #1760]                            // round key rk[6][14]
-    eor v14.16b, v14.16b, v6.16b                    // aes.cs:70:46 encrypt r6
-    eor v13.16b, v2.16b, v13.16b                    // aes.cs:70:46 encrypt r6
-    eor v13.16b, v14.16b, v13.16b                   // aes.cs:70:46 encrypt r6
-    shl v14.16b, v27.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    sshr v15.16b, v27.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r6
-    and v15.16b, v15.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v14.16b, v14.16b, v15.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v27.16b, v27.16b, v14.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v27.16b, v13.16b, v27.16b                   // aes.cs:70:46 encrypt r6
-    ldr q13, [x0, #1776]                            // round key rk[6][15]
-    eor v6.16b, v13.16b, v6.16b                     // aes.cs:70:46 encrypt r6
-    eor v21.16b, v21.16b, v14.16b                   // aes.cs:70:46 encrypt r6
-    eor v21.16b, v6.16b, v21.16b                    // aes.cs:70:46 encrypt r6
-    eor v2.16b, v2.16b, v4.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v21.16b, v21.16b, v2.16b                    // aes.cs:70:46 encrypt r6
-    ld1 {v13.16b-v16.16b}, [x10]                    // table S bytes 0..63
-    tbl v2.16b, {v13.16b-v16.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes r7
-    tbl v4.16b, {v13.16b-v16.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r7
-    tbl v6.16b, {v13.16b-v16.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes r7
-    tbl v28.16b, {v13.16b-v16.16b}, v24.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    tbl v8.16b, {v13.16b-v16.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r7
-    tbl v9.16b, {v13.16b-v16.16b}, v31.16b          // aes.cs:30:39 encrypt>SubBytes r7
-    tbl v10.16b, {v13.16b-v16.16b}, v0.16b          // aes.cs:30:39 encrypt>SubBytes r7
-    tbl v11.16b, {v13.16b-v16.16b}, v22.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    ld1 {v13.16b-v16.16b}, [x11]                    // table S bytes 64..127
-    tbx v2.16b, {v13.16b-v16.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes r7
-    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v4.16b, {v13.16b-v16.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r7
-    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v6.16b, {v13.16b-v16.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes r7
-    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v28.16b, {v13.16b-v16.16b}, v24.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v8.16b, {v13.16b-v16.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r7
-    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v9.16b, {v13.16b-v16.16b}, v31.16b          // aes.cs:30:39 encrypt>SubBytes r7
-    sub v0.16b, v0.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v10.16b, {v13.16b-v16.16b}, v0.16b          // aes.cs:30:39 encrypt>SubBytes r7
-    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v11.16b, {v13.16b-v16.16b}, v22.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    ld1 {v16.16b-v19.16b}, [x12]                    // table S bytes 128..191
-    tbx v2.16b, {v16.16b-v19.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes r7
-    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v4.16b, {v16.16b-v19.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r7
-    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v6.16b, {v16.16b-v19.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes r7
-    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v28.16b, {v16.16b-v19.16b}, v24.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v8.16b, {v16.16b-v19.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r7
-    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v9.16b, {v16.16b-v19.16b}, v31.16b          // aes.cs:30:39 encrypt>SubBytes r7
-    sub v0.16b, v0.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v10.16b, {v16.16b-v19.16b}, v0.16b          // aes.cs:30:39 encrypt>SubBytes r7
-    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v11.16b, {v16.16b-v19.16b}, v22.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    ld1 {v16.16b-v19.16b}, [x13]                    // table S bytes 192..255
-    tbx v2.16b, {v16.16b-v19.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes r7
-    sub v23.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v4.16b, {v16.16b-v19.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes r7
-    sub v23.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v6.16b, {v16.16b-v19.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes r7
-    sub v23.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v28.16b, {v16.16b-v19.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    sub v23.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v8.16b, {v16.16b-v19.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes r7
-    sub v23.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v9.16b, {v16.16b-v19.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes r7
-    sub v23.16b, v0.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v10.16b, {v16.16b-v19.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v11.16b, {v16.16b-v19.16b}, v22.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    ld1 {v22.16b-v25.16b}, [x10]                    // table S bytes 0..63
-    tbl v26.16b, {v22.16b-v25.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    tbl v29.16b, {v22.16b-v25.16b}, v5.16b          // aes.cs:30:39 encrypt>SubBytes r7
-    tbl v31.16b, {v22.16b-v25.16b}, v1.16b          // aes.cs:30:39 encrypt>SubBytes r7
-    tbl v0.16b, {v22.16b-v25.16b}, v20.16b          // aes.cs:30:39 encrypt>SubBytes r7
-    str q4, [sp, #16]                               // spill
-    tbl v4.16b, {v22.16b-v25.16b}, v3.16b           // aes.cs:30:39 encrypt>SubBytes r7
-    str q10, [sp, #0]                               // spill
-    tbl v10.16b, {v22.16b-v25.16b}, v7.16b          // aes.cs:30:39 encrypt>SubBytes r7
-    tbl v16.16b, {v22.16b-v25.16b}, v27.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    tbl v17.16b, {v22.16b-v25.16b}, v21.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    ld1 {v22.16b-v25.16b}, [x11]                    // table S bytes 64..127
-    tbx v26.16b, {v22.16b-v25.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    sub v5.16b, v5.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v29.16b, {v22.16b-v25.16b}, v5.16b          // aes.cs:30:39 encrypt>SubBytes r7
-    sub v1.16b, v1.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v31.16b, {v22.16b-v25.16b}, v1.16b          // aes.cs:30:39 encrypt>SubBytes r7
-    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v0.16b, {v22.16b-v25.16b}, v20.16b          // aes.cs:30:39 encrypt>SubBytes r7
-    sub v3.16b, v3.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v4.16b, {v22.16b-v25.16b}, v3.16b           // aes.cs:30:39 encrypt>SubBytes r7
-    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v10.16b, {v22.16b-v25.16b}, v7.16b          // aes.cs:30:39 encrypt>SubBytes r7
-    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v16.16b, {v22.16b-v25.16b}, v27.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v17.16b, {v22.16b-v25.16b}, v21.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    ld1 {v22.16b-v25.16b}, [x12]                    // table S bytes 128..191
-    tbx v26.16b, {v22.16b-v25.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    sub v5.16b, v5.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v29.16b, {v22.16b-v25.16b}, v5.16b          // aes.cs:30:39 encrypt>SubBytes r7
-    sub v1.16b, v1.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v31.16b, {v22.16b-v25.16b}, v1.16b          // aes.cs:30:39 encrypt>SubBytes r7
-    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v0.16b, {v22.16b-v25.16b}, v20.16b          // aes.cs:30:39 encrypt>SubBytes r7
-    sub v3.16b, v3.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v4.16b, {v22.16b-v25.16b}, v3.16b           // aes.cs:30:39 encrypt>SubBytes r7
-    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v10.16b, {v22.16b-v25.16b}, v7.16b          // aes.cs:30:39 encrypt>SubBytes r7
-    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v16.16b, {v22.16b-v25.16b}, v27.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v17.16b, {v22.16b-v25.16b}, v21.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    ld1 {v22.16b-v25.16b}, [x13]                    // table S bytes 192..255
-    tbx v26.16b, {v22.16b-v25.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    sub v18.16b, v5.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v29.16b, {v22.16b-v25.16b}, v18.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    sub v18.16b, v1.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v31.16b, {v22.16b-v25.16b}, v18.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    sub v18.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v0.16b, {v22.16b-v25.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes r7
-    sub v18.16b, v3.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v4.16b, {v22.16b-v25.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes r7
-    sub v18.16b, v7.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v10.16b, {v22.16b-v25.16b}, v18.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    sub v18.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v16.16b, {v22.16b-v25.16b}, v18.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    sub v18.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v17.16b, {v22.16b-v25.16b}, v18.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    ldr q18, [x0, #1792]                            // round key rk[7][0]
-    eor v18.16b, v18.16b, v31.16b                   // aes.cs:70:46 encrypt r7
-    shl v19.16b, v2.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r7
-    sshr v20.16b, v2.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r7
-    movi v21.16b, #0x1b                             // const
-    and v20.16b, v20.16b, v21.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r7
-    eor v19.16b, v19.16b, v20.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r7
-    eor v20.16b, v17.16b, v19.16b                   // aes.cs:70:46 encrypt r7
-    eor v18.16b, v18.16b, v20.16b                   // aes.cs:70:46 encrypt r7
-    shl v20.16b, v9.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
-    sshr v27.16b, v9.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
-    and v27.16b, v27.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v20.16b, v20.16b, v27.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v27.16b, v9.16b, v20.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v18.16b, v18.16b, v27.16b                   // aes.cs:70:46 encrypt r7
-    ldr q27, [x0, #1808]                            // round key rk[7][1]
-    eor v27.16b, v27.16b, v2.16b                    // aes.cs:70:46 encrypt r7
-    eor v20.16b, v17.16b, v20.16b                   // aes.cs:70:46 encrypt r7
-    eor v20.16b, v27.16b, v20.16b                   // aes.cs:70:46 encrypt r7
-    shl v27.16b, v31.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r7
-    sshr v30.16b, v31.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r7
-    and v30.16b, v30.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v27.16b, v27.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v30.16b, v31.16b, v27.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v20.16b, v20.16b, v30.16b                   // aes.cs:70:46 encrypt r7
-    ldr q30, [x0, #1824]                            // round key rk[7][2]
-    eor v30.16b, v30.16b, v2.16b                    // aes.cs:70:46 encrypt r7
-    eor v27.16b, v9.16b, v27.16b                    // aes.cs:70:46 encrypt r7
-    eor v27.16b, v30.16b, v27.16b                   // aes.cs:70:46 encrypt r7
-    shl v30.16b, v17.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r7
-    sshr v1.16b, v17.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
-    and v1.16b, v1.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v30.16b, v30.16b, v1.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v17.16b, v17.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v17.16b, v27.16b, v17.16b                   // aes.cs:70:46 encrypt r7
-    ldr q27, [x0, #1840]                            // round key rk[7][3]
-    eor v27.16b, v27.16b, v9.16b                    // aes.cs:70:46 encrypt r7
-    eor v30.16b, v31.16b, v30.16b                   // aes.cs:70:46 encrypt r7
-    eor v27.16b, v27.16b, v30.16b                   // aes.cs:70:46 encrypt r7
-    eor v19.16b, v2.16b, v19.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v19.16b, v27.16b, v19.16b                   // aes.cs:70:46 encrypt r7
-    ldr q27, [x0, #1856]                            // round key rk[7][4]
-    eor v27.16b, v27.16b, v28.16b                   // aes.cs:70:46 encrypt r7
-    shl v30.16b, v8.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r7
-    sshr v31.16b, v8.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r7
-    and v31.16b, v31.16b, v21.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r7
-    eor v30.16b, v30.16b, v31.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r7
-    eor v31.16b, v16.16b, v30.16b                   // aes.cs:70:46 encrypt r7
-    eor v27.16b, v27.16b, v31.16b                   // aes.cs:70:46 encrypt r7
-    shl v31.16b, v29.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r7
-    sshr v1.16b, v29.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
-    and v1.16b, v1.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v31.16b, v31.16b, v1.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v1.16b, v29.16b, v31.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v27.16b, v27.16b, v1.16b                    // aes.cs:70:46 encrypt r7
-    ldr q1, [x0, #1872]                             // round key rk[7][5]
-    eor v1.16b, v1.16b, v28.16b                     // aes.cs:70:46 encrypt r7
-    eor v31.16b, v8.16b, v31.16b                    // aes.cs:70:46 encrypt r7
-    eor v31.16b, v1.16b, v31.16b                    // aes.cs:70:46 encrypt r7
-    shl v1.16b, v16.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
-    sshr v2.16b, v16.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
-    and v2.16b, v2.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v1.16b, v1.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v2.16b, v16.16b, v1.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v31.16b, v31.16b, v2.16b                    // aes.cs:70:46 encrypt r7
-    ldr q2, [x0, #1888]                             // round key rk[7][6]
-    eor v2.16b, v2.16b, v8.16b                      // aes.cs:70:46 encrypt r7
-    eor v1.16b, v29.16b, v1.16b                     // aes.cs:70:46 encrypt r7
-    eor v1.16b, v2.16b, v1.16b                      // aes.cs:70:46 encrypt r7
-    shl v2.16b, v28.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
-    sshr v3.16b, v28.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
-    and v3.16b, v3.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v2.16b, v2.16b, v3.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v28.16b, v28.16b, v2.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v28.16b, v1.16b, v28.16b                    // aes.cs:70:46 encrypt r7
-    ldr q1, [x0, #1904]                             // round key rk[7][7]
-    eor v29.16b, v1.16b, v29.16b                    // aes.cs:70:46 encrypt r7
-    eor v16.16b, v16.16b, v2.16b                    // aes.cs:70:46 encrypt r7
-    eor v16.16b, v29.16b, v16.16b                   // aes.cs:70:46 encrypt r7
-    eor v29.16b, v8.16b, v30.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v16.16b, v16.16b, v29.16b                   // aes.cs:70:46 encrypt r7
-    ldr q29, [x0, #1920]                            // round key rk[7][8]
-    eor v29.16b, v29.16b, v6.16b                    // aes.cs:70:46 encrypt r7
-    shl v30.16b, v26.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r7
-    sshr v1.16b, v26.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r7
-    and v1.16b, v1.16b, v21.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r7
-    eor v30.16b, v30.16b, v1.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r7
-    eor v1.16b, v11.16b, v30.16b                    // aes.cs:70:46 encrypt r7
-    eor v29.16b, v29.16b, v1.16b                    // aes.cs:70:46 encrypt r7
-    shl v1.16b, v10.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
-    sshr v2.16b, v10.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
-    and v2.16b, v2.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v1.16b, v1.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v2.16b, v10.16b, v1.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v29.16b, v29.16b, v2.16b                    // aes.cs:70:46 encrypt r7
-    ldr q2, [x0, #1936]                             // round key rk[7][9]
-    eor v2.16b, v2.16b, v11.16b                     // aes.cs:70:46 encrypt r7
-    eor v1.16b, v26.16b, v1.16b                     // aes.cs:70:46 encrypt r7
-    eor v1.16b, v2.16b, v1.16b                      // aes.cs:70:46 encrypt r7
-    shl v2.16b, v6.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r7
-    sshr v3.16b, v6.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r7
-    and v3.16b, v3.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v2.16b, v2.16b, v3.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v3.16b, v6.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v1.16b, v1.16b, v3.16b                      // aes.cs:70:46 encrypt r7
-    ldr q3, [x0, #1952]                             // round key rk[7][10]
-    eor v3.16b, v3.16b, v26.16b                     // aes.cs:70:46 encrypt r7
-    eor v2.16b, v10.16b, v2.16b                     // aes.cs:70:46 encrypt r7
-    eor v2.16b, v3.16b, v2.16b                      // aes.cs:70:46 encrypt r7
-    shl v3.16b, v11.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
-    sshr v5.16b, v11.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
-    and v5.16b, v5.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v3.16b, v3.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v5.16b, v11.16b, v3.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v2.16b, v2.16b, v5.16b                      // aes.cs:70:46 encrypt r7
-    ldr q5, [x0, #1968]                             // round key rk[7][11]
-    eor v5.16b, v5.16b, v6.16b                      // aes.cs:70:46 encrypt r7
-    eor v3.16b, v10.16b, v3.16b                     // aes.cs:70:46 encrypt r7
-    eor v3.16b, v5.16b, v3.16b                      // aes.cs:70:46 encrypt r7
-    eor v26.16b, v26.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v26.16b, v3.16b, v26.16b                    // aes.cs:70:46 encrypt r7
-    ldr q30, [x0, #1984]                            // round key rk[7][12]
-    ldr q3, [sp, #0]                                // reload
-    eor v30.16b, v30.16b, v3.16b                    // aes.cs:70:46 encrypt r7
-    shl v5.16b, v4.16b, #1                          // aes.cs:39:6 encrypt>MixColumns>mix r7
-    sshr v6.16b, v4.16b, #7                         // aes.cs:39:6 encrypt>MixColumns>mix r7
-    and v6.16b, v6.16b, v21.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r7
-    eor v5.16b, v5.16b, v6.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r7
-    eor v6.16b, v0.16b, v5.16b                      // aes.cs:70:46 encrypt r7
-    eor v30.16b, v30.16b, v6.16b                    // aes.cs:70:46 encrypt r7
-    ldr q6, [sp, #16]                               // reload
-    shl v7.16b, v6.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r7
-    sshr v8.16b, v6.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r7
-    and v8.16b, v8.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v7.16b, v7.16b, v8.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v8.16b, v6.16b, v7.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v30.16b, v30.16b, v8.16b                    // aes.cs:70:46 encrypt r7
-    ldr q8, [x0, #2000]                             // round key rk[7][13]
-    eor v8.16b, v8.16b, v0.16b                      // aes.cs:70:46 encrypt r7
-    eor v7.16b, v4.16b, v7.16b                      // aes.cs:70:46 encrypt r7
-    eor v7.16b, v8.16b, v7.16b                      // aes.cs:70:46 encrypt r7
-    shl v8.16b, v3.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r7
-    sshr v9.16b, v3.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r7
-    and v9.16b, v9.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v8.16b, v8.16b, v9.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v9.16b, v3.16b, v8.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v7.16b, v7.16b, v9.16b                      // aes.cs:70:46 encrypt r7
-    ldr q9, [x0, #2016]                             // round key rk[7][14]
-    eor v9.16b, v9.16b, v6.16b                      // aes.cs:70:46 encrypt r7
-    eor v8.16b, v4.16b, v8.16b                      // aes.cs:70:46 encrypt r7
-    eor v8.16b, v9.16b, v8.16b                      // aes.cs:70:46 encrypt r7
-    shl v9.16b, v0.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r7
-    sshr v10.16b, v0.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
-    and v10.16b, v10.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v9.16b, v9.16b, v10.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v0.16b, v0.16b, v9.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v0.16b, v8.16b, v0.16b                      // aes.cs:70:46 encrypt r7
-    ldr q8, [x0, #2032]                             // round key rk[7][15]
-    eor v6.16b, v8.16b, v6.16b                      // aes.cs:70:46 encrypt r7
-    eor v3.16b, v3.16b, v9.16b                      // aes.cs:70:46 encrypt r7
-    eor v3.16b, v6.16b, v3.16b                      // aes.cs:70:46 encrypt r7
-    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v3.16b, v3.16b, v4.16b                      // aes.cs:70:46 encrypt r7
+    and v26.16b, v26.16b, v28.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r5
+    eor v22.16b, v22.16b, v26.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r5
+    eor v26.16b, v3.16b, v22.16b                    // aes.cs:70:46 encrypt r5
+    eor v16.16b, v16.16b, v26.16b                   // aes.cs:70:46 encrypt r5
+    shl v26.16b, v15.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v29.16b, v15.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r5
+    and v29.16b, v29.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v26.16b, v26.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v29.16b, v15.16b, v26.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v16.16b, v16.16b, v29.16b                   // aes.cs:70:46 encrypt r5
+    eor v29.16b, v7.16b, v31.16b                    // aes.cs:70:46 encrypt r5
+    eor v26.16b, v3.16b, v26.16b                    // aes.cs:70:46 encrypt r5
+    eor v26.16b, v29.16b, v26.16b                   // aes.cs:70:46 encrypt r5
+    shl v29.16b, v25.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v1.16b, v25.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
+    and v1.16b, v1.16b, v28.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v29.16b, v29.16b, v1.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v1.16b, v25.16b, v29.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v26.16b, v26.16b, v1.16b                    // aes.cs:70:46 encrypt r5
+    eor v1.16b, v8.16b, v31.16b                     // aes.cs:70:46 encrypt r5
+    eor v29.16b, v15.16b, v29.16b                   // aes.cs:70:46 encrypt r5
+    eor v29.16b, v1.16b, v29.16b                    // aes.cs:70:46 encrypt r5
+    shl v1.16b, v3.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v6.16b, v3.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r5
+    and v6.16b, v6.16b, v28.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v1.16b, v1.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v3.16b, v3.16b, v1.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v29.16b, v29.16b, v3.16b                    // aes.cs:70:46 encrypt r5
+    eor v3.16b, v9.16b, v15.16b                     // aes.cs:70:46 encrypt r5
+    eor v25.16b, v25.16b, v1.16b                    // aes.cs:70:46 encrypt r5
+    eor v25.16b, v3.16b, v25.16b                    // aes.cs:70:46 encrypt r5
+    eor v22.16b, v31.16b, v22.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v22.16b, v25.16b, v22.16b                   // aes.cs:70:46 encrypt r5
+    ld1 {v6.16b-v9.16b}, [x14], #64                 // round keys rk[5][4], rk[5][5], rk[5][6], rk[5][7]
+    eor v25.16b, v6.16b, v13.16b                    // aes.cs:70:46 encrypt r5
+    shl v31.16b, v14.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r5
+    sshr v1.16b, v14.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r5
+    and v1.16b, v1.16b, v28.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r5
+    eor v31.16b, v31.16b, v1.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r5
+    eor v1.16b, v4.16b, v31.16b                     // aes.cs:70:46 encrypt r5
+    eor v25.16b, v25.16b, v1.16b                    // aes.cs:70:46 encrypt r5
+    shl v1.16b, v24.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v3.16b, v24.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
+    and v3.16b, v3.16b, v28.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v1.16b, v1.16b, v3.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v3.16b, v24.16b, v1.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v25.16b, v25.16b, v3.16b                    // aes.cs:70:46 encrypt r5
+    eor v3.16b, v7.16b, v13.16b                     // aes.cs:70:46 encrypt r5
+    eor v1.16b, v14.16b, v1.16b                     // aes.cs:70:46 encrypt r5
+    eor v1.16b, v3.16b, v1.16b                      // aes.cs:70:46 encrypt r5
+    shl v3.16b, v4.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v6.16b, v4.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r5
+    and v6.16b, v6.16b, v28.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v3.16b, v3.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v6.16b, v4.16b, v3.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v1.16b, v1.16b, v6.16b                      // aes.cs:70:46 encrypt r5
+    eor v6.16b, v8.16b, v14.16b                     // aes.cs:70:46 encrypt r5
+    eor v3.16b, v24.16b, v3.16b                     // aes.cs:70:46 encrypt r5
+    eor v3.16b, v6.16b, v3.16b                      // aes.cs:70:46 encrypt r5
+    shl v6.16b, v13.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v7.16b, v13.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
+    and v7.16b, v7.16b, v28.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v6.16b, v6.16b, v7.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v7.16b, v13.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v3.16b, v3.16b, v7.16b                      // aes.cs:70:46 encrypt r5
+    eor v24.16b, v9.16b, v24.16b                    // aes.cs:70:46 encrypt r5
+    eor v4.16b, v4.16b, v6.16b                      // aes.cs:70:46 encrypt r5
+    eor v24.16b, v24.16b, v4.16b                    // aes.cs:70:46 encrypt r5
+    eor v31.16b, v14.16b, v31.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v24.16b, v24.16b, v31.16b                   // aes.cs:70:46 encrypt r5
+    ld1 {v6.16b-v9.16b}, [x14], #64                 // round keys rk[5][8], rk[5][9], rk[5][10], rk[5][11]
+    eor v31.16b, v6.16b, v5.16b                     // aes.cs:70:46 encrypt r5
+    shl v4.16b, v23.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r5
+    sshr v6.16b, v23.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r5
+    and v6.16b, v6.16b, v28.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r5
+    eor v4.16b, v4.16b, v6.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r5
+    eor v6.16b, v17.16b, v4.16b                     // aes.cs:70:46 encrypt r5
+    eor v31.16b, v31.16b, v6.16b                    // aes.cs:70:46 encrypt r5
+    shl v6.16b, v2.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v13.16b, v2.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
+    and v13.16b, v13.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v6.16b, v6.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v13.16b, v2.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v31.16b, v31.16b, v13.16b                   // aes.cs:70:46 encrypt r5
+    eor v7.16b, v7.16b, v17.16b                     // aes.cs:70:46 encrypt r5
+    eor v6.16b, v23.16b, v6.16b                     // aes.cs:70:46 encrypt r5
+    eor v6.16b, v7.16b, v6.16b                      // aes.cs:70:46 encrypt r5
+    shl v7.16b, v5.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v13.16b, v5.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
+    and v13.16b, v13.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v7.16b, v7.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v13.16b, v5.16b, v7.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v6.16b, v6.16b, v13.16b                     // aes.cs:70:46 encrypt r5
+    eor v8.16b, v8.16b, v23.16b                     // aes.cs:70:46 encrypt r5
+    eor v7.16b, v2.16b, v7.16b                      // aes.cs:70:46 encrypt r5
+    eor v7.16b, v8.16b, v7.16b                      // aes.cs:70:46 encrypt r5
+    shl v8.16b, v17.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v13.16b, v17.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r5
+    and v13.16b, v13.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v8.16b, v8.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v17.16b, v17.16b, v8.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v17.16b, v7.16b, v17.16b                    // aes.cs:70:46 encrypt r5
+    eor v5.16b, v9.16b, v5.16b                      // aes.cs:70:46 encrypt r5
+    eor v2.16b, v2.16b, v8.16b                      // aes.cs:70:46 encrypt r5
+    eor v2.16b, v5.16b, v2.16b                      // aes.cs:70:46 encrypt r5
+    eor v23.16b, v23.16b, v4.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v23.16b, v2.16b, v23.16b                    // aes.cs:70:46 encrypt r5
+    ld1 {v7.16b-v10.16b}, [x14], #64                // round keys rk[5][12], rk[5][13], rk[5][14], rk[5][15]
+    eor v2.16b, v7.16b, v30.16b                     // aes.cs:70:46 encrypt r5
+    shl v4.16b, v0.16b, #1                          // aes.cs:39:6 encrypt>MixColumns>mix r5
+    sshr v5.16b, v0.16b, #7                         // aes.cs:39:6 encrypt>MixColumns>mix r5
+    and v5.16b, v5.16b, v28.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r5
+    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r5
+    eor v5.16b, v27.16b, v4.16b                     // aes.cs:70:46 encrypt r5
+    eor v2.16b, v2.16b, v5.16b                      // aes.cs:70:46 encrypt r5
+    ldr q5, [sp, #16]                               // reload
+    shl v7.16b, v5.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v13.16b, v5.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
+    and v13.16b, v13.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v7.16b, v7.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v13.16b, v5.16b, v7.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v2.16b, v2.16b, v13.16b                     // aes.cs:70:46 encrypt r5
+    eor v8.16b, v8.16b, v27.16b                     // aes.cs:70:46 encrypt r5
+    eor v7.16b, v0.16b, v7.16b                      // aes.cs:70:46 encrypt r5
+    eor v7.16b, v8.16b, v7.16b                      // aes.cs:70:46 encrypt r5
+    shl v8.16b, v30.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v13.16b, v30.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r5
+    and v13.16b, v13.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v8.16b, v8.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v13.16b, v30.16b, v8.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v7.16b, v7.16b, v13.16b                     // aes.cs:70:46 encrypt r5
+    eor v9.16b, v9.16b, v5.16b                      // aes.cs:70:46 encrypt r5
+    eor v8.16b, v0.16b, v8.16b                      // aes.cs:70:46 encrypt r5
+    eor v8.16b, v9.16b, v8.16b                      // aes.cs:70:46 encrypt r5
+    shl v9.16b, v27.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v13.16b, v27.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r5
+    and v13.16b, v13.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v9.16b, v9.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v27.16b, v27.16b, v9.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v27.16b, v8.16b, v27.16b                    // aes.cs:70:46 encrypt r5
+    eor v5.16b, v10.16b, v5.16b                     // aes.cs:70:46 encrypt r5
+    eor v30.16b, v30.16b, v9.16b                    // aes.cs:70:46 encrypt r5
+    eor v30.16b, v5.16b, v30.16b                    // aes.cs:70:46 encrypt r5
+    eor v0.16b, v0.16b, v4.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v30.16b, v30.16b, v0.16b                    // aes.cs:70:46 encrypt r5
     ld1 {v8.16b-v11.16b}, [x10]                     // table S bytes 0..63
-    tbl v4.16b, {v8.16b-v11.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r8
-    tbl v5.16b, {v8.16b-v11.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r8
-    tbl v6.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r8
-    tbl v13.16b, {v8.16b-v11.16b}, v19.16b          // aes.cs:30:39 encrypt>SubBytes r8
-    tbl v14.16b, {v8.16b-v11.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r8
-    tbl v15.16b, {v8.16b-v11.16b}, v31.16b          // aes.cs:30:39 encrypt>SubBytes r8
-    tbl v21.16b, {v8.16b-v11.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r8
-    tbl v22.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes r8
-    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbl v0.16b, {v8.16b-v11.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    tbl v4.16b, {v8.16b-v11.16b}, v26.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    tbl v5.16b, {v8.16b-v11.16b}, v29.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    tbl v13.16b, {v8.16b-v11.16b}, v22.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    tbl v14.16b, {v8.16b-v11.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    tbl v15.16b, {v8.16b-v11.16b}, v1.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    tbl v28.16b, {v8.16b-v11.16b}, v3.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    tbl v18.16b, {v8.16b-v11.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
     ld1 {v8.16b-v11.16b}, [x11]                     // table S bytes 64..127
-    tbx v4.16b, {v8.16b-v11.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r8
-    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v5.16b, {v8.16b-v11.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r8
-    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v6.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r8
-    sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v13.16b, {v8.16b-v11.16b}, v19.16b          // aes.cs:30:39 encrypt>SubBytes r8
-    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v14.16b, {v8.16b-v11.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r8
-    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v15.16b, {v8.16b-v11.16b}, v31.16b          // aes.cs:30:39 encrypt>SubBytes r8
-    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v21.16b, {v8.16b-v11.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r8
-    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v22.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes r8
-    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v0.16b, {v8.16b-v11.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v4.16b, {v8.16b-v11.16b}, v26.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v5.16b, {v8.16b-v11.16b}, v29.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v13.16b, {v8.16b-v11.16b}, v22.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v14.16b, {v8.16b-v11.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v1.16b, v1.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v15.16b, {v8.16b-v11.16b}, v1.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    sub v3.16b, v3.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v28.16b, {v8.16b-v11.16b}, v3.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v18.16b, {v8.16b-v11.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
     ld1 {v8.16b-v11.16b}, [x12]                     // table S bytes 128..191
-    tbx v4.16b, {v8.16b-v11.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r8
-    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v5.16b, {v8.16b-v11.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r8
-    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v6.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r8
-    sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v13.16b, {v8.16b-v11.16b}, v19.16b          // aes.cs:30:39 encrypt>SubBytes r8
-    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v14.16b, {v8.16b-v11.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r8
-    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v15.16b, {v8.16b-v11.16b}, v31.16b          // aes.cs:30:39 encrypt>SubBytes r8
-    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v21.16b, {v8.16b-v11.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r8
-    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v22.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes r8
-    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v0.16b, {v8.16b-v11.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    sub v19.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v4.16b, {v8.16b-v11.16b}, v19.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    sub v20.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v5.16b, {v8.16b-v11.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    sub v21.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v13.16b, {v8.16b-v11.16b}, v21.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v22.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v14.16b, {v8.16b-v11.16b}, v22.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v25.16b, v1.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v15.16b, {v8.16b-v11.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v26.16b, v3.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v28.16b, {v8.16b-v11.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v18.16b, {v8.16b-v11.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
     ld1 {v8.16b-v11.16b}, [x13]                     // table S bytes 192..255
-    tbx v4.16b, {v8.16b-v11.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r8
-    sub v18.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v5.16b, {v8.16b-v11.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r8
-    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v6.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r8
-    sub v17.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v13.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r8
-    sub v17.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v14.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r8
-    sub v17.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v15.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r8
-    sub v17.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v21.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v0.16b, {v8.16b-v11.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    sub v16.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v4.16b, {v8.16b-v11.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    sub v16.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v5.16b, {v8.16b-v11.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    sub v16.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v13.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v16.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v14.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v16.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v15.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v16.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v28.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v16.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v18.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    ld1 {v19.16b-v22.16b}, [x10]                    // table S bytes 0..63
+    tbl v16.16b, {v19.16b-v22.16b}, v31.16b         // aes.cs:30:39 encrypt>SubBytes r6
+    tbl v24.16b, {v19.16b-v22.16b}, v6.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    tbl v25.16b, {v19.16b-v22.16b}, v17.16b         // aes.cs:30:39 encrypt>SubBytes r6
+    tbl v26.16b, {v19.16b-v22.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r6
+    tbl v29.16b, {v19.16b-v22.16b}, v2.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    tbl v1.16b, {v19.16b-v22.16b}, v7.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    tbl v3.16b, {v19.16b-v22.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    str q4, [sp, #16]                               // spill
+    tbl v4.16b, {v19.16b-v22.16b}, v30.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    ld1 {v19.16b-v22.16b}, [x11]                    // table S bytes 64..127
+    tbx v16.16b, {v19.16b-v22.16b}, v31.16b         // aes.cs:30:39 encrypt>SubBytes r6
+    sub v6.16b, v6.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v24.16b, {v19.16b-v22.16b}, v6.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v25.16b, {v19.16b-v22.16b}, v17.16b         // aes.cs:30:39 encrypt>SubBytes r6
+    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v26.16b, {v19.16b-v22.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r6
+    sub v2.16b, v2.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v29.16b, {v19.16b-v22.16b}, v2.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v1.16b, {v19.16b-v22.16b}, v7.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v3.16b, {v19.16b-v22.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v4.16b, {v19.16b-v22.16b}, v30.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    ld1 {v19.16b-v22.16b}, [x12]                    // table S bytes 128..191
+    tbx v16.16b, {v19.16b-v22.16b}, v31.16b         // aes.cs:30:39 encrypt>SubBytes r6
+    sub v6.16b, v6.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v24.16b, {v19.16b-v22.16b}, v6.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v25.16b, {v19.16b-v22.16b}, v17.16b         // aes.cs:30:39 encrypt>SubBytes r6
+    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v26.16b, {v19.16b-v22.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r6
+    sub v2.16b, v2.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v29.16b, {v19.16b-v22.16b}, v2.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v1.16b, {v19.16b-v22.16b}, v7.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v3.16b, {v19.16b-v22.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v4.16b, {v19.16b-v22.16b}, v30.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v16.16b, {v8.16b-v11.16b}, v31.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v31.16b, v6.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v24.16b, {v8.16b-v11.16b}, v31.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v25.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v17.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v26.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v17.16b, v2.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v29.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v17.16b, v7.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v1.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    sub v17.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v3.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    sub v17.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v4.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    ld1 {v6.16b-v9.16b}, [x14], #64                 // round keys rk[6][0], rk[6][1], rk[6][2], rk[6][3]
+    eor v17.16b, v6.16b, v25.16b                    // aes.cs:70:46 encrypt r6
+    shl v23.16b, v0.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r6
+    sshr v27.16b, v0.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r6
+    movi v30.16b, #0x1b                             // const
+    and v27.16b, v27.16b, v30.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r6
+    eor v23.16b, v23.16b, v27.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r6
+    eor v27.16b, v4.16b, v23.16b                    // aes.cs:70:46 encrypt r6
+    eor v17.16b, v17.16b, v27.16b                   // aes.cs:70:46 encrypt r6
+    shl v27.16b, v15.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v31.16b, v15.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r6
+    and v31.16b, v31.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v27.16b, v27.16b, v31.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v31.16b, v15.16b, v27.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v17.16b, v17.16b, v31.16b                   // aes.cs:70:46 encrypt r6
+    eor v31.16b, v7.16b, v0.16b                     // aes.cs:70:46 encrypt r6
+    eor v27.16b, v4.16b, v27.16b                    // aes.cs:70:46 encrypt r6
+    eor v27.16b, v31.16b, v27.16b                   // aes.cs:70:46 encrypt r6
+    shl v31.16b, v25.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v2.16b, v25.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
+    and v2.16b, v2.16b, v30.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v31.16b, v31.16b, v2.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v2.16b, v25.16b, v31.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v27.16b, v27.16b, v2.16b                    // aes.cs:70:46 encrypt r6
+    eor v2.16b, v8.16b, v0.16b                      // aes.cs:70:46 encrypt r6
+    eor v31.16b, v15.16b, v31.16b                   // aes.cs:70:46 encrypt r6
+    eor v31.16b, v2.16b, v31.16b                    // aes.cs:70:46 encrypt r6
+    shl v2.16b, v4.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v6.16b, v4.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r6
+    and v6.16b, v6.16b, v30.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v2.16b, v2.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v4.16b, v4.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v31.16b, v31.16b, v4.16b                    // aes.cs:70:46 encrypt r6
+    eor v4.16b, v9.16b, v15.16b                     // aes.cs:70:46 encrypt r6
+    eor v25.16b, v25.16b, v2.16b                    // aes.cs:70:46 encrypt r6
+    eor v25.16b, v4.16b, v25.16b                    // aes.cs:70:46 encrypt r6
+    eor v23.16b, v0.16b, v23.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v23.16b, v25.16b, v23.16b                   // aes.cs:70:46 encrypt r6
+    ld1 {v6.16b-v9.16b}, [x14], #64                 // round keys rk[6][4], rk[6][5], rk[6][6], rk[6][7]
+    eor v25.16b, v6.16b, v13.16b                    // aes.cs:70:46 encrypt r6
+    shl v0.16b, v14.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r6
+    sshr v2.16b, v14.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r6
+    and v2.16b, v2.16b, v30.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r6
+    eor v0.16b, v0.16b, v2.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r6
+    eor v2.16b, v3.16b, v0.16b                      // aes.cs:70:46 encrypt r6
+    eor v25.16b, v25.16b, v2.16b                    // aes.cs:70:46 encrypt r6
+    shl v2.16b, v24.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v4.16b, v24.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
+    and v4.16b, v4.16b, v30.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v2.16b, v2.16b, v4.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v4.16b, v24.16b, v2.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v25.16b, v25.16b, v4.16b                    // aes.cs:70:46 encrypt r6
+    eor v4.16b, v7.16b, v13.16b                     // aes.cs:70:46 encrypt r6
+    eor v2.16b, v14.16b, v2.16b                     // aes.cs:70:46 encrypt r6
+    eor v2.16b, v4.16b, v2.16b                      // aes.cs:70:46 encrypt r6
+    shl v4.16b, v3.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v6.16b, v3.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r6
+    and v6.16b, v6.16b, v30.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v4.16b, v4.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v6.16b, v3.16b, v4.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v2.16b, v2.16b, v6.16b                      // aes.cs:70:46 encrypt r6
+    eor v6.16b, v8.16b, v14.16b                     // aes.cs:70:46 encrypt r6
+    eor v4.16b, v24.16b, v4.16b                     // aes.cs:70:46 encrypt r6
+    eor v4.16b, v6.16b, v4.16b                      // aes.cs:70:46 encrypt r6
+    shl v6.16b, v13.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v7.16b, v13.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
+    and v7.16b, v7.16b, v30.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v6.16b, v6.16b, v7.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v7.16b, v13.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v4.16b, v4.16b, v7.16b                      // aes.cs:70:46 encrypt r6
+    eor v24.16b, v9.16b, v24.16b                    // aes.cs:70:46 encrypt r6
+    eor v3.16b, v3.16b, v6.16b                      // aes.cs:70:46 encrypt r6
+    eor v24.16b, v24.16b, v3.16b                    // aes.cs:70:46 encrypt r6
+    eor v0.16b, v14.16b, v0.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v24.16b, v24.16b, v0.16b                    // aes.cs:70:46 encrypt r6
+    ld1 {v6.16b-v9.16b}, [x14], #64                 // round keys rk[6][8], rk[6][9], rk[6][10], rk[6][11]
+    eor v0.16b, v6.16b, v5.16b                      // aes.cs:70:46 encrypt r6
+    shl v3.16b, v16.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r6
+    sshr v6.16b, v16.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r6
+    and v6.16b, v6.16b, v30.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r6
+    eor v3.16b, v3.16b, v6.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r6
+    eor v6.16b, v18.16b, v3.16b                     // aes.cs:70:46 encrypt r6
+    eor v0.16b, v0.16b, v6.16b                      // aes.cs:70:46 encrypt r6
+    shl v6.16b, v1.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v13.16b, v1.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
+    and v13.16b, v13.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v6.16b, v6.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v13.16b, v1.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v0.16b, v0.16b, v13.16b                     // aes.cs:70:46 encrypt r6
+    eor v7.16b, v7.16b, v18.16b                     // aes.cs:70:46 encrypt r6
+    eor v6.16b, v16.16b, v6.16b                     // aes.cs:70:46 encrypt r6
+    eor v6.16b, v7.16b, v6.16b                      // aes.cs:70:46 encrypt r6
+    shl v7.16b, v5.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v13.16b, v5.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
+    and v13.16b, v13.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v7.16b, v7.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v13.16b, v5.16b, v7.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v6.16b, v6.16b, v13.16b                     // aes.cs:70:46 encrypt r6
+    eor v8.16b, v8.16b, v16.16b                     // aes.cs:70:46 encrypt r6
+    eor v7.16b, v1.16b, v7.16b                      // aes.cs:70:46 encrypt r6
+    eor v7.16b, v8.16b, v7.16b                      // aes.cs:70:46 encrypt r6
+    shl v8.16b, v18.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v13.16b, v18.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r6
+    and v13.16b, v13.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v8.16b, v8.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v18.16b, v18.16b, v8.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v18.16b, v7.16b, v18.16b                    // aes.cs:70:46 encrypt r6
+    eor v5.16b, v9.16b, v5.16b                      // aes.cs:70:46 encrypt r6
+    eor v1.16b, v1.16b, v8.16b                      // aes.cs:70:46 encrypt r6
+    eor v1.16b, v5.16b, v1.16b                      // aes.cs:70:46 encrypt r6
+    eor v16.16b, v16.16b, v3.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v16.16b, v1.16b, v16.16b                    // aes.cs:70:46 encrypt r6
+    ld1 {v7.16b-v10.16b}, [x14], #64                // round keys rk[6][12], rk[6][13], rk[6][14], rk[6][15]
+    eor v1.16b, v7.16b, v28.16b                     // aes.cs:70:46 encrypt r6
+    shl v3.16b, v29.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r6
+    sshr v5.16b, v29.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r6
+    and v5.16b, v5.16b, v30.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r6
+    eor v3.16b, v3.16b, v5.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r6
+    eor v5.16b, v26.16b, v3.16b                     // aes.cs:70:46 encrypt r6
+    eor v1.16b, v1.16b, v5.16b                      // aes.cs:70:46 encrypt r6
+    ldr q5, [sp, #16]                               // reload
+    shl v7.16b, v5.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v13.16b, v5.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
+    and v13.16b, v13.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v7.16b, v7.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v13.16b, v5.16b, v7.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v1.16b, v1.16b, v13.16b                     // aes.cs:70:46 encrypt r6
+    eor v8.16b, v8.16b, v26.16b                     // aes.cs:70:46 encrypt r6
+    eor v7.16b, v29.16b, v7.16b                     // aes.cs:70:46 encrypt r6
+    eor v7.16b, v8.16b, v7.16b                      // aes.cs:70:46 encrypt r6
+    shl v8.16b, v28.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v13.16b, v28.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r6
+    and v13.16b, v13.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v8.16b, v8.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v13.16b, v28.16b, v8.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v7.16b, v7.16b, v13.16b                     // aes.cs:70:46 encrypt r6
+    eor v9.16b, v9.16b, v5.16b                      // aes.cs:70:46 encrypt r6
+    eor v8.16b, v29.16b, v8.16b                     // aes.cs:70:46 encrypt r6
+    eor v8.16b, v9.16b, v8.16b                      // aes.cs:70:46 encrypt r6
+    shl v9.16b, v26.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v13.16b, v26.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r6
+    and v13.16b, v13.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v9.16b, v9.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v26.16b, v26.16b, v9.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v26.16b, v8.16b, v26.16b                    // aes.cs:70:46 encrypt r6
+    eor v5.16b, v10.16b, v5.16b                     // aes.cs:70:46 encrypt r6
+    eor v28.16b, v28.16b, v9.16b                    // aes.cs:70:46 encrypt r6
+    eor v28.16b, v5.16b, v28.16b                    // aes.cs:70:46 encrypt r6
+    eor v29.16b, v29.16b, v3.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v28.16b, v28.16b, v29.16b                   // aes.cs:70:46 encrypt r6
+    ld1 {v8.16b-v11.16b}, [x10]                     // table S bytes 0..63
+    tbl v29.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    tbl v3.16b, {v8.16b-v11.16b}, v27.16b           // aes.cs:30:39 encrypt>SubBytes r7
+    tbl v5.16b, {v8.16b-v11.16b}, v31.16b           // aes.cs:30:39 encrypt>SubBytes r7
+    tbl v13.16b, {v8.16b-v11.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    tbl v14.16b, {v8.16b-v11.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    tbl v15.16b, {v8.16b-v11.16b}, v2.16b           // aes.cs:30:39 encrypt>SubBytes r7
+    tbl v30.16b, {v8.16b-v11.16b}, v4.16b           // aes.cs:30:39 encrypt>SubBytes r7
+    tbl v19.16b, {v8.16b-v11.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    ld1 {v8.16b-v11.16b}, [x11]                     // table S bytes 64..127
+    tbx v29.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v3.16b, {v8.16b-v11.16b}, v27.16b           // aes.cs:30:39 encrypt>SubBytes r7
+    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v5.16b, {v8.16b-v11.16b}, v31.16b           // aes.cs:30:39 encrypt>SubBytes r7
+    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v13.16b, {v8.16b-v11.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v14.16b, {v8.16b-v11.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v2.16b, v2.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v15.16b, {v8.16b-v11.16b}, v2.16b           // aes.cs:30:39 encrypt>SubBytes r7
+    sub v4.16b, v4.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v30.16b, {v8.16b-v11.16b}, v4.16b           // aes.cs:30:39 encrypt>SubBytes r7
+    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v19.16b, {v8.16b-v11.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    ld1 {v8.16b-v11.16b}, [x12]                     // table S bytes 128..191
+    tbx v29.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v20.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v3.16b, {v8.16b-v11.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r7
+    sub v21.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v5.16b, {v8.16b-v11.16b}, v21.16b           // aes.cs:30:39 encrypt>SubBytes r7
+    sub v22.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v13.16b, {v8.16b-v11.16b}, v22.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v23.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v14.16b, {v8.16b-v11.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v25.16b, v2.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v15.16b, {v8.16b-v11.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v27.16b, v4.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v30.16b, {v8.16b-v11.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v19.16b, {v8.16b-v11.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    ld1 {v8.16b-v11.16b}, [x13]                     // table S bytes 192..255
+    tbx v29.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v17.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v3.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r7
+    sub v17.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v5.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r7
+    sub v17.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v13.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v17.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v14.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v17.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v15.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v17.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v30.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v17.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v19.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    ld1 {v20.16b-v23.16b}, [x10]                    // table S bytes 0..63
+    tbl v17.16b, {v20.16b-v23.16b}, v0.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    tbl v24.16b, {v20.16b-v23.16b}, v6.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    tbl v25.16b, {v20.16b-v23.16b}, v18.16b         // aes.cs:30:39 encrypt>SubBytes r7
+    tbl v27.16b, {v20.16b-v23.16b}, v16.16b         // aes.cs:30:39 encrypt>SubBytes r7
+    tbl v31.16b, {v20.16b-v23.16b}, v1.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    tbl v2.16b, {v20.16b-v23.16b}, v7.16b           // aes.cs:30:39 encrypt>SubBytes r7
+    tbl v4.16b, {v20.16b-v23.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    str q3, [sp, #16]                               // spill
+    tbl v3.16b, {v20.16b-v23.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v0.16b, v0.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r7
+    ld1 {v20.16b-v23.16b}, [x11]                    // table S bytes 64..127
+    tbx v17.16b, {v20.16b-v23.16b}, v0.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v6.16b, v6.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v24.16b, {v20.16b-v23.16b}, v6.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v25.16b, {v20.16b-v23.16b}, v18.16b         // aes.cs:30:39 encrypt>SubBytes r7
+    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v27.16b, {v20.16b-v23.16b}, v16.16b         // aes.cs:30:39 encrypt>SubBytes r7
+    sub v1.16b, v1.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v31.16b, {v20.16b-v23.16b}, v1.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v2.16b, {v20.16b-v23.16b}, v7.16b           // aes.cs:30:39 encrypt>SubBytes r7
+    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v4.16b, {v20.16b-v23.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v3.16b, {v20.16b-v23.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v0.16b, v0.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r7
+    ld1 {v20.16b-v23.16b}, [x12]                    // table S bytes 128..191
+    tbx v17.16b, {v20.16b-v23.16b}, v0.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v6.16b, v6.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v24.16b, {v20.16b-v23.16b}, v6.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v25.16b, {v20.16b-v23.16b}, v18.16b         // aes.cs:30:39 encrypt>SubBytes r7
+    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v27.16b, {v20.16b-v23.16b}, v16.16b         // aes.cs:30:39 encrypt>SubBytes r7
+    sub v1.16b, v1.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v31.16b, {v20.16b-v23.16b}, v1.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v2.16b, {v20.16b-v23.16b}, v7.16b           // aes.cs:30:39 encrypt>SubBytes r7
+    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v4.16b, {v20.16b-v23.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v3.16b, {v20.16b-v23.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v0.16b, v0.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v17.16b, {v8.16b-v11.16b}, v0.16b           // aes.cs:30:39 encrypt>SubBytes r7
+    sub v0.16b, v6.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v24.16b, {v8.16b-v11.16b}, v0.16b           // aes.cs:30:39 encrypt>SubBytes r7
+    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v25.16b, {v8.16b-v11.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v27.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v16.16b, v1.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v31.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v16.16b, v7.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v2.16b, {v8.16b-v11.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r7
+    sub v16.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v4.16b, {v8.16b-v11.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r7
+    sub v16.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v3.16b, {v8.16b-v11.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r7
+    ld1 {v6.16b-v9.16b}, [x14], #64                 // round keys rk[7][0], rk[7][1], rk[7][2], rk[7][3]
+    eor v16.16b, v6.16b, v25.16b                    // aes.cs:70:46 encrypt r7
+    shl v18.16b, v29.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r7
+    sshr v26.16b, v29.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r7
+    movi v28.16b, #0x1b                             // const
+    and v26.16b, v26.16b, v28.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r7
+    eor v18.16b, v18.16b, v26.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r7
+    eor v26.16b, v3.16b, v18.16b                    // aes.cs:70:46 encrypt r7
+    eor v16.16b, v16.16b, v26.16b                   // aes.cs:70:46 encrypt r7
+    shl v26.16b, v15.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v0.16b, v15.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
+    and v0.16b, v0.16b, v28.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v26.16b, v26.16b, v0.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v0.16b, v15.16b, v26.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v16.16b, v16.16b, v0.16b                    // aes.cs:70:46 encrypt r7
+    eor v0.16b, v7.16b, v29.16b                     // aes.cs:70:46 encrypt r7
+    eor v26.16b, v3.16b, v26.16b                    // aes.cs:70:46 encrypt r7
+    eor v26.16b, v0.16b, v26.16b                    // aes.cs:70:46 encrypt r7
+    shl v0.16b, v25.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v1.16b, v25.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
+    and v1.16b, v1.16b, v28.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v0.16b, v0.16b, v1.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v1.16b, v25.16b, v0.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v26.16b, v26.16b, v1.16b                    // aes.cs:70:46 encrypt r7
+    eor v1.16b, v8.16b, v29.16b                     // aes.cs:70:46 encrypt r7
+    eor v0.16b, v15.16b, v0.16b                     // aes.cs:70:46 encrypt r7
+    eor v0.16b, v1.16b, v0.16b                      // aes.cs:70:46 encrypt r7
+    shl v1.16b, v3.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v6.16b, v3.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r7
+    and v6.16b, v6.16b, v28.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v1.16b, v1.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v3.16b, v3.16b, v1.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v0.16b, v0.16b, v3.16b                      // aes.cs:70:46 encrypt r7
+    eor v3.16b, v9.16b, v15.16b                     // aes.cs:70:46 encrypt r7
+    eor v25.16b, v25.16b, v1.16b                    // aes.cs:70:46 encrypt r7
+    eor v25.16b, v3.16b, v25.16b                    // aes.cs:70:46 encrypt r7
+    eor v18.16b, v29.16b, v18.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v18.16b, v25.16b, v18.16b                   // aes.cs:70:46 encrypt r7
+    ld1 {v6.16b-v9.16b}, [x14], #64                 // round keys rk[7][4], rk[7][5], rk[7][6], rk[7][7]
+    eor v25.16b, v6.16b, v13.16b                    // aes.cs:70:46 encrypt r7
+    shl v29.16b, v14.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r7
+    sshr v1.16b, v14.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r7
+    and v1.16b, v1.16b, v28.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r7
+    eor v29.16b, v29.16b, v1.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r7
+    eor v1.16b, v4.16b, v29.16b                     // aes.cs:70:46 encrypt r7
+    eor v25.16b, v25.16b, v1.16b                    // aes.cs:70:46 encrypt r7
+    shl v1.16b, v24.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v3.16b, v24.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
+    and v3.16b, v3.16b, v28.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v1.16b, v1.16b, v3.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v3.16b, v24.16b, v1.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v25.16b, v25.16b, v3.16b                    // aes.cs:70:46 encrypt r7
+    eor v3.16b, v7.16b, v13.16b                     // aes.cs:70:46 encrypt r7
+    eor v1.16b, v14.16b, v1.16b                     // aes.cs:70:46 encrypt r7
+    eor v1.16b, v3.16b, v1.16b                      // aes.cs:70:46 encrypt r7
+    shl v3.16b, v4.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v6.16b, v4.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r7
+    and v6.16b, v6.16b, v28.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v3.16b, v3.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v6.16b, v4.16b, v3.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v1.16b, v1.16b, v6.16b                      // aes.cs:70:46 encrypt r7
+    eor v6.16b, v8.16b, v14.16b                     // aes.cs:70:46 encrypt r7
+    eor v3.16b, v24.16b, v3.16b                     // aes.cs:70:46 encrypt r7
+    eor v3.16b, v6.16b, v3.16b                      // aes.cs:70:46 encrypt r7
+    shl v6.16b, v13.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v7.16b, v13.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
+    and v7.16b, v7.16b, v28.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v6.16b, v6.16b, v7.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v7.16b, v13.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v3.16b, v3.16b, v7.16b                      // aes.cs:70:46 encrypt r7
+    eor v24.16b, v9.16b, v24.16b                    // aes.cs:70:46 encrypt r7
+    eor v4.16b, v4.16b, v6.16b                      // aes.cs:70:46 encrypt r7
+    eor v24.16b, v24.16b, v4.16b                    // aes.cs:70:46 encrypt r7
+    eor v29.16b, v14.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v24.16b, v24.16b, v29.16b                   // aes.cs:70:46 encrypt r7
+    ld1 {v6.16b-v9.16b}, [x14], #64                 // round keys rk[7][8], rk[7][9], rk[7][10], rk[7][11]
+    eor v29.16b, v6.16b, v5.16b                     // aes.cs:70:46 encrypt r7
+    shl v4.16b, v17.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r7
+    sshr v6.16b, v17.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r7
+    and v6.16b, v6.16b, v28.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r7
+    eor v4.16b, v4.16b, v6.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r7
+    eor v6.16b, v19.16b, v4.16b                     // aes.cs:70:46 encrypt r7
+    eor v29.16b, v29.16b, v6.16b                    // aes.cs:70:46 encrypt r7
+    shl v6.16b, v2.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v13.16b, v2.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
+    and v13.16b, v13.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v6.16b, v6.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v13.16b, v2.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v29.16b, v29.16b, v13.16b                   // aes.cs:70:46 encrypt r7
+    eor v7.16b, v7.16b, v19.16b                     // aes.cs:70:46 encrypt r7
+    eor v6.16b, v17.16b, v6.16b                     // aes.cs:70:46 encrypt r7
+    eor v6.16b, v7.16b, v6.16b                      // aes.cs:70:46 encrypt r7
+    shl v7.16b, v5.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v13.16b, v5.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
+    and v13.16b, v13.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v7.16b, v7.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v13.16b, v5.16b, v7.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v6.16b, v6.16b, v13.16b                     // aes.cs:70:46 encrypt r7
+    eor v8.16b, v8.16b, v17.16b                     // aes.cs:70:46 encrypt r7
+    eor v7.16b, v2.16b, v7.16b                      // aes.cs:70:46 encrypt r7
+    eor v7.16b, v8.16b, v7.16b                      // aes.cs:70:46 encrypt r7
+    shl v8.16b, v19.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v13.16b, v19.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r7
+    and v13.16b, v13.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v8.16b, v8.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v19.16b, v19.16b, v8.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v19.16b, v7.16b, v19.16b                    // aes.cs:70:46 encrypt r7
+    eor v5.16b, v9.16b, v5.16b                      // aes.cs:70:46 encrypt r7
+    eor v2.16b, v2.16b, v8.16b                      // aes.cs:70:46 encrypt r7
+    eor v2.16b, v5.16b, v2.16b                      // aes.cs:70:46 encrypt r7
+    eor v17.16b, v17.16b, v4.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v17.16b, v2.16b, v17.16b                    // aes.cs:70:46 encrypt r7
+    ld1 {v7.16b-v10.16b}, [x14], #64                // round keys rk[7][12], rk[7][13], rk[7][14], rk[7][15]
+    eor v2.16b, v7.16b, v30.16b                     // aes.cs:70:46 encrypt r7
+    shl v4.16b, v31.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r7
+    sshr v5.16b, v31.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r7
+    and v5.16b, v5.16b, v28.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r7
+    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r7
+    eor v5.16b, v27.16b, v4.16b                     // aes.cs:70:46 encrypt r7
+    eor v2.16b, v2.16b, v5.16b                      // aes.cs:70:46 encrypt r7
+    ldr q5, [sp, #16]                               // reload
+    shl v7.16b, v5.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v13.16b, v5.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
+    and v13.16b, v13.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v7.16b, v7.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v13.16b, v5.16b, v7.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v2.16b, v2.16b, v13.16b                     // aes.cs:70:46 encrypt r7
+    eor v8.16b, v8.16b, v27.16b                     // aes.cs:70:46 encrypt r7
+    eor v7.16b, v31.16b, v7.16b                     // aes.cs:70:46 encrypt r7
+    eor v7.16b, v8.16b, v7.16b                      // aes.cs:70:46 encrypt r7
+    shl v8.16b, v30.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v13.16b, v30.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r7
+    and v13.16b, v13.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v8.16b, v8.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v13.16b, v30.16b, v8.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v7.16b, v7.16b, v13.16b                     // aes.cs:70:46 encrypt r7
+    eor v9.16b, v9.16b, v5.16b                      // aes.cs:70:46 encrypt r7
+    eor v8.16b, v31.16b, v8.16b                     // aes.cs:70:46 encrypt r7
+    eor v8.16b, v9.16b, v8.16b                      // aes.cs:70:46 encrypt r7
+    shl v9.16b, v27.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v13.16b, v27.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r7
+    and v13.16b, v13.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v9.16b, v9.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v27.16b, v27.16b, v9.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v27.16b, v8.16b, v27.16b                    // aes.cs:70:46 encrypt r7
+    eor v5.16b, v10.16b, v5.16b                     // aes.cs:70:46 encrypt r7
+    eor v30.16b, v30.16b, v9.16b                    // aes.cs:70:46 encrypt r7
+    eor v30.16b, v5.16b, v30.16b                    // aes.cs:70:46 encrypt r7
+    eor v31.16b, v31.16b, v4.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v30.16b, v30.16b, v31.16b                   // aes.cs:70:46 encrypt r7
+    ld1 {v8.16b-v11.16b}, [x10]                     // table S bytes 0..63
+    tbl v31.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    tbl v4.16b, {v8.16b-v11.16b}, v26.16b           // aes.cs:30:39 encrypt>SubBytes r8
+    tbl v5.16b, {v8.16b-v11.16b}, v0.16b            // aes.cs:30:39 encrypt>SubBytes r8
+    tbl v13.16b, {v8.16b-v11.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    tbl v14.16b, {v8.16b-v11.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    tbl v15.16b, {v8.16b-v11.16b}, v1.16b           // aes.cs:30:39 encrypt>SubBytes r8
+    tbl v28.16b, {v8.16b-v11.16b}, v3.16b           // aes.cs:30:39 encrypt>SubBytes r8
+    tbl v20.16b, {v8.16b-v11.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r8
     sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v22.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes r8
-    ld1 {v16.16b-v19.16b}, [x10]                    // table S bytes 0..63
-    tbl v20.16b, {v16.16b-v19.16b}, v29.16b         // aes.cs:30:39 encrypt>SubBytes r8
-    tbl v23.16b, {v16.16b-v19.16b}, v1.16b          // aes.cs:30:39 encrypt>SubBytes r8
-    tbl v24.16b, {v16.16b-v19.16b}, v2.16b          // aes.cs:30:39 encrypt>SubBytes r8
-    tbl v25.16b, {v16.16b-v19.16b}, v26.16b         // aes.cs:30:39 encrypt>SubBytes r8
-    tbl v27.16b, {v16.16b-v19.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r8
-    tbl v28.16b, {v16.16b-v19.16b}, v7.16b          // aes.cs:30:39 encrypt>SubBytes r8
-    tbl v31.16b, {v16.16b-v19.16b}, v0.16b          // aes.cs:30:39 encrypt>SubBytes r8
-    str q5, [sp, #0]                                // spill
-    tbl v5.16b, {v16.16b-v19.16b}, v3.16b           // aes.cs:30:39 encrypt>SubBytes r8
-    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    ld1 {v16.16b-v19.16b}, [x11]                    // table S bytes 64..127
-    tbx v20.16b, {v16.16b-v19.16b}, v29.16b         // aes.cs:30:39 encrypt>SubBytes r8
-    sub v1.16b, v1.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v23.16b, {v16.16b-v19.16b}, v1.16b          // aes.cs:30:39 encrypt>SubBytes r8
-    sub v2.16b, v2.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v24.16b, {v16.16b-v19.16b}, v2.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    ld1 {v8.16b-v11.16b}, [x11]                     // table S bytes 64..127
+    tbx v31.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes r8
     sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v25.16b, {v16.16b-v19.16b}, v26.16b         // aes.cs:30:39 encrypt>SubBytes r8
-    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v27.16b, {v16.16b-v19.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r8
-    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v28.16b, {v16.16b-v19.16b}, v7.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v4.16b, {v8.16b-v11.16b}, v26.16b           // aes.cs:30:39 encrypt>SubBytes r8
     sub v0.16b, v0.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v31.16b, {v16.16b-v19.16b}, v0.16b          // aes.cs:30:39 encrypt>SubBytes r8
-    sub v3.16b, v3.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v5.16b, {v16.16b-v19.16b}, v3.16b           // aes.cs:30:39 encrypt>SubBytes r8
-    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    ld1 {v16.16b-v19.16b}, [x12]                    // table S bytes 128..191
-    tbx v20.16b, {v16.16b-v19.16b}, v29.16b         // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v5.16b, {v8.16b-v11.16b}, v0.16b            // aes.cs:30:39 encrypt>SubBytes r8
+    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v13.16b, {v8.16b-v11.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v14.16b, {v8.16b-v11.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r8
     sub v1.16b, v1.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v23.16b, {v16.16b-v19.16b}, v1.16b          // aes.cs:30:39 encrypt>SubBytes r8
-    sub v2.16b, v2.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v24.16b, {v16.16b-v19.16b}, v2.16b          // aes.cs:30:39 encrypt>SubBytes r8
-    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v25.16b, {v16.16b-v19.16b}, v26.16b         // aes.cs:30:39 encrypt>SubBytes r8
-    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v27.16b, {v16.16b-v19.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r8
-    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v28.16b, {v16.16b-v19.16b}, v7.16b          // aes.cs:30:39 encrypt>SubBytes r8
-    sub v0.16b, v0.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v31.16b, {v16.16b-v19.16b}, v0.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v15.16b, {v8.16b-v11.16b}, v1.16b           // aes.cs:30:39 encrypt>SubBytes r8
     sub v3.16b, v3.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v5.16b, {v16.16b-v19.16b}, v3.16b           // aes.cs:30:39 encrypt>SubBytes r8
-    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v20.16b, {v8.16b-v11.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes r8
-    sub v29.16b, v1.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v23.16b, {v8.16b-v11.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes r8
-    sub v29.16b, v2.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v24.16b, {v8.16b-v11.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes r8
-    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v25.16b, {v8.16b-v11.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r8
-    sub v26.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v27.16b, {v8.16b-v11.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r8
-    sub v26.16b, v7.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v28.16b, {v8.16b-v11.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r8
-    sub v26.16b, v0.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v31.16b, {v8.16b-v11.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v28.16b, {v8.16b-v11.16b}, v3.16b           // aes.cs:30:39 encrypt>SubBytes r8
+    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v20.16b, {v8.16b-v11.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    ld1 {v8.16b-v11.16b}, [x12]                     // table S bytes 128..191
+    tbx v31.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v21.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v4.16b, {v8.16b-v11.16b}, v21.16b           // aes.cs:30:39 encrypt>SubBytes r8
+    sub v22.16b, v0.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v5.16b, {v8.16b-v11.16b}, v22.16b           // aes.cs:30:39 encrypt>SubBytes r8
+    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v13.16b, {v8.16b-v11.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v23.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v14.16b, {v8.16b-v11.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v25.16b, v1.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v15.16b, {v8.16b-v11.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r8
     sub v26.16b, v3.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v5.16b, {v8.16b-v11.16b}, v26.16b           // aes.cs:30:39 encrypt>SubBytes r8
-    ldr q26, [x0, #2048]                            // round key rk[8][0]
-    eor v26.16b, v26.16b, v24.16b                   // aes.cs:70:46 encrypt r8
-    shl v29.16b, v4.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r8
-    sshr v30.16b, v4.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r8
-    movi v0.16b, #0x1b                              // const
-    and v30.16b, v30.16b, v0.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r8
-    eor v29.16b, v29.16b, v30.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r8
-    eor v30.16b, v5.16b, v29.16b                    // aes.cs:70:46 encrypt r8
-    eor v26.16b, v26.16b, v30.16b                   // aes.cs:70:46 encrypt r8
-    shl v30.16b, v15.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    sshr v1.16b, v15.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    and v1.16b, v1.16b, v0.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v30.16b, v30.16b, v1.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v1.16b, v15.16b, v30.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v26.16b, v26.16b, v1.16b                    // aes.cs:70:46 encrypt r8
-    ldr q1, [x0, #2064]                             // round key rk[8][1]
-    eor v1.16b, v1.16b, v4.16b                      // aes.cs:70:46 encrypt r8
-    eor v30.16b, v5.16b, v30.16b                    // aes.cs:70:46 encrypt r8
-    eor v30.16b, v1.16b, v30.16b                    // aes.cs:70:46 encrypt r8
-    shl v1.16b, v24.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r8
-    sshr v2.16b, v24.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    and v2.16b, v2.16b, v0.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v1.16b, v1.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v2.16b, v24.16b, v1.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v30.16b, v30.16b, v2.16b                    // aes.cs:70:46 encrypt r8
-    ldr q2, [x0, #2080]                             // round key rk[8][2]
-    eor v2.16b, v2.16b, v4.16b                      // aes.cs:70:46 encrypt r8
-    eor v1.16b, v15.16b, v1.16b                     // aes.cs:70:46 encrypt r8
-    eor v1.16b, v2.16b, v1.16b                      // aes.cs:70:46 encrypt r8
-    shl v2.16b, v5.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r8
-    sshr v3.16b, v5.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r8
-    and v3.16b, v3.16b, v0.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v2.16b, v2.16b, v3.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v3.16b, v5.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v1.16b, v1.16b, v3.16b                      // aes.cs:70:46 encrypt r8
-    ldr q3, [x0, #2096]                             // round key rk[8][3]
-    eor v3.16b, v3.16b, v15.16b                     // aes.cs:70:46 encrypt r8
-    eor v24.16b, v24.16b, v2.16b                    // aes.cs:70:46 encrypt r8
-    eor v24.16b, v3.16b, v24.16b                    // aes.cs:70:46 encrypt r8
-    eor v29.16b, v4.16b, v29.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v24.16b, v24.16b, v29.16b                   // aes.cs:70:46 encrypt r8
-    ldr q29, [x0, #2112]                            // round key rk[8][4]
-    eor v29.16b, v29.16b, v13.16b                   // aes.cs:70:46 encrypt r8
-    shl v2.16b, v14.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r8
-    sshr v3.16b, v14.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r8
-    and v3.16b, v3.16b, v0.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r8
-    eor v2.16b, v2.16b, v3.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r8
-    eor v3.16b, v31.16b, v2.16b                     // aes.cs:70:46 encrypt r8
-    eor v29.16b, v29.16b, v3.16b                    // aes.cs:70:46 encrypt r8
-    shl v3.16b, v23.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r8
-    sshr v4.16b, v23.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    and v4.16b, v4.16b, v0.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v3.16b, v3.16b, v4.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v4.16b, v23.16b, v3.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v29.16b, v29.16b, v4.16b                    // aes.cs:70:46 encrypt r8
-    ldr q4, [x0, #2128]                             // round key rk[8][5]
-    eor v4.16b, v4.16b, v13.16b                     // aes.cs:70:46 encrypt r8
-    eor v3.16b, v14.16b, v3.16b                     // aes.cs:70:46 encrypt r8
-    eor v3.16b, v4.16b, v3.16b                      // aes.cs:70:46 encrypt r8
-    shl v4.16b, v31.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r8
-    sshr v5.16b, v31.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    and v5.16b, v5.16b, v0.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v5.16b, v31.16b, v4.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v3.16b, v3.16b, v5.16b                      // aes.cs:70:46 encrypt r8
-    ldr q5, [x0, #2144]                             // round key rk[8][6]
-    eor v5.16b, v5.16b, v14.16b                     // aes.cs:70:46 encrypt r8
-    eor v4.16b, v23.16b, v4.16b                     // aes.cs:70:46 encrypt r8
-    eor v4.16b, v5.16b, v4.16b                      // aes.cs:70:46 encrypt r8
-    shl v5.16b, v13.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r8
+    tbx v28.16b, {v8.16b-v11.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v20.16b, {v8.16b-v11.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    ld1 {v8.16b-v11.16b}, [x13]                     // table S bytes 192..255
+    tbx v31.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v16.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v4.16b, {v8.16b-v11.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r8
+    sub v16.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v5.16b, {v8.16b-v11.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r8
+    sub v16.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v13.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v16.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v14.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v16.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v15.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v16.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v28.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v16.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v20.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    ld1 {v21.16b-v24.16b}, [x10]                    // table S bytes 0..63
+    tbl v16.16b, {v21.16b-v24.16b}, v29.16b         // aes.cs:30:39 encrypt>SubBytes r8
+    tbl v18.16b, {v21.16b-v24.16b}, v6.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    tbl v25.16b, {v21.16b-v24.16b}, v19.16b         // aes.cs:30:39 encrypt>SubBytes r8
+    tbl v26.16b, {v21.16b-v24.16b}, v17.16b         // aes.cs:30:39 encrypt>SubBytes r8
+    tbl v0.16b, {v21.16b-v24.16b}, v2.16b           // aes.cs:30:39 encrypt>SubBytes r8
+    tbl v1.16b, {v21.16b-v24.16b}, v7.16b           // aes.cs:30:39 encrypt>SubBytes r8
+    tbl v3.16b, {v21.16b-v24.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    str q4, [sp, #16]                               // spill
+    tbl v4.16b, {v21.16b-v24.16b}, v30.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    ld1 {v21.16b-v24.16b}, [x11]                    // table S bytes 64..127
+    tbx v16.16b, {v21.16b-v24.16b}, v29.16b         // aes.cs:30:39 encrypt>SubBytes r8
+    sub v6.16b, v6.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v18.16b, {v21.16b-v24.16b}, v6.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v25.16b, {v21.16b-v24.16b}, v19.16b         // aes.cs:30:39 encrypt>SubBytes r8
+    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v26.16b, {v21.16b-v24.16b}, v17.16b         // aes.cs:30:39 encrypt>SubBytes r8
+    sub v2.16b, v2.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v0.16b, {v21.16b-v24.16b}, v2.16b           // aes.cs:30:39 encrypt>SubBytes r8
+    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v1.16b, {v21.16b-v24.16b}, v7.16b           // aes.cs:30:39 encrypt>SubBytes r8
+    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v3.16b, {v21.16b-v24.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v4.16b, {v21.16b-v24.16b}, v30.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    ld1 {v21.16b-v24.16b}, [x12]                    // table S bytes 128..191
+    tbx v16.16b, {v21.16b-v24.16b}, v29.16b         // aes.cs:30:39 encrypt>SubBytes r8
+    sub v6.16b, v6.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v18.16b, {v21.16b-v24.16b}, v6.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v25.16b, {v21.16b-v24.16b}, v19.16b         // aes.cs:30:39 encrypt>SubBytes r8
+    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v26.16b, {v21.16b-v24.16b}, v17.16b         // aes.cs:30:39 encrypt>SubBytes r8
+    sub v2.16b, v2.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v0.16b, {v21.16b-v24.16b}, v2.16b           // aes.cs:30:39 encrypt>SubBytes r8
+    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v1.16b, {v21.16b-v24.16b}, v7.16b           // aes.cs:30:39 encrypt>SubBytes r8
+    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v3.16b, {v21.16b-v24.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v4.16b, {v21.16b-v24.16b}, v30.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v16.16b, {v8.16b-v11.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v29.16b, v6.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v18.16b, {v8.16b-v11.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v25.16b, {v8.16b-v11.16b}, v19.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v26.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v17.16b, v2.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v0.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r8
+    sub v17.16b, v7.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v1.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r8
+    sub v17.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v3.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r8
+    sub v17.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v4.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r8
+    ld1 {v6.16b-v9.16b}, [x14], #64                 // round keys rk[8][0], rk[8][1], rk[8][2], rk[8][3]
+    eor v17.16b, v6.16b, v25.16b                    // aes.cs:70:46 encrypt r8
+    shl v19.16b, v31.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r8
+    sshr v27.16b, v31.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r8
+    movi v29.16b, #0x1b                             // const
+    and v27.16b, v27.16b, v29.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r8
+    eor v19.16b, v19.16b, v27.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r8
+    eor v27.16b, v4.16b, v19.16b                    // aes.cs:70:46 encrypt r8
+    eor v17.16b, v17.16b, v27.16b                   // aes.cs:70:46 encrypt r8
+    shl v27.16b, v15.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r8
+    sshr v30.16b, v15.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r8
+    and v30.16b, v30.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v27.16b, v27.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v30.16b, v15.16b, v27.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v17.16b, v17.16b, v30.16b                   // aes.cs:70:46 encrypt r8
+    eor v30.16b, v7.16b, v31.16b                    // aes.cs:70:46 encrypt r8
+    eor v27.16b, v4.16b, v27.16b                    // aes.cs:70:46 encrypt r8
+    eor v27.16b, v30.16b, v27.16b                   // aes.cs:70:46 encrypt r8
+    shl v30.16b, v25.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r8
+    sshr v2.16b, v25.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
+    and v2.16b, v2.16b, v29.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v30.16b, v30.16b, v2.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v2.16b, v25.16b, v30.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v27.16b, v27.16b, v2.16b                    // aes.cs:70:46 encrypt r8
+    eor v2.16b, v8.16b, v31.16b                     // aes.cs:70:46 encrypt r8
+    eor v30.16b, v15.16b, v30.16b                   // aes.cs:70:46 encrypt r8
+    eor v30.16b, v2.16b, v30.16b                    // aes.cs:70:46 encrypt r8
+    shl v2.16b, v4.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r8
+    sshr v6.16b, v4.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r8
+    and v6.16b, v6.16b, v29.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v2.16b, v2.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v4.16b, v4.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v30.16b, v30.16b, v4.16b                    // aes.cs:70:46 encrypt r8
+    eor v4.16b, v9.16b, v15.16b                     // aes.cs:70:46 encrypt r8
+    eor v25.16b, v25.16b, v2.16b                    // aes.cs:70:46 encrypt r8
+    eor v25.16b, v4.16b, v25.16b                    // aes.cs:70:46 encrypt r8
+    eor v19.16b, v31.16b, v19.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v19.16b, v25.16b, v19.16b                   // aes.cs:70:46 encrypt r8
+    ld1 {v6.16b-v9.16b}, [x14], #64                 // round keys rk[8][4], rk[8][5], rk[8][6], rk[8][7]
+    eor v25.16b, v6.16b, v13.16b                    // aes.cs:70:46 encrypt r8
+    shl v31.16b, v14.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r8
+    sshr v2.16b, v14.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r8
+    and v2.16b, v2.16b, v29.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r8
+    eor v31.16b, v31.16b, v2.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r8
+    eor v2.16b, v3.16b, v31.16b                     // aes.cs:70:46 encrypt r8
+    eor v25.16b, v25.16b, v2.16b                    // aes.cs:70:46 encrypt r8
+    shl v2.16b, v18.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r8
+    sshr v4.16b, v18.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
+    and v4.16b, v4.16b, v29.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v2.16b, v2.16b, v4.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v4.16b, v18.16b, v2.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v25.16b, v25.16b, v4.16b                    // aes.cs:70:46 encrypt r8
+    eor v4.16b, v7.16b, v13.16b                     // aes.cs:70:46 encrypt r8
+    eor v2.16b, v14.16b, v2.16b                     // aes.cs:70:46 encrypt r8
+    eor v2.16b, v4.16b, v2.16b                      // aes.cs:70:46 encrypt r8
+    shl v4.16b, v3.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r8
+    sshr v6.16b, v3.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r8
+    and v6.16b, v6.16b, v29.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v4.16b, v4.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v6.16b, v3.16b, v4.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v2.16b, v2.16b, v6.16b                      // aes.cs:70:46 encrypt r8
+    eor v6.16b, v8.16b, v14.16b                     // aes.cs:70:46 encrypt r8
+    eor v4.16b, v18.16b, v4.16b                     // aes.cs:70:46 encrypt r8
+    eor v4.16b, v6.16b, v4.16b                      // aes.cs:70:46 encrypt r8
+    shl v6.16b, v13.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r8
     sshr v7.16b, v13.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    and v7.16b, v7.16b, v0.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v5.16b, v5.16b, v7.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v7.16b, v13.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
+    and v7.16b, v7.16b, v29.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v6.16b, v6.16b, v7.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v7.16b, v13.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
     eor v4.16b, v4.16b, v7.16b                      // aes.cs:70:46 encrypt r8
-    ldr q7, [x0, #2160]                             // round key rk[8][7]
-    eor v23.16b, v7.16b, v23.16b                    // aes.cs:70:46 encrypt r8
-    eor v31.16b, v31.16b, v5.16b                    // aes.cs:70:46 encrypt r8
-    eor v23.16b, v23.16b, v31.16b                   // aes.cs:70:46 encrypt r8
-    eor v31.16b, v14.16b, v2.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v23.16b, v23.16b, v31.16b                   // aes.cs:70:46 encrypt r8
-    ldr q31, [x0, #2176]                            // round key rk[8][8]
+    eor v18.16b, v9.16b, v18.16b                    // aes.cs:70:46 encrypt r8
+    eor v3.16b, v3.16b, v6.16b                      // aes.cs:70:46 encrypt r8
+    eor v18.16b, v18.16b, v3.16b                    // aes.cs:70:46 encrypt r8
+    eor v31.16b, v14.16b, v31.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v18.16b, v18.16b, v31.16b                   // aes.cs:70:46 encrypt r8
+    ld1 {v6.16b-v9.16b}, [x14], #64                 // round keys rk[8][8], rk[8][9], rk[8][10], rk[8][11]
+    eor v31.16b, v6.16b, v5.16b                     // aes.cs:70:46 encrypt r8
+    shl v3.16b, v16.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r8
+    sshr v6.16b, v16.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r8
+    and v6.16b, v6.16b, v29.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r8
+    eor v3.16b, v3.16b, v6.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r8
+    eor v6.16b, v20.16b, v3.16b                     // aes.cs:70:46 encrypt r8
     eor v31.16b, v31.16b, v6.16b                    // aes.cs:70:46 encrypt r8
-    shl v2.16b, v20.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r8
-    sshr v5.16b, v20.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r8
-    and v5.16b, v5.16b, v0.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r8
-    eor v2.16b, v2.16b, v5.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r8
-    eor v5.16b, v22.16b, v2.16b                     // aes.cs:70:46 encrypt r8
-    eor v31.16b, v31.16b, v5.16b                    // aes.cs:70:46 encrypt r8
-    shl v5.16b, v28.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r8
-    sshr v7.16b, v28.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    and v7.16b, v7.16b, v0.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v5.16b, v5.16b, v7.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v7.16b, v28.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v31.16b, v31.16b, v7.16b                    // aes.cs:70:46 encrypt r8
-    ldr q7, [x0, #2192]                             // round key rk[8][9]
-    eor v7.16b, v7.16b, v22.16b                     // aes.cs:70:46 encrypt r8
-    eor v5.16b, v20.16b, v5.16b                     // aes.cs:70:46 encrypt r8
-    eor v5.16b, v7.16b, v5.16b                      // aes.cs:70:46 encrypt r8
-    shl v7.16b, v6.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r8
-    sshr v13.16b, v6.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    and v13.16b, v13.16b, v0.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v7.16b, v7.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v13.16b, v6.16b, v7.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v5.16b, v5.16b, v13.16b                     // aes.cs:70:46 encrypt r8
-    ldr q13, [x0, #2208]                            // round key rk[8][10]
-    eor v13.16b, v13.16b, v20.16b                   // aes.cs:70:46 encrypt r8
-    eor v7.16b, v28.16b, v7.16b                     // aes.cs:70:46 encrypt r8
-    eor v7.16b, v13.16b, v7.16b                     // aes.cs:70:46 encrypt r8
-    shl v13.16b, v22.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    sshr v14.16b, v22.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r8
-    and v14.16b, v14.16b, v0.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v13.16b, v13.16b, v14.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v22.16b, v22.16b, v13.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v22.16b, v7.16b, v22.16b                    // aes.cs:70:46 encrypt r8
-    ldr q7, [x0, #2224]                             // round key rk[8][11]
+    shl v6.16b, v1.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r8
+    sshr v13.16b, v1.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
+    and v13.16b, v13.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v6.16b, v6.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v13.16b, v1.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v31.16b, v31.16b, v13.16b                   // aes.cs:70:46 encrypt r8
+    eor v7.16b, v7.16b, v20.16b                     // aes.cs:70:46 encrypt r8
+    eor v6.16b, v16.16b, v6.16b                     // aes.cs:70:46 encrypt r8
     eor v6.16b, v7.16b, v6.16b                      // aes.cs:70:46 encrypt r8
-    eor v28.16b, v28.16b, v13.16b                   // aes.cs:70:46 encrypt r8
-    eor v28.16b, v6.16b, v28.16b                    // aes.cs:70:46 encrypt r8
-    eor v20.16b, v20.16b, v2.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v20.16b, v28.16b, v20.16b                   // aes.cs:70:46 encrypt r8
-    ldr q28, [x0, #2240]                            // round key rk[8][12]
-    eor v28.16b, v28.16b, v21.16b                   // aes.cs:70:46 encrypt r8
-    shl v2.16b, v27.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r8
-    sshr v6.16b, v27.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r8
-    and v6.16b, v6.16b, v0.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r8
-    eor v2.16b, v2.16b, v6.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r8
-    eor v6.16b, v25.16b, v2.16b                     // aes.cs:70:46 encrypt r8
-    eor v28.16b, v28.16b, v6.16b                    // aes.cs:70:46 encrypt r8
-    ldr q6, [sp, #0]                                // reload
-    shl v7.16b, v6.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r8
-    sshr v13.16b, v6.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    and v13.16b, v13.16b, v0.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
+    shl v7.16b, v5.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r8
+    sshr v13.16b, v5.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
+    and v13.16b, v13.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
     eor v7.16b, v7.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v13.16b, v6.16b, v7.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v28.16b, v28.16b, v13.16b                   // aes.cs:70:46 encrypt r8
-    ldr q13, [x0, #2256]                            // round key rk[8][13]
-    eor v13.16b, v13.16b, v25.16b                   // aes.cs:70:46 encrypt r8
-    eor v7.16b, v27.16b, v7.16b                     // aes.cs:70:46 encrypt r8
-    eor v7.16b, v13.16b, v7.16b                     // aes.cs:70:46 encrypt r8
-    shl v13.16b, v21.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    sshr v14.16b, v21.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r8
-    and v14.16b, v14.16b, v0.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v13.16b, v13.16b, v14.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v14.16b, v21.16b, v13.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v7.16b, v7.16b, v14.16b                     // aes.cs:70:46 encrypt r8
-    ldr q14, [x0, #2272]                            // round key rk[8][14]
-    eor v14.16b, v14.16b, v6.16b                    // aes.cs:70:46 encrypt r8
-    eor v13.16b, v27.16b, v13.16b                   // aes.cs:70:46 encrypt r8
-    eor v13.16b, v14.16b, v13.16b                   // aes.cs:70:46 encrypt r8
-    shl v14.16b, v25.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    sshr v15.16b, v25.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r8
-    and v15.16b, v15.16b, v0.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v14.16b, v14.16b, v15.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v25.16b, v25.16b, v14.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v25.16b, v13.16b, v25.16b                   // aes.cs:70:46 encrypt r8
-    ldr q13, [x0, #2288]                            // round key rk[8][15]
-    eor v6.16b, v13.16b, v6.16b                     // aes.cs:70:46 encrypt r8
-    eor v21.16b, v21.16b, v14.16b                   // aes.cs:70:46 encrypt r8
-    eor v21.16b, v6.16b, v21.16b                    // aes.cs:70:46 encrypt r8
-    eor v27.16b, v27.16b, v2.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v21.16b, v21.16b, v27.16b                   // aes.cs:70:46 encrypt r8
-    ld1 {v13.16b-v16.16b}, [x10]                    // table S bytes 0..63
-    tbl v27.16b, {v13.16b-v16.16b}, v26.16b         // aes.cs:30:39 encrypt>SubBytes r9
-    tbl v2.16b, {v13.16b-v16.16b}, v30.16b          // aes.cs:30:39 encrypt>SubBytes r9
-    tbl v6.16b, {v13.16b-v16.16b}, v1.16b           // aes.cs:30:39 encrypt>SubBytes r9
-    tbl v0.16b, {v13.16b-v16.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r9
-    tbl v8.16b, {v13.16b-v16.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes r9
-    tbl v9.16b, {v13.16b-v16.16b}, v3.16b           // aes.cs:30:39 encrypt>SubBytes r9
-    tbl v10.16b, {v13.16b-v16.16b}, v4.16b          // aes.cs:30:39 encrypt>SubBytes r9
-    tbl v11.16b, {v13.16b-v16.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r9
-    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    ld1 {v13.16b-v16.16b}, [x11]                    // table S bytes 64..127
-    tbx v27.16b, {v13.16b-v16.16b}, v26.16b         // aes.cs:30:39 encrypt>SubBytes r9
+    eor v13.16b, v5.16b, v7.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v6.16b, v6.16b, v13.16b                     // aes.cs:70:46 encrypt r8
+    eor v8.16b, v8.16b, v16.16b                     // aes.cs:70:46 encrypt r8
+    eor v7.16b, v1.16b, v7.16b                      // aes.cs:70:46 encrypt r8
+    eor v7.16b, v8.16b, v7.16b                      // aes.cs:70:46 encrypt r8
+    shl v8.16b, v20.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r8
+    sshr v13.16b, v20.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r8
+    and v13.16b, v13.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v8.16b, v8.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v20.16b, v20.16b, v8.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v20.16b, v7.16b, v20.16b                    // aes.cs:70:46 encrypt r8
+    eor v5.16b, v9.16b, v5.16b                      // aes.cs:70:46 encrypt r8
+    eor v1.16b, v1.16b, v8.16b                      // aes.cs:70:46 encrypt r8
+    eor v1.16b, v5.16b, v1.16b                      // aes.cs:70:46 encrypt r8
+    eor v16.16b, v16.16b, v3.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v16.16b, v1.16b, v16.16b                    // aes.cs:70:46 encrypt r8
+    ld1 {v7.16b-v10.16b}, [x14], #64                // round keys rk[8][12], rk[8][13], rk[8][14], rk[8][15]
+    eor v1.16b, v7.16b, v28.16b                     // aes.cs:70:46 encrypt r8
+    shl v3.16b, v0.16b, #1                          // aes.cs:39:6 encrypt>MixColumns>mix r8
+    sshr v5.16b, v0.16b, #7                         // aes.cs:39:6 encrypt>MixColumns>mix r8
+    and v5.16b, v5.16b, v29.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r8
+    eor v3.16b, v3.16b, v5.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r8
+    eor v5.16b, v26.16b, v3.16b                     // aes.cs:70:46 encrypt r8
+    eor v1.16b, v1.16b, v5.16b                      // aes.cs:70:46 encrypt r8
+    ldr q5, [sp, #16]                               // reload
+    shl v7.16b, v5.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r8
+    sshr v13.16b, v5.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
+    and v13.16b, v13.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v7.16b, v7.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v13.16b, v5.16b, v7.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v1.16b, v1.16b, v13.16b                     // aes.cs:70:46 encrypt r8
+    eor v8.16b, v8.16b, v26.16b                     // aes.cs:70:46 encrypt r8
+    eor v7.16b, v0.16b, v7.16b                      // aes.cs:70:46 encrypt r8
+    eor v7.16b, v8.16b, v7.16b                      // aes.cs:70:46 encrypt r8
+    shl v8.16b, v28.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r8
+    sshr v13.16b, v28.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r8
+    and v13.16b, v13.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v8.16b, v8.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v13.16b, v28.16b, v8.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v7.16b, v7.16b, v13.16b                     // aes.cs:70:46 encrypt r8
+    eor v9.16b, v9.16b, v5.16b                      // aes.cs:70:46 encrypt r8
+    eor v8.16b, v0.16b, v8.16b                      // aes.cs:70:46 encrypt r8
+    eor v8.16b, v9.16b, v8.16b                      // aes.cs:70:46 encrypt r8
+    shl v9.16b, v26.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r8
+    sshr v13.16b, v26.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r8
+    and v13.16b, v13.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v9.16b, v9.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v26.16b, v26.16b, v9.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v26.16b, v8.16b, v26.16b                    // aes.cs:70:46 encrypt r8
+    eor v5.16b, v10.16b, v5.16b                     // aes.cs:70:46 encrypt r8
+    eor v28.16b, v28.16b, v9.16b                    // aes.cs:70:46 encrypt r8
+    eor v28.16b, v5.16b, v28.16b                    // aes.cs:70:46 encrypt r8
+    eor v0.16b, v0.16b, v3.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v28.16b, v28.16b, v0.16b                    // aes.cs:70:46 encrypt r8
+    ld1 {v8.16b-v11.16b}, [x10]                     // table S bytes 0..63
+    tbl v0.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    tbl v3.16b, {v8.16b-v11.16b}, v27.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    tbl v5.16b, {v8.16b-v11.16b}, v30.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    tbl v13.16b, {v8.16b-v11.16b}, v19.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    tbl v14.16b, {v8.16b-v11.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    tbl v15.16b, {v8.16b-v11.16b}, v2.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    tbl v29.16b, {v8.16b-v11.16b}, v4.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    tbl v21.16b, {v8.16b-v11.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    ld1 {v8.16b-v11.16b}, [x11]                     // table S bytes 64..127
+    tbx v0.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v3.16b, {v8.16b-v11.16b}, v27.16b           // aes.cs:30:39 encrypt>SubBytes r9
     sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v2.16b, {v13.16b-v16.16b}, v30.16b          // aes.cs:30:39 encrypt>SubBytes r9
-    sub v1.16b, v1.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v6.16b, {v13.16b-v16.16b}, v1.16b           // aes.cs:30:39 encrypt>SubBytes r9
-    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v0.16b, {v13.16b-v16.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r9
-    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v8.16b, {v13.16b-v16.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes r9
-    sub v3.16b, v3.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v9.16b, {v13.16b-v16.16b}, v3.16b           // aes.cs:30:39 encrypt>SubBytes r9
-    sub v4.16b, v4.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v10.16b, {v13.16b-v16.16b}, v4.16b          // aes.cs:30:39 encrypt>SubBytes r9
-    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v11.16b, {v13.16b-v16.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r9
-    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    ld1 {v16.16b-v19.16b}, [x12]                    // table S bytes 128..191
-    tbx v27.16b, {v16.16b-v19.16b}, v26.16b         // aes.cs:30:39 encrypt>SubBytes r9
-    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v2.16b, {v16.16b-v19.16b}, v30.16b          // aes.cs:30:39 encrypt>SubBytes r9
-    sub v1.16b, v1.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v6.16b, {v16.16b-v19.16b}, v1.16b           // aes.cs:30:39 encrypt>SubBytes r9
-    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v0.16b, {v16.16b-v19.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r9
-    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v8.16b, {v16.16b-v19.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes r9
-    sub v3.16b, v3.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v9.16b, {v16.16b-v19.16b}, v3.16b           // aes.cs:30:39 encrypt>SubBytes r9
-    sub v4.16b, v4.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v10.16b, {v16.16b-v19.16b}, v4.16b          // aes.cs:30:39 encrypt>SubBytes r9
-    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v11.16b, {v16.16b-v19.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r9
-    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    ld1 {v16.16b-v19.16b}, [x13]                    // table S bytes 192..255
-    tbx v27.16b, {v16.16b-v19.16b}, v26.16b         // aes.cs:30:39 encrypt>SubBytes r9
-    sub v26.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v2.16b, {v16.16b-v19.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r9
-    sub v26.16b, v1.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v6.16b, {v16.16b-v19.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r9
-    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v0.16b, {v16.16b-v19.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r9
-    sub v24.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v8.16b, {v16.16b-v19.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r9
-    sub v24.16b, v3.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v9.16b, {v16.16b-v19.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r9
-    sub v24.16b, v4.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v10.16b, {v16.16b-v19.16b}, v24.16b         // aes.cs:30:39 encrypt>SubBytes r9
-    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v11.16b, {v16.16b-v19.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r9
-    str q2, [sp, #0]                                // spill
-    ld1 {v1.16b-v4.16b}, [x10]                      // table S bytes 0..63
-    tbl v23.16b, {v1.16b-v4.16b}, v31.16b           // aes.cs:30:39 encrypt>SubBytes r9
-    tbl v24.16b, {v1.16b-v4.16b}, v5.16b            // aes.cs:30:39 encrypt>SubBytes r9
-    tbl v26.16b, {v1.16b-v4.16b}, v22.16b           // aes.cs:30:39 encrypt>SubBytes r9
-    tbl v29.16b, {v1.16b-v4.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r9
-    tbl v30.16b, {v1.16b-v4.16b}, v28.16b           // aes.cs:30:39 encrypt>SubBytes r9
-    str q10, [sp, #16]                              // spill
-    tbl v10.16b, {v1.16b-v4.16b}, v7.16b            // aes.cs:30:39 encrypt>SubBytes r9
-    tbl v16.16b, {v1.16b-v4.16b}, v25.16b           // aes.cs:30:39 encrypt>SubBytes r9
-    tbl v17.16b, {v1.16b-v4.16b}, v21.16b           // aes.cs:30:39 encrypt>SubBytes r9
-    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    ld1 {v1.16b-v4.16b}, [x11]                      // table S bytes 64..127
-    tbx v23.16b, {v1.16b-v4.16b}, v31.16b           // aes.cs:30:39 encrypt>SubBytes r9
-    sub v5.16b, v5.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v24.16b, {v1.16b-v4.16b}, v5.16b            // aes.cs:30:39 encrypt>SubBytes r9
-    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v26.16b, {v1.16b-v4.16b}, v22.16b           // aes.cs:30:39 encrypt>SubBytes r9
-    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v29.16b, {v1.16b-v4.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r9
-    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v30.16b, {v1.16b-v4.16b}, v28.16b           // aes.cs:30:39 encrypt>SubBytes r9
-    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v10.16b, {v1.16b-v4.16b}, v7.16b            // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v5.16b, {v8.16b-v11.16b}, v30.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v13.16b, {v8.16b-v11.16b}, v19.16b          // aes.cs:30:39 encrypt>SubBytes r9
     sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v16.16b, {v1.16b-v4.16b}, v25.16b           // aes.cs:30:39 encrypt>SubBytes r9
-    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v17.16b, {v1.16b-v4.16b}, v21.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v14.16b, {v8.16b-v11.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    sub v2.16b, v2.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v15.16b, {v8.16b-v11.16b}, v2.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    sub v4.16b, v4.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v29.16b, {v8.16b-v11.16b}, v4.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v21.16b, {v8.16b-v11.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    ld1 {v8.16b-v11.16b}, [x12]                     // table S bytes 128..191
+    tbx v0.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    sub v22.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v3.16b, {v8.16b-v11.16b}, v22.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    sub v23.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v5.16b, {v8.16b-v11.16b}, v23.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v13.16b, {v8.16b-v11.16b}, v19.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    sub v24.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v14.16b, {v8.16b-v11.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    sub v25.16b, v2.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v15.16b, {v8.16b-v11.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    sub v27.16b, v4.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v29.16b, {v8.16b-v11.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v21.16b, {v8.16b-v11.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    ld1 {v8.16b-v11.16b}, [x13]                     // table S bytes 192..255
+    tbx v0.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    sub v17.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v3.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    sub v17.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v5.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    sub v17.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v13.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    sub v17.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v14.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    sub v17.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v15.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    sub v17.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v29.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    sub v17.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v21.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    ld1 {v22.16b-v25.16b}, [x10]                    // table S bytes 0..63
+    tbl v17.16b, {v22.16b-v25.16b}, v31.16b         // aes.cs:30:39 encrypt>SubBytes r9
+    tbl v18.16b, {v22.16b-v25.16b}, v6.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    tbl v19.16b, {v22.16b-v25.16b}, v20.16b         // aes.cs:30:39 encrypt>SubBytes r9
+    tbl v27.16b, {v22.16b-v25.16b}, v16.16b         // aes.cs:30:39 encrypt>SubBytes r9
+    tbl v30.16b, {v22.16b-v25.16b}, v1.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    tbl v2.16b, {v22.16b-v25.16b}, v7.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    tbl v4.16b, {v22.16b-v25.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    str q3, [sp, #16]                               // spill
+    tbl v3.16b, {v22.16b-v25.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r9
     sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    ld1 {v1.16b-v4.16b}, [x12]                      // table S bytes 128..191
-    tbx v23.16b, {v1.16b-v4.16b}, v31.16b           // aes.cs:30:39 encrypt>SubBytes r9
-    sub v5.16b, v5.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v24.16b, {v1.16b-v4.16b}, v5.16b            // aes.cs:30:39 encrypt>SubBytes r9
-    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v26.16b, {v1.16b-v4.16b}, v22.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    ld1 {v22.16b-v25.16b}, [x11]                    // table S bytes 64..127
+    tbx v17.16b, {v22.16b-v25.16b}, v31.16b         // aes.cs:30:39 encrypt>SubBytes r9
+    sub v6.16b, v6.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v18.16b, {v22.16b-v25.16b}, v6.16b          // aes.cs:30:39 encrypt>SubBytes r9
     sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v29.16b, {v1.16b-v4.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r9
-    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v30.16b, {v1.16b-v4.16b}, v28.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v19.16b, {v22.16b-v25.16b}, v20.16b         // aes.cs:30:39 encrypt>SubBytes r9
+    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v27.16b, {v22.16b-v25.16b}, v16.16b         // aes.cs:30:39 encrypt>SubBytes r9
+    sub v1.16b, v1.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v30.16b, {v22.16b-v25.16b}, v1.16b          // aes.cs:30:39 encrypt>SubBytes r9
     sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v10.16b, {v1.16b-v4.16b}, v7.16b            // aes.cs:30:39 encrypt>SubBytes r9
-    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v16.16b, {v1.16b-v4.16b}, v25.16b           // aes.cs:30:39 encrypt>SubBytes r9
-    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v17.16b, {v1.16b-v4.16b}, v21.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v2.16b, {v22.16b-v25.16b}, v7.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v4.16b, {v22.16b-v25.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v3.16b, {v22.16b-v25.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r9
     sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    ld1 {v1.16b-v4.16b}, [x13]                      // table S bytes 192..255
-    tbx v23.16b, {v1.16b-v4.16b}, v31.16b           // aes.cs:30:39 encrypt>SubBytes r9
-    sub v18.16b, v5.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v24.16b, {v1.16b-v4.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r9
-    sub v18.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v26.16b, {v1.16b-v4.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r9
-    sub v18.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v29.16b, {v1.16b-v4.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r9
-    sub v18.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v30.16b, {v1.16b-v4.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r9
-    sub v18.16b, v7.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v10.16b, {v1.16b-v4.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r9
-    sub v18.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v16.16b, {v1.16b-v4.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r9
-    sub v18.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v17.16b, {v1.16b-v4.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r9
-    ldr q18, [x0, #2304]                            // round key rk[9][0]
-    eor v18.16b, v18.16b, v26.16b                   // aes.cs:70:46 encrypt r9
-    shl v19.16b, v27.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r9
-    sshr v20.16b, v27.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r9
-    movi v21.16b, #0x1b                             // const
-    and v20.16b, v20.16b, v21.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r9
-    eor v19.16b, v19.16b, v20.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r9
-    eor v20.16b, v17.16b, v19.16b                   // aes.cs:70:46 encrypt r9
-    eor v18.16b, v18.16b, v20.16b                   // aes.cs:70:46 encrypt r9
-    shl v20.16b, v9.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
-    sshr v22.16b, v9.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
-    and v22.16b, v22.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v20.16b, v20.16b, v22.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v22.16b, v9.16b, v20.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v18.16b, v18.16b, v22.16b                   // aes.cs:70:46 encrypt r9
-    ldr q22, [x0, #2320]                            // round key rk[9][1]
-    eor v22.16b, v22.16b, v27.16b                   // aes.cs:70:46 encrypt r9
-    eor v20.16b, v17.16b, v20.16b                   // aes.cs:70:46 encrypt r9
-    eor v20.16b, v22.16b, v20.16b                   // aes.cs:70:46 encrypt r9
-    shl v22.16b, v26.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r9
-    sshr v25.16b, v26.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r9
-    and v25.16b, v25.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v22.16b, v22.16b, v25.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v25.16b, v26.16b, v22.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v20.16b, v20.16b, v25.16b                   // aes.cs:70:46 encrypt r9
-    ldr q25, [x0, #2336]                            // round key rk[9][2]
-    eor v25.16b, v25.16b, v27.16b                   // aes.cs:70:46 encrypt r9
-    eor v22.16b, v9.16b, v22.16b                    // aes.cs:70:46 encrypt r9
-    eor v22.16b, v25.16b, v22.16b                   // aes.cs:70:46 encrypt r9
-    shl v25.16b, v17.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r9
-    sshr v28.16b, v17.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r9
-    and v28.16b, v28.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v25.16b, v25.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v17.16b, v17.16b, v25.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v17.16b, v22.16b, v17.16b                   // aes.cs:70:46 encrypt r9
-    ldr q22, [x0, #2352]                            // round key rk[9][3]
-    eor v22.16b, v22.16b, v9.16b                    // aes.cs:70:46 encrypt r9
-    eor v25.16b, v26.16b, v25.16b                   // aes.cs:70:46 encrypt r9
-    eor v22.16b, v22.16b, v25.16b                   // aes.cs:70:46 encrypt r9
-    eor v19.16b, v27.16b, v19.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v19.16b, v22.16b, v19.16b                   // aes.cs:70:46 encrypt r9
-    ldr q22, [x0, #2368]                            // round key rk[9][4]
-    eor v22.16b, v22.16b, v0.16b                    // aes.cs:70:46 encrypt r9
-    shl v25.16b, v8.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r9
-    sshr v26.16b, v8.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r9
-    and v26.16b, v26.16b, v21.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r9
-    eor v25.16b, v25.16b, v26.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r9
-    eor v26.16b, v16.16b, v25.16b                   // aes.cs:70:46 encrypt r9
-    eor v22.16b, v22.16b, v26.16b                   // aes.cs:70:46 encrypt r9
-    shl v26.16b, v24.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r9
-    sshr v27.16b, v24.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r9
-    and v27.16b, v27.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v26.16b, v26.16b, v27.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v27.16b, v24.16b, v26.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v22.16b, v22.16b, v27.16b                   // aes.cs:70:46 encrypt r9
-    ldr q27, [x0, #2384]                            // round key rk[9][5]
-    eor v27.16b, v27.16b, v0.16b                    // aes.cs:70:46 encrypt r9
-    eor v26.16b, v8.16b, v26.16b                    // aes.cs:70:46 encrypt r9
-    eor v26.16b, v27.16b, v26.16b                   // aes.cs:70:46 encrypt r9
-    shl v27.16b, v16.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r9
-    sshr v28.16b, v16.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r9
-    and v28.16b, v28.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v27.16b, v27.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v28.16b, v16.16b, v27.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v26.16b, v26.16b, v28.16b                   // aes.cs:70:46 encrypt r9
-    ldr q28, [x0, #2400]                            // round key rk[9][6]
-    eor v28.16b, v28.16b, v8.16b                    // aes.cs:70:46 encrypt r9
-    eor v27.16b, v24.16b, v27.16b                   // aes.cs:70:46 encrypt r9
-    eor v27.16b, v28.16b, v27.16b                   // aes.cs:70:46 encrypt r9
-    shl v28.16b, v0.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
-    sshr v31.16b, v0.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
-    and v31.16b, v31.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v28.16b, v28.16b, v31.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v31.16b, v0.16b, v28.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v27.16b, v27.16b, v31.16b                   // aes.cs:70:46 encrypt r9
-    ldr q31, [x0, #2416]                            // round key rk[9][7]
-    eor v24.16b, v31.16b, v24.16b                   // aes.cs:70:46 encrypt r9
-    eor v16.16b, v16.16b, v28.16b                   // aes.cs:70:46 encrypt r9
-    eor v16.16b, v24.16b, v16.16b                   // aes.cs:70:46 encrypt r9
-    eor v24.16b, v8.16b, v25.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v16.16b, v16.16b, v24.16b                   // aes.cs:70:46 encrypt r9
-    ldr q24, [x0, #2432]                            // round key rk[9][8]
-    eor v24.16b, v24.16b, v6.16b                    // aes.cs:70:46 encrypt r9
-    shl v25.16b, v23.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r9
-    sshr v28.16b, v23.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r9
-    and v28.16b, v28.16b, v21.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r9
-    eor v25.16b, v25.16b, v28.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r9
-    eor v28.16b, v11.16b, v25.16b                   // aes.cs:70:46 encrypt r9
-    eor v24.16b, v24.16b, v28.16b                   // aes.cs:70:46 encrypt r9
-    shl v28.16b, v10.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r9
-    sshr v31.16b, v10.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r9
-    and v31.16b, v31.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v28.16b, v28.16b, v31.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v31.16b, v10.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v24.16b, v24.16b, v31.16b                   // aes.cs:70:46 encrypt r9
-    ldr q31, [x0, #2448]                            // round key rk[9][9]
-    eor v31.16b, v31.16b, v11.16b                   // aes.cs:70:46 encrypt r9
-    eor v28.16b, v23.16b, v28.16b                   // aes.cs:70:46 encrypt r9
-    eor v28.16b, v31.16b, v28.16b                   // aes.cs:70:46 encrypt r9
-    shl v31.16b, v6.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
-    sshr v0.16b, v6.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r9
-    and v0.16b, v0.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v31.16b, v31.16b, v0.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v0.16b, v6.16b, v31.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v28.16b, v28.16b, v0.16b                    // aes.cs:70:46 encrypt r9
-    ldr q0, [x0, #2464]                             // round key rk[9][10]
-    eor v0.16b, v0.16b, v23.16b                     // aes.cs:70:46 encrypt r9
-    eor v31.16b, v10.16b, v31.16b                   // aes.cs:70:46 encrypt r9
-    eor v31.16b, v0.16b, v31.16b                    // aes.cs:70:46 encrypt r9
-    shl v0.16b, v11.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
-    sshr v5.16b, v11.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
-    and v5.16b, v5.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v0.16b, v0.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v5.16b, v11.16b, v0.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v31.16b, v31.16b, v5.16b                    // aes.cs:70:46 encrypt r9
-    ldr q5, [x0, #2480]                             // round key rk[9][11]
-    eor v5.16b, v5.16b, v6.16b                      // aes.cs:70:46 encrypt r9
-    eor v0.16b, v10.16b, v0.16b                     // aes.cs:70:46 encrypt r9
-    eor v0.16b, v5.16b, v0.16b                      // aes.cs:70:46 encrypt r9
-    eor v23.16b, v23.16b, v25.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v23.16b, v0.16b, v23.16b                    // aes.cs:70:46 encrypt r9
-    ldr q25, [x0, #2496]                            // round key rk[9][12]
-    ldr q0, [sp, #16]                               // reload
-    eor v25.16b, v25.16b, v0.16b                    // aes.cs:70:46 encrypt r9
-    shl v5.16b, v30.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r9
-    sshr v6.16b, v30.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r9
-    and v6.16b, v6.16b, v21.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r9
-    eor v5.16b, v5.16b, v6.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r9
-    eor v6.16b, v29.16b, v5.16b                     // aes.cs:70:46 encrypt r9
-    eor v25.16b, v25.16b, v6.16b                    // aes.cs:70:46 encrypt r9
-    ldr q6, [sp, #0]                                // reload
-    shl v7.16b, v6.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r9
-    sshr v8.16b, v6.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r9
-    and v8.16b, v8.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v7.16b, v7.16b, v8.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v8.16b, v6.16b, v7.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v25.16b, v25.16b, v8.16b                    // aes.cs:70:46 encrypt r9
-    ldr q8, [x0, #2512]                             // round key rk[9][13]
-    eor v8.16b, v8.16b, v29.16b                     // aes.cs:70:46 encrypt r9
+    ld1 {v22.16b-v25.16b}, [x12]                    // table S bytes 128..191
+    tbx v17.16b, {v22.16b-v25.16b}, v31.16b         // aes.cs:30:39 encrypt>SubBytes r9
+    sub v6.16b, v6.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v18.16b, {v22.16b-v25.16b}, v6.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v19.16b, {v22.16b-v25.16b}, v20.16b         // aes.cs:30:39 encrypt>SubBytes r9
+    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v27.16b, {v22.16b-v25.16b}, v16.16b         // aes.cs:30:39 encrypt>SubBytes r9
+    sub v1.16b, v1.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v30.16b, {v22.16b-v25.16b}, v1.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v2.16b, {v22.16b-v25.16b}, v7.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v4.16b, {v22.16b-v25.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v3.16b, {v22.16b-v25.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v17.16b, {v8.16b-v11.16b}, v31.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    sub v31.16b, v6.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v18.16b, {v8.16b-v11.16b}, v31.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v19.16b, {v8.16b-v11.16b}, v20.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v27.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    sub v16.16b, v1.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v30.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    sub v16.16b, v7.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v2.16b, {v8.16b-v11.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    sub v16.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v4.16b, {v8.16b-v11.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    sub v16.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v3.16b, {v8.16b-v11.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    ld1 {v6.16b-v9.16b}, [x14], #64                 // round keys rk[9][0], rk[9][1], rk[9][2], rk[9][3]
+    eor v16.16b, v6.16b, v19.16b                    // aes.cs:70:46 encrypt r9
+    shl v20.16b, v0.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r9
+    sshr v26.16b, v0.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r9
+    movi v28.16b, #0x1b                             // const
+    and v26.16b, v26.16b, v28.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r9
+    eor v20.16b, v20.16b, v26.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r9
+    eor v26.16b, v3.16b, v20.16b                    // aes.cs:70:46 encrypt r9
+    eor v16.16b, v16.16b, v26.16b                   // aes.cs:70:46 encrypt r9
+    shl v26.16b, v15.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v31.16b, v15.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r9
+    and v31.16b, v31.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v26.16b, v26.16b, v31.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v31.16b, v15.16b, v26.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v16.16b, v16.16b, v31.16b                   // aes.cs:70:46 encrypt r9
+    eor v31.16b, v7.16b, v0.16b                     // aes.cs:70:46 encrypt r9
+    eor v26.16b, v3.16b, v26.16b                    // aes.cs:70:46 encrypt r9
+    eor v26.16b, v31.16b, v26.16b                   // aes.cs:70:46 encrypt r9
+    shl v31.16b, v19.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v1.16b, v19.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
+    and v1.16b, v1.16b, v28.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v31.16b, v31.16b, v1.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v1.16b, v19.16b, v31.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v26.16b, v26.16b, v1.16b                    // aes.cs:70:46 encrypt r9
+    eor v1.16b, v8.16b, v0.16b                      // aes.cs:70:46 encrypt r9
+    eor v31.16b, v15.16b, v31.16b                   // aes.cs:70:46 encrypt r9
+    eor v31.16b, v1.16b, v31.16b                    // aes.cs:70:46 encrypt r9
+    shl v1.16b, v3.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v6.16b, v3.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r9
+    and v6.16b, v6.16b, v28.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v1.16b, v1.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v3.16b, v3.16b, v1.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v31.16b, v31.16b, v3.16b                    // aes.cs:70:46 encrypt r9
+    eor v3.16b, v9.16b, v15.16b                     // aes.cs:70:46 encrypt r9
+    eor v19.16b, v19.16b, v1.16b                    // aes.cs:70:46 encrypt r9
+    eor v19.16b, v3.16b, v19.16b                    // aes.cs:70:46 encrypt r9
+    eor v20.16b, v0.16b, v20.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v19.16b, v19.16b, v20.16b                   // aes.cs:70:46 encrypt r9
+    ld1 {v6.16b-v9.16b}, [x14], #64                 // round keys rk[9][4], rk[9][5], rk[9][6], rk[9][7]
+    eor v20.16b, v6.16b, v13.16b                    // aes.cs:70:46 encrypt r9
+    shl v0.16b, v14.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r9
+    sshr v1.16b, v14.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r9
+    and v1.16b, v1.16b, v28.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r9
+    eor v0.16b, v0.16b, v1.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r9
+    eor v1.16b, v4.16b, v0.16b                      // aes.cs:70:46 encrypt r9
+    eor v20.16b, v20.16b, v1.16b                    // aes.cs:70:46 encrypt r9
+    shl v1.16b, v18.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v3.16b, v18.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
+    and v3.16b, v3.16b, v28.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v1.16b, v1.16b, v3.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v3.16b, v18.16b, v1.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v20.16b, v20.16b, v3.16b                    // aes.cs:70:46 encrypt r9
+    eor v3.16b, v7.16b, v13.16b                     // aes.cs:70:46 encrypt r9
+    eor v1.16b, v14.16b, v1.16b                     // aes.cs:70:46 encrypt r9
+    eor v1.16b, v3.16b, v1.16b                      // aes.cs:70:46 encrypt r9
+    shl v3.16b, v4.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v6.16b, v4.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r9
+    and v6.16b, v6.16b, v28.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v3.16b, v3.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v6.16b, v4.16b, v3.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v1.16b, v1.16b, v6.16b                      // aes.cs:70:46 encrypt r9
+    eor v6.16b, v8.16b, v14.16b                     // aes.cs:70:46 encrypt r9
+    eor v3.16b, v18.16b, v3.16b                     // aes.cs:70:46 encrypt r9
+    eor v3.16b, v6.16b, v3.16b                      // aes.cs:70:46 encrypt r9
+    shl v6.16b, v13.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v7.16b, v13.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
+    and v7.16b, v7.16b, v28.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v6.16b, v6.16b, v7.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v7.16b, v13.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v3.16b, v3.16b, v7.16b                      // aes.cs:70:46 encrypt r9
+    eor v18.16b, v9.16b, v18.16b                    // aes.cs:70:46 encrypt r9
+    eor v4.16b, v4.16b, v6.16b                      // aes.cs:70:46 encrypt r9
+    eor v18.16b, v18.16b, v4.16b                    // aes.cs:70:46 encrypt r9
+    eor v0.16b, v14.16b, v0.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v18.16b, v18.16b, v0.16b                    // aes.cs:70:46 encrypt r9
+    ld1 {v6.16b-v9.16b}, [x14], #64                 // round keys rk[9][8], rk[9][9], rk[9][10], rk[9][11]
+    eor v0.16b, v6.16b, v5.16b                      // aes.cs:70:46 encrypt r9
+    shl v4.16b, v17.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r9
+    sshr v6.16b, v17.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r9
+    and v6.16b, v6.16b, v28.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r9
+    eor v4.16b, v4.16b, v6.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r9
+    eor v6.16b, v21.16b, v4.16b                     // aes.cs:70:46 encrypt r9
+    eor v0.16b, v0.16b, v6.16b                      // aes.cs:70:46 encrypt r9
+    shl v6.16b, v2.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v13.16b, v2.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
+    and v13.16b, v13.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v6.16b, v6.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v13.16b, v2.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v0.16b, v0.16b, v13.16b                     // aes.cs:70:46 encrypt r9
+    eor v7.16b, v7.16b, v21.16b                     // aes.cs:70:46 encrypt r9
+    eor v6.16b, v17.16b, v6.16b                     // aes.cs:70:46 encrypt r9
+    eor v6.16b, v7.16b, v6.16b                      // aes.cs:70:46 encrypt r9
+    shl v7.16b, v5.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v13.16b, v5.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
+    and v13.16b, v13.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v7.16b, v7.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v13.16b, v5.16b, v7.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v6.16b, v6.16b, v13.16b                     // aes.cs:70:46 encrypt r9
+    eor v8.16b, v8.16b, v17.16b                     // aes.cs:70:46 encrypt r9
+    eor v7.16b, v2.16b, v7.16b                      // aes.cs:70:46 encrypt r9
+    eor v7.16b, v8.16b, v7.16b                      // aes.cs:70:46 encrypt r9
+    shl v8.16b, v21.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v13.16b, v21.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r9
+    and v13.16b, v13.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v8.16b, v8.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v21.16b, v21.16b, v8.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v21.16b, v7.16b, v21.16b                    // aes.cs:70:46 encrypt r9
+    eor v5.16b, v9.16b, v5.16b                      // aes.cs:70:46 encrypt r9
+    eor v2.16b, v2.16b, v8.16b                      // aes.cs:70:46 encrypt r9
+    eor v2.16b, v5.16b, v2.16b                      // aes.cs:70:46 encrypt r9
+    eor v17.16b, v17.16b, v4.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v17.16b, v2.16b, v17.16b                    // aes.cs:70:46 encrypt r9
+    ld1 {v7.16b-v10.16b}, [x14], #64                // round keys rk[9][12], rk[9][13], rk[9][14], rk[9][15]
+    eor v2.16b, v7.16b, v29.16b                     // aes.cs:70:46 encrypt r9
+    shl v4.16b, v30.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r9
+    sshr v5.16b, v30.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r9
+    and v5.16b, v5.16b, v28.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r9
+    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r9
+    eor v5.16b, v27.16b, v4.16b                     // aes.cs:70:46 encrypt r9
+    eor v2.16b, v2.16b, v5.16b                      // aes.cs:70:46 encrypt r9
+    ldr q5, [sp, #16]                               // reload
+    shl v7.16b, v5.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v13.16b, v5.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
+    and v13.16b, v13.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v7.16b, v7.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v13.16b, v5.16b, v7.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v2.16b, v2.16b, v13.16b                     // aes.cs:70:46 encrypt r9
+    eor v8.16b, v8.16b, v27.16b                     // aes.cs:70:46 encrypt r9
     eor v7.16b, v30.16b, v7.16b                     // aes.cs:70:46 encrypt r9
     eor v7.16b, v8.16b, v7.16b                      // aes.cs:70:46 encrypt r9
-    shl v8.16b, v0.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r9
-    sshr v9.16b, v0.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r9
-    and v9.16b, v9.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v8.16b, v8.16b, v9.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v9.16b, v0.16b, v8.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v7.16b, v7.16b, v9.16b                      // aes.cs:70:46 encrypt r9
-    ldr q9, [x0, #2528]                             // round key rk[9][14]
-    eor v9.16b, v9.16b, v6.16b                      // aes.cs:70:46 encrypt r9
+    shl v8.16b, v29.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v13.16b, v29.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r9
+    and v13.16b, v13.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v8.16b, v8.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v13.16b, v29.16b, v8.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v7.16b, v7.16b, v13.16b                     // aes.cs:70:46 encrypt r9
+    eor v9.16b, v9.16b, v5.16b                      // aes.cs:70:46 encrypt r9
     eor v8.16b, v30.16b, v8.16b                     // aes.cs:70:46 encrypt r9
     eor v8.16b, v9.16b, v8.16b                      // aes.cs:70:46 encrypt r9
-    shl v9.16b, v29.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
-    sshr v10.16b, v29.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r9
-    and v21.16b, v10.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v21.16b, v9.16b, v21.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v29.16b, v29.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v29.16b, v8.16b, v29.16b                    // aes.cs:70:46 encrypt r9
-    ldr q8, [x0, #2544]                             // round key rk[9][15]
-    eor v6.16b, v8.16b, v6.16b                      // aes.cs:70:46 encrypt r9
-    eor v21.16b, v0.16b, v21.16b                    // aes.cs:70:46 encrypt r9
-    eor v21.16b, v6.16b, v21.16b                    // aes.cs:70:46 encrypt r9
-    eor v30.16b, v30.16b, v5.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v21.16b, v21.16b, v30.16b                   // aes.cs:70:46 encrypt r9
+    shl v9.16b, v27.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v13.16b, v27.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r9
+    and v28.16b, v13.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v28.16b, v9.16b, v28.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v27.16b, v27.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v27.16b, v8.16b, v27.16b                    // aes.cs:70:46 encrypt r9
+    eor v5.16b, v10.16b, v5.16b                     // aes.cs:70:46 encrypt r9
+    eor v28.16b, v29.16b, v28.16b                   // aes.cs:70:46 encrypt r9
+    eor v28.16b, v5.16b, v28.16b                    // aes.cs:70:46 encrypt r9
+    eor v29.16b, v30.16b, v4.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v28.16b, v28.16b, v29.16b                   // aes.cs:70:46 encrypt r9
     ld1 {v8.16b-v11.16b}, [x10]                     // table S bytes 0..63
-    tbl v30.16b, {v8.16b-v11.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes
-    tbl v0.16b, {v8.16b-v11.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes
-    tbl v5.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes
-    tbl v6.16b, {v8.16b-v11.16b}, v19.16b           // aes.cs:30:39 encrypt>SubBytes
-    tbl v13.16b, {v8.16b-v11.16b}, v22.16b          // aes.cs:30:39 encrypt>SubBytes
-    tbl v14.16b, {v8.16b-v11.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes
-    tbl v15.16b, {v8.16b-v11.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes
-    tbl v1.16b, {v8.16b-v11.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes
-    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbl v29.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes
+    tbl v30.16b, {v8.16b-v11.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes
+    tbl v4.16b, {v8.16b-v11.16b}, v31.16b           // aes.cs:30:39 encrypt>SubBytes
+    tbl v5.16b, {v8.16b-v11.16b}, v19.16b           // aes.cs:30:39 encrypt>SubBytes
+    tbl v13.16b, {v8.16b-v11.16b}, v20.16b          // aes.cs:30:39 encrypt>SubBytes
+    tbl v14.16b, {v8.16b-v11.16b}, v1.16b           // aes.cs:30:39 encrypt>SubBytes
+    tbl v15.16b, {v8.16b-v11.16b}, v3.16b           // aes.cs:30:39 encrypt>SubBytes
+    tbl v22.16b, {v8.16b-v11.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes
+    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
     ld1 {v8.16b-v11.16b}, [x11]                     // table S bytes 64..127
-    tbx v30.16b, {v8.16b-v11.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes
-    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v0.16b, {v8.16b-v11.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes
-    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v5.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes
-    sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v6.16b, {v8.16b-v11.16b}, v19.16b           // aes.cs:30:39 encrypt>SubBytes
-    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v13.16b, {v8.16b-v11.16b}, v22.16b          // aes.cs:30:39 encrypt>SubBytes
+    tbx v29.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes
     sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v14.16b, {v8.16b-v11.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes
-    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v15.16b, {v8.16b-v11.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes
-    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v1.16b, {v8.16b-v11.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes
-    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    ld1 {v8.16b-v11.16b}, [x12]                     // table S bytes 128..191
-    tbx v30.16b, {v8.16b-v11.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes
-    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v0.16b, {v8.16b-v11.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes
-    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v5.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes
+    tbx v30.16b, {v8.16b-v11.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes
+    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v4.16b, {v8.16b-v11.16b}, v31.16b           // aes.cs:30:39 encrypt>SubBytes
     sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v6.16b, {v8.16b-v11.16b}, v19.16b           // aes.cs:30:39 encrypt>SubBytes
-    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v13.16b, {v8.16b-v11.16b}, v22.16b          // aes.cs:30:39 encrypt>SubBytes
-    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v14.16b, {v8.16b-v11.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes
-    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v15.16b, {v8.16b-v11.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes
-    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v1.16b, {v8.16b-v11.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes
+    tbx v5.16b, {v8.16b-v11.16b}, v19.16b           // aes.cs:30:39 encrypt>SubBytes
+    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v13.16b, {v8.16b-v11.16b}, v20.16b          // aes.cs:30:39 encrypt>SubBytes
+    sub v1.16b, v1.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes
+    tbx v14.16b, {v8.16b-v11.16b}, v1.16b           // aes.cs:30:39 encrypt>SubBytes
+    sub v3.16b, v3.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes
+    tbx v15.16b, {v8.16b-v11.16b}, v3.16b           // aes.cs:30:39 encrypt>SubBytes
     sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    ld1 {v8.16b-v11.16b}, [x13]                     // table S bytes 192..255
-    tbx v30.16b, {v8.16b-v11.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes
-    sub v18.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v0.16b, {v8.16b-v11.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes
-    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v5.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes
-    sub v17.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v6.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes
-    sub v17.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v13.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes
-    sub v17.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v14.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes
-    sub v17.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v15.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes
-    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v1.16b, {v8.16b-v11.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes
-    ld1 {v16.16b-v19.16b}, [x10]                    // table S bytes 0..63
-    tbl v20.16b, {v16.16b-v19.16b}, v24.16b         // aes.cs:30:39 encrypt>SubBytes
-    tbl v22.16b, {v16.16b-v19.16b}, v28.16b         // aes.cs:30:39 encrypt>SubBytes
-    tbl v26.16b, {v16.16b-v19.16b}, v31.16b         // aes.cs:30:39 encrypt>SubBytes
-    tbl v27.16b, {v16.16b-v19.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes
-    tbl v2.16b, {v16.16b-v19.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes
-    tbl v3.16b, {v16.16b-v19.16b}, v7.16b           // aes.cs:30:39 encrypt>SubBytes
-    tbl v4.16b, {v16.16b-v19.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes
-    tbl v16.16b, {v16.16b-v19.16b}, v21.16b         // aes.cs:30:39 encrypt>SubBytes
-    sub v17.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    ld1 {v8.16b-v11.16b}, [x11]                     // table S bytes 64..127
-    tbx v20.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes
-    sub v18.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
     tbx v22.16b, {v8.16b-v11.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes
-    sub v19.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v26.16b, {v8.16b-v11.16b}, v19.16b          // aes.cs:30:39 encrypt>SubBytes
-    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v27.16b, {v8.16b-v11.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes
-    sub v24.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v2.16b, {v8.16b-v11.16b}, v24.16b           // aes.cs:30:39 encrypt>SubBytes
-    sub v25.16b, v7.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes
-    tbx v3.16b, {v8.16b-v11.16b}, v25.16b           // aes.cs:30:39 encrypt>SubBytes
-    sub v28.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v4.16b, {v8.16b-v11.16b}, v28.16b           // aes.cs:30:39 encrypt>SubBytes
-    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v16.16b, {v8.16b-v11.16b}, v21.16b          // aes.cs:30:39 encrypt>SubBytes
-    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    ld1 {v7.16b-v10.16b}, [x12]                     // table S bytes 128..191
-    tbx v20.16b, {v7.16b-v10.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes
-    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v22.16b, {v7.16b-v10.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes
+    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    ld1 {v8.16b-v11.16b}, [x12]                     // table S bytes 128..191
+    tbx v29.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes
+    sub v23.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v30.16b, {v8.16b-v11.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes
+    sub v24.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v4.16b, {v8.16b-v11.16b}, v24.16b           // aes.cs:30:39 encrypt>SubBytes
     sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v26.16b, {v7.16b-v10.16b}, v19.16b          // aes.cs:30:39 encrypt>SubBytes
-    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v27.16b, {v7.16b-v10.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes
-    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v2.16b, {v7.16b-v10.16b}, v24.16b           // aes.cs:30:39 encrypt>SubBytes
-    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v3.16b, {v7.16b-v10.16b}, v25.16b           // aes.cs:30:39 encrypt>SubBytes
-    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v4.16b, {v7.16b-v10.16b}, v28.16b           // aes.cs:30:39 encrypt>SubBytes
+    tbx v5.16b, {v8.16b-v11.16b}, v19.16b           // aes.cs:30:39 encrypt>SubBytes
+    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v13.16b, {v8.16b-v11.16b}, v20.16b          // aes.cs:30:39 encrypt>SubBytes
+    sub v25.16b, v1.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes
+    tbx v14.16b, {v8.16b-v11.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes
+    sub v26.16b, v3.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes
+    tbx v15.16b, {v8.16b-v11.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes
+    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v22.16b, {v8.16b-v11.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes
+    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    ld1 {v8.16b-v11.16b}, [x13]                     // table S bytes 192..255
+    tbx v29.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes
+    sub v16.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v30.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes
+    sub v16.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v4.16b, {v8.16b-v11.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes
+    sub v16.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v5.16b, {v8.16b-v11.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes
+    sub v16.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v13.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes
+    sub v16.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v14.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes
+    sub v16.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v15.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes
+    sub v16.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v22.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes
+    ld1 {v23.16b-v26.16b}, [x10]                    // table S bytes 0..63
+    tbl v16.16b, {v23.16b-v26.16b}, v0.16b          // aes.cs:30:39 encrypt>SubBytes
+    tbl v18.16b, {v23.16b-v26.16b}, v6.16b          // aes.cs:30:39 encrypt>SubBytes
+    tbl v19.16b, {v23.16b-v26.16b}, v21.16b         // aes.cs:30:39 encrypt>SubBytes
+    tbl v20.16b, {v23.16b-v26.16b}, v17.16b         // aes.cs:30:39 encrypt>SubBytes
+    tbl v31.16b, {v23.16b-v26.16b}, v2.16b          // aes.cs:30:39 encrypt>SubBytes
+    tbl v1.16b, {v23.16b-v26.16b}, v7.16b           // aes.cs:30:39 encrypt>SubBytes
+    tbl v3.16b, {v23.16b-v26.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes
+    tbl v23.16b, {v23.16b-v26.16b}, v28.16b         // aes.cs:30:39 encrypt>SubBytes
+    sub v24.16b, v0.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes
+    ld1 {v8.16b-v11.16b}, [x11]                     // table S bytes 64..127
+    tbx v16.16b, {v8.16b-v11.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes
+    sub v25.16b, v6.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes
+    tbx v18.16b, {v8.16b-v11.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes
     sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v16.16b, {v7.16b-v10.16b}, v21.16b          // aes.cs:30:39 encrypt>SubBytes
+    tbx v19.16b, {v8.16b-v11.16b}, v21.16b          // aes.cs:30:39 encrypt>SubBytes
     sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    ld1 {v7.16b-v10.16b}, [x13]                     // table S bytes 192..255
-    tbx v20.16b, {v7.16b-v10.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes
-    sub v17.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v22.16b, {v7.16b-v10.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes
-    sub v17.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v26.16b, {v7.16b-v10.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes
-    sub v17.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v27.16b, {v7.16b-v10.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes
-    sub v17.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v2.16b, {v7.16b-v10.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes
-    sub v17.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v3.16b, {v7.16b-v10.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes
+    tbx v20.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes
+    sub v26.16b, v2.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes
+    tbx v31.16b, {v8.16b-v11.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes
+    sub v0.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes
+    tbx v1.16b, {v8.16b-v11.16b}, v0.16b            // aes.cs:30:39 encrypt>SubBytes
+    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v3.16b, {v8.16b-v11.16b}, v27.16b           // aes.cs:30:39 encrypt>SubBytes
+    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v23.16b, {v8.16b-v11.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes
+    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    ld1 {v6.16b-v9.16b}, [x12]                      // table S bytes 128..191
+    tbx v16.16b, {v6.16b-v9.16b}, v24.16b           // aes.cs:30:39 encrypt>SubBytes
+    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v18.16b, {v6.16b-v9.16b}, v25.16b           // aes.cs:30:39 encrypt>SubBytes
+    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v19.16b, {v6.16b-v9.16b}, v21.16b           // aes.cs:30:39 encrypt>SubBytes
+    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v20.16b, {v6.16b-v9.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes
+    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v31.16b, {v6.16b-v9.16b}, v26.16b           // aes.cs:30:39 encrypt>SubBytes
+    sub v0.16b, v0.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes
+    tbx v1.16b, {v6.16b-v9.16b}, v0.16b             // aes.cs:30:39 encrypt>SubBytes
+    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v3.16b, {v6.16b-v9.16b}, v27.16b            // aes.cs:30:39 encrypt>SubBytes
+    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v23.16b, {v6.16b-v9.16b}, v28.16b           // aes.cs:30:39 encrypt>SubBytes
+    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    ld1 {v6.16b-v9.16b}, [x13]                      // table S bytes 192..255
+    tbx v16.16b, {v6.16b-v9.16b}, v24.16b           // aes.cs:30:39 encrypt>SubBytes
+    sub v24.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v18.16b, {v6.16b-v9.16b}, v24.16b           // aes.cs:30:39 encrypt>SubBytes
+    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v19.16b, {v6.16b-v9.16b}, v21.16b           // aes.cs:30:39 encrypt>SubBytes
+    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v20.16b, {v6.16b-v9.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes
+    sub v17.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v31.16b, {v6.16b-v9.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes
+    sub v17.16b, v0.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes
+    tbx v1.16b, {v6.16b-v9.16b}, v17.16b            // aes.cs:30:39 encrypt>SubBytes
+    sub v17.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v3.16b, {v6.16b-v9.16b}, v17.16b            // aes.cs:30:39 encrypt>SubBytes
     sub v17.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v4.16b, {v7.16b-v10.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes
-    sub v17.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v16.16b, {v7.16b-v10.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes
-    ldr q17, [x0, #2560]                            // round key rk[10][0]
-    eor v17.16b, v17.16b, v30.16b                   // aes.cs:72:32 encrypt
-    ldr q18, [x0, #2576]                            // round key rk[10][1]
-    eor v18.16b, v18.16b, v14.16b                   // aes.cs:72:32 encrypt
-    ldr q19, [x0, #2592]                            // round key rk[10][2]
-    eor v19.16b, v19.16b, v26.16b                   // aes.cs:72:32 encrypt
-    ldr q21, [x0, #2608]                            // round key rk[10][3]
-    eor v16.16b, v21.16b, v16.16b                   // aes.cs:72:32 encrypt
-    ldr q21, [x0, #2624]                            // round key rk[10][4]
-    eor v21.16b, v21.16b, v13.16b                   // aes.cs:72:32 encrypt
-    ldr q23, [x0, #2640]                            // round key rk[10][5]
-    eor v22.16b, v23.16b, v22.16b                   // aes.cs:72:32 encrypt
-    ldr q23, [x0, #2656]                            // round key rk[10][6]
-    eor v23.16b, v23.16b, v4.16b                    // aes.cs:72:32 encrypt
-    ldr q24, [x0, #2672]                            // round key rk[10][7]
-    eor v24.16b, v24.16b, v6.16b                    // aes.cs:72:32 encrypt
-    ldr q25, [x0, #2688]                            // round key rk[10][8]
-    eor v20.16b, v25.16b, v20.16b                   // aes.cs:72:32 encrypt
-    ldr q25, [x0, #2704]                            // round key rk[10][9]
-    eor v25.16b, v25.16b, v3.16b                    // aes.cs:72:32 encrypt
-    ldr q26, [x0, #2720]                            // round key rk[10][10]
-    eor v26.16b, v26.16b, v5.16b                    // aes.cs:72:32 encrypt
-    ldr q28, [x0, #2736]                            // round key rk[10][11]
-    eor v28.16b, v28.16b, v1.16b                    // aes.cs:72:32 encrypt
-    ldr q29, [x0, #2752]                            // round key rk[10][12]
-    eor v29.16b, v29.16b, v2.16b                    // aes.cs:72:32 encrypt
-    ldr q30, [x0, #2768]                            // round key rk[10][13]
-    eor v30.16b, v30.16b, v0.16b                    // aes.cs:72:32 encrypt
-    ldr q31, [x0, #2784]                            // round key rk[10][14]
-    eor v31.16b, v31.16b, v15.16b                   // aes.cs:72:32 encrypt
-    ldr q0, [x0, #2800]                             // round key rk[10][15]
-    eor v27.16b, v0.16b, v27.16b                    // aes.cs:72:32 encrypt
-    zip1 v0.16b, v24.16b, v27.16b                   // store blocks 0..15
-    zip2 v24.16b, v24.16b, v27.16b                  // store blocks 0..15
-    zip1 v27.16b, v16.16b, v28.16b                  // store blocks 0..15
-    zip2 v16.16b, v16.16b, v28.16b                  // store blocks 0..15
-    zip1 v28.16b, v23.16b, v31.16b                  // store blocks 0..15
-    zip2 v23.16b, v23.16b, v31.16b                  // store blocks 0..15
-    zip1 v31.16b, v19.16b, v26.16b                  // store blocks 0..15
-    zip2 v19.16b, v19.16b, v26.16b                  // store blocks 0..15
-    zip1 v26.16b, v22.16b, v30.16b                  // store blocks 0..15
-    zip2 v22.16b, v22.16b, v30.16b                  // store blocks 0..15
-    zip1 v30.16b, v18.16b, v25.16b                  // store blocks 0..15
-    zip2 v18.16b, v18.16b, v25.16b                  // store blocks 0..15
-    zip1 v25.16b, v21.16b, v29.16b                  // store blocks 0..15
-    zip2 v21.16b, v21.16b, v29.16b                  // store blocks 0..15
-    zip1 v29.16b, v17.16b, v20.16b                  // store blocks 0..15
-    zip2 v17.16b, v17.16b, v20.16b                  // store blocks 0..15
-    zip1 v4.16b, v16.16b, v24.16b                   // store blocks 0..15
-    zip2 v8.16b, v16.16b, v24.16b                   // store blocks 0..15
-    zip1 v3.16b, v19.16b, v23.16b                   // store blocks 0..15
-    zip2 v7.16b, v19.16b, v23.16b                   // store blocks 0..15
-    zip1 v2.16b, v18.16b, v22.16b                   // store blocks 0..15
-    zip2 v6.16b, v18.16b, v22.16b                   // store blocks 0..15
-    zip1 v1.16b, v17.16b, v21.16b                   // store blocks 0..15
-    zip2 v5.16b, v17.16b, v21.16b                   // store blocks 0..15
-    zip1 v12.16b, v27.16b, v0.16b                   // store blocks 0..15
-    zip2 v16.16b, v27.16b, v0.16b                   // store blocks 0..15
-    zip1 v11.16b, v31.16b, v28.16b                  // store blocks 0..15
-    zip2 v15.16b, v31.16b, v28.16b                  // store blocks 0..15
-    zip1 v10.16b, v30.16b, v26.16b                  // store blocks 0..15
-    zip2 v14.16b, v30.16b, v26.16b                  // store blocks 0..15
-    zip1 v9.16b, v29.16b, v25.16b                   // store blocks 0..15
-    zip2 v13.16b, v29.16b, v25.16b                  // store blocks 0..15
+    tbx v23.16b, {v6.16b-v9.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes
+    ld1 {v24.16b-v27.16b}, [x14], #64               // round keys rk[10][0], rk[10][1], rk[10][2], rk[10][3]
+    eor v17.16b, v24.16b, v29.16b                   // aes.cs:72:32 encrypt
+    eor v21.16b, v25.16b, v14.16b                   // aes.cs:72:32 encrypt
+    eor v19.16b, v26.16b, v19.16b                   // aes.cs:72:32 encrypt
+    eor v23.16b, v27.16b, v23.16b                   // aes.cs:72:32 encrypt
+    ld1 {v24.16b-v27.16b}, [x14], #64               // round keys rk[10][4], rk[10][5], rk[10][6], rk[10][7]
+    eor v24.16b, v24.16b, v13.16b                   // aes.cs:72:32 encrypt
+    eor v18.16b, v25.16b, v18.16b                   // aes.cs:72:32 encrypt
+    eor v25.16b, v26.16b, v3.16b                    // aes.cs:72:32 encrypt
+    eor v26.16b, v27.16b, v5.16b                    // aes.cs:72:32 encrypt
+    ld1 {v5.16b-v8.16b}, [x14], #64                 // round keys rk[10][8], rk[10][9], rk[10][10], rk[10][11]
+    eor v16.16b, v5.16b, v16.16b                    // aes.cs:72:32 encrypt
+    eor v27.16b, v6.16b, v1.16b                     // aes.cs:72:32 encrypt
+    eor v28.16b, v7.16b, v4.16b                     // aes.cs:72:32 encrypt
+    eor v22.16b, v8.16b, v22.16b                    // aes.cs:72:32 encrypt
+    ld1 {v0.16b-v3.16b}, [x14], #64                 // round keys rk[10][12], rk[10][13], rk[10][14], rk[10][15]
+    eor v29.16b, v0.16b, v31.16b                    // aes.cs:72:32 encrypt
+    eor v30.16b, v1.16b, v30.16b                    // aes.cs:72:32 encrypt
+    eor v31.16b, v2.16b, v15.16b                    // aes.cs:72:32 encrypt
+    eor v20.16b, v3.16b, v20.16b                    // aes.cs:72:32 encrypt
+    zip1 v0.16b, v26.16b, v20.16b                   // store blocks 0..15
+    zip2 v20.16b, v26.16b, v20.16b                  // store blocks 0..15
+    zip1 v26.16b, v23.16b, v22.16b                  // store blocks 0..15
+    zip2 v22.16b, v23.16b, v22.16b                  // store blocks 0..15
+    zip1 v23.16b, v25.16b, v31.16b                  // store blocks 0..15
+    zip2 v25.16b, v25.16b, v31.16b                  // store blocks 0..15
+    zip1 v31.16b, v19.16b, v28.16b                  // store blocks 0..15
+    zip2 v19.16b, v19.16b, v28.16b                  // store blocks 0..15
+    zip1 v28.16b, v18.16b, v30.16b                  // store blocks 0..15
+    zip2 v18.16b, v18.16b, v30.16b                  // store blocks 0..15
+    zip1 v30.16b, v21.16b, v27.16b                  // store blocks 0..15
+    zip2 v21.16b, v21.16b, v27.16b                  // store blocks 0..15
+    zip1 v27.16b, v24.16b, v29.16b                  // store blocks 0..15
+    zip2 v24.16b, v24.16b, v29.16b                  // store blocks 0..15
+    zip1 v29.16b, v17.16b, v16.16b                  // store blocks 0..15
+    zip2 v16.16b, v17.16b, v16.16b                  // store blocks 0..15
+    zip1 v4.16b, v22.16b, v20.16b                   // store blocks 0..15
+    zip2 v8.16b, v22.16b, v20.16b                   // store blocks 0..15
+    zip1 v3.16b, v19.16b, v25.16b                   // store blocks 0..15
+    zip2 v7.16b, v19.16b, v25.16b                   // store blocks 0..15
+    zip1 v2.16b, v21.16b, v18.16b                   // store blocks 0..15
+    zip2 v6.16b, v21.16b, v18.16b                   // store blocks 0..15
+    zip1 v1.16b, v16.16b, v24.16b                   // store blocks 0..15
+    zip2 v5.16b, v16.16b, v24.16b                   // store blocks 0..15
+    zip1 v12.16b, v26.16b, v0.16b                   // store blocks 0..15
+    zip2 v16.16b, v26.16b, v0.16b                   // store blocks 0..15
+    zip1 v11.16b, v31.16b, v23.16b                  // store blocks 0..15
+    zip2 v15.16b, v31.16b, v23.16b                  // store blocks 0..15
+    zip1 v10.16b, v30.16b, v28.16b                  // store blocks 0..15
+    zip2 v14.16b, v30.16b, v28.16b                  // store blocks 0..15
+    zip1 v9.16b, v29.16b, v27.16b                   // store blocks 0..15
+    zip2 v13.16b, v29.16b, v27.16b                  // store blocks 0..15
     st4 {v9.16b-v12.16b}, [x2], #64                 // store blocks 0..15
     st4 {v13.16b-v16.16b}, [x2], #64                // store blocks 0..15
     st4 {v1.16b-v4.16b}, [x2], #64                  // store blocks 0..15
@@ -7714,7 +7571,7 @@ aes128_neon_b16_il1_ecb_decrypt:
 //   x4  IV (16 bytes; counter of block i = IV + i, big-endian over the whole block, wrapping)
 //   x5:x6 counter (hi:lo, native order)   x7 counter scratch on the stack   x9, x15 scratch
 //   x8  constant pool (tables, vector constants)   x9 scratch   x10, x11, x12, x13 table-slice addresses
-//   v0-v31 allocated (2943 instructions per group: 15 spills, 15 reloads, 260 rematerialised loads)
+//   v0-v31 allocated (2800 instructions per group: 11 spills, 11 reloads, 80 rematerialised loads)
 //   callee-saved registers preserved: d8, d9, d10, d11, d12, d13, d14, d15; stack frame 352 bytes
     .global aes128_neon_b16_il1_ctr
     .type aes128_neon_b16_il1_ctr, %function
@@ -7737,6 +7594,7 @@ aes128_neon_b16_il1_ctr:
     rev x5, x5
     rev x6, x6
 1:
+    mov x14, x0                                     // walk the round keys
     adds x9, x6, #0                                 // ctr block 0: IV + 0
     adc x15, x5, xzr                                // ctr block 0: IV + 0
     rev x9, x9                                      // ctr block 0: IV + 0
@@ -7854,38 +7712,26 @@ aes128_neon_b16_il1_ctr:
     uzp2 v22.16b, v22.16b, v30.16b                  // counter blocks 0..15
     uzp1 v30.16b, v19.16b, v27.16b                  // counter blocks 0..15
     uzp2 v19.16b, v19.16b, v27.16b                  // counter blocks 0..15
-    ldr q27, [x0, #0]                               // round key rk[0][0]
-    eor v27.16b, v31.16b, v27.16b                   // aes.cs:68:11 encrypt
-    ldr q31, [x0, #16]                              // round key rk[0][1]
-    eor v24.16b, v24.16b, v31.16b                   // aes.cs:68:11 encrypt
-    ldr q31, [x0, #32]                              // round key rk[0][2]
-    eor v25.16b, v25.16b, v31.16b                   // aes.cs:68:11 encrypt
-    ldr q31, [x0, #48]                              // round key rk[0][3]
-    eor v26.16b, v26.16b, v31.16b                   // aes.cs:68:11 encrypt
-    ldr q31, [x0, #64]                              // round key rk[0][4]
-    eor v31.16b, v0.16b, v31.16b                    // aes.cs:68:11 encrypt
-    ldr q0, [x0, #80]                               // round key rk[0][5]
-    eor v28.16b, v28.16b, v0.16b                    // aes.cs:68:11 encrypt
-    ldr q0, [x0, #96]                               // round key rk[0][6]
-    eor v29.16b, v29.16b, v0.16b                    // aes.cs:68:11 encrypt
-    ldr q0, [x0, #112]                              // round key rk[0][7]
-    eor v30.16b, v30.16b, v0.16b                    // aes.cs:68:11 encrypt
-    ldr q0, [x0, #128]                              // round key rk[0][8]
+    ld1 {v1.16b-v4.16b}, [x14], #64                 // round keys rk[0][0], rk[0][1], rk[0][2], rk[0][3]
+    eor v27.16b, v31.16b, v1.16b                    // aes.cs:68:11 encrypt
+    eor v24.16b, v24.16b, v2.16b                    // aes.cs:68:11 encrypt
+    eor v25.16b, v25.16b, v3.16b                    // aes.cs:68:11 encrypt
+    eor v26.16b, v26.16b, v4.16b                    // aes.cs:68:11 encrypt
+    ld1 {v1.16b-v4.16b}, [x14], #64                 // round keys rk[0][4], rk[0][5], rk[0][6], rk[0][7]
+    eor v31.16b, v0.16b, v1.16b                     // aes.cs:68:11 encrypt
+    eor v28.16b, v28.16b, v2.16b                    // aes.cs:68:11 encrypt
+    eor v29.16b, v29.16b, v3.16b                    // aes.cs:68:11 encrypt
+    eor v30.16b, v30.16b, v4.16b                    // aes.cs:68:11 encrypt
+    ld1 {v0.16b-v3.16b}, [x14], #64                 // round keys rk[0][8], rk[0][9], rk[0][10], rk[0][11]
     eor v23.16b, v23.16b, v0.16b                    // aes.cs:68:11 encrypt
-    ldr q0, [x0, #144]                              // round key rk[0][9]
-    eor v20.16b, v20.16b, v0.16b                    // aes.cs:68:11 encrypt
-    ldr q0, [x0, #160]                              // round key rk[0][10]
-    eor v21.16b, v21.16b, v0.16b                    // aes.cs:68:11 encrypt
-    ldr q0, [x0, #176]                              // round key rk[0][11]
-    eor v22.16b, v22.16b, v0.16b                    // aes.cs:68:11 encrypt
-    ldr q0, [x0, #192]                              // round key rk[0][12]
+    eor v20.16b, v20.16b, v1.16b                    // aes.cs:68:11 encrypt
+    eor v21.16b, v21.16b, v2.16b                    // aes.cs:68:11 encrypt
+    eor v22.16b, v22.16b, v3.16b                    // aes.cs:68:11 encrypt
+    ld1 {v0.16b-v3.16b}, [x14], #64                 // round keys rk[0][12], rk[0][13], rk[0][14], rk[0][15]
     eor v16.16b, v16.16b, v0.16b                    // aes.cs:68:11 encrypt
-    ldr q0, [x0, #208]                              // round key rk[0][13]
-    eor v17.16b, v17.16b, v0.16b                    // aes.cs:68:11 encrypt
-    ldr q0, [x0, #224]                              // round key rk[0][14]
-    eor v18.16b, v18.16b, v0.16b                    // aes.cs:68:11 encrypt
-    ldr q0, [x0, #240]                              // round key rk[0][15]
-    eor v19.16b, v19.16b, v0.16b                    // aes.cs:68:11 encrypt
+    eor v17.16b, v17.16b, v1.16b                    // aes.cs:68:11 encrypt
+    eor v18.16b, v18.16b, v2.16b                    // aes.cs:68:11 encrypt
+    eor v19.16b, v19.16b, v3.16b                    // aes.cs:68:11 encrypt
     ld1 {v0.16b-v3.16b}, [x10]                      // table S bytes 0..63
     tbl v4.16b, {v0.16b-v3.16b}, v27.16b            // aes.cs:30:39 encrypt>SubBytes r1
     tbl v5.16b, {v0.16b-v3.16b}, v24.16b            // aes.cs:30:39 encrypt>SubBytes r1
@@ -8008,2594 +7854,2462 @@ aes128_neon_b16_il1_ctr:
     tbx v31.16b, {v13.16b-v16.16b}, v17.16b         // aes.cs:30:39 encrypt>SubBytes r1
     sub v17.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r1
     tbx v5.16b, {v13.16b-v16.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r1
-    ldr q17, [x0, #256]                             // round key rk[1][0]
+    ld1 {v17.16b-v20.16b}, [x14], #64               // round keys rk[1][0], rk[1][1], rk[1][2], rk[1][3]
     eor v17.16b, v17.16b, v26.16b                   // aes.cs:70:46 encrypt r1
-    shl v18.16b, v4.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r1
-    sshr v19.16b, v4.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r1
-    movi v20.16b, #0x1b                             // const
-    and v19.16b, v19.16b, v20.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r1
-    eor v18.16b, v18.16b, v19.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r1
-    eor v19.16b, v5.16b, v18.16b                    // aes.cs:70:46 encrypt r1
-    eor v17.16b, v17.16b, v19.16b                   // aes.cs:70:46 encrypt r1
-    shl v19.16b, v9.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
-    sshr v21.16b, v9.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
-    and v21.16b, v21.16b, v20.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v19.16b, v19.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v21.16b, v9.16b, v19.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v17.16b, v17.16b, v21.16b                   // aes.cs:70:46 encrypt r1
-    ldr q21, [x0, #272]                             // round key rk[1][1]
-    eor v21.16b, v21.16b, v4.16b                    // aes.cs:70:46 encrypt r1
-    eor v19.16b, v5.16b, v19.16b                    // aes.cs:70:46 encrypt r1
-    eor v19.16b, v21.16b, v19.16b                   // aes.cs:70:46 encrypt r1
-    shl v21.16b, v26.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r1
-    sshr v22.16b, v26.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r1
-    and v22.16b, v22.16b, v20.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v21.16b, v21.16b, v22.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v22.16b, v26.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
+    shl v21.16b, v4.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r1
+    sshr v22.16b, v4.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r1
+    movi v23.16b, #0x1b                             // const
+    and v22.16b, v22.16b, v23.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r1
+    eor v21.16b, v21.16b, v22.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r1
+    eor v22.16b, v5.16b, v21.16b                    // aes.cs:70:46 encrypt r1
+    eor v17.16b, v17.16b, v22.16b                   // aes.cs:70:46 encrypt r1
+    shl v22.16b, v9.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
+    sshr v28.16b, v9.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
+    and v28.16b, v28.16b, v23.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v22.16b, v22.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v28.16b, v9.16b, v22.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v17.16b, v17.16b, v28.16b                   // aes.cs:70:46 encrypt r1
+    eor v18.16b, v18.16b, v4.16b                    // aes.cs:70:46 encrypt r1
+    eor v22.16b, v5.16b, v22.16b                    // aes.cs:70:46 encrypt r1
+    eor v18.16b, v18.16b, v22.16b                   // aes.cs:70:46 encrypt r1
+    shl v22.16b, v26.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r1
+    sshr v28.16b, v26.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r1
+    and v28.16b, v28.16b, v23.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v22.16b, v22.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v28.16b, v26.16b, v22.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v18.16b, v18.16b, v28.16b                   // aes.cs:70:46 encrypt r1
+    eor v19.16b, v19.16b, v4.16b                    // aes.cs:70:46 encrypt r1
+    eor v22.16b, v9.16b, v22.16b                    // aes.cs:70:46 encrypt r1
     eor v19.16b, v19.16b, v22.16b                   // aes.cs:70:46 encrypt r1
-    ldr q22, [x0, #288]                             // round key rk[1][2]
-    eor v22.16b, v22.16b, v4.16b                    // aes.cs:70:46 encrypt r1
-    eor v21.16b, v9.16b, v21.16b                    // aes.cs:70:46 encrypt r1
-    eor v21.16b, v22.16b, v21.16b                   // aes.cs:70:46 encrypt r1
     shl v22.16b, v5.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
-    sshr v23.16b, v5.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
-    and v23.16b, v23.16b, v20.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v22.16b, v22.16b, v23.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v23.16b, v5.16b, v22.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v21.16b, v21.16b, v23.16b                   // aes.cs:70:46 encrypt r1
-    ldr q23, [x0, #304]                             // round key rk[1][3]
-    eor v23.16b, v23.16b, v9.16b                    // aes.cs:70:46 encrypt r1
+    sshr v28.16b, v5.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
+    and v28.16b, v28.16b, v23.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v22.16b, v22.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v28.16b, v5.16b, v22.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v19.16b, v19.16b, v28.16b                   // aes.cs:70:46 encrypt r1
+    eor v20.16b, v20.16b, v9.16b                    // aes.cs:70:46 encrypt r1
     eor v22.16b, v26.16b, v22.16b                   // aes.cs:70:46 encrypt r1
-    eor v22.16b, v23.16b, v22.16b                   // aes.cs:70:46 encrypt r1
-    eor v18.16b, v4.16b, v18.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v18.16b, v22.16b, v18.16b                   // aes.cs:70:46 encrypt r1
-    ldr q22, [x0, #320]                             // round key rk[1][4]
-    eor v22.16b, v22.16b, v7.16b                    // aes.cs:70:46 encrypt r1
-    shl v23.16b, v8.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r1
+    eor v20.16b, v20.16b, v22.16b                   // aes.cs:70:46 encrypt r1
+    eor v21.16b, v4.16b, v21.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v20.16b, v20.16b, v21.16b                   // aes.cs:70:46 encrypt r1
+    ld1 {v2.16b-v5.16b}, [x14], #64                 // round keys rk[1][4], rk[1][5], rk[1][6], rk[1][7]
+    eor v21.16b, v2.16b, v7.16b                     // aes.cs:70:46 encrypt r1
+    shl v22.16b, v8.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r1
     sshr v26.16b, v8.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r1
-    and v26.16b, v26.16b, v20.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r1
-    eor v23.16b, v23.16b, v26.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r1
-    eor v26.16b, v31.16b, v23.16b                   // aes.cs:70:46 encrypt r1
-    eor v22.16b, v22.16b, v26.16b                   // aes.cs:70:46 encrypt r1
+    and v26.16b, v26.16b, v23.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r1
+    eor v22.16b, v22.16b, v26.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r1
+    eor v26.16b, v31.16b, v22.16b                   // aes.cs:70:46 encrypt r1
+    eor v21.16b, v21.16b, v26.16b                   // aes.cs:70:46 encrypt r1
     shl v26.16b, v25.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r1
     sshr v28.16b, v25.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r1
-    and v28.16b, v28.16b, v20.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
+    and v28.16b, v28.16b, v23.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
     eor v26.16b, v26.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
     eor v28.16b, v25.16b, v26.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v22.16b, v22.16b, v28.16b                   // aes.cs:70:46 encrypt r1
-    ldr q28, [x0, #336]                             // round key rk[1][5]
-    eor v28.16b, v28.16b, v7.16b                    // aes.cs:70:46 encrypt r1
+    eor v21.16b, v21.16b, v28.16b                   // aes.cs:70:46 encrypt r1
+    eor v28.16b, v3.16b, v7.16b                     // aes.cs:70:46 encrypt r1
     eor v26.16b, v8.16b, v26.16b                    // aes.cs:70:46 encrypt r1
     eor v26.16b, v28.16b, v26.16b                   // aes.cs:70:46 encrypt r1
     shl v28.16b, v31.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r1
-    sshr v4.16b, v31.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
-    and v4.16b, v4.16b, v20.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v28.16b, v28.16b, v4.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v4.16b, v31.16b, v28.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v26.16b, v26.16b, v4.16b                    // aes.cs:70:46 encrypt r1
-    ldr q4, [x0, #352]                              // round key rk[1][6]
-    eor v4.16b, v4.16b, v8.16b                      // aes.cs:70:46 encrypt r1
+    sshr v2.16b, v31.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
+    and v2.16b, v2.16b, v23.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v28.16b, v28.16b, v2.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v2.16b, v31.16b, v28.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v26.16b, v26.16b, v2.16b                    // aes.cs:70:46 encrypt r1
+    eor v2.16b, v4.16b, v8.16b                      // aes.cs:70:46 encrypt r1
     eor v28.16b, v25.16b, v28.16b                   // aes.cs:70:46 encrypt r1
-    eor v28.16b, v4.16b, v28.16b                    // aes.cs:70:46 encrypt r1
-    shl v4.16b, v7.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r1
-    sshr v5.16b, v7.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r1
-    and v5.16b, v5.16b, v20.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v5.16b, v7.16b, v4.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v28.16b, v28.16b, v5.16b                    // aes.cs:70:46 encrypt r1
-    ldr q5, [x0, #368]                              // round key rk[1][7]
+    eor v28.16b, v2.16b, v28.16b                    // aes.cs:70:46 encrypt r1
+    shl v2.16b, v7.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r1
+    sshr v3.16b, v7.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r1
+    and v3.16b, v3.16b, v23.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v2.16b, v2.16b, v3.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v3.16b, v7.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v28.16b, v28.16b, v3.16b                    // aes.cs:70:46 encrypt r1
     eor v25.16b, v5.16b, v25.16b                    // aes.cs:70:46 encrypt r1
-    eor v31.16b, v31.16b, v4.16b                    // aes.cs:70:46 encrypt r1
+    eor v31.16b, v31.16b, v2.16b                    // aes.cs:70:46 encrypt r1
     eor v25.16b, v25.16b, v31.16b                   // aes.cs:70:46 encrypt r1
-    eor v23.16b, v8.16b, v23.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v23.16b, v25.16b, v23.16b                   // aes.cs:70:46 encrypt r1
-    ldr q25, [x0, #384]                             // round key rk[1][8]
-    eor v25.16b, v25.16b, v6.16b                    // aes.cs:70:46 encrypt r1
+    eor v22.16b, v8.16b, v22.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v22.16b, v25.16b, v22.16b                   // aes.cs:70:46 encrypt r1
+    ld1 {v2.16b-v5.16b}, [x14], #64                 // round keys rk[1][8], rk[1][9], rk[1][10], rk[1][11]
+    eor v25.16b, v2.16b, v6.16b                     // aes.cs:70:46 encrypt r1
     shl v31.16b, v24.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r1
-    sshr v4.16b, v24.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r1
-    and v4.16b, v4.16b, v20.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r1
-    eor v31.16b, v31.16b, v4.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r1
-    eor v4.16b, v11.16b, v31.16b                    // aes.cs:70:46 encrypt r1
-    eor v25.16b, v25.16b, v4.16b                    // aes.cs:70:46 encrypt r1
-    shl v4.16b, v30.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
-    sshr v5.16b, v30.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
-    and v5.16b, v5.16b, v20.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v5.16b, v30.16b, v4.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v25.16b, v25.16b, v5.16b                    // aes.cs:70:46 encrypt r1
-    ldr q5, [x0, #400]                              // round key rk[1][9]
-    eor v5.16b, v5.16b, v11.16b                     // aes.cs:70:46 encrypt r1
-    eor v4.16b, v24.16b, v4.16b                     // aes.cs:70:46 encrypt r1
-    eor v4.16b, v5.16b, v4.16b                      // aes.cs:70:46 encrypt r1
-    shl v5.16b, v6.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r1
+    sshr v2.16b, v24.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r1
+    and v2.16b, v2.16b, v23.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r1
+    eor v31.16b, v31.16b, v2.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r1
+    eor v2.16b, v11.16b, v31.16b                    // aes.cs:70:46 encrypt r1
+    eor v25.16b, v25.16b, v2.16b                    // aes.cs:70:46 encrypt r1
+    shl v2.16b, v30.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
+    sshr v7.16b, v30.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
+    and v7.16b, v7.16b, v23.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v2.16b, v2.16b, v7.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v7.16b, v30.16b, v2.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v25.16b, v25.16b, v7.16b                    // aes.cs:70:46 encrypt r1
+    eor v3.16b, v3.16b, v11.16b                     // aes.cs:70:46 encrypt r1
+    eor v2.16b, v24.16b, v2.16b                     // aes.cs:70:46 encrypt r1
+    eor v2.16b, v3.16b, v2.16b                      // aes.cs:70:46 encrypt r1
+    shl v3.16b, v6.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r1
     sshr v7.16b, v6.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r1
-    and v7.16b, v7.16b, v20.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v5.16b, v5.16b, v7.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v7.16b, v6.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v4.16b, v4.16b, v7.16b                      // aes.cs:70:46 encrypt r1
-    ldr q7, [x0, #416]                              // round key rk[1][10]
-    eor v7.16b, v7.16b, v24.16b                     // aes.cs:70:46 encrypt r1
-    eor v5.16b, v30.16b, v5.16b                     // aes.cs:70:46 encrypt r1
-    eor v5.16b, v7.16b, v5.16b                      // aes.cs:70:46 encrypt r1
-    shl v7.16b, v11.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
-    sshr v8.16b, v11.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
-    and v8.16b, v8.16b, v20.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v7.16b, v7.16b, v8.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v8.16b, v11.16b, v7.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v5.16b, v5.16b, v8.16b                      // aes.cs:70:46 encrypt r1
-    ldr q8, [x0, #432]                              // round key rk[1][11]
-    eor v6.16b, v8.16b, v6.16b                      // aes.cs:70:46 encrypt r1
-    eor v30.16b, v30.16b, v7.16b                    // aes.cs:70:46 encrypt r1
-    eor v30.16b, v6.16b, v30.16b                    // aes.cs:70:46 encrypt r1
+    and v7.16b, v7.16b, v23.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v3.16b, v3.16b, v7.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v7.16b, v6.16b, v3.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v2.16b, v2.16b, v7.16b                      // aes.cs:70:46 encrypt r1
+    eor v4.16b, v4.16b, v24.16b                     // aes.cs:70:46 encrypt r1
+    eor v3.16b, v30.16b, v3.16b                     // aes.cs:70:46 encrypt r1
+    eor v3.16b, v4.16b, v3.16b                      // aes.cs:70:46 encrypt r1
+    shl v4.16b, v11.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
+    sshr v7.16b, v11.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
+    and v7.16b, v7.16b, v23.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v4.16b, v4.16b, v7.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v7.16b, v11.16b, v4.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v3.16b, v3.16b, v7.16b                      // aes.cs:70:46 encrypt r1
+    eor v5.16b, v5.16b, v6.16b                      // aes.cs:70:46 encrypt r1
+    eor v30.16b, v30.16b, v4.16b                    // aes.cs:70:46 encrypt r1
+    eor v30.16b, v5.16b, v30.16b                    // aes.cs:70:46 encrypt r1
     eor v24.16b, v24.16b, v31.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
     eor v24.16b, v30.16b, v24.16b                   // aes.cs:70:46 encrypt r1
-    ldr q30, [x0, #448]                             // round key rk[1][12]
-    eor v30.16b, v30.16b, v10.16b                   // aes.cs:70:46 encrypt r1
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[1][12], rk[1][13], rk[1][14], rk[1][15]
+    eor v30.16b, v4.16b, v10.16b                    // aes.cs:70:46 encrypt r1
     shl v31.16b, v29.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r1
-    sshr v6.16b, v29.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r1
-    and v6.16b, v6.16b, v20.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r1
-    eor v31.16b, v31.16b, v6.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r1
-    eor v6.16b, v27.16b, v31.16b                    // aes.cs:70:46 encrypt r1
-    eor v30.16b, v30.16b, v6.16b                    // aes.cs:70:46 encrypt r1
-    ldr q6, [sp, #272]                              // reload
-    shl v7.16b, v6.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r1
-    sshr v8.16b, v6.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r1
-    and v8.16b, v8.16b, v20.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v7.16b, v7.16b, v8.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v8.16b, v6.16b, v7.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v30.16b, v30.16b, v8.16b                    // aes.cs:70:46 encrypt r1
-    ldr q8, [x0, #464]                              // round key rk[1][13]
-    eor v8.16b, v8.16b, v27.16b                     // aes.cs:70:46 encrypt r1
-    eor v7.16b, v29.16b, v7.16b                     // aes.cs:70:46 encrypt r1
-    eor v7.16b, v8.16b, v7.16b                      // aes.cs:70:46 encrypt r1
+    sshr v4.16b, v29.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r1
+    and v4.16b, v4.16b, v23.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r1
+    eor v31.16b, v31.16b, v4.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r1
+    eor v4.16b, v27.16b, v31.16b                    // aes.cs:70:46 encrypt r1
+    eor v30.16b, v30.16b, v4.16b                    // aes.cs:70:46 encrypt r1
+    ldr q4, [sp, #272]                              // reload
+    shl v8.16b, v4.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r1
+    sshr v9.16b, v4.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r1
+    and v9.16b, v9.16b, v23.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v8.16b, v8.16b, v9.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v9.16b, v4.16b, v8.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v30.16b, v30.16b, v9.16b                    // aes.cs:70:46 encrypt r1
+    eor v5.16b, v5.16b, v27.16b                     // aes.cs:70:46 encrypt r1
+    eor v8.16b, v29.16b, v8.16b                     // aes.cs:70:46 encrypt r1
+    eor v5.16b, v5.16b, v8.16b                      // aes.cs:70:46 encrypt r1
     shl v8.16b, v10.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
     sshr v9.16b, v10.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
-    and v9.16b, v9.16b, v20.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
+    and v9.16b, v9.16b, v23.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
     eor v8.16b, v8.16b, v9.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r1
     eor v9.16b, v10.16b, v8.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v7.16b, v7.16b, v9.16b                      // aes.cs:70:46 encrypt r1
-    ldr q9, [x0, #480]                              // round key rk[1][14]
-    eor v9.16b, v9.16b, v6.16b                      // aes.cs:70:46 encrypt r1
+    eor v5.16b, v5.16b, v9.16b                      // aes.cs:70:46 encrypt r1
+    eor v6.16b, v6.16b, v4.16b                      // aes.cs:70:46 encrypt r1
     eor v8.16b, v29.16b, v8.16b                     // aes.cs:70:46 encrypt r1
-    eor v8.16b, v9.16b, v8.16b                      // aes.cs:70:46 encrypt r1
-    shl v9.16b, v27.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
-    sshr v11.16b, v27.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r1
-    and v11.16b, v11.16b, v20.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v9.16b, v9.16b, v11.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v27.16b, v27.16b, v9.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v27.16b, v8.16b, v27.16b                    // aes.cs:70:46 encrypt r1
-    ldr q8, [x0, #496]                              // round key rk[1][15]
-    eor v6.16b, v8.16b, v6.16b                      // aes.cs:70:46 encrypt r1
-    eor v8.16b, v10.16b, v9.16b                     // aes.cs:70:46 encrypt r1
     eor v6.16b, v6.16b, v8.16b                      // aes.cs:70:46 encrypt r1
+    shl v8.16b, v27.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
+    sshr v9.16b, v27.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
+    and v9.16b, v9.16b, v23.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v8.16b, v8.16b, v9.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v27.16b, v27.16b, v8.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v27.16b, v6.16b, v27.16b                    // aes.cs:70:46 encrypt r1
+    eor v4.16b, v7.16b, v4.16b                      // aes.cs:70:46 encrypt r1
+    eor v6.16b, v10.16b, v8.16b                     // aes.cs:70:46 encrypt r1
+    eor v4.16b, v4.16b, v6.16b                      // aes.cs:70:46 encrypt r1
     eor v29.16b, v29.16b, v31.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v29.16b, v6.16b, v29.16b                    // aes.cs:70:46 encrypt r1
-    ld1 {v8.16b-v11.16b}, [x10]                     // table S bytes 0..63
-    tbl v31.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r2
-    tbl v6.16b, {v8.16b-v11.16b}, v19.16b           // aes.cs:30:39 encrypt>SubBytes r2
-    tbl v20.16b, {v8.16b-v11.16b}, v21.16b          // aes.cs:30:39 encrypt>SubBytes r2
-    tbl v13.16b, {v8.16b-v11.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes r2
-    tbl v14.16b, {v8.16b-v11.16b}, v22.16b          // aes.cs:30:39 encrypt>SubBytes r2
-    tbl v15.16b, {v8.16b-v11.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r2
-    tbl v16.16b, {v8.16b-v11.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r2
-    tbl v0.16b, {v8.16b-v11.16b}, v23.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    eor v29.16b, v4.16b, v29.16b                    // aes.cs:70:46 encrypt r1
+    ld1 {v6.16b-v9.16b}, [x10]                      // table S bytes 0..63
+    tbl v31.16b, {v6.16b-v9.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    tbl v4.16b, {v6.16b-v9.16b}, v18.16b            // aes.cs:30:39 encrypt>SubBytes r2
+    tbl v10.16b, {v6.16b-v9.16b}, v19.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    tbl v11.16b, {v6.16b-v9.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    tbl v23.16b, {v6.16b-v9.16b}, v21.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    tbl v13.16b, {v6.16b-v9.16b}, v26.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    tbl v14.16b, {v6.16b-v9.16b}, v28.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    tbl v15.16b, {v6.16b-v9.16b}, v22.16b           // aes.cs:30:39 encrypt>SubBytes r2
     sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    ld1 {v8.16b-v11.16b}, [x11]                     // table S bytes 64..127
-    tbx v31.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r2
-    sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v6.16b, {v8.16b-v11.16b}, v19.16b           // aes.cs:30:39 encrypt>SubBytes r2
-    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v20.16b, {v8.16b-v11.16b}, v21.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    ld1 {v6.16b-v9.16b}, [x11]                      // table S bytes 64..127
+    tbx v31.16b, {v6.16b-v9.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r2
     sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v13.16b, {v8.16b-v11.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes r2
-    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v14.16b, {v8.16b-v11.16b}, v22.16b          // aes.cs:30:39 encrypt>SubBytes r2
-    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v15.16b, {v8.16b-v11.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r2
-    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v16.16b, {v8.16b-v11.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r2
-    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v0.16b, {v8.16b-v11.16b}, v23.16b           // aes.cs:30:39 encrypt>SubBytes r2
-    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    ld1 {v8.16b-v11.16b}, [x12]                     // table S bytes 128..191
-    tbx v31.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v4.16b, {v6.16b-v9.16b}, v18.16b            // aes.cs:30:39 encrypt>SubBytes r2
     sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v6.16b, {v8.16b-v11.16b}, v19.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v10.16b, {v6.16b-v9.16b}, v19.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v11.16b, {v6.16b-v9.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r2
     sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v20.16b, {v8.16b-v11.16b}, v21.16b          // aes.cs:30:39 encrypt>SubBytes r2
-    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v13.16b, {v8.16b-v11.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes r2
-    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v14.16b, {v8.16b-v11.16b}, v22.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v23.16b, {v6.16b-v9.16b}, v21.16b           // aes.cs:30:39 encrypt>SubBytes r2
     sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v15.16b, {v8.16b-v11.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v13.16b, {v6.16b-v9.16b}, v26.16b           // aes.cs:30:39 encrypt>SubBytes r2
     sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v16.16b, {v8.16b-v11.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r2
-    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v0.16b, {v8.16b-v11.16b}, v23.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v14.16b, {v6.16b-v9.16b}, v28.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v15.16b, {v6.16b-v9.16b}, v22.16b           // aes.cs:30:39 encrypt>SubBytes r2
     sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    ld1 {v8.16b-v11.16b}, [x13]                     // table S bytes 192..255
-    tbx v31.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r2
-    sub v17.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v6.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r2
-    sub v17.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v20.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r2
-    sub v17.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v13.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r2
-    sub v17.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v14.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r2
-    sub v17.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v15.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r2
-    sub v17.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v16.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r2
-    sub v17.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v0.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r2
-    str q16, [sp, #272]                             // spill
+    ld1 {v6.16b-v9.16b}, [x12]                      // table S bytes 128..191
+    tbx v31.16b, {v6.16b-v9.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v4.16b, {v6.16b-v9.16b}, v18.16b            // aes.cs:30:39 encrypt>SubBytes r2
+    sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v10.16b, {v6.16b-v9.16b}, v19.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v11.16b, {v6.16b-v9.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v23.16b, {v6.16b-v9.16b}, v21.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v13.16b, {v6.16b-v9.16b}, v26.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v14.16b, {v6.16b-v9.16b}, v28.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v15.16b, {v6.16b-v9.16b}, v22.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
+    ld1 {v6.16b-v9.16b}, [x13]                      // table S bytes 192..255
+    tbx v31.16b, {v6.16b-v9.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    sub v16.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v4.16b, {v6.16b-v9.16b}, v16.16b            // aes.cs:30:39 encrypt>SubBytes r2
+    sub v16.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v10.16b, {v6.16b-v9.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    sub v16.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v11.16b, {v6.16b-v9.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    sub v16.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v23.16b, {v6.16b-v9.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    sub v16.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v13.16b, {v6.16b-v9.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    sub v16.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v14.16b, {v6.16b-v9.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    sub v16.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v15.16b, {v6.16b-v9.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r2
     ld1 {v16.16b-v19.16b}, [x10]                    // table S bytes 0..63
-    tbl v21.16b, {v16.16b-v19.16b}, v25.16b         // aes.cs:30:39 encrypt>SubBytes r2
-    tbl v22.16b, {v16.16b-v19.16b}, v4.16b          // aes.cs:30:39 encrypt>SubBytes r2
-    tbl v23.16b, {v16.16b-v19.16b}, v5.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    tbl v20.16b, {v16.16b-v19.16b}, v25.16b         // aes.cs:30:39 encrypt>SubBytes r2
+    tbl v21.16b, {v16.16b-v19.16b}, v2.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    tbl v22.16b, {v16.16b-v19.16b}, v3.16b          // aes.cs:30:39 encrypt>SubBytes r2
     tbl v26.16b, {v16.16b-v19.16b}, v24.16b         // aes.cs:30:39 encrypt>SubBytes r2
     tbl v28.16b, {v16.16b-v19.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r2
-    tbl v1.16b, {v16.16b-v19.16b}, v7.16b           // aes.cs:30:39 encrypt>SubBytes r2
-    tbl v2.16b, {v16.16b-v19.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r2
-    tbl v3.16b, {v16.16b-v19.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    tbl v0.16b, {v16.16b-v19.16b}, v5.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    tbl v1.16b, {v16.16b-v19.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    str q4, [sp, #272]                              // spill
+    tbl v4.16b, {v16.16b-v19.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes r2
     sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
     ld1 {v16.16b-v19.16b}, [x11]                    // table S bytes 64..127
-    tbx v21.16b, {v16.16b-v19.16b}, v25.16b         // aes.cs:30:39 encrypt>SubBytes r2
-    sub v4.16b, v4.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v22.16b, {v16.16b-v19.16b}, v4.16b          // aes.cs:30:39 encrypt>SubBytes r2
-    sub v5.16b, v5.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v23.16b, {v16.16b-v19.16b}, v5.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v20.16b, {v16.16b-v19.16b}, v25.16b         // aes.cs:30:39 encrypt>SubBytes r2
+    sub v2.16b, v2.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v21.16b, {v16.16b-v19.16b}, v2.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    sub v3.16b, v3.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v22.16b, {v16.16b-v19.16b}, v3.16b          // aes.cs:30:39 encrypt>SubBytes r2
     sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
     tbx v26.16b, {v16.16b-v19.16b}, v24.16b         // aes.cs:30:39 encrypt>SubBytes r2
     sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
     tbx v28.16b, {v16.16b-v19.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r2
-    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v1.16b, {v16.16b-v19.16b}, v7.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    sub v5.16b, v5.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v0.16b, {v16.16b-v19.16b}, v5.16b           // aes.cs:30:39 encrypt>SubBytes r2
     sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v2.16b, {v16.16b-v19.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v1.16b, {v16.16b-v19.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r2
     sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v3.16b, {v16.16b-v19.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v4.16b, {v16.16b-v19.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes r2
     sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
     ld1 {v16.16b-v19.16b}, [x12]                    // table S bytes 128..191
-    tbx v21.16b, {v16.16b-v19.16b}, v25.16b         // aes.cs:30:39 encrypt>SubBytes r2
-    sub v4.16b, v4.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v22.16b, {v16.16b-v19.16b}, v4.16b          // aes.cs:30:39 encrypt>SubBytes r2
-    sub v5.16b, v5.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v23.16b, {v16.16b-v19.16b}, v5.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v20.16b, {v16.16b-v19.16b}, v25.16b         // aes.cs:30:39 encrypt>SubBytes r2
+    sub v2.16b, v2.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v21.16b, {v16.16b-v19.16b}, v2.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    sub v3.16b, v3.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v22.16b, {v16.16b-v19.16b}, v3.16b          // aes.cs:30:39 encrypt>SubBytes r2
     sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
     tbx v26.16b, {v16.16b-v19.16b}, v24.16b         // aes.cs:30:39 encrypt>SubBytes r2
     sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
     tbx v28.16b, {v16.16b-v19.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r2
-    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v1.16b, {v16.16b-v19.16b}, v7.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    sub v5.16b, v5.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v0.16b, {v16.16b-v19.16b}, v5.16b           // aes.cs:30:39 encrypt>SubBytes r2
     sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v2.16b, {v16.16b-v19.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v1.16b, {v16.16b-v19.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r2
     sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v3.16b, {v16.16b-v19.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v4.16b, {v16.16b-v19.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes r2
     sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v21.16b, {v8.16b-v11.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r2
-    sub v25.16b, v4.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v22.16b, {v8.16b-v11.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r2
-    sub v25.16b, v5.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v23.16b, {v8.16b-v11.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v20.16b, {v6.16b-v9.16b}, v25.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    sub v25.16b, v2.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v21.16b, {v6.16b-v9.16b}, v25.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    sub v25.16b, v3.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v22.16b, {v6.16b-v9.16b}, v25.16b           // aes.cs:30:39 encrypt>SubBytes r2
     sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v26.16b, {v8.16b-v11.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v26.16b, {v6.16b-v9.16b}, v24.16b           // aes.cs:30:39 encrypt>SubBytes r2
     sub v24.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v28.16b, {v8.16b-v11.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r2
-    sub v24.16b, v7.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v1.16b, {v8.16b-v11.16b}, v24.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v28.16b, {v6.16b-v9.16b}, v24.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    sub v24.16b, v5.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v0.16b, {v6.16b-v9.16b}, v24.16b            // aes.cs:30:39 encrypt>SubBytes r2
     sub v24.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v2.16b, {v8.16b-v11.16b}, v24.16b           // aes.cs:30:39 encrypt>SubBytes r2
+    tbx v1.16b, {v6.16b-v9.16b}, v24.16b            // aes.cs:30:39 encrypt>SubBytes r2
     sub v24.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r2
-    tbx v3.16b, {v8.16b-v11.16b}, v24.16b           // aes.cs:30:39 encrypt>SubBytes r2
-    ldr q24, [x0, #512]                             // round key rk[2][0]
-    eor v24.16b, v24.16b, v23.16b                   // aes.cs:70:46 encrypt r2
+    tbx v4.16b, {v6.16b-v9.16b}, v24.16b            // aes.cs:30:39 encrypt>SubBytes r2
+    ld1 {v5.16b-v8.16b}, [x14], #64                 // round keys rk[2][0], rk[2][1], rk[2][2], rk[2][3]
+    eor v24.16b, v5.16b, v22.16b                    // aes.cs:70:46 encrypt r2
     shl v25.16b, v31.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r2
     sshr v27.16b, v31.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r2
     movi v29.16b, #0x1b                             // const
     and v27.16b, v27.16b, v29.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r2
     eor v25.16b, v25.16b, v27.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r2
-    eor v27.16b, v3.16b, v25.16b                    // aes.cs:70:46 encrypt r2
+    eor v27.16b, v4.16b, v25.16b                    // aes.cs:70:46 encrypt r2
     eor v24.16b, v24.16b, v27.16b                   // aes.cs:70:46 encrypt r2
-    shl v27.16b, v15.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r2
-    sshr v30.16b, v15.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r2
+    shl v27.16b, v13.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v30.16b, v13.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r2
     and v30.16b, v30.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
     eor v27.16b, v27.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v30.16b, v15.16b, v27.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v30.16b, v13.16b, v27.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
     eor v24.16b, v24.16b, v30.16b                   // aes.cs:70:46 encrypt r2
-    ldr q30, [x0, #528]                             // round key rk[2][1]
-    eor v30.16b, v30.16b, v31.16b                   // aes.cs:70:46 encrypt r2
-    eor v27.16b, v3.16b, v27.16b                    // aes.cs:70:46 encrypt r2
+    eor v30.16b, v6.16b, v31.16b                    // aes.cs:70:46 encrypt r2
+    eor v27.16b, v4.16b, v27.16b                    // aes.cs:70:46 encrypt r2
     eor v27.16b, v30.16b, v27.16b                   // aes.cs:70:46 encrypt r2
-    shl v30.16b, v23.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r2
-    sshr v4.16b, v23.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
-    and v4.16b, v4.16b, v29.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v30.16b, v30.16b, v4.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v4.16b, v23.16b, v30.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v27.16b, v27.16b, v4.16b                    // aes.cs:70:46 encrypt r2
-    ldr q4, [x0, #544]                              // round key rk[2][2]
-    eor v4.16b, v4.16b, v31.16b                     // aes.cs:70:46 encrypt r2
-    eor v30.16b, v15.16b, v30.16b                   // aes.cs:70:46 encrypt r2
-    eor v30.16b, v4.16b, v30.16b                    // aes.cs:70:46 encrypt r2
-    shl v4.16b, v3.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r2
-    sshr v5.16b, v3.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r2
-    and v5.16b, v5.16b, v29.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v3.16b, v3.16b, v4.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r2
+    shl v30.16b, v22.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v2.16b, v22.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
+    and v2.16b, v2.16b, v29.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v30.16b, v30.16b, v2.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v2.16b, v22.16b, v30.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v27.16b, v27.16b, v2.16b                    // aes.cs:70:46 encrypt r2
+    eor v2.16b, v7.16b, v31.16b                     // aes.cs:70:46 encrypt r2
+    eor v30.16b, v13.16b, v30.16b                   // aes.cs:70:46 encrypt r2
+    eor v30.16b, v2.16b, v30.16b                    // aes.cs:70:46 encrypt r2
+    shl v2.16b, v4.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v3.16b, v4.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r2
+    and v3.16b, v3.16b, v29.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v2.16b, v2.16b, v3.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v3.16b, v4.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r2
     eor v30.16b, v30.16b, v3.16b                    // aes.cs:70:46 encrypt r2
-    ldr q3, [x0, #560]                              // round key rk[2][3]
-    eor v3.16b, v3.16b, v15.16b                     // aes.cs:70:46 encrypt r2
-    eor v23.16b, v23.16b, v4.16b                    // aes.cs:70:46 encrypt r2
-    eor v23.16b, v3.16b, v23.16b                    // aes.cs:70:46 encrypt r2
+    eor v3.16b, v8.16b, v13.16b                     // aes.cs:70:46 encrypt r2
+    eor v22.16b, v22.16b, v2.16b                    // aes.cs:70:46 encrypt r2
+    eor v22.16b, v3.16b, v22.16b                    // aes.cs:70:46 encrypt r2
     eor v25.16b, v31.16b, v25.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v23.16b, v23.16b, v25.16b                   // aes.cs:70:46 encrypt r2
-    ldr q25, [x0, #576]                             // round key rk[2][4]
-    eor v25.16b, v25.16b, v13.16b                   // aes.cs:70:46 encrypt r2
-    shl v31.16b, v14.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r2
-    sshr v3.16b, v14.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r2
-    and v3.16b, v3.16b, v29.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r2
-    eor v31.16b, v31.16b, v3.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r2
-    eor v3.16b, v2.16b, v31.16b                     // aes.cs:70:46 encrypt r2
-    eor v25.16b, v25.16b, v3.16b                    // aes.cs:70:46 encrypt r2
-    shl v3.16b, v22.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r2
-    sshr v4.16b, v22.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
-    and v4.16b, v4.16b, v29.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v3.16b, v3.16b, v4.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v4.16b, v22.16b, v3.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v25.16b, v25.16b, v4.16b                    // aes.cs:70:46 encrypt r2
-    ldr q4, [x0, #592]                              // round key rk[2][5]
-    eor v4.16b, v4.16b, v13.16b                     // aes.cs:70:46 encrypt r2
-    eor v3.16b, v14.16b, v3.16b                     // aes.cs:70:46 encrypt r2
+    eor v22.16b, v22.16b, v25.16b                   // aes.cs:70:46 encrypt r2
+    ld1 {v2.16b-v5.16b}, [x14], #64                 // round keys rk[2][4], rk[2][5], rk[2][6], rk[2][7]
+    eor v25.16b, v2.16b, v11.16b                    // aes.cs:70:46 encrypt r2
+    shl v31.16b, v23.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r2
+    sshr v2.16b, v23.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r2
+    and v2.16b, v2.16b, v29.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r2
+    eor v31.16b, v31.16b, v2.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r2
+    eor v2.16b, v1.16b, v31.16b                     // aes.cs:70:46 encrypt r2
+    eor v25.16b, v25.16b, v2.16b                    // aes.cs:70:46 encrypt r2
+    shl v2.16b, v21.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v6.16b, v21.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
+    and v6.16b, v6.16b, v29.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v2.16b, v2.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v6.16b, v21.16b, v2.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v25.16b, v25.16b, v6.16b                    // aes.cs:70:46 encrypt r2
+    eor v3.16b, v3.16b, v11.16b                     // aes.cs:70:46 encrypt r2
+    eor v2.16b, v23.16b, v2.16b                     // aes.cs:70:46 encrypt r2
+    eor v2.16b, v3.16b, v2.16b                      // aes.cs:70:46 encrypt r2
+    shl v3.16b, v1.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v6.16b, v1.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r2
+    and v6.16b, v6.16b, v29.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v3.16b, v3.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v6.16b, v1.16b, v3.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v2.16b, v2.16b, v6.16b                      // aes.cs:70:46 encrypt r2
+    eor v4.16b, v4.16b, v23.16b                     // aes.cs:70:46 encrypt r2
+    eor v3.16b, v21.16b, v3.16b                     // aes.cs:70:46 encrypt r2
     eor v3.16b, v4.16b, v3.16b                      // aes.cs:70:46 encrypt r2
-    shl v4.16b, v2.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r2
-    sshr v5.16b, v2.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r2
+    shl v4.16b, v11.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v6.16b, v11.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
+    and v6.16b, v6.16b, v29.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v4.16b, v4.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v6.16b, v11.16b, v4.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v3.16b, v3.16b, v6.16b                      // aes.cs:70:46 encrypt r2
+    eor v21.16b, v5.16b, v21.16b                    // aes.cs:70:46 encrypt r2
+    eor v1.16b, v1.16b, v4.16b                      // aes.cs:70:46 encrypt r2
+    eor v21.16b, v21.16b, v1.16b                    // aes.cs:70:46 encrypt r2
+    eor v23.16b, v23.16b, v31.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v21.16b, v21.16b, v23.16b                   // aes.cs:70:46 encrypt r2
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[2][8], rk[2][9], rk[2][10], rk[2][11]
+    eor v23.16b, v4.16b, v10.16b                    // aes.cs:70:46 encrypt r2
+    shl v31.16b, v20.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r2
+    sshr v1.16b, v20.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r2
+    and v1.16b, v1.16b, v29.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r2
+    eor v31.16b, v31.16b, v1.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r2
+    eor v1.16b, v15.16b, v31.16b                    // aes.cs:70:46 encrypt r2
+    eor v23.16b, v23.16b, v1.16b                    // aes.cs:70:46 encrypt r2
+    shl v1.16b, v0.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v4.16b, v0.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r2
+    and v4.16b, v4.16b, v29.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v1.16b, v1.16b, v4.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v4.16b, v0.16b, v1.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v23.16b, v23.16b, v4.16b                    // aes.cs:70:46 encrypt r2
+    eor v4.16b, v5.16b, v15.16b                     // aes.cs:70:46 encrypt r2
+    eor v1.16b, v20.16b, v1.16b                     // aes.cs:70:46 encrypt r2
+    eor v1.16b, v4.16b, v1.16b                      // aes.cs:70:46 encrypt r2
+    shl v4.16b, v10.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v5.16b, v10.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
     and v5.16b, v5.16b, v29.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
     eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v5.16b, v2.16b, v4.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v3.16b, v3.16b, v5.16b                      // aes.cs:70:46 encrypt r2
-    ldr q5, [x0, #608]                              // round key rk[2][6]
-    eor v5.16b, v5.16b, v14.16b                     // aes.cs:70:46 encrypt r2
-    eor v4.16b, v22.16b, v4.16b                     // aes.cs:70:46 encrypt r2
+    eor v5.16b, v10.16b, v4.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v1.16b, v1.16b, v5.16b                      // aes.cs:70:46 encrypt r2
+    eor v5.16b, v6.16b, v20.16b                     // aes.cs:70:46 encrypt r2
+    eor v4.16b, v0.16b, v4.16b                      // aes.cs:70:46 encrypt r2
     eor v4.16b, v5.16b, v4.16b                      // aes.cs:70:46 encrypt r2
-    shl v5.16b, v13.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r2
-    sshr v7.16b, v13.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
-    and v7.16b, v7.16b, v29.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v5.16b, v5.16b, v7.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v7.16b, v13.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v4.16b, v4.16b, v7.16b                      // aes.cs:70:46 encrypt r2
-    ldr q7, [x0, #624]                              // round key rk[2][7]
-    eor v22.16b, v7.16b, v22.16b                    // aes.cs:70:46 encrypt r2
-    eor v2.16b, v2.16b, v5.16b                      // aes.cs:70:46 encrypt r2
-    eor v22.16b, v22.16b, v2.16b                    // aes.cs:70:46 encrypt r2
-    eor v31.16b, v14.16b, v31.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v22.16b, v22.16b, v31.16b                   // aes.cs:70:46 encrypt r2
-    ldr q31, [x0, #640]                             // round key rk[2][8]
-    eor v31.16b, v31.16b, v20.16b                   // aes.cs:70:46 encrypt r2
-    shl v2.16b, v21.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r2
-    sshr v5.16b, v21.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r2
+    shl v5.16b, v15.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v6.16b, v15.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
+    and v6.16b, v6.16b, v29.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v5.16b, v5.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v6.16b, v15.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v4.16b, v4.16b, v6.16b                      // aes.cs:70:46 encrypt r2
+    eor v6.16b, v7.16b, v10.16b                     // aes.cs:70:46 encrypt r2
+    eor v0.16b, v0.16b, v5.16b                      // aes.cs:70:46 encrypt r2
+    eor v0.16b, v6.16b, v0.16b                      // aes.cs:70:46 encrypt r2
+    eor v20.16b, v20.16b, v31.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v20.16b, v0.16b, v20.16b                    // aes.cs:70:46 encrypt r2
+    ld1 {v5.16b-v8.16b}, [x14], #64                 // round keys rk[2][12], rk[2][13], rk[2][14], rk[2][15]
+    eor v31.16b, v5.16b, v14.16b                    // aes.cs:70:46 encrypt r2
+    shl v0.16b, v28.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r2
+    sshr v5.16b, v28.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r2
     and v5.16b, v5.16b, v29.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r2
-    eor v2.16b, v2.16b, v5.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r2
-    eor v5.16b, v0.16b, v2.16b                      // aes.cs:70:46 encrypt r2
+    eor v0.16b, v0.16b, v5.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r2
+    eor v5.16b, v26.16b, v0.16b                     // aes.cs:70:46 encrypt r2
     eor v31.16b, v31.16b, v5.16b                    // aes.cs:70:46 encrypt r2
-    shl v5.16b, v1.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r2
-    sshr v7.16b, v1.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r2
-    and v7.16b, v7.16b, v29.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v5.16b, v5.16b, v7.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v7.16b, v1.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v31.16b, v31.16b, v7.16b                    // aes.cs:70:46 encrypt r2
-    ldr q7, [x0, #656]                              // round key rk[2][9]
-    eor v7.16b, v7.16b, v0.16b                      // aes.cs:70:46 encrypt r2
-    eor v5.16b, v21.16b, v5.16b                     // aes.cs:70:46 encrypt r2
-    eor v5.16b, v7.16b, v5.16b                      // aes.cs:70:46 encrypt r2
-    shl v7.16b, v20.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r2
-    sshr v13.16b, v20.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r2
-    and v13.16b, v13.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v7.16b, v7.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v13.16b, v20.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v5.16b, v5.16b, v13.16b                     // aes.cs:70:46 encrypt r2
-    ldr q13, [x0, #672]                             // round key rk[2][10]
-    eor v13.16b, v13.16b, v21.16b                   // aes.cs:70:46 encrypt r2
-    eor v7.16b, v1.16b, v7.16b                      // aes.cs:70:46 encrypt r2
-    eor v7.16b, v13.16b, v7.16b                     // aes.cs:70:46 encrypt r2
-    shl v13.16b, v0.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r2
-    sshr v14.16b, v0.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
-    and v14.16b, v14.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v13.16b, v13.16b, v14.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v0.16b, v0.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v0.16b, v7.16b, v0.16b                      // aes.cs:70:46 encrypt r2
-    ldr q7, [x0, #688]                              // round key rk[2][11]
-    eor v20.16b, v7.16b, v20.16b                    // aes.cs:70:46 encrypt r2
-    eor v1.16b, v1.16b, v13.16b                     // aes.cs:70:46 encrypt r2
-    eor v20.16b, v20.16b, v1.16b                    // aes.cs:70:46 encrypt r2
-    eor v21.16b, v21.16b, v2.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v20.16b, v20.16b, v21.16b                   // aes.cs:70:46 encrypt r2
-    ldr q21, [x0, #704]                             // round key rk[2][12]
-    ldr q1, [sp, #272]                              // reload
-    eor v21.16b, v21.16b, v1.16b                    // aes.cs:70:46 encrypt r2
-    shl v2.16b, v28.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r2
-    sshr v7.16b, v28.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r2
-    and v7.16b, v7.16b, v29.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r2
-    eor v2.16b, v2.16b, v7.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r2
-    eor v7.16b, v26.16b, v2.16b                     // aes.cs:70:46 encrypt r2
-    eor v21.16b, v21.16b, v7.16b                    // aes.cs:70:46 encrypt r2
-    shl v7.16b, v6.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r2
-    sshr v13.16b, v6.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
-    and v13.16b, v13.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v7.16b, v7.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v13.16b, v6.16b, v7.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v21.16b, v21.16b, v13.16b                   // aes.cs:70:46 encrypt r2
-    ldr q13, [x0, #720]                             // round key rk[2][13]
-    eor v13.16b, v13.16b, v26.16b                   // aes.cs:70:46 encrypt r2
-    eor v7.16b, v28.16b, v7.16b                     // aes.cs:70:46 encrypt r2
-    eor v7.16b, v13.16b, v7.16b                     // aes.cs:70:46 encrypt r2
-    shl v13.16b, v1.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r2
-    sshr v14.16b, v1.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
-    and v14.16b, v14.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v13.16b, v13.16b, v14.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v14.16b, v1.16b, v13.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v7.16b, v7.16b, v14.16b                     // aes.cs:70:46 encrypt r2
-    ldr q14, [x0, #736]                             // round key rk[2][14]
-    eor v14.16b, v14.16b, v6.16b                    // aes.cs:70:46 encrypt r2
-    eor v13.16b, v28.16b, v13.16b                   // aes.cs:70:46 encrypt r2
-    eor v13.16b, v14.16b, v13.16b                   // aes.cs:70:46 encrypt r2
-    shl v14.16b, v26.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r2
-    sshr v15.16b, v26.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r2
-    and v15.16b, v15.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v14.16b, v14.16b, v15.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v26.16b, v26.16b, v14.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v26.16b, v13.16b, v26.16b                   // aes.cs:70:46 encrypt r2
-    ldr q13, [x0, #752]                             // round key rk[2][15]
-    eor v6.16b, v13.16b, v6.16b                     // aes.cs:70:46 encrypt r2
-    eor v1.16b, v1.16b, v14.16b                     // aes.cs:70:46 encrypt r2
-    eor v1.16b, v6.16b, v1.16b                      // aes.cs:70:46 encrypt r2
-    eor v28.16b, v28.16b, v2.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v28.16b, v1.16b, v28.16b                    // aes.cs:70:46 encrypt r2
-    ld1 {v13.16b-v16.16b}, [x10]                    // table S bytes 0..63
-    tbl v1.16b, {v13.16b-v16.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r3
-    tbl v2.16b, {v13.16b-v16.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r3
-    tbl v6.16b, {v13.16b-v16.16b}, v30.16b          // aes.cs:30:39 encrypt>SubBytes r3
-    tbl v29.16b, {v13.16b-v16.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    tbl v8.16b, {v13.16b-v16.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r3
-    tbl v9.16b, {v13.16b-v16.16b}, v3.16b           // aes.cs:30:39 encrypt>SubBytes r3
-    tbl v10.16b, {v13.16b-v16.16b}, v4.16b          // aes.cs:30:39 encrypt>SubBytes r3
-    tbl v11.16b, {v13.16b-v16.16b}, v22.16b         // aes.cs:30:39 encrypt>SubBytes r3
+    ldr q5, [sp, #272]                              // reload
+    shl v10.16b, v5.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v11.16b, v5.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
+    and v11.16b, v11.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v10.16b, v10.16b, v11.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v11.16b, v5.16b, v10.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v31.16b, v31.16b, v11.16b                   // aes.cs:70:46 encrypt r2
+    eor v6.16b, v6.16b, v26.16b                     // aes.cs:70:46 encrypt r2
+    eor v10.16b, v28.16b, v10.16b                   // aes.cs:70:46 encrypt r2
+    eor v6.16b, v6.16b, v10.16b                     // aes.cs:70:46 encrypt r2
+    shl v10.16b, v14.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v11.16b, v14.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r2
+    and v11.16b, v11.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v10.16b, v10.16b, v11.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v11.16b, v14.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v6.16b, v6.16b, v11.16b                     // aes.cs:70:46 encrypt r2
+    eor v7.16b, v7.16b, v5.16b                      // aes.cs:70:46 encrypt r2
+    eor v10.16b, v28.16b, v10.16b                   // aes.cs:70:46 encrypt r2
+    eor v7.16b, v7.16b, v10.16b                     // aes.cs:70:46 encrypt r2
+    shl v10.16b, v26.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v11.16b, v26.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r2
+    and v11.16b, v11.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v10.16b, v10.16b, v11.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v26.16b, v26.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v26.16b, v7.16b, v26.16b                    // aes.cs:70:46 encrypt r2
+    eor v5.16b, v8.16b, v5.16b                      // aes.cs:70:46 encrypt r2
+    eor v7.16b, v14.16b, v10.16b                    // aes.cs:70:46 encrypt r2
+    eor v5.16b, v5.16b, v7.16b                      // aes.cs:70:46 encrypt r2
+    eor v28.16b, v28.16b, v0.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v28.16b, v5.16b, v28.16b                    // aes.cs:70:46 encrypt r2
+    ld1 {v7.16b-v10.16b}, [x10]                     // table S bytes 0..63
+    tbl v0.16b, {v7.16b-v10.16b}, v24.16b           // aes.cs:30:39 encrypt>SubBytes r3
+    tbl v5.16b, {v7.16b-v10.16b}, v27.16b           // aes.cs:30:39 encrypt>SubBytes r3
+    tbl v11.16b, {v7.16b-v10.16b}, v30.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    tbl v13.16b, {v7.16b-v10.16b}, v22.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    tbl v14.16b, {v7.16b-v10.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    tbl v15.16b, {v7.16b-v10.16b}, v2.16b           // aes.cs:30:39 encrypt>SubBytes r3
+    tbl v29.16b, {v7.16b-v10.16b}, v3.16b           // aes.cs:30:39 encrypt>SubBytes r3
+    tbl v16.16b, {v7.16b-v10.16b}, v21.16b          // aes.cs:30:39 encrypt>SubBytes r3
     sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    ld1 {v13.16b-v16.16b}, [x11]                    // table S bytes 64..127
-    tbx v1.16b, {v13.16b-v16.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    ld1 {v7.16b-v10.16b}, [x11]                     // table S bytes 64..127
+    tbx v0.16b, {v7.16b-v10.16b}, v24.16b           // aes.cs:30:39 encrypt>SubBytes r3
     sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v2.16b, {v13.16b-v16.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v5.16b, {v7.16b-v10.16b}, v27.16b           // aes.cs:30:39 encrypt>SubBytes r3
     sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v6.16b, {v13.16b-v16.16b}, v30.16b          // aes.cs:30:39 encrypt>SubBytes r3
-    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v29.16b, {v13.16b-v16.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v8.16b, {v13.16b-v16.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r3
-    sub v3.16b, v3.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v9.16b, {v13.16b-v16.16b}, v3.16b           // aes.cs:30:39 encrypt>SubBytes r3
-    sub v4.16b, v4.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v10.16b, {v13.16b-v16.16b}, v4.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v11.16b, {v7.16b-v10.16b}, v30.16b          // aes.cs:30:39 encrypt>SubBytes r3
     sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v11.16b, {v13.16b-v16.16b}, v22.16b         // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v13.16b, {v7.16b-v10.16b}, v22.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v14.16b, {v7.16b-v10.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v2.16b, v2.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v15.16b, {v7.16b-v10.16b}, v2.16b           // aes.cs:30:39 encrypt>SubBytes r3
+    sub v3.16b, v3.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v29.16b, {v7.16b-v10.16b}, v3.16b           // aes.cs:30:39 encrypt>SubBytes r3
+    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v16.16b, {v7.16b-v10.16b}, v21.16b          // aes.cs:30:39 encrypt>SubBytes r3
     sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    ld1 {v7.16b-v10.16b}, [x12]                     // table S bytes 128..191
+    tbx v0.16b, {v7.16b-v10.16b}, v24.16b           // aes.cs:30:39 encrypt>SubBytes r3
+    sub v17.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v5.16b, {v7.16b-v10.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r3
+    sub v18.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v11.16b, {v7.16b-v10.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v19.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v13.16b, {v7.16b-v10.16b}, v19.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v22.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v14.16b, {v7.16b-v10.16b}, v22.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v25.16b, v2.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v15.16b, {v7.16b-v10.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v27.16b, v3.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v29.16b, {v7.16b-v10.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v16.16b, {v7.16b-v10.16b}, v21.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    ld1 {v7.16b-v10.16b}, [x13]                     // table S bytes 192..255
+    tbx v0.16b, {v7.16b-v10.16b}, v24.16b           // aes.cs:30:39 encrypt>SubBytes r3
+    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v5.16b, {v7.16b-v10.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r3
+    sub v17.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v11.16b, {v7.16b-v10.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v17.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v13.16b, {v7.16b-v10.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v17.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v14.16b, {v7.16b-v10.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v17.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v15.16b, {v7.16b-v10.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v17.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v29.16b, {v7.16b-v10.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v17.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v16.16b, {v7.16b-v10.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    str q16, [sp, #272]                             // spill
+    ld1 {v16.16b-v19.16b}, [x10]                    // table S bytes 0..63
+    tbl v21.16b, {v16.16b-v19.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r3
+    tbl v22.16b, {v16.16b-v19.16b}, v1.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    tbl v24.16b, {v16.16b-v19.16b}, v4.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    tbl v25.16b, {v16.16b-v19.16b}, v20.16b         // aes.cs:30:39 encrypt>SubBytes r3
+    tbl v27.16b, {v16.16b-v19.16b}, v31.16b         // aes.cs:30:39 encrypt>SubBytes r3
+    tbl v30.16b, {v16.16b-v19.16b}, v6.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    tbl v2.16b, {v16.16b-v19.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    tbl v3.16b, {v16.16b-v19.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    ld1 {v16.16b-v19.16b}, [x11]                    // table S bytes 64..127
+    tbx v21.16b, {v16.16b-v19.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r3
+    sub v1.16b, v1.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v22.16b, {v16.16b-v19.16b}, v1.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v4.16b, v4.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v24.16b, {v16.16b-v19.16b}, v4.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v25.16b, {v16.16b-v19.16b}, v20.16b         // aes.cs:30:39 encrypt>SubBytes r3
+    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v27.16b, {v16.16b-v19.16b}, v31.16b         // aes.cs:30:39 encrypt>SubBytes r3
+    sub v6.16b, v6.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v30.16b, {v16.16b-v19.16b}, v6.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v2.16b, {v16.16b-v19.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v3.16b, {v16.16b-v19.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
     ld1 {v16.16b-v19.16b}, [x12]                    // table S bytes 128..191
-    tbx v1.16b, {v16.16b-v19.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r3
-    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v2.16b, {v16.16b-v19.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r3
-    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v6.16b, {v16.16b-v19.16b}, v30.16b          // aes.cs:30:39 encrypt>SubBytes r3
-    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v29.16b, {v16.16b-v19.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v8.16b, {v16.16b-v19.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r3
-    sub v3.16b, v3.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v9.16b, {v16.16b-v19.16b}, v3.16b           // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v21.16b, {v16.16b-v19.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r3
+    sub v1.16b, v1.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v22.16b, {v16.16b-v19.16b}, v1.16b          // aes.cs:30:39 encrypt>SubBytes r3
     sub v4.16b, v4.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v10.16b, {v16.16b-v19.16b}, v4.16b          // aes.cs:30:39 encrypt>SubBytes r3
-    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v11.16b, {v16.16b-v19.16b}, v22.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    ld1 {v16.16b-v19.16b}, [x13]                    // table S bytes 192..255
-    tbx v1.16b, {v16.16b-v19.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r3
-    sub v24.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v2.16b, {v16.16b-v19.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r3
-    sub v24.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v6.16b, {v16.16b-v19.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v24.16b, {v16.16b-v19.16b}, v4.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v25.16b, {v16.16b-v19.16b}, v20.16b         // aes.cs:30:39 encrypt>SubBytes r3
+    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v27.16b, {v16.16b-v19.16b}, v31.16b         // aes.cs:30:39 encrypt>SubBytes r3
+    sub v6.16b, v6.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v30.16b, {v16.16b-v19.16b}, v6.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v2.16b, {v16.16b-v19.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v3.16b, {v16.16b-v19.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r3
     sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v29.16b, {v16.16b-v19.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    sub v23.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v8.16b, {v16.16b-v19.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes r3
-    sub v23.16b, v3.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v9.16b, {v16.16b-v19.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v21.16b, {v7.16b-v10.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v23.16b, v1.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v22.16b, {v7.16b-v10.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes r3
     sub v23.16b, v4.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v10.16b, {v16.16b-v19.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v11.16b, {v16.16b-v19.16b}, v22.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    ld1 {v22.16b-v25.16b}, [x10]                    // table S bytes 0..63
-    tbl v27.16b, {v22.16b-v25.16b}, v31.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    tbl v30.16b, {v22.16b-v25.16b}, v5.16b          // aes.cs:30:39 encrypt>SubBytes r3
-    tbl v3.16b, {v22.16b-v25.16b}, v0.16b           // aes.cs:30:39 encrypt>SubBytes r3
-    tbl v4.16b, {v22.16b-v25.16b}, v20.16b          // aes.cs:30:39 encrypt>SubBytes r3
-    str q2, [sp, #272]                              // spill
-    tbl v2.16b, {v22.16b-v25.16b}, v21.16b          // aes.cs:30:39 encrypt>SubBytes r3
-    str q10, [sp, #256]                             // spill
-    tbl v10.16b, {v22.16b-v25.16b}, v7.16b          // aes.cs:30:39 encrypt>SubBytes r3
-    tbl v16.16b, {v22.16b-v25.16b}, v26.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    tbl v17.16b, {v22.16b-v25.16b}, v28.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    ld1 {v22.16b-v25.16b}, [x11]                    // table S bytes 64..127
-    tbx v27.16b, {v22.16b-v25.16b}, v31.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    sub v5.16b, v5.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v30.16b, {v22.16b-v25.16b}, v5.16b          // aes.cs:30:39 encrypt>SubBytes r3
-    sub v0.16b, v0.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v3.16b, {v22.16b-v25.16b}, v0.16b           // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v24.16b, {v7.16b-v10.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes r3
     sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v4.16b, {v22.16b-v25.16b}, v20.16b          // aes.cs:30:39 encrypt>SubBytes r3
-    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v2.16b, {v22.16b-v25.16b}, v21.16b          // aes.cs:30:39 encrypt>SubBytes r3
-    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v10.16b, {v22.16b-v25.16b}, v7.16b          // aes.cs:30:39 encrypt>SubBytes r3
-    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v16.16b, {v22.16b-v25.16b}, v26.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v17.16b, {v22.16b-v25.16b}, v28.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    ld1 {v22.16b-v25.16b}, [x12]                    // table S bytes 128..191
-    tbx v27.16b, {v22.16b-v25.16b}, v31.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    sub v5.16b, v5.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v30.16b, {v22.16b-v25.16b}, v5.16b          // aes.cs:30:39 encrypt>SubBytes r3
-    sub v0.16b, v0.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v3.16b, {v22.16b-v25.16b}, v0.16b           // aes.cs:30:39 encrypt>SubBytes r3
-    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v4.16b, {v22.16b-v25.16b}, v20.16b          // aes.cs:30:39 encrypt>SubBytes r3
-    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v2.16b, {v22.16b-v25.16b}, v21.16b          // aes.cs:30:39 encrypt>SubBytes r3
-    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v10.16b, {v22.16b-v25.16b}, v7.16b          // aes.cs:30:39 encrypt>SubBytes r3
-    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v16.16b, {v22.16b-v25.16b}, v26.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v17.16b, {v22.16b-v25.16b}, v28.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    ld1 {v22.16b-v25.16b}, [x13]                    // table S bytes 192..255
-    tbx v27.16b, {v22.16b-v25.16b}, v31.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    sub v18.16b, v5.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v30.16b, {v22.16b-v25.16b}, v18.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    sub v18.16b, v0.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v3.16b, {v22.16b-v25.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes r3
-    sub v18.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v4.16b, {v22.16b-v25.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes r3
-    sub v18.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v2.16b, {v22.16b-v25.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes r3
-    sub v18.16b, v7.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v10.16b, {v22.16b-v25.16b}, v18.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    sub v18.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v16.16b, {v22.16b-v25.16b}, v18.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    sub v18.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
-    tbx v17.16b, {v22.16b-v25.16b}, v18.16b         // aes.cs:30:39 encrypt>SubBytes r3
-    ldr q18, [x0, #768]                             // round key rk[3][0]
-    eor v18.16b, v18.16b, v3.16b                    // aes.cs:70:46 encrypt r3
-    shl v19.16b, v1.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r3
-    sshr v20.16b, v1.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r3
-    movi v21.16b, #0x1b                             // const
-    and v20.16b, v20.16b, v21.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r3
-    eor v19.16b, v19.16b, v20.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r3
-    eor v20.16b, v17.16b, v19.16b                   // aes.cs:70:46 encrypt r3
-    eor v18.16b, v18.16b, v20.16b                   // aes.cs:70:46 encrypt r3
-    shl v20.16b, v9.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
-    sshr v26.16b, v9.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
-    and v26.16b, v26.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v20.16b, v20.16b, v26.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v26.16b, v9.16b, v20.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v18.16b, v18.16b, v26.16b                   // aes.cs:70:46 encrypt r3
-    ldr q26, [x0, #784]                             // round key rk[3][1]
+    tbx v25.16b, {v7.16b-v10.16b}, v20.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v20.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v27.16b, {v7.16b-v10.16b}, v20.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v20.16b, v6.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v30.16b, {v7.16b-v10.16b}, v20.16b          // aes.cs:30:39 encrypt>SubBytes r3
+    sub v20.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v2.16b, {v7.16b-v10.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r3
+    sub v20.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r3
+    tbx v3.16b, {v7.16b-v10.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r3
+    ld1 {v6.16b-v9.16b}, [x14], #64                 // round keys rk[3][0], rk[3][1], rk[3][2], rk[3][3]
+    eor v20.16b, v6.16b, v24.16b                    // aes.cs:70:46 encrypt r3
+    shl v23.16b, v0.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r3
+    sshr v26.16b, v0.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r3
+    movi v28.16b, #0x1b                             // const
+    and v26.16b, v26.16b, v28.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r3
+    eor v23.16b, v23.16b, v26.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r3
+    eor v26.16b, v3.16b, v23.16b                    // aes.cs:70:46 encrypt r3
+    eor v20.16b, v20.16b, v26.16b                   // aes.cs:70:46 encrypt r3
+    shl v26.16b, v15.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v31.16b, v15.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r3
+    and v31.16b, v31.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v26.16b, v26.16b, v31.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v31.16b, v15.16b, v26.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v20.16b, v20.16b, v31.16b                   // aes.cs:70:46 encrypt r3
+    eor v31.16b, v7.16b, v0.16b                     // aes.cs:70:46 encrypt r3
+    eor v26.16b, v3.16b, v26.16b                    // aes.cs:70:46 encrypt r3
+    eor v26.16b, v31.16b, v26.16b                   // aes.cs:70:46 encrypt r3
+    shl v31.16b, v24.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v1.16b, v24.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
+    and v1.16b, v1.16b, v28.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v31.16b, v31.16b, v1.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v1.16b, v24.16b, v31.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
     eor v26.16b, v26.16b, v1.16b                    // aes.cs:70:46 encrypt r3
-    eor v20.16b, v17.16b, v20.16b                   // aes.cs:70:46 encrypt r3
-    eor v20.16b, v26.16b, v20.16b                   // aes.cs:70:46 encrypt r3
-    shl v26.16b, v3.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
-    sshr v28.16b, v3.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
-    and v28.16b, v28.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v26.16b, v26.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v28.16b, v3.16b, v26.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v20.16b, v20.16b, v28.16b                   // aes.cs:70:46 encrypt r3
-    ldr q28, [x0, #800]                             // round key rk[3][2]
-    eor v28.16b, v28.16b, v1.16b                    // aes.cs:70:46 encrypt r3
-    eor v26.16b, v9.16b, v26.16b                    // aes.cs:70:46 encrypt r3
-    eor v26.16b, v28.16b, v26.16b                   // aes.cs:70:46 encrypt r3
-    shl v28.16b, v17.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r3
-    sshr v31.16b, v17.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r3
-    and v31.16b, v31.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v28.16b, v28.16b, v31.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v17.16b, v17.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v17.16b, v26.16b, v17.16b                   // aes.cs:70:46 encrypt r3
-    ldr q26, [x0, #816]                             // round key rk[3][3]
-    eor v26.16b, v26.16b, v9.16b                    // aes.cs:70:46 encrypt r3
-    eor v28.16b, v3.16b, v28.16b                    // aes.cs:70:46 encrypt r3
-    eor v26.16b, v26.16b, v28.16b                   // aes.cs:70:46 encrypt r3
-    eor v19.16b, v1.16b, v19.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v19.16b, v26.16b, v19.16b                   // aes.cs:70:46 encrypt r3
-    ldr q26, [x0, #832]                             // round key rk[3][4]
-    eor v26.16b, v26.16b, v29.16b                   // aes.cs:70:46 encrypt r3
-    shl v28.16b, v8.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r3
-    sshr v31.16b, v8.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r3
-    and v31.16b, v31.16b, v21.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r3
-    eor v28.16b, v28.16b, v31.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r3
-    eor v31.16b, v16.16b, v28.16b                   // aes.cs:70:46 encrypt r3
-    eor v26.16b, v26.16b, v31.16b                   // aes.cs:70:46 encrypt r3
-    shl v31.16b, v30.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r3
-    sshr v0.16b, v30.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
-    and v0.16b, v0.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v31.16b, v31.16b, v0.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v0.16b, v30.16b, v31.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v26.16b, v26.16b, v0.16b                    // aes.cs:70:46 encrypt r3
-    ldr q0, [x0, #848]                              // round key rk[3][5]
-    eor v0.16b, v0.16b, v29.16b                     // aes.cs:70:46 encrypt r3
-    eor v31.16b, v8.16b, v31.16b                    // aes.cs:70:46 encrypt r3
-    eor v31.16b, v0.16b, v31.16b                    // aes.cs:70:46 encrypt r3
-    shl v0.16b, v16.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
-    sshr v1.16b, v16.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
-    and v1.16b, v1.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v0.16b, v0.16b, v1.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v1.16b, v16.16b, v0.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v31.16b, v31.16b, v1.16b                    // aes.cs:70:46 encrypt r3
-    ldr q1, [x0, #864]                              // round key rk[3][6]
-    eor v1.16b, v1.16b, v8.16b                      // aes.cs:70:46 encrypt r3
-    eor v0.16b, v30.16b, v0.16b                     // aes.cs:70:46 encrypt r3
-    eor v0.16b, v1.16b, v0.16b                      // aes.cs:70:46 encrypt r3
-    shl v1.16b, v29.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
-    sshr v3.16b, v29.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
-    and v3.16b, v3.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v1.16b, v8.16b, v0.16b                      // aes.cs:70:46 encrypt r3
+    eor v31.16b, v15.16b, v31.16b                   // aes.cs:70:46 encrypt r3
+    eor v31.16b, v1.16b, v31.16b                    // aes.cs:70:46 encrypt r3
+    shl v1.16b, v3.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v4.16b, v3.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r3
+    and v4.16b, v4.16b, v28.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v1.16b, v1.16b, v4.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v3.16b, v3.16b, v1.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v31.16b, v31.16b, v3.16b                    // aes.cs:70:46 encrypt r3
+    eor v3.16b, v9.16b, v15.16b                     // aes.cs:70:46 encrypt r3
+    eor v24.16b, v24.16b, v1.16b                    // aes.cs:70:46 encrypt r3
+    eor v24.16b, v3.16b, v24.16b                    // aes.cs:70:46 encrypt r3
+    eor v23.16b, v0.16b, v23.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v23.16b, v24.16b, v23.16b                   // aes.cs:70:46 encrypt r3
+    ld1 {v6.16b-v9.16b}, [x14], #64                 // round keys rk[3][4], rk[3][5], rk[3][6], rk[3][7]
+    eor v24.16b, v6.16b, v13.16b                    // aes.cs:70:46 encrypt r3
+    shl v0.16b, v14.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r3
+    sshr v1.16b, v14.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r3
+    and v1.16b, v1.16b, v28.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r3
+    eor v0.16b, v0.16b, v1.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r3
+    eor v1.16b, v2.16b, v0.16b                      // aes.cs:70:46 encrypt r3
+    eor v24.16b, v24.16b, v1.16b                    // aes.cs:70:46 encrypt r3
+    shl v1.16b, v22.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v3.16b, v22.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
+    and v3.16b, v3.16b, v28.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
     eor v1.16b, v1.16b, v3.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v29.16b, v29.16b, v1.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v29.16b, v0.16b, v29.16b                    // aes.cs:70:46 encrypt r3
-    ldr q0, [x0, #880]                              // round key rk[3][7]
-    eor v30.16b, v0.16b, v30.16b                    // aes.cs:70:46 encrypt r3
-    eor v16.16b, v16.16b, v1.16b                    // aes.cs:70:46 encrypt r3
-    eor v16.16b, v30.16b, v16.16b                   // aes.cs:70:46 encrypt r3
-    eor v28.16b, v8.16b, v28.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v16.16b, v16.16b, v28.16b                   // aes.cs:70:46 encrypt r3
-    ldr q28, [x0, #896]                             // round key rk[3][8]
-    eor v28.16b, v28.16b, v6.16b                    // aes.cs:70:46 encrypt r3
-    shl v30.16b, v27.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r3
-    sshr v0.16b, v27.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r3
-    and v0.16b, v0.16b, v21.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r3
-    eor v30.16b, v30.16b, v0.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r3
-    eor v0.16b, v11.16b, v30.16b                    // aes.cs:70:46 encrypt r3
-    eor v28.16b, v28.16b, v0.16b                    // aes.cs:70:46 encrypt r3
-    shl v0.16b, v10.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
-    sshr v1.16b, v10.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
-    and v1.16b, v1.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v0.16b, v0.16b, v1.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v1.16b, v10.16b, v0.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v28.16b, v28.16b, v1.16b                    // aes.cs:70:46 encrypt r3
-    ldr q1, [x0, #912]                              // round key rk[3][9]
-    eor v1.16b, v1.16b, v11.16b                     // aes.cs:70:46 encrypt r3
-    eor v0.16b, v27.16b, v0.16b                     // aes.cs:70:46 encrypt r3
-    eor v0.16b, v1.16b, v0.16b                      // aes.cs:70:46 encrypt r3
-    shl v1.16b, v6.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r3
-    sshr v3.16b, v6.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r3
-    and v3.16b, v3.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v1.16b, v1.16b, v3.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v3.16b, v6.16b, v1.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v0.16b, v0.16b, v3.16b                      // aes.cs:70:46 encrypt r3
-    ldr q3, [x0, #928]                              // round key rk[3][10]
-    eor v3.16b, v3.16b, v27.16b                     // aes.cs:70:46 encrypt r3
-    eor v1.16b, v10.16b, v1.16b                     // aes.cs:70:46 encrypt r3
+    eor v3.16b, v22.16b, v1.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v24.16b, v24.16b, v3.16b                    // aes.cs:70:46 encrypt r3
+    eor v3.16b, v7.16b, v13.16b                     // aes.cs:70:46 encrypt r3
+    eor v1.16b, v14.16b, v1.16b                     // aes.cs:70:46 encrypt r3
     eor v1.16b, v3.16b, v1.16b                      // aes.cs:70:46 encrypt r3
-    shl v3.16b, v11.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
-    sshr v5.16b, v11.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
-    and v5.16b, v5.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v3.16b, v3.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v5.16b, v11.16b, v3.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v1.16b, v1.16b, v5.16b                      // aes.cs:70:46 encrypt r3
-    ldr q5, [x0, #944]                              // round key rk[3][11]
-    eor v5.16b, v5.16b, v6.16b                      // aes.cs:70:46 encrypt r3
-    eor v3.16b, v10.16b, v3.16b                     // aes.cs:70:46 encrypt r3
-    eor v3.16b, v5.16b, v3.16b                      // aes.cs:70:46 encrypt r3
-    eor v27.16b, v27.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v27.16b, v3.16b, v27.16b                    // aes.cs:70:46 encrypt r3
-    ldr q30, [x0, #960]                             // round key rk[3][12]
-    ldr q3, [sp, #256]                              // reload
-    eor v30.16b, v30.16b, v3.16b                    // aes.cs:70:46 encrypt r3
-    shl v5.16b, v2.16b, #1                          // aes.cs:39:6 encrypt>MixColumns>mix r3
-    sshr v6.16b, v2.16b, #7                         // aes.cs:39:6 encrypt>MixColumns>mix r3
-    and v6.16b, v6.16b, v21.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r3
-    eor v5.16b, v5.16b, v6.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r3
-    eor v6.16b, v4.16b, v5.16b                      // aes.cs:70:46 encrypt r3
-    eor v30.16b, v30.16b, v6.16b                    // aes.cs:70:46 encrypt r3
-    ldr q6, [sp, #272]                              // reload
-    shl v7.16b, v6.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r3
-    sshr v8.16b, v6.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r3
-    and v8.16b, v8.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v7.16b, v7.16b, v8.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v8.16b, v6.16b, v7.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v30.16b, v30.16b, v8.16b                    // aes.cs:70:46 encrypt r3
-    ldr q8, [x0, #976]                              // round key rk[3][13]
-    eor v8.16b, v8.16b, v4.16b                      // aes.cs:70:46 encrypt r3
-    eor v7.16b, v2.16b, v7.16b                      // aes.cs:70:46 encrypt r3
+    shl v3.16b, v2.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v4.16b, v2.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r3
+    and v4.16b, v4.16b, v28.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v3.16b, v3.16b, v4.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v4.16b, v2.16b, v3.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v1.16b, v1.16b, v4.16b                      // aes.cs:70:46 encrypt r3
+    eor v4.16b, v8.16b, v14.16b                     // aes.cs:70:46 encrypt r3
+    eor v3.16b, v22.16b, v3.16b                     // aes.cs:70:46 encrypt r3
+    eor v3.16b, v4.16b, v3.16b                      // aes.cs:70:46 encrypt r3
+    shl v4.16b, v13.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v6.16b, v13.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
+    and v6.16b, v6.16b, v28.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v4.16b, v4.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v6.16b, v13.16b, v4.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v3.16b, v3.16b, v6.16b                      // aes.cs:70:46 encrypt r3
+    eor v22.16b, v9.16b, v22.16b                    // aes.cs:70:46 encrypt r3
+    eor v2.16b, v2.16b, v4.16b                      // aes.cs:70:46 encrypt r3
+    eor v22.16b, v22.16b, v2.16b                    // aes.cs:70:46 encrypt r3
+    eor v0.16b, v14.16b, v0.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v22.16b, v22.16b, v0.16b                    // aes.cs:70:46 encrypt r3
+    ld1 {v6.16b-v9.16b}, [x14], #64                 // round keys rk[3][8], rk[3][9], rk[3][10], rk[3][11]
+    eor v0.16b, v6.16b, v11.16b                     // aes.cs:70:46 encrypt r3
+    shl v2.16b, v21.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r3
+    sshr v4.16b, v21.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r3
+    and v4.16b, v4.16b, v28.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r3
+    eor v2.16b, v2.16b, v4.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r3
+    ldr q4, [sp, #272]                              // reload
+    eor v6.16b, v4.16b, v2.16b                      // aes.cs:70:46 encrypt r3
+    eor v0.16b, v0.16b, v6.16b                      // aes.cs:70:46 encrypt r3
+    shl v6.16b, v30.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v13.16b, v30.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r3
+    and v13.16b, v13.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v6.16b, v6.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v13.16b, v30.16b, v6.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v0.16b, v0.16b, v13.16b                     // aes.cs:70:46 encrypt r3
+    eor v7.16b, v7.16b, v4.16b                      // aes.cs:70:46 encrypt r3
+    eor v6.16b, v21.16b, v6.16b                     // aes.cs:70:46 encrypt r3
+    eor v6.16b, v7.16b, v6.16b                      // aes.cs:70:46 encrypt r3
+    shl v7.16b, v11.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v13.16b, v11.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r3
+    and v13.16b, v13.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v7.16b, v7.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v13.16b, v11.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v6.16b, v6.16b, v13.16b                     // aes.cs:70:46 encrypt r3
+    eor v8.16b, v8.16b, v21.16b                     // aes.cs:70:46 encrypt r3
+    eor v7.16b, v30.16b, v7.16b                     // aes.cs:70:46 encrypt r3
     eor v7.16b, v8.16b, v7.16b                      // aes.cs:70:46 encrypt r3
-    shl v8.16b, v3.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r3
-    sshr v9.16b, v3.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r3
-    and v9.16b, v9.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v8.16b, v8.16b, v9.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v9.16b, v3.16b, v8.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v7.16b, v7.16b, v9.16b                      // aes.cs:70:46 encrypt r3
-    ldr q9, [x0, #992]                              // round key rk[3][14]
-    eor v9.16b, v9.16b, v6.16b                      // aes.cs:70:46 encrypt r3
-    eor v8.16b, v2.16b, v8.16b                      // aes.cs:70:46 encrypt r3
+    shl v8.16b, v4.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v13.16b, v4.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
+    and v13.16b, v13.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v8.16b, v8.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v4.16b, v4.16b, v8.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v4.16b, v7.16b, v4.16b                      // aes.cs:70:46 encrypt r3
+    eor v7.16b, v9.16b, v11.16b                     // aes.cs:70:46 encrypt r3
+    eor v30.16b, v30.16b, v8.16b                    // aes.cs:70:46 encrypt r3
+    eor v30.16b, v7.16b, v30.16b                    // aes.cs:70:46 encrypt r3
+    eor v21.16b, v21.16b, v2.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v21.16b, v30.16b, v21.16b                   // aes.cs:70:46 encrypt r3
+    ld1 {v7.16b-v10.16b}, [x14], #64                // round keys rk[3][12], rk[3][13], rk[3][14], rk[3][15]
+    eor v30.16b, v7.16b, v29.16b                    // aes.cs:70:46 encrypt r3
+    shl v2.16b, v27.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r3
+    sshr v7.16b, v27.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r3
+    and v7.16b, v7.16b, v28.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r3
+    eor v2.16b, v2.16b, v7.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r3
+    eor v7.16b, v25.16b, v2.16b                     // aes.cs:70:46 encrypt r3
+    eor v30.16b, v30.16b, v7.16b                    // aes.cs:70:46 encrypt r3
+    shl v7.16b, v5.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v11.16b, v5.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
+    and v11.16b, v11.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v7.16b, v7.16b, v11.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v11.16b, v5.16b, v7.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v30.16b, v30.16b, v11.16b                   // aes.cs:70:46 encrypt r3
+    eor v8.16b, v8.16b, v25.16b                     // aes.cs:70:46 encrypt r3
+    eor v7.16b, v27.16b, v7.16b                     // aes.cs:70:46 encrypt r3
+    eor v7.16b, v8.16b, v7.16b                      // aes.cs:70:46 encrypt r3
+    shl v8.16b, v29.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v11.16b, v29.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r3
+    and v11.16b, v11.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v8.16b, v8.16b, v11.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v11.16b, v29.16b, v8.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v7.16b, v7.16b, v11.16b                     // aes.cs:70:46 encrypt r3
+    eor v9.16b, v9.16b, v5.16b                      // aes.cs:70:46 encrypt r3
+    eor v8.16b, v27.16b, v8.16b                     // aes.cs:70:46 encrypt r3
     eor v8.16b, v9.16b, v8.16b                      // aes.cs:70:46 encrypt r3
-    shl v9.16b, v4.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r3
-    sshr v10.16b, v4.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
-    and v10.16b, v10.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v9.16b, v9.16b, v10.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v4.16b, v4.16b, v9.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v4.16b, v8.16b, v4.16b                      // aes.cs:70:46 encrypt r3
-    ldr q8, [x0, #1008]                             // round key rk[3][15]
-    eor v6.16b, v8.16b, v6.16b                      // aes.cs:70:46 encrypt r3
-    eor v3.16b, v3.16b, v9.16b                      // aes.cs:70:46 encrypt r3
-    eor v3.16b, v6.16b, v3.16b                      // aes.cs:70:46 encrypt r3
-    eor v2.16b, v2.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v2.16b, v3.16b, v2.16b                      // aes.cs:70:46 encrypt r3
+    shl v9.16b, v25.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v11.16b, v25.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r3
+    and v11.16b, v11.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v9.16b, v9.16b, v11.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v25.16b, v25.16b, v9.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v25.16b, v8.16b, v25.16b                    // aes.cs:70:46 encrypt r3
+    eor v5.16b, v10.16b, v5.16b                     // aes.cs:70:46 encrypt r3
+    eor v29.16b, v29.16b, v9.16b                    // aes.cs:70:46 encrypt r3
+    eor v29.16b, v5.16b, v29.16b                    // aes.cs:70:46 encrypt r3
+    eor v27.16b, v27.16b, v2.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v27.16b, v29.16b, v27.16b                   // aes.cs:70:46 encrypt r3
     ld1 {v8.16b-v11.16b}, [x10]                     // table S bytes 0..63
-    tbl v3.16b, {v8.16b-v11.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    tbl v5.16b, {v8.16b-v11.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    tbl v6.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    tbl v13.16b, {v8.16b-v11.16b}, v19.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    tbl v14.16b, {v8.16b-v11.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    tbl v15.16b, {v8.16b-v11.16b}, v31.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    tbl v21.16b, {v8.16b-v11.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    tbl v22.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbl v29.16b, {v8.16b-v11.16b}, v20.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    tbl v2.16b, {v8.16b-v11.16b}, v26.16b           // aes.cs:30:39 encrypt>SubBytes r4
+    tbl v5.16b, {v8.16b-v11.16b}, v31.16b           // aes.cs:30:39 encrypt>SubBytes r4
+    tbl v13.16b, {v8.16b-v11.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    tbl v14.16b, {v8.16b-v11.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    tbl v15.16b, {v8.16b-v11.16b}, v1.16b           // aes.cs:30:39 encrypt>SubBytes r4
+    tbl v28.16b, {v8.16b-v11.16b}, v3.16b           // aes.cs:30:39 encrypt>SubBytes r4
+    tbl v16.16b, {v8.16b-v11.16b}, v22.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
     ld1 {v8.16b-v11.16b}, [x11]                     // table S bytes 64..127
-    tbx v3.16b, {v8.16b-v11.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v5.16b, {v8.16b-v11.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v6.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v13.16b, {v8.16b-v11.16b}, v19.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v29.16b, {v8.16b-v11.16b}, v20.16b          // aes.cs:30:39 encrypt>SubBytes r4
     sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v14.16b, {v8.16b-v11.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v2.16b, {v8.16b-v11.16b}, v26.16b           // aes.cs:30:39 encrypt>SubBytes r4
     sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v15.16b, {v8.16b-v11.16b}, v31.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v21.16b, {v8.16b-v11.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v22.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v5.16b, {v8.16b-v11.16b}, v31.16b           // aes.cs:30:39 encrypt>SubBytes r4
+    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v13.16b, {v8.16b-v11.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v14.16b, {v8.16b-v11.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v1.16b, v1.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v15.16b, {v8.16b-v11.16b}, v1.16b           // aes.cs:30:39 encrypt>SubBytes r4
+    sub v3.16b, v3.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v28.16b, {v8.16b-v11.16b}, v3.16b           // aes.cs:30:39 encrypt>SubBytes r4
+    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v16.16b, {v8.16b-v11.16b}, v22.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
     ld1 {v8.16b-v11.16b}, [x12]                     // table S bytes 128..191
-    tbx v3.16b, {v8.16b-v11.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v5.16b, {v8.16b-v11.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v6.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v13.16b, {v8.16b-v11.16b}, v19.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v14.16b, {v8.16b-v11.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v15.16b, {v8.16b-v11.16b}, v31.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v21.16b, {v8.16b-v11.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v22.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    ld1 {v8.16b-v11.16b}, [x13]                     // table S bytes 192..255
-    tbx v3.16b, {v8.16b-v11.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    sub v18.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v29.16b, {v8.16b-v11.16b}, v20.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v17.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v2.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r4
+    sub v18.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
     tbx v5.16b, {v8.16b-v11.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r4
+    sub v19.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v13.16b, {v8.16b-v11.16b}, v19.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v23.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v14.16b, {v8.16b-v11.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v24.16b, v1.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v15.16b, {v8.16b-v11.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v26.16b, v3.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v28.16b, {v8.16b-v11.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v16.16b, {v8.16b-v11.16b}, v22.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    ld1 {v8.16b-v11.16b}, [x13]                     // table S bytes 192..255
+    tbx v29.16b, {v8.16b-v11.16b}, v20.16b          // aes.cs:30:39 encrypt>SubBytes r4
     sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v6.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v2.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r4
+    sub v17.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v5.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r4
     sub v17.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
     tbx v13.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v17.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    sub v17.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
     tbx v14.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v17.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    sub v17.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
     tbx v15.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v17.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v21.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v22.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    ld1 {v16.16b-v19.16b}, [x10]                    // table S bytes 0..63
-    tbl v20.16b, {v16.16b-v19.16b}, v28.16b         // aes.cs:30:39 encrypt>SubBytes r4
-    tbl v23.16b, {v16.16b-v19.16b}, v0.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    tbl v24.16b, {v16.16b-v19.16b}, v1.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    tbl v25.16b, {v16.16b-v19.16b}, v27.16b         // aes.cs:30:39 encrypt>SubBytes r4
-    tbl v26.16b, {v16.16b-v19.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r4
-    tbl v29.16b, {v16.16b-v19.16b}, v7.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    tbl v31.16b, {v16.16b-v19.16b}, v4.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    str q5, [sp, #256]                              // spill
-    tbl v5.16b, {v16.16b-v19.16b}, v2.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    ld1 {v16.16b-v19.16b}, [x11]                    // table S bytes 64..127
-    tbx v20.16b, {v16.16b-v19.16b}, v28.16b         // aes.cs:30:39 encrypt>SubBytes r4
+    sub v17.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v28.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v17.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v16.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    ld1 {v17.16b-v20.16b}, [x10]                    // table S bytes 0..63
+    tbl v22.16b, {v17.16b-v20.16b}, v0.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    tbl v23.16b, {v17.16b-v20.16b}, v6.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    tbl v24.16b, {v17.16b-v20.16b}, v4.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    tbl v26.16b, {v17.16b-v20.16b}, v21.16b         // aes.cs:30:39 encrypt>SubBytes r4
+    tbl v31.16b, {v17.16b-v20.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r4
+    tbl v1.16b, {v17.16b-v20.16b}, v7.16b           // aes.cs:30:39 encrypt>SubBytes r4
+    tbl v3.16b, {v17.16b-v20.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    str q2, [sp, #272]                              // spill
+    tbl v2.16b, {v17.16b-v20.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r4
     sub v0.16b, v0.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v23.16b, {v16.16b-v19.16b}, v0.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v1.16b, v1.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v24.16b, {v16.16b-v19.16b}, v1.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v25.16b, {v16.16b-v19.16b}, v27.16b         // aes.cs:30:39 encrypt>SubBytes r4
-    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v26.16b, {v16.16b-v19.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r4
-    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v29.16b, {v16.16b-v19.16b}, v7.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    ld1 {v17.16b-v20.16b}, [x11]                    // table S bytes 64..127
+    tbx v22.16b, {v17.16b-v20.16b}, v0.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v6.16b, v6.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v23.16b, {v17.16b-v20.16b}, v6.16b          // aes.cs:30:39 encrypt>SubBytes r4
     sub v4.16b, v4.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v31.16b, {v16.16b-v19.16b}, v4.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v2.16b, v2.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v5.16b, {v16.16b-v19.16b}, v2.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    ld1 {v16.16b-v19.16b}, [x12]                    // table S bytes 128..191
-    tbx v20.16b, {v16.16b-v19.16b}, v28.16b         // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v24.16b, {v17.16b-v20.16b}, v4.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v26.16b, {v17.16b-v20.16b}, v21.16b         // aes.cs:30:39 encrypt>SubBytes r4
+    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v31.16b, {v17.16b-v20.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r4
+    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v1.16b, {v17.16b-v20.16b}, v7.16b           // aes.cs:30:39 encrypt>SubBytes r4
+    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v3.16b, {v17.16b-v20.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v2.16b, {v17.16b-v20.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r4
     sub v0.16b, v0.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v23.16b, {v16.16b-v19.16b}, v0.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v1.16b, v1.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v24.16b, {v16.16b-v19.16b}, v1.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v25.16b, {v16.16b-v19.16b}, v27.16b         // aes.cs:30:39 encrypt>SubBytes r4
-    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v26.16b, {v16.16b-v19.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r4
-    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v29.16b, {v16.16b-v19.16b}, v7.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    ld1 {v17.16b-v20.16b}, [x12]                    // table S bytes 128..191
+    tbx v22.16b, {v17.16b-v20.16b}, v0.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v6.16b, v6.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v23.16b, {v17.16b-v20.16b}, v6.16b          // aes.cs:30:39 encrypt>SubBytes r4
     sub v4.16b, v4.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v31.16b, {v16.16b-v19.16b}, v4.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v2.16b, v2.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v5.16b, {v16.16b-v19.16b}, v2.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v20.16b, {v8.16b-v11.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v28.16b, v0.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v23.16b, {v8.16b-v11.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v28.16b, v1.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v24.16b, {v8.16b-v11.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v24.16b, {v17.16b-v20.16b}, v4.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v26.16b, {v17.16b-v20.16b}, v21.16b         // aes.cs:30:39 encrypt>SubBytes r4
+    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v31.16b, {v17.16b-v20.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r4
+    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v1.16b, {v17.16b-v20.16b}, v7.16b           // aes.cs:30:39 encrypt>SubBytes r4
+    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v3.16b, {v17.16b-v20.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r4
     sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v25.16b, {v8.16b-v11.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v27.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v26.16b, {v8.16b-v11.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v27.16b, v7.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v29.16b, {v8.16b-v11.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v27.16b, v4.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v31.16b, {v8.16b-v11.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r4
-    sub v27.16b, v2.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r4
-    tbx v5.16b, {v8.16b-v11.16b}, v27.16b           // aes.cs:30:39 encrypt>SubBytes r4
-    ldr q27, [x0, #1024]                            // round key rk[4][0]
-    eor v27.16b, v27.16b, v24.16b                   // aes.cs:70:46 encrypt r4
-    shl v28.16b, v3.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r4
-    sshr v30.16b, v3.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r4
-    movi v0.16b, #0x1b                              // const
-    and v30.16b, v30.16b, v0.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r4
-    eor v28.16b, v28.16b, v30.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r4
-    eor v30.16b, v5.16b, v28.16b                    // aes.cs:70:46 encrypt r4
-    eor v27.16b, v27.16b, v30.16b                   // aes.cs:70:46 encrypt r4
-    shl v30.16b, v15.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r4
-    sshr v1.16b, v15.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
-    and v1.16b, v1.16b, v0.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v30.16b, v30.16b, v1.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v1.16b, v15.16b, v30.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v27.16b, v27.16b, v1.16b                    // aes.cs:70:46 encrypt r4
-    ldr q1, [x0, #1040]                             // round key rk[4][1]
-    eor v1.16b, v1.16b, v3.16b                      // aes.cs:70:46 encrypt r4
-    eor v30.16b, v5.16b, v30.16b                    // aes.cs:70:46 encrypt r4
-    eor v30.16b, v1.16b, v30.16b                    // aes.cs:70:46 encrypt r4
-    shl v1.16b, v24.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
-    sshr v2.16b, v24.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
-    and v2.16b, v2.16b, v0.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v1.16b, v1.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v2.16b, v24.16b, v1.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v30.16b, v30.16b, v2.16b                    // aes.cs:70:46 encrypt r4
-    ldr q2, [x0, #1056]                             // round key rk[4][2]
-    eor v2.16b, v2.16b, v3.16b                      // aes.cs:70:46 encrypt r4
-    eor v1.16b, v15.16b, v1.16b                     // aes.cs:70:46 encrypt r4
-    eor v1.16b, v2.16b, v1.16b                      // aes.cs:70:46 encrypt r4
-    shl v2.16b, v5.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r4
-    sshr v4.16b, v5.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r4
-    and v4.16b, v4.16b, v0.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
+    tbx v2.16b, {v17.16b-v20.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v0.16b, v0.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v22.16b, {v8.16b-v11.16b}, v0.16b           // aes.cs:30:39 encrypt>SubBytes r4
+    sub v0.16b, v6.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v23.16b, {v8.16b-v11.16b}, v0.16b           // aes.cs:30:39 encrypt>SubBytes r4
+    sub v0.16b, v4.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v24.16b, {v8.16b-v11.16b}, v0.16b           // aes.cs:30:39 encrypt>SubBytes r4
+    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v26.16b, {v8.16b-v11.16b}, v21.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v21.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v31.16b, {v8.16b-v11.16b}, v21.16b          // aes.cs:30:39 encrypt>SubBytes r4
+    sub v21.16b, v7.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v1.16b, {v8.16b-v11.16b}, v21.16b           // aes.cs:30:39 encrypt>SubBytes r4
+    sub v21.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v3.16b, {v8.16b-v11.16b}, v21.16b           // aes.cs:30:39 encrypt>SubBytes r4
+    sub v21.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r4
+    tbx v2.16b, {v8.16b-v11.16b}, v21.16b           // aes.cs:30:39 encrypt>SubBytes r4
+    ld1 {v6.16b-v9.16b}, [x14], #64                 // round keys rk[4][0], rk[4][1], rk[4][2], rk[4][3]
+    eor v21.16b, v6.16b, v24.16b                    // aes.cs:70:46 encrypt r4
+    shl v25.16b, v29.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r4
+    sshr v27.16b, v29.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r4
+    movi v30.16b, #0x1b                             // const
+    and v27.16b, v27.16b, v30.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r4
+    eor v25.16b, v25.16b, v27.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r4
+    eor v27.16b, v2.16b, v25.16b                    // aes.cs:70:46 encrypt r4
+    eor v21.16b, v21.16b, v27.16b                   // aes.cs:70:46 encrypt r4
+    shl v27.16b, v15.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r4
+    sshr v0.16b, v15.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
+    and v0.16b, v0.16b, v30.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v27.16b, v27.16b, v0.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v0.16b, v15.16b, v27.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v21.16b, v21.16b, v0.16b                    // aes.cs:70:46 encrypt r4
+    eor v0.16b, v7.16b, v29.16b                     // aes.cs:70:46 encrypt r4
+    eor v27.16b, v2.16b, v27.16b                    // aes.cs:70:46 encrypt r4
+    eor v27.16b, v0.16b, v27.16b                    // aes.cs:70:46 encrypt r4
+    shl v0.16b, v24.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
+    sshr v4.16b, v24.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
+    and v4.16b, v4.16b, v30.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v0.16b, v0.16b, v4.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v4.16b, v24.16b, v0.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v27.16b, v27.16b, v4.16b                    // aes.cs:70:46 encrypt r4
+    eor v4.16b, v8.16b, v29.16b                     // aes.cs:70:46 encrypt r4
+    eor v0.16b, v15.16b, v0.16b                     // aes.cs:70:46 encrypt r4
+    eor v0.16b, v4.16b, v0.16b                      // aes.cs:70:46 encrypt r4
+    shl v4.16b, v2.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r4
+    sshr v6.16b, v2.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r4
+    and v6.16b, v6.16b, v30.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v4.16b, v4.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
     eor v2.16b, v2.16b, v4.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v4.16b, v5.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v1.16b, v1.16b, v4.16b                      // aes.cs:70:46 encrypt r4
-    ldr q4, [x0, #1072]                             // round key rk[4][3]
-    eor v4.16b, v4.16b, v15.16b                     // aes.cs:70:46 encrypt r4
-    eor v24.16b, v24.16b, v2.16b                    // aes.cs:70:46 encrypt r4
-    eor v24.16b, v4.16b, v24.16b                    // aes.cs:70:46 encrypt r4
-    eor v28.16b, v3.16b, v28.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v24.16b, v24.16b, v28.16b                   // aes.cs:70:46 encrypt r4
-    ldr q28, [x0, #1088]                            // round key rk[4][4]
-    eor v28.16b, v28.16b, v13.16b                   // aes.cs:70:46 encrypt r4
-    shl v2.16b, v14.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r4
-    sshr v3.16b, v14.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r4
-    and v3.16b, v3.16b, v0.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r4
-    eor v2.16b, v2.16b, v3.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r4
-    eor v3.16b, v31.16b, v2.16b                     // aes.cs:70:46 encrypt r4
-    eor v28.16b, v28.16b, v3.16b                    // aes.cs:70:46 encrypt r4
-    shl v3.16b, v23.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v0.16b, v0.16b, v2.16b                      // aes.cs:70:46 encrypt r4
+    eor v2.16b, v9.16b, v15.16b                     // aes.cs:70:46 encrypt r4
+    eor v24.16b, v24.16b, v4.16b                    // aes.cs:70:46 encrypt r4
+    eor v24.16b, v2.16b, v24.16b                    // aes.cs:70:46 encrypt r4
+    eor v25.16b, v29.16b, v25.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v24.16b, v24.16b, v25.16b                   // aes.cs:70:46 encrypt r4
+    ld1 {v6.16b-v9.16b}, [x14], #64                 // round keys rk[4][4], rk[4][5], rk[4][6], rk[4][7]
+    eor v25.16b, v6.16b, v13.16b                    // aes.cs:70:46 encrypt r4
+    shl v29.16b, v14.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r4
+    sshr v2.16b, v14.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r4
+    and v2.16b, v2.16b, v30.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r4
+    eor v29.16b, v29.16b, v2.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r4
+    eor v2.16b, v3.16b, v29.16b                     // aes.cs:70:46 encrypt r4
+    eor v25.16b, v25.16b, v2.16b                    // aes.cs:70:46 encrypt r4
+    shl v2.16b, v23.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
     sshr v4.16b, v23.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
-    and v4.16b, v4.16b, v0.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v3.16b, v3.16b, v4.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v4.16b, v23.16b, v3.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v28.16b, v28.16b, v4.16b                    // aes.cs:70:46 encrypt r4
-    ldr q4, [x0, #1104]                             // round key rk[4][5]
-    eor v4.16b, v4.16b, v13.16b                     // aes.cs:70:46 encrypt r4
-    eor v3.16b, v14.16b, v3.16b                     // aes.cs:70:46 encrypt r4
-    eor v3.16b, v4.16b, v3.16b                      // aes.cs:70:46 encrypt r4
-    shl v4.16b, v31.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
-    sshr v5.16b, v31.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
-    and v5.16b, v5.16b, v0.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v5.16b, v31.16b, v4.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v3.16b, v3.16b, v5.16b                      // aes.cs:70:46 encrypt r4
-    ldr q5, [x0, #1120]                             // round key rk[4][6]
-    eor v5.16b, v5.16b, v14.16b                     // aes.cs:70:46 encrypt r4
+    and v4.16b, v4.16b, v30.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v2.16b, v2.16b, v4.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v4.16b, v23.16b, v2.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v25.16b, v25.16b, v4.16b                    // aes.cs:70:46 encrypt r4
+    eor v4.16b, v7.16b, v13.16b                     // aes.cs:70:46 encrypt r4
+    eor v2.16b, v14.16b, v2.16b                     // aes.cs:70:46 encrypt r4
+    eor v2.16b, v4.16b, v2.16b                      // aes.cs:70:46 encrypt r4
+    shl v4.16b, v3.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r4
+    sshr v6.16b, v3.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r4
+    and v6.16b, v6.16b, v30.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v4.16b, v4.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v6.16b, v3.16b, v4.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v2.16b, v2.16b, v6.16b                      // aes.cs:70:46 encrypt r4
+    eor v6.16b, v8.16b, v14.16b                     // aes.cs:70:46 encrypt r4
     eor v4.16b, v23.16b, v4.16b                     // aes.cs:70:46 encrypt r4
-    eor v4.16b, v5.16b, v4.16b                      // aes.cs:70:46 encrypt r4
-    shl v5.16b, v13.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v4.16b, v6.16b, v4.16b                      // aes.cs:70:46 encrypt r4
+    shl v6.16b, v13.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
     sshr v7.16b, v13.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
-    and v7.16b, v7.16b, v0.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v5.16b, v5.16b, v7.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v7.16b, v13.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
+    and v7.16b, v7.16b, v30.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v6.16b, v6.16b, v7.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v7.16b, v13.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
     eor v4.16b, v4.16b, v7.16b                      // aes.cs:70:46 encrypt r4
-    ldr q7, [x0, #1136]                             // round key rk[4][7]
-    eor v23.16b, v7.16b, v23.16b                    // aes.cs:70:46 encrypt r4
-    eor v31.16b, v31.16b, v5.16b                    // aes.cs:70:46 encrypt r4
-    eor v23.16b, v23.16b, v31.16b                   // aes.cs:70:46 encrypt r4
-    eor v31.16b, v14.16b, v2.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v23.16b, v23.16b, v31.16b                   // aes.cs:70:46 encrypt r4
-    ldr q31, [x0, #1152]                            // round key rk[4][8]
-    eor v31.16b, v31.16b, v6.16b                    // aes.cs:70:46 encrypt r4
-    shl v2.16b, v20.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r4
-    sshr v5.16b, v20.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r4
-    and v5.16b, v5.16b, v0.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r4
-    eor v2.16b, v2.16b, v5.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r4
-    eor v5.16b, v22.16b, v2.16b                     // aes.cs:70:46 encrypt r4
-    eor v31.16b, v31.16b, v5.16b                    // aes.cs:70:46 encrypt r4
-    shl v5.16b, v29.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
-    sshr v7.16b, v29.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
-    and v7.16b, v7.16b, v0.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v5.16b, v5.16b, v7.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v7.16b, v29.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v31.16b, v31.16b, v7.16b                    // aes.cs:70:46 encrypt r4
-    ldr q7, [x0, #1168]                             // round key rk[4][9]
-    eor v7.16b, v7.16b, v22.16b                     // aes.cs:70:46 encrypt r4
-    eor v5.16b, v20.16b, v5.16b                     // aes.cs:70:46 encrypt r4
-    eor v5.16b, v7.16b, v5.16b                      // aes.cs:70:46 encrypt r4
-    shl v7.16b, v6.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r4
-    sshr v13.16b, v6.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
-    and v13.16b, v13.16b, v0.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v7.16b, v7.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v13.16b, v6.16b, v7.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v5.16b, v5.16b, v13.16b                     // aes.cs:70:46 encrypt r4
-    ldr q13, [x0, #1184]                            // round key rk[4][10]
-    eor v13.16b, v13.16b, v20.16b                   // aes.cs:70:46 encrypt r4
-    eor v7.16b, v29.16b, v7.16b                     // aes.cs:70:46 encrypt r4
-    eor v7.16b, v13.16b, v7.16b                     // aes.cs:70:46 encrypt r4
-    shl v13.16b, v22.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r4
-    sshr v14.16b, v22.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r4
-    and v14.16b, v14.16b, v0.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v13.16b, v13.16b, v14.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v22.16b, v22.16b, v13.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v22.16b, v7.16b, v22.16b                    // aes.cs:70:46 encrypt r4
-    ldr q7, [x0, #1200]                             // round key rk[4][11]
-    eor v6.16b, v7.16b, v6.16b                      // aes.cs:70:46 encrypt r4
-    eor v29.16b, v29.16b, v13.16b                   // aes.cs:70:46 encrypt r4
-    eor v29.16b, v6.16b, v29.16b                    // aes.cs:70:46 encrypt r4
-    eor v20.16b, v20.16b, v2.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v20.16b, v29.16b, v20.16b                   // aes.cs:70:46 encrypt r4
-    ldr q29, [x0, #1216]                            // round key rk[4][12]
-    eor v29.16b, v29.16b, v21.16b                   // aes.cs:70:46 encrypt r4
-    shl v2.16b, v26.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r4
-    sshr v6.16b, v26.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r4
-    and v6.16b, v6.16b, v0.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r4
-    eor v2.16b, v2.16b, v6.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r4
-    eor v6.16b, v25.16b, v2.16b                     // aes.cs:70:46 encrypt r4
+    eor v23.16b, v9.16b, v23.16b                    // aes.cs:70:46 encrypt r4
+    eor v3.16b, v3.16b, v6.16b                      // aes.cs:70:46 encrypt r4
+    eor v23.16b, v23.16b, v3.16b                    // aes.cs:70:46 encrypt r4
+    eor v29.16b, v14.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v23.16b, v23.16b, v29.16b                   // aes.cs:70:46 encrypt r4
+    ld1 {v6.16b-v9.16b}, [x14], #64                 // round keys rk[4][8], rk[4][9], rk[4][10], rk[4][11]
+    eor v29.16b, v6.16b, v5.16b                     // aes.cs:70:46 encrypt r4
+    shl v3.16b, v22.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r4
+    sshr v6.16b, v22.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r4
+    and v6.16b, v6.16b, v30.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r4
+    eor v3.16b, v3.16b, v6.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r4
+    eor v6.16b, v16.16b, v3.16b                     // aes.cs:70:46 encrypt r4
     eor v29.16b, v29.16b, v6.16b                    // aes.cs:70:46 encrypt r4
-    ldr q6, [sp, #256]                              // reload
-    shl v7.16b, v6.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r4
-    sshr v13.16b, v6.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
-    and v13.16b, v13.16b, v0.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v7.16b, v7.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v13.16b, v6.16b, v7.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
+    shl v6.16b, v1.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r4
+    sshr v13.16b, v1.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
+    and v13.16b, v13.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v6.16b, v6.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v13.16b, v1.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
     eor v29.16b, v29.16b, v13.16b                   // aes.cs:70:46 encrypt r4
-    ldr q13, [x0, #1232]                            // round key rk[4][13]
-    eor v13.16b, v13.16b, v25.16b                   // aes.cs:70:46 encrypt r4
-    eor v7.16b, v26.16b, v7.16b                     // aes.cs:70:46 encrypt r4
-    eor v7.16b, v13.16b, v7.16b                     // aes.cs:70:46 encrypt r4
-    shl v13.16b, v21.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r4
-    sshr v14.16b, v21.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r4
-    and v14.16b, v14.16b, v0.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v13.16b, v13.16b, v14.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v14.16b, v21.16b, v13.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v7.16b, v7.16b, v14.16b                     // aes.cs:70:46 encrypt r4
-    ldr q14, [x0, #1248]                            // round key rk[4][14]
-    eor v14.16b, v14.16b, v6.16b                    // aes.cs:70:46 encrypt r4
-    eor v13.16b, v26.16b, v13.16b                   // aes.cs:70:46 encrypt r4
-    eor v13.16b, v14.16b, v13.16b                   // aes.cs:70:46 encrypt r4
-    shl v14.16b, v25.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r4
-    sshr v15.16b, v25.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r4
-    and v15.16b, v15.16b, v0.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v14.16b, v14.16b, v15.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v25.16b, v25.16b, v14.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v25.16b, v13.16b, v25.16b                   // aes.cs:70:46 encrypt r4
-    ldr q13, [x0, #1264]                            // round key rk[4][15]
-    eor v6.16b, v13.16b, v6.16b                     // aes.cs:70:46 encrypt r4
-    eor v21.16b, v21.16b, v14.16b                   // aes.cs:70:46 encrypt r4
-    eor v21.16b, v6.16b, v21.16b                    // aes.cs:70:46 encrypt r4
-    eor v26.16b, v26.16b, v2.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v21.16b, v21.16b, v26.16b                   // aes.cs:70:46 encrypt r4
-    ld1 {v13.16b-v16.16b}, [x10]                    // table S bytes 0..63
-    tbl v26.16b, {v13.16b-v16.16b}, v27.16b         // aes.cs:30:39 encrypt>SubBytes r5
-    tbl v2.16b, {v13.16b-v16.16b}, v30.16b          // aes.cs:30:39 encrypt>SubBytes r5
-    tbl v6.16b, {v13.16b-v16.16b}, v1.16b           // aes.cs:30:39 encrypt>SubBytes r5
-    tbl v0.16b, {v13.16b-v16.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r5
-    tbl v8.16b, {v13.16b-v16.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r5
-    tbl v9.16b, {v13.16b-v16.16b}, v3.16b           // aes.cs:30:39 encrypt>SubBytes r5
-    tbl v10.16b, {v13.16b-v16.16b}, v4.16b          // aes.cs:30:39 encrypt>SubBytes r5
-    tbl v11.16b, {v13.16b-v16.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r5
-    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    ld1 {v13.16b-v16.16b}, [x11]                    // table S bytes 64..127
-    tbx v26.16b, {v13.16b-v16.16b}, v27.16b         // aes.cs:30:39 encrypt>SubBytes r5
-    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v2.16b, {v13.16b-v16.16b}, v30.16b          // aes.cs:30:39 encrypt>SubBytes r5
-    sub v1.16b, v1.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v6.16b, {v13.16b-v16.16b}, v1.16b           // aes.cs:30:39 encrypt>SubBytes r5
-    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v0.16b, {v13.16b-v16.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r5
-    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v8.16b, {v13.16b-v16.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r5
-    sub v3.16b, v3.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v9.16b, {v13.16b-v16.16b}, v3.16b           // aes.cs:30:39 encrypt>SubBytes r5
-    sub v4.16b, v4.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v10.16b, {v13.16b-v16.16b}, v4.16b          // aes.cs:30:39 encrypt>SubBytes r5
-    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v11.16b, {v13.16b-v16.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r5
-    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    ld1 {v16.16b-v19.16b}, [x12]                    // table S bytes 128..191
-    tbx v26.16b, {v16.16b-v19.16b}, v27.16b         // aes.cs:30:39 encrypt>SubBytes r5
-    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v2.16b, {v16.16b-v19.16b}, v30.16b          // aes.cs:30:39 encrypt>SubBytes r5
-    sub v1.16b, v1.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v6.16b, {v16.16b-v19.16b}, v1.16b           // aes.cs:30:39 encrypt>SubBytes r5
-    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v0.16b, {v16.16b-v19.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r5
-    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v8.16b, {v16.16b-v19.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r5
-    sub v3.16b, v3.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v9.16b, {v16.16b-v19.16b}, v3.16b           // aes.cs:30:39 encrypt>SubBytes r5
-    sub v4.16b, v4.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v10.16b, {v16.16b-v19.16b}, v4.16b          // aes.cs:30:39 encrypt>SubBytes r5
-    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v11.16b, {v16.16b-v19.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r5
-    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    ld1 {v16.16b-v19.16b}, [x13]                    // table S bytes 192..255
-    tbx v26.16b, {v16.16b-v19.16b}, v27.16b         // aes.cs:30:39 encrypt>SubBytes r5
-    sub v27.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v2.16b, {v16.16b-v19.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r5
-    sub v27.16b, v1.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v6.16b, {v16.16b-v19.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r5
-    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v0.16b, {v16.16b-v19.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r5
-    sub v24.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v8.16b, {v16.16b-v19.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r5
-    sub v24.16b, v3.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v9.16b, {v16.16b-v19.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r5
-    sub v24.16b, v4.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v10.16b, {v16.16b-v19.16b}, v24.16b         // aes.cs:30:39 encrypt>SubBytes r5
-    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v11.16b, {v16.16b-v19.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r5
-    str q2, [sp, #256]                              // spill
-    ld1 {v1.16b-v4.16b}, [x10]                      // table S bytes 0..63
-    tbl v23.16b, {v1.16b-v4.16b}, v31.16b           // aes.cs:30:39 encrypt>SubBytes r5
-    tbl v24.16b, {v1.16b-v4.16b}, v5.16b            // aes.cs:30:39 encrypt>SubBytes r5
-    tbl v27.16b, {v1.16b-v4.16b}, v22.16b           // aes.cs:30:39 encrypt>SubBytes r5
-    tbl v28.16b, {v1.16b-v4.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r5
-    tbl v30.16b, {v1.16b-v4.16b}, v29.16b           // aes.cs:30:39 encrypt>SubBytes r5
-    str q10, [sp, #272]                             // spill
-    tbl v10.16b, {v1.16b-v4.16b}, v7.16b            // aes.cs:30:39 encrypt>SubBytes r5
-    tbl v16.16b, {v1.16b-v4.16b}, v25.16b           // aes.cs:30:39 encrypt>SubBytes r5
-    tbl v17.16b, {v1.16b-v4.16b}, v21.16b           // aes.cs:30:39 encrypt>SubBytes r5
-    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    ld1 {v1.16b-v4.16b}, [x11]                      // table S bytes 64..127
-    tbx v23.16b, {v1.16b-v4.16b}, v31.16b           // aes.cs:30:39 encrypt>SubBytes r5
-    sub v5.16b, v5.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v24.16b, {v1.16b-v4.16b}, v5.16b            // aes.cs:30:39 encrypt>SubBytes r5
-    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v27.16b, {v1.16b-v4.16b}, v22.16b           // aes.cs:30:39 encrypt>SubBytes r5
-    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v28.16b, {v1.16b-v4.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r5
-    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v30.16b, {v1.16b-v4.16b}, v29.16b           // aes.cs:30:39 encrypt>SubBytes r5
-    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v10.16b, {v1.16b-v4.16b}, v7.16b            // aes.cs:30:39 encrypt>SubBytes r5
-    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v16.16b, {v1.16b-v4.16b}, v25.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    eor v7.16b, v7.16b, v16.16b                     // aes.cs:70:46 encrypt r4
+    eor v6.16b, v22.16b, v6.16b                     // aes.cs:70:46 encrypt r4
+    eor v6.16b, v7.16b, v6.16b                      // aes.cs:70:46 encrypt r4
+    shl v7.16b, v5.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r4
+    sshr v13.16b, v5.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
+    and v13.16b, v13.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v7.16b, v7.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v13.16b, v5.16b, v7.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v6.16b, v6.16b, v13.16b                     // aes.cs:70:46 encrypt r4
+    eor v8.16b, v8.16b, v22.16b                     // aes.cs:70:46 encrypt r4
+    eor v7.16b, v1.16b, v7.16b                      // aes.cs:70:46 encrypt r4
+    eor v7.16b, v8.16b, v7.16b                      // aes.cs:70:46 encrypt r4
+    shl v8.16b, v16.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
+    sshr v13.16b, v16.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r4
+    and v13.16b, v13.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v8.16b, v8.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v16.16b, v16.16b, v8.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v16.16b, v7.16b, v16.16b                    // aes.cs:70:46 encrypt r4
+    eor v5.16b, v9.16b, v5.16b                      // aes.cs:70:46 encrypt r4
+    eor v1.16b, v1.16b, v8.16b                      // aes.cs:70:46 encrypt r4
+    eor v1.16b, v5.16b, v1.16b                      // aes.cs:70:46 encrypt r4
+    eor v22.16b, v22.16b, v3.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v22.16b, v1.16b, v22.16b                    // aes.cs:70:46 encrypt r4
+    ld1 {v7.16b-v10.16b}, [x14], #64                // round keys rk[4][12], rk[4][13], rk[4][14], rk[4][15]
+    eor v1.16b, v7.16b, v28.16b                     // aes.cs:70:46 encrypt r4
+    shl v3.16b, v31.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r4
+    sshr v5.16b, v31.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r4
+    and v5.16b, v5.16b, v30.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r4
+    eor v3.16b, v3.16b, v5.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r4
+    eor v5.16b, v26.16b, v3.16b                     // aes.cs:70:46 encrypt r4
+    eor v1.16b, v1.16b, v5.16b                      // aes.cs:70:46 encrypt r4
+    ldr q5, [sp, #272]                              // reload
+    shl v7.16b, v5.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r4
+    sshr v13.16b, v5.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
+    and v13.16b, v13.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v7.16b, v7.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v13.16b, v5.16b, v7.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v1.16b, v1.16b, v13.16b                     // aes.cs:70:46 encrypt r4
+    eor v8.16b, v8.16b, v26.16b                     // aes.cs:70:46 encrypt r4
+    eor v7.16b, v31.16b, v7.16b                     // aes.cs:70:46 encrypt r4
+    eor v7.16b, v8.16b, v7.16b                      // aes.cs:70:46 encrypt r4
+    shl v8.16b, v28.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
+    sshr v13.16b, v28.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r4
+    and v13.16b, v13.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v8.16b, v8.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v13.16b, v28.16b, v8.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v7.16b, v7.16b, v13.16b                     // aes.cs:70:46 encrypt r4
+    eor v9.16b, v9.16b, v5.16b                      // aes.cs:70:46 encrypt r4
+    eor v8.16b, v31.16b, v8.16b                     // aes.cs:70:46 encrypt r4
+    eor v8.16b, v9.16b, v8.16b                      // aes.cs:70:46 encrypt r4
+    shl v9.16b, v26.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
+    sshr v13.16b, v26.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r4
+    and v13.16b, v13.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v9.16b, v9.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v26.16b, v26.16b, v9.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v26.16b, v8.16b, v26.16b                    // aes.cs:70:46 encrypt r4
+    eor v5.16b, v10.16b, v5.16b                     // aes.cs:70:46 encrypt r4
+    eor v28.16b, v28.16b, v9.16b                    // aes.cs:70:46 encrypt r4
+    eor v28.16b, v5.16b, v28.16b                    // aes.cs:70:46 encrypt r4
+    eor v31.16b, v31.16b, v3.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v28.16b, v28.16b, v31.16b                   // aes.cs:70:46 encrypt r4
+    ld1 {v8.16b-v11.16b}, [x10]                     // table S bytes 0..63
+    tbl v31.16b, {v8.16b-v11.16b}, v21.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    tbl v3.16b, {v8.16b-v11.16b}, v27.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    tbl v5.16b, {v8.16b-v11.16b}, v0.16b            // aes.cs:30:39 encrypt>SubBytes r5
+    tbl v13.16b, {v8.16b-v11.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    tbl v14.16b, {v8.16b-v11.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    tbl v15.16b, {v8.16b-v11.16b}, v2.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    tbl v30.16b, {v8.16b-v11.16b}, v4.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    tbl v17.16b, {v8.16b-v11.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes r5
     sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v17.16b, {v1.16b-v4.16b}, v21.16b           // aes.cs:30:39 encrypt>SubBytes r5
-    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    ld1 {v1.16b-v4.16b}, [x12]                      // table S bytes 128..191
-    tbx v23.16b, {v1.16b-v4.16b}, v31.16b           // aes.cs:30:39 encrypt>SubBytes r5
-    sub v5.16b, v5.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v24.16b, {v1.16b-v4.16b}, v5.16b            // aes.cs:30:39 encrypt>SubBytes r5
-    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v27.16b, {v1.16b-v4.16b}, v22.16b           // aes.cs:30:39 encrypt>SubBytes r5
-    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v28.16b, {v1.16b-v4.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r5
-    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v30.16b, {v1.16b-v4.16b}, v29.16b           // aes.cs:30:39 encrypt>SubBytes r5
-    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v10.16b, {v1.16b-v4.16b}, v7.16b            // aes.cs:30:39 encrypt>SubBytes r5
+    ld1 {v8.16b-v11.16b}, [x11]                     // table S bytes 64..127
+    tbx v31.16b, {v8.16b-v11.16b}, v21.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v3.16b, {v8.16b-v11.16b}, v27.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    sub v0.16b, v0.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v5.16b, {v8.16b-v11.16b}, v0.16b            // aes.cs:30:39 encrypt>SubBytes r5
+    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v13.16b, {v8.16b-v11.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r5
     sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v16.16b, {v1.16b-v4.16b}, v25.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v14.16b, {v8.16b-v11.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    sub v2.16b, v2.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v15.16b, {v8.16b-v11.16b}, v2.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    sub v4.16b, v4.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v30.16b, {v8.16b-v11.16b}, v4.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v17.16b, {v8.16b-v11.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes r5
     sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v17.16b, {v1.16b-v4.16b}, v21.16b           // aes.cs:30:39 encrypt>SubBytes r5
-    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    ld1 {v1.16b-v4.16b}, [x13]                      // table S bytes 192..255
-    tbx v23.16b, {v1.16b-v4.16b}, v31.16b           // aes.cs:30:39 encrypt>SubBytes r5
-    sub v18.16b, v5.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v24.16b, {v1.16b-v4.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r5
-    sub v18.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v27.16b, {v1.16b-v4.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    ld1 {v8.16b-v11.16b}, [x12]                     // table S bytes 128..191
+    tbx v31.16b, {v8.16b-v11.16b}, v21.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    sub v18.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v3.16b, {v8.16b-v11.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    sub v19.16b, v0.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v5.16b, {v8.16b-v11.16b}, v19.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    sub v20.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v13.16b, {v8.16b-v11.16b}, v20.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    sub v24.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v14.16b, {v8.16b-v11.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    sub v25.16b, v2.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v15.16b, {v8.16b-v11.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    sub v27.16b, v4.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v30.16b, {v8.16b-v11.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v17.16b, {v8.16b-v11.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    ld1 {v8.16b-v11.16b}, [x13]                     // table S bytes 192..255
+    tbx v31.16b, {v8.16b-v11.16b}, v21.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v3.16b, {v8.16b-v11.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    sub v18.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v5.16b, {v8.16b-v11.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r5
     sub v18.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v28.16b, {v1.16b-v4.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r5
-    sub v18.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v30.16b, {v1.16b-v4.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r5
-    sub v18.16b, v7.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v10.16b, {v1.16b-v4.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v13.16b, {v8.16b-v11.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    sub v18.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v14.16b, {v8.16b-v11.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes r5
     sub v18.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v16.16b, {v1.16b-v4.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r5
-    sub v18.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
-    tbx v17.16b, {v1.16b-v4.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r5
-    ldr q18, [x0, #1280]                            // round key rk[5][0]
-    eor v18.16b, v18.16b, v27.16b                   // aes.cs:70:46 encrypt r5
-    shl v19.16b, v26.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r5
-    sshr v20.16b, v26.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r5
-    movi v21.16b, #0x1b                             // const
-    and v20.16b, v20.16b, v21.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r5
-    eor v19.16b, v19.16b, v20.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r5
-    eor v20.16b, v17.16b, v19.16b                   // aes.cs:70:46 encrypt r5
-    eor v18.16b, v18.16b, v20.16b                   // aes.cs:70:46 encrypt r5
-    shl v20.16b, v9.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r5
-    sshr v22.16b, v9.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    and v22.16b, v22.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v20.16b, v20.16b, v22.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v22.16b, v9.16b, v20.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v18.16b, v18.16b, v22.16b                   // aes.cs:70:46 encrypt r5
-    ldr q22, [x0, #1296]                            // round key rk[5][1]
-    eor v22.16b, v22.16b, v26.16b                   // aes.cs:70:46 encrypt r5
-    eor v20.16b, v17.16b, v20.16b                   // aes.cs:70:46 encrypt r5
-    eor v20.16b, v22.16b, v20.16b                   // aes.cs:70:46 encrypt r5
-    shl v22.16b, v27.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    sshr v25.16b, v27.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r5
-    and v25.16b, v25.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v22.16b, v22.16b, v25.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v25.16b, v27.16b, v22.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v20.16b, v20.16b, v25.16b                   // aes.cs:70:46 encrypt r5
-    ldr q25, [x0, #1312]                            // round key rk[5][2]
-    eor v25.16b, v25.16b, v26.16b                   // aes.cs:70:46 encrypt r5
-    eor v22.16b, v9.16b, v22.16b                    // aes.cs:70:46 encrypt r5
-    eor v22.16b, v25.16b, v22.16b                   // aes.cs:70:46 encrypt r5
-    shl v25.16b, v17.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    sshr v29.16b, v17.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r5
-    and v29.16b, v29.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v25.16b, v25.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v17.16b, v17.16b, v25.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v17.16b, v22.16b, v17.16b                   // aes.cs:70:46 encrypt r5
-    ldr q22, [x0, #1328]                            // round key rk[5][3]
-    eor v22.16b, v22.16b, v9.16b                    // aes.cs:70:46 encrypt r5
-    eor v25.16b, v27.16b, v25.16b                   // aes.cs:70:46 encrypt r5
-    eor v22.16b, v22.16b, v25.16b                   // aes.cs:70:46 encrypt r5
-    eor v19.16b, v26.16b, v19.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v19.16b, v22.16b, v19.16b                   // aes.cs:70:46 encrypt r5
-    ldr q22, [x0, #1344]                            // round key rk[5][4]
-    eor v22.16b, v22.16b, v0.16b                    // aes.cs:70:46 encrypt r5
-    shl v25.16b, v8.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r5
-    sshr v26.16b, v8.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r5
-    and v26.16b, v26.16b, v21.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r5
-    eor v25.16b, v25.16b, v26.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r5
-    eor v26.16b, v16.16b, v25.16b                   // aes.cs:70:46 encrypt r5
-    eor v22.16b, v22.16b, v26.16b                   // aes.cs:70:46 encrypt r5
-    shl v26.16b, v24.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    sshr v27.16b, v24.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r5
-    and v27.16b, v27.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v26.16b, v26.16b, v27.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v27.16b, v24.16b, v26.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v22.16b, v22.16b, v27.16b                   // aes.cs:70:46 encrypt r5
-    ldr q27, [x0, #1360]                            // round key rk[5][5]
-    eor v27.16b, v27.16b, v0.16b                    // aes.cs:70:46 encrypt r5
-    eor v26.16b, v8.16b, v26.16b                    // aes.cs:70:46 encrypt r5
-    eor v26.16b, v27.16b, v26.16b                   // aes.cs:70:46 encrypt r5
-    shl v27.16b, v16.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    sshr v29.16b, v16.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r5
-    and v29.16b, v29.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v27.16b, v27.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v29.16b, v16.16b, v27.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v26.16b, v26.16b, v29.16b                   // aes.cs:70:46 encrypt r5
-    ldr q29, [x0, #1376]                            // round key rk[5][6]
-    eor v29.16b, v29.16b, v8.16b                    // aes.cs:70:46 encrypt r5
-    eor v27.16b, v24.16b, v27.16b                   // aes.cs:70:46 encrypt r5
-    eor v27.16b, v29.16b, v27.16b                   // aes.cs:70:46 encrypt r5
-    shl v29.16b, v0.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r5
-    sshr v31.16b, v0.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    and v31.16b, v31.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v29.16b, v29.16b, v31.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v31.16b, v0.16b, v29.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v27.16b, v27.16b, v31.16b                   // aes.cs:70:46 encrypt r5
-    ldr q31, [x0, #1392]                            // round key rk[5][7]
-    eor v24.16b, v31.16b, v24.16b                   // aes.cs:70:46 encrypt r5
-    eor v16.16b, v16.16b, v29.16b                   // aes.cs:70:46 encrypt r5
-    eor v16.16b, v24.16b, v16.16b                   // aes.cs:70:46 encrypt r5
-    eor v24.16b, v8.16b, v25.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v16.16b, v16.16b, v24.16b                   // aes.cs:70:46 encrypt r5
-    ldr q24, [x0, #1408]                            // round key rk[5][8]
-    eor v24.16b, v24.16b, v6.16b                    // aes.cs:70:46 encrypt r5
-    shl v25.16b, v23.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r5
-    sshr v29.16b, v23.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r5
-    and v29.16b, v29.16b, v21.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r5
-    eor v25.16b, v25.16b, v29.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r5
-    eor v29.16b, v11.16b, v25.16b                   // aes.cs:70:46 encrypt r5
-    eor v24.16b, v24.16b, v29.16b                   // aes.cs:70:46 encrypt r5
-    shl v29.16b, v10.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    sshr v31.16b, v10.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r5
-    and v31.16b, v31.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v29.16b, v29.16b, v31.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v31.16b, v10.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v24.16b, v24.16b, v31.16b                   // aes.cs:70:46 encrypt r5
-    ldr q31, [x0, #1424]                            // round key rk[5][9]
-    eor v31.16b, v31.16b, v11.16b                   // aes.cs:70:46 encrypt r5
-    eor v29.16b, v23.16b, v29.16b                   // aes.cs:70:46 encrypt r5
-    eor v29.16b, v31.16b, v29.16b                   // aes.cs:70:46 encrypt r5
-    shl v31.16b, v6.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r5
-    sshr v0.16b, v6.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r5
-    and v0.16b, v0.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v31.16b, v31.16b, v0.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v0.16b, v6.16b, v31.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v29.16b, v29.16b, v0.16b                    // aes.cs:70:46 encrypt r5
-    ldr q0, [x0, #1440]                             // round key rk[5][10]
-    eor v0.16b, v0.16b, v23.16b                     // aes.cs:70:46 encrypt r5
-    eor v31.16b, v10.16b, v31.16b                   // aes.cs:70:46 encrypt r5
-    eor v31.16b, v0.16b, v31.16b                    // aes.cs:70:46 encrypt r5
-    shl v0.16b, v11.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r5
-    sshr v5.16b, v11.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    and v5.16b, v5.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v0.16b, v0.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v5.16b, v11.16b, v0.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v31.16b, v31.16b, v5.16b                    // aes.cs:70:46 encrypt r5
-    ldr q5, [x0, #1456]                             // round key rk[5][11]
-    eor v5.16b, v5.16b, v6.16b                      // aes.cs:70:46 encrypt r5
-    eor v0.16b, v10.16b, v0.16b                     // aes.cs:70:46 encrypt r5
-    eor v0.16b, v5.16b, v0.16b                      // aes.cs:70:46 encrypt r5
-    eor v23.16b, v23.16b, v25.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v23.16b, v0.16b, v23.16b                    // aes.cs:70:46 encrypt r5
-    ldr q25, [x0, #1472]                            // round key rk[5][12]
-    ldr q0, [sp, #272]                              // reload
-    eor v25.16b, v25.16b, v0.16b                    // aes.cs:70:46 encrypt r5
-    shl v5.16b, v30.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r5
-    sshr v6.16b, v30.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r5
-    and v6.16b, v6.16b, v21.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r5
-    eor v5.16b, v5.16b, v6.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r5
-    eor v6.16b, v28.16b, v5.16b                     // aes.cs:70:46 encrypt r5
-    eor v25.16b, v25.16b, v6.16b                    // aes.cs:70:46 encrypt r5
-    ldr q6, [sp, #256]                              // reload
-    shl v7.16b, v6.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r5
-    sshr v8.16b, v6.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r5
-    and v8.16b, v8.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v7.16b, v7.16b, v8.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v8.16b, v6.16b, v7.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v25.16b, v25.16b, v8.16b                    // aes.cs:70:46 encrypt r5
-    ldr q8, [x0, #1488]                             // round key rk[5][13]
-    eor v8.16b, v8.16b, v28.16b                     // aes.cs:70:46 encrypt r5
-    eor v7.16b, v30.16b, v7.16b                     // aes.cs:70:46 encrypt r5
-    eor v7.16b, v8.16b, v7.16b                      // aes.cs:70:46 encrypt r5
-    shl v8.16b, v0.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r5
-    sshr v9.16b, v0.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r5
-    and v9.16b, v9.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v8.16b, v8.16b, v9.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v9.16b, v0.16b, v8.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v7.16b, v7.16b, v9.16b                      // aes.cs:70:46 encrypt r5
-    ldr q9, [x0, #1504]                             // round key rk[5][14]
-    eor v9.16b, v9.16b, v6.16b                      // aes.cs:70:46 encrypt r5
-    eor v8.16b, v30.16b, v8.16b                     // aes.cs:70:46 encrypt r5
-    eor v8.16b, v9.16b, v8.16b                      // aes.cs:70:46 encrypt r5
-    shl v9.16b, v28.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r5
-    sshr v10.16b, v28.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r5
-    and v10.16b, v10.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v9.16b, v9.16b, v10.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v28.16b, v28.16b, v9.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v28.16b, v8.16b, v28.16b                    // aes.cs:70:46 encrypt r5
-    ldr q8, [x0, #1520]                             // round key rk[5][15]
-    eor v6.16b, v8.16b, v6.16b                      // aes.cs:70:46 encrypt r5
-    eor v0.16b, v0.16b, v9.16b                      // aes.cs:70:46 encrypt r5
-    eor v0.16b, v6.16b, v0.16b                      // aes.cs:70:46 encrypt r5
-    eor v30.16b, v30.16b, v5.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v30.16b, v0.16b, v30.16b                    // aes.cs:70:46 encrypt r5
-    ld1 {v8.16b-v11.16b}, [x10]                     // table S bytes 0..63
-    tbl v0.16b, {v8.16b-v11.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r6
-    tbl v5.16b, {v8.16b-v11.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r6
-    tbl v6.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r6
-    tbl v13.16b, {v8.16b-v11.16b}, v19.16b          // aes.cs:30:39 encrypt>SubBytes r6
-    tbl v14.16b, {v8.16b-v11.16b}, v22.16b          // aes.cs:30:39 encrypt>SubBytes r6
-    tbl v15.16b, {v8.16b-v11.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r6
-    tbl v21.16b, {v8.16b-v11.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r6
-    tbl v1.16b, {v8.16b-v11.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r6
-    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    ld1 {v8.16b-v11.16b}, [x11]                     // table S bytes 64..127
-    tbx v0.16b, {v8.16b-v11.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r6
-    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v5.16b, {v8.16b-v11.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r6
-    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v6.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r6
-    sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v13.16b, {v8.16b-v11.16b}, v19.16b          // aes.cs:30:39 encrypt>SubBytes r6
-    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v14.16b, {v8.16b-v11.16b}, v22.16b          // aes.cs:30:39 encrypt>SubBytes r6
-    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v15.16b, {v8.16b-v11.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r6
-    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v21.16b, {v8.16b-v11.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r6
-    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v1.16b, {v8.16b-v11.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r6
-    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    ld1 {v8.16b-v11.16b}, [x12]                     // table S bytes 128..191
-    tbx v0.16b, {v8.16b-v11.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r6
-    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v5.16b, {v8.16b-v11.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r6
-    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v6.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r6
-    sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v13.16b, {v8.16b-v11.16b}, v19.16b          // aes.cs:30:39 encrypt>SubBytes r6
-    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v14.16b, {v8.16b-v11.16b}, v22.16b          // aes.cs:30:39 encrypt>SubBytes r6
-    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v15.16b, {v8.16b-v11.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r6
-    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v21.16b, {v8.16b-v11.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r6
-    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v1.16b, {v8.16b-v11.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r6
-    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    ld1 {v8.16b-v11.16b}, [x13]                     // table S bytes 192..255
-    tbx v0.16b, {v8.16b-v11.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r6
-    sub v18.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v5.16b, {v8.16b-v11.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r6
-    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v6.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r6
-    sub v17.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v13.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r6
-    sub v17.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v14.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r6
-    sub v17.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v15.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r6
-    sub v17.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v21.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r6
-    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v1.16b, {v8.16b-v11.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r6
-    ld1 {v16.16b-v19.16b}, [x10]                    // table S bytes 0..63
-    tbl v20.16b, {v16.16b-v19.16b}, v24.16b         // aes.cs:30:39 encrypt>SubBytes r6
-    tbl v22.16b, {v16.16b-v19.16b}, v29.16b         // aes.cs:30:39 encrypt>SubBytes r6
-    tbl v26.16b, {v16.16b-v19.16b}, v31.16b         // aes.cs:30:39 encrypt>SubBytes r6
-    tbl v27.16b, {v16.16b-v19.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r6
-    tbl v2.16b, {v16.16b-v19.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r6
-    tbl v3.16b, {v16.16b-v19.16b}, v7.16b           // aes.cs:30:39 encrypt>SubBytes r6
-    tbl v4.16b, {v16.16b-v19.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r6
-    str q5, [sp, #272]                              // spill
-    tbl v5.16b, {v16.16b-v19.16b}, v30.16b          // aes.cs:30:39 encrypt>SubBytes r6
-    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    ld1 {v16.16b-v19.16b}, [x11]                    // table S bytes 64..127
-    tbx v20.16b, {v16.16b-v19.16b}, v24.16b         // aes.cs:30:39 encrypt>SubBytes r6
-    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v22.16b, {v16.16b-v19.16b}, v29.16b         // aes.cs:30:39 encrypt>SubBytes r6
-    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v26.16b, {v16.16b-v19.16b}, v31.16b         // aes.cs:30:39 encrypt>SubBytes r6
-    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v27.16b, {v16.16b-v19.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r6
-    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v2.16b, {v16.16b-v19.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r6
-    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v3.16b, {v16.16b-v19.16b}, v7.16b           // aes.cs:30:39 encrypt>SubBytes r6
-    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v4.16b, {v16.16b-v19.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r6
-    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v5.16b, {v16.16b-v19.16b}, v30.16b          // aes.cs:30:39 encrypt>SubBytes r6
-    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    ld1 {v16.16b-v19.16b}, [x12]                    // table S bytes 128..191
-    tbx v20.16b, {v16.16b-v19.16b}, v24.16b         // aes.cs:30:39 encrypt>SubBytes r6
-    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v22.16b, {v16.16b-v19.16b}, v29.16b         // aes.cs:30:39 encrypt>SubBytes r6
-    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v26.16b, {v16.16b-v19.16b}, v31.16b         // aes.cs:30:39 encrypt>SubBytes r6
-    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v27.16b, {v16.16b-v19.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r6
-    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v2.16b, {v16.16b-v19.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r6
-    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v3.16b, {v16.16b-v19.16b}, v7.16b           // aes.cs:30:39 encrypt>SubBytes r6
-    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v4.16b, {v16.16b-v19.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r6
-    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v5.16b, {v16.16b-v19.16b}, v30.16b          // aes.cs:30:39 encrypt>SubBytes r6
-    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v20.16b, {v8.16b-v11.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r6
-    sub v24.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v22.16b, {v8.16b-v11.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r6
-    sub v24.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v26.16b, {v8.16b-v11.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r6
-    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v27.16b, {v8.16b-v11.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes r6
-    sub v23.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v2.16b, {v8.16b-v11.16b}, v23.16b           // aes.cs:30:39 encrypt>SubBytes r6
-    sub v23.16b, v7.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v3.16b, {v8.16b-v11.16b}, v23.16b           // aes.cs:30:39 encrypt>SubBytes r6
-    sub v23.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v4.16b, {v8.16b-v11.16b}, v23.16b           // aes.cs:30:39 encrypt>SubBytes r6
-    sub v23.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
-    tbx v5.16b, {v8.16b-v11.16b}, v23.16b           // aes.cs:30:39 encrypt>SubBytes r6
-    ldr q23, [x0, #1536]                            // round key rk[6][0]
-    eor v23.16b, v23.16b, v26.16b                   // aes.cs:70:46 encrypt r6
-    shl v24.16b, v0.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r6
-    sshr v25.16b, v0.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r6
+    tbx v15.16b, {v8.16b-v11.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    sub v18.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v30.16b, {v8.16b-v11.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    sub v18.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v17.16b, {v8.16b-v11.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    ld1 {v18.16b-v21.16b}, [x10]                    // table S bytes 0..63
+    tbl v23.16b, {v18.16b-v21.16b}, v29.16b         // aes.cs:30:39 encrypt>SubBytes r5
+    tbl v24.16b, {v18.16b-v21.16b}, v6.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    tbl v25.16b, {v18.16b-v21.16b}, v16.16b         // aes.cs:30:39 encrypt>SubBytes r5
+    tbl v27.16b, {v18.16b-v21.16b}, v22.16b         // aes.cs:30:39 encrypt>SubBytes r5
+    tbl v0.16b, {v18.16b-v21.16b}, v1.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    tbl v2.16b, {v18.16b-v21.16b}, v7.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    tbl v4.16b, {v18.16b-v21.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    str q3, [sp, #272]                              // spill
+    tbl v3.16b, {v18.16b-v21.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    ld1 {v18.16b-v21.16b}, [x11]                    // table S bytes 64..127
+    tbx v23.16b, {v18.16b-v21.16b}, v29.16b         // aes.cs:30:39 encrypt>SubBytes r5
+    sub v6.16b, v6.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v24.16b, {v18.16b-v21.16b}, v6.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v25.16b, {v18.16b-v21.16b}, v16.16b         // aes.cs:30:39 encrypt>SubBytes r5
+    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v27.16b, {v18.16b-v21.16b}, v22.16b         // aes.cs:30:39 encrypt>SubBytes r5
+    sub v1.16b, v1.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v0.16b, {v18.16b-v21.16b}, v1.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v2.16b, {v18.16b-v21.16b}, v7.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v4.16b, {v18.16b-v21.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v3.16b, {v18.16b-v21.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    ld1 {v18.16b-v21.16b}, [x12]                    // table S bytes 128..191
+    tbx v23.16b, {v18.16b-v21.16b}, v29.16b         // aes.cs:30:39 encrypt>SubBytes r5
+    sub v6.16b, v6.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v24.16b, {v18.16b-v21.16b}, v6.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v25.16b, {v18.16b-v21.16b}, v16.16b         // aes.cs:30:39 encrypt>SubBytes r5
+    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v27.16b, {v18.16b-v21.16b}, v22.16b         // aes.cs:30:39 encrypt>SubBytes r5
+    sub v1.16b, v1.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v0.16b, {v18.16b-v21.16b}, v1.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v2.16b, {v18.16b-v21.16b}, v7.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v4.16b, {v18.16b-v21.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v3.16b, {v18.16b-v21.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v23.16b, {v8.16b-v11.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    sub v29.16b, v6.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v24.16b, {v8.16b-v11.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v25.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    sub v16.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v27.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes r5
+    sub v16.16b, v1.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v0.16b, {v8.16b-v11.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    sub v16.16b, v7.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v2.16b, {v8.16b-v11.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    sub v16.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v4.16b, {v8.16b-v11.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    sub v16.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r5
+    tbx v3.16b, {v8.16b-v11.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r5
+    ld1 {v6.16b-v9.16b}, [x14], #64                 // round keys rk[5][0], rk[5][1], rk[5][2], rk[5][3]
+    eor v16.16b, v6.16b, v25.16b                    // aes.cs:70:46 encrypt r5
+    shl v22.16b, v31.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r5
+    sshr v26.16b, v31.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r5
     movi v28.16b, #0x1b                             // const
-    and v25.16b, v25.16b, v28.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r6
-    eor v24.16b, v24.16b, v25.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r6
-    eor v25.16b, v5.16b, v24.16b                    // aes.cs:70:46 encrypt r6
-    eor v23.16b, v23.16b, v25.16b                   // aes.cs:70:46 encrypt r6
-    shl v25.16b, v15.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    sshr v29.16b, v15.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r6
-    and v29.16b, v29.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v25.16b, v25.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v29.16b, v15.16b, v25.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v23.16b, v23.16b, v29.16b                   // aes.cs:70:46 encrypt r6
-    ldr q29, [x0, #1552]                            // round key rk[6][1]
-    eor v29.16b, v29.16b, v0.16b                    // aes.cs:70:46 encrypt r6
-    eor v25.16b, v5.16b, v25.16b                    // aes.cs:70:46 encrypt r6
-    eor v25.16b, v29.16b, v25.16b                   // aes.cs:70:46 encrypt r6
-    shl v29.16b, v26.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    sshr v30.16b, v26.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r6
-    and v30.16b, v30.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v29.16b, v29.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v30.16b, v26.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v25.16b, v25.16b, v30.16b                   // aes.cs:70:46 encrypt r6
-    ldr q30, [x0, #1568]                            // round key rk[6][2]
-    eor v30.16b, v30.16b, v0.16b                    // aes.cs:70:46 encrypt r6
-    eor v29.16b, v15.16b, v29.16b                   // aes.cs:70:46 encrypt r6
-    eor v29.16b, v30.16b, v29.16b                   // aes.cs:70:46 encrypt r6
-    shl v30.16b, v5.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r6
-    sshr v31.16b, v5.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    and v31.16b, v31.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v30.16b, v30.16b, v31.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v31.16b, v5.16b, v30.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v29.16b, v29.16b, v31.16b                   // aes.cs:70:46 encrypt r6
-    ldr q31, [x0, #1584]                            // round key rk[6][3]
-    eor v31.16b, v31.16b, v15.16b                   // aes.cs:70:46 encrypt r6
-    eor v26.16b, v26.16b, v30.16b                   // aes.cs:70:46 encrypt r6
-    eor v26.16b, v31.16b, v26.16b                   // aes.cs:70:46 encrypt r6
-    eor v24.16b, v0.16b, v24.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v24.16b, v26.16b, v24.16b                   // aes.cs:70:46 encrypt r6
-    ldr q26, [x0, #1600]                            // round key rk[6][4]
-    eor v26.16b, v26.16b, v13.16b                   // aes.cs:70:46 encrypt r6
-    shl v30.16b, v14.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r6
-    sshr v31.16b, v14.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r6
-    and v31.16b, v31.16b, v28.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r6
-    eor v30.16b, v30.16b, v31.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r6
-    eor v31.16b, v4.16b, v30.16b                    // aes.cs:70:46 encrypt r6
-    eor v26.16b, v26.16b, v31.16b                   // aes.cs:70:46 encrypt r6
-    shl v31.16b, v22.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    sshr v0.16b, v22.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    and v0.16b, v0.16b, v28.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v31.16b, v31.16b, v0.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v0.16b, v22.16b, v31.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v26.16b, v26.16b, v0.16b                    // aes.cs:70:46 encrypt r6
-    ldr q0, [x0, #1616]                             // round key rk[6][5]
-    eor v0.16b, v0.16b, v13.16b                     // aes.cs:70:46 encrypt r6
-    eor v31.16b, v14.16b, v31.16b                   // aes.cs:70:46 encrypt r6
-    eor v31.16b, v0.16b, v31.16b                    // aes.cs:70:46 encrypt r6
-    shl v0.16b, v4.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r6
-    sshr v5.16b, v4.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r6
-    and v5.16b, v5.16b, v28.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v0.16b, v0.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v5.16b, v4.16b, v0.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v31.16b, v31.16b, v5.16b                    // aes.cs:70:46 encrypt r6
-    ldr q5, [x0, #1632]                             // round key rk[6][6]
-    eor v5.16b, v5.16b, v14.16b                     // aes.cs:70:46 encrypt r6
-    eor v0.16b, v22.16b, v0.16b                     // aes.cs:70:46 encrypt r6
-    eor v0.16b, v5.16b, v0.16b                      // aes.cs:70:46 encrypt r6
-    shl v5.16b, v13.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r6
-    sshr v7.16b, v13.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    and v7.16b, v7.16b, v28.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v5.16b, v5.16b, v7.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v7.16b, v13.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v0.16b, v0.16b, v7.16b                      // aes.cs:70:46 encrypt r6
-    ldr q7, [x0, #1648]                             // round key rk[6][7]
-    eor v22.16b, v7.16b, v22.16b                    // aes.cs:70:46 encrypt r6
-    eor v4.16b, v4.16b, v5.16b                      // aes.cs:70:46 encrypt r6
-    eor v22.16b, v22.16b, v4.16b                    // aes.cs:70:46 encrypt r6
-    eor v30.16b, v14.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v22.16b, v22.16b, v30.16b                   // aes.cs:70:46 encrypt r6
-    ldr q30, [x0, #1664]                            // round key rk[6][8]
-    eor v30.16b, v30.16b, v6.16b                    // aes.cs:70:46 encrypt r6
-    shl v4.16b, v20.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r6
-    sshr v5.16b, v20.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r6
-    and v5.16b, v5.16b, v28.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r6
-    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r6
-    eor v5.16b, v1.16b, v4.16b                      // aes.cs:70:46 encrypt r6
-    eor v30.16b, v30.16b, v5.16b                    // aes.cs:70:46 encrypt r6
-    shl v5.16b, v3.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r6
-    sshr v7.16b, v3.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r6
-    and v7.16b, v7.16b, v28.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v5.16b, v5.16b, v7.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v7.16b, v3.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v30.16b, v30.16b, v7.16b                    // aes.cs:70:46 encrypt r6
-    ldr q7, [x0, #1680]                             // round key rk[6][9]
-    eor v7.16b, v7.16b, v1.16b                      // aes.cs:70:46 encrypt r6
-    eor v5.16b, v20.16b, v5.16b                     // aes.cs:70:46 encrypt r6
-    eor v5.16b, v7.16b, v5.16b                      // aes.cs:70:46 encrypt r6
-    shl v7.16b, v6.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r6
-    sshr v13.16b, v6.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    and v13.16b, v13.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v7.16b, v7.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v13.16b, v6.16b, v7.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v5.16b, v5.16b, v13.16b                     // aes.cs:70:46 encrypt r6
-    ldr q13, [x0, #1696]                            // round key rk[6][10]
-    eor v13.16b, v13.16b, v20.16b                   // aes.cs:70:46 encrypt r6
-    eor v7.16b, v3.16b, v7.16b                      // aes.cs:70:46 encrypt r6
-    eor v7.16b, v13.16b, v7.16b                     // aes.cs:70:46 encrypt r6
-    shl v13.16b, v1.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r6
-    sshr v14.16b, v1.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    and v14.16b, v14.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v13.16b, v13.16b, v14.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v1.16b, v1.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v1.16b, v7.16b, v1.16b                      // aes.cs:70:46 encrypt r6
-    ldr q7, [x0, #1712]                             // round key rk[6][11]
-    eor v6.16b, v7.16b, v6.16b                      // aes.cs:70:46 encrypt r6
-    eor v3.16b, v3.16b, v13.16b                     // aes.cs:70:46 encrypt r6
-    eor v3.16b, v6.16b, v3.16b                      // aes.cs:70:46 encrypt r6
-    eor v20.16b, v20.16b, v4.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v20.16b, v3.16b, v20.16b                    // aes.cs:70:46 encrypt r6
-    ldr q3, [x0, #1728]                             // round key rk[6][12]
-    eor v3.16b, v3.16b, v21.16b                     // aes.cs:70:46 encrypt r6
-    shl v4.16b, v2.16b, #1                          // aes.cs:39:6 encrypt>MixColumns>mix r6
-    sshr v6.16b, v2.16b, #7                         // aes.cs:39:6 encrypt>MixColumns>mix r6
-    and v6.16b, v6.16b, v28.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r6
-    eor v4.16b, v4.16b, v6.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r6
-    eor v6.16b, v27.16b, v4.16b                     // aes.cs:70:46 encrypt r6
-    eor v3.16b, v3.16b, v6.16b                      // aes.cs:70:46 encrypt r6
-    ldr q6, [sp, #272]                              // reload
-    shl v7.16b, v6.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r6
-    sshr v13.16b, v6.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    and v13.16b, v13.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v7.16b, v7.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v13.16b, v6.16b, v7.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v3.16b, v3.16b, v13.16b                     // aes.cs:70:46 encrypt r6
-    ldr q13, [x0, #1744]                            // round key rk[6][13]
-    eor v13.16b, v13.16b, v27.16b                   // aes.cs:70:46 encrypt r6
-    eor v7.16b, v2.16b, v7.16b                      // aes.cs:70:46 encrypt r6
-    eor v7.16b, v13.16b, v7.16b                     // aes.cs:70:46 encrypt r6
-    shl v13.16b, v21.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    sshr v14.16b, v21.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r6
-    and v14.16b, v14.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v13.16b, v13.16b, v14.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v14.16b, v21.16b, v13.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v7.16b, v7.16b, v14.16b                     // aes.cs:70:46 encrypt r6
-    ldr q14, [x0, #1760]                            // round key rk[6][14]
-    eor v14.16b, v14.16b, v6.16b                    // aes.cs:70:46 encrypt r6
-    eor v13.16b, v2.16b, v13.16b                    // aes.cs:70:46 encrypt r6
-    eor v13.16b, v14.16b, v13.16b                   // aes.cs:70:46 encrypt r6
-    shl v14.16b, v27.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    sshr v15.16b, v27.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r6
-    and v15.16b, v15.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v14.16b, v14.16b, v15.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v27.16b, v27.16b, v14.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v27.16b, v13.16b, v27.16b                   // aes.cs:70:46 encrypt r6
-    ldr q13, [x0, #1776]                            // round key rk[6][15]
-    eor v6.16b, v13.16b, v6.16b                     // aes.cs:70:46 encrypt r6
-    eor v21.16b, v21.16b, v14.16b                   // aes.cs:70:46 encrypt r6
-    eor v21.16b, v6.16b, v21.16b                    // aes.cs:70:46 encrypt r6
-    eor v2.16b, v2.16b, v4.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v21.16b, v21.16b, v2.16b                    // aes.cs:70:46 encrypt r6
-    ld1 {v13.16b-v16.16b}, [x10]                    // table S bytes 0..63
-    tbl v2.16b, {v13.16b-v16.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes r7
-    tbl v4.16b, {v13.16b-v16.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r7
-    tbl v6.16b, {v13.16b-v16.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes r7
-    tbl v28.16b, {v13.16b-v16.16b}, v24.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    tbl v8.16b, {v13.16b-v16.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r7
-    tbl v9.16b, {v13.16b-v16.16b}, v31.16b          // aes.cs:30:39 encrypt>SubBytes r7
-    tbl v10.16b, {v13.16b-v16.16b}, v0.16b          // aes.cs:30:39 encrypt>SubBytes r7
-    tbl v11.16b, {v13.16b-v16.16b}, v22.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    ld1 {v13.16b-v16.16b}, [x11]                    // table S bytes 64..127
-    tbx v2.16b, {v13.16b-v16.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes r7
-    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v4.16b, {v13.16b-v16.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r7
-    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v6.16b, {v13.16b-v16.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes r7
-    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v28.16b, {v13.16b-v16.16b}, v24.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v8.16b, {v13.16b-v16.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r7
-    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v9.16b, {v13.16b-v16.16b}, v31.16b          // aes.cs:30:39 encrypt>SubBytes r7
-    sub v0.16b, v0.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v10.16b, {v13.16b-v16.16b}, v0.16b          // aes.cs:30:39 encrypt>SubBytes r7
-    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v11.16b, {v13.16b-v16.16b}, v22.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    ld1 {v16.16b-v19.16b}, [x12]                    // table S bytes 128..191
-    tbx v2.16b, {v16.16b-v19.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes r7
-    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v4.16b, {v16.16b-v19.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r7
-    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v6.16b, {v16.16b-v19.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes r7
-    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v28.16b, {v16.16b-v19.16b}, v24.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v8.16b, {v16.16b-v19.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r7
-    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v9.16b, {v16.16b-v19.16b}, v31.16b          // aes.cs:30:39 encrypt>SubBytes r7
-    sub v0.16b, v0.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v10.16b, {v16.16b-v19.16b}, v0.16b          // aes.cs:30:39 encrypt>SubBytes r7
-    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v11.16b, {v16.16b-v19.16b}, v22.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    ld1 {v16.16b-v19.16b}, [x13]                    // table S bytes 192..255
-    tbx v2.16b, {v16.16b-v19.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes r7
-    sub v23.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v4.16b, {v16.16b-v19.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes r7
-    sub v23.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v6.16b, {v16.16b-v19.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes r7
-    sub v23.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v28.16b, {v16.16b-v19.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    sub v23.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v8.16b, {v16.16b-v19.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes r7
-    sub v23.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v9.16b, {v16.16b-v19.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes r7
-    sub v23.16b, v0.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v10.16b, {v16.16b-v19.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v11.16b, {v16.16b-v19.16b}, v22.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    ld1 {v22.16b-v25.16b}, [x10]                    // table S bytes 0..63
-    tbl v26.16b, {v22.16b-v25.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    tbl v29.16b, {v22.16b-v25.16b}, v5.16b          // aes.cs:30:39 encrypt>SubBytes r7
-    tbl v31.16b, {v22.16b-v25.16b}, v1.16b          // aes.cs:30:39 encrypt>SubBytes r7
-    tbl v0.16b, {v22.16b-v25.16b}, v20.16b          // aes.cs:30:39 encrypt>SubBytes r7
-    str q4, [sp, #272]                              // spill
-    tbl v4.16b, {v22.16b-v25.16b}, v3.16b           // aes.cs:30:39 encrypt>SubBytes r7
-    str q10, [sp, #256]                             // spill
-    tbl v10.16b, {v22.16b-v25.16b}, v7.16b          // aes.cs:30:39 encrypt>SubBytes r7
-    tbl v16.16b, {v22.16b-v25.16b}, v27.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    tbl v17.16b, {v22.16b-v25.16b}, v21.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    ld1 {v22.16b-v25.16b}, [x11]                    // table S bytes 64..127
-    tbx v26.16b, {v22.16b-v25.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    sub v5.16b, v5.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v29.16b, {v22.16b-v25.16b}, v5.16b          // aes.cs:30:39 encrypt>SubBytes r7
-    sub v1.16b, v1.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v31.16b, {v22.16b-v25.16b}, v1.16b          // aes.cs:30:39 encrypt>SubBytes r7
-    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v0.16b, {v22.16b-v25.16b}, v20.16b          // aes.cs:30:39 encrypt>SubBytes r7
-    sub v3.16b, v3.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v4.16b, {v22.16b-v25.16b}, v3.16b           // aes.cs:30:39 encrypt>SubBytes r7
-    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v10.16b, {v22.16b-v25.16b}, v7.16b          // aes.cs:30:39 encrypt>SubBytes r7
-    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v16.16b, {v22.16b-v25.16b}, v27.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v17.16b, {v22.16b-v25.16b}, v21.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    ld1 {v22.16b-v25.16b}, [x12]                    // table S bytes 128..191
-    tbx v26.16b, {v22.16b-v25.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    sub v5.16b, v5.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v29.16b, {v22.16b-v25.16b}, v5.16b          // aes.cs:30:39 encrypt>SubBytes r7
-    sub v1.16b, v1.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v31.16b, {v22.16b-v25.16b}, v1.16b          // aes.cs:30:39 encrypt>SubBytes r7
-    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v0.16b, {v22.16b-v25.16b}, v20.16b          // aes.cs:30:39 encrypt>SubBytes r7
-    sub v3.16b, v3.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v4.16b, {v22.16b-v25.16b}, v3.16b           // aes.cs:30:39 encrypt>SubBytes r7
-    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v10.16b, {v22.16b-v25.16b}, v7.16b          // aes.cs:30:39 encrypt>SubBytes r7
-    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v16.16b, {v22.16b-v25.16b}, v27.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v17.16b, {v22.16b-v25.16b}, v21.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    ld1 {v22.16b-v25.16b}, [x13]                    // table S bytes 192..255
-    tbx v26.16b, {v22.16b-v25.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    sub v18.16b, v5.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v29.16b, {v22.16b-v25.16b}, v18.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    sub v18.16b, v1.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v31.16b, {v22.16b-v25.16b}, v18.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    sub v18.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v0.16b, {v22.16b-v25.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes r7
-    sub v18.16b, v3.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v4.16b, {v22.16b-v25.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes r7
-    sub v18.16b, v7.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v10.16b, {v22.16b-v25.16b}, v18.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    sub v18.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v16.16b, {v22.16b-v25.16b}, v18.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    sub v18.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
-    tbx v17.16b, {v22.16b-v25.16b}, v18.16b         // aes.cs:30:39 encrypt>SubBytes r7
-    ldr q18, [x0, #1792]                            // round key rk[7][0]
-    eor v18.16b, v18.16b, v31.16b                   // aes.cs:70:46 encrypt r7
-    shl v19.16b, v2.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r7
-    sshr v20.16b, v2.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r7
-    movi v21.16b, #0x1b                             // const
-    and v20.16b, v20.16b, v21.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r7
-    eor v19.16b, v19.16b, v20.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r7
-    eor v20.16b, v17.16b, v19.16b                   // aes.cs:70:46 encrypt r7
-    eor v18.16b, v18.16b, v20.16b                   // aes.cs:70:46 encrypt r7
-    shl v20.16b, v9.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
-    sshr v27.16b, v9.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
-    and v27.16b, v27.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v20.16b, v20.16b, v27.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v27.16b, v9.16b, v20.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v18.16b, v18.16b, v27.16b                   // aes.cs:70:46 encrypt r7
-    ldr q27, [x0, #1808]                            // round key rk[7][1]
-    eor v27.16b, v27.16b, v2.16b                    // aes.cs:70:46 encrypt r7
-    eor v20.16b, v17.16b, v20.16b                   // aes.cs:70:46 encrypt r7
-    eor v20.16b, v27.16b, v20.16b                   // aes.cs:70:46 encrypt r7
-    shl v27.16b, v31.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r7
-    sshr v30.16b, v31.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r7
-    and v30.16b, v30.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v27.16b, v27.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v30.16b, v31.16b, v27.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v20.16b, v20.16b, v30.16b                   // aes.cs:70:46 encrypt r7
-    ldr q30, [x0, #1824]                            // round key rk[7][2]
-    eor v30.16b, v30.16b, v2.16b                    // aes.cs:70:46 encrypt r7
-    eor v27.16b, v9.16b, v27.16b                    // aes.cs:70:46 encrypt r7
-    eor v27.16b, v30.16b, v27.16b                   // aes.cs:70:46 encrypt r7
-    shl v30.16b, v17.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r7
-    sshr v1.16b, v17.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
-    and v1.16b, v1.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v30.16b, v30.16b, v1.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v17.16b, v17.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v17.16b, v27.16b, v17.16b                   // aes.cs:70:46 encrypt r7
-    ldr q27, [x0, #1840]                            // round key rk[7][3]
-    eor v27.16b, v27.16b, v9.16b                    // aes.cs:70:46 encrypt r7
-    eor v30.16b, v31.16b, v30.16b                   // aes.cs:70:46 encrypt r7
-    eor v27.16b, v27.16b, v30.16b                   // aes.cs:70:46 encrypt r7
-    eor v19.16b, v2.16b, v19.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v19.16b, v27.16b, v19.16b                   // aes.cs:70:46 encrypt r7
-    ldr q27, [x0, #1856]                            // round key rk[7][4]
-    eor v27.16b, v27.16b, v28.16b                   // aes.cs:70:46 encrypt r7
-    shl v30.16b, v8.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r7
-    sshr v31.16b, v8.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r7
-    and v31.16b, v31.16b, v21.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r7
-    eor v30.16b, v30.16b, v31.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r7
-    eor v31.16b, v16.16b, v30.16b                   // aes.cs:70:46 encrypt r7
-    eor v27.16b, v27.16b, v31.16b                   // aes.cs:70:46 encrypt r7
-    shl v31.16b, v29.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r7
-    sshr v1.16b, v29.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
-    and v1.16b, v1.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v31.16b, v31.16b, v1.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v1.16b, v29.16b, v31.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v27.16b, v27.16b, v1.16b                    // aes.cs:70:46 encrypt r7
-    ldr q1, [x0, #1872]                             // round key rk[7][5]
-    eor v1.16b, v1.16b, v28.16b                     // aes.cs:70:46 encrypt r7
-    eor v31.16b, v8.16b, v31.16b                    // aes.cs:70:46 encrypt r7
-    eor v31.16b, v1.16b, v31.16b                    // aes.cs:70:46 encrypt r7
-    shl v1.16b, v16.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
-    sshr v2.16b, v16.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
-    and v2.16b, v2.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v1.16b, v1.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v2.16b, v16.16b, v1.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v31.16b, v31.16b, v2.16b                    // aes.cs:70:46 encrypt r7
-    ldr q2, [x0, #1888]                             // round key rk[7][6]
-    eor v2.16b, v2.16b, v8.16b                      // aes.cs:70:46 encrypt r7
-    eor v1.16b, v29.16b, v1.16b                     // aes.cs:70:46 encrypt r7
-    eor v1.16b, v2.16b, v1.16b                      // aes.cs:70:46 encrypt r7
-    shl v2.16b, v28.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
-    sshr v3.16b, v28.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
-    and v3.16b, v3.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v2.16b, v2.16b, v3.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v28.16b, v28.16b, v2.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v28.16b, v1.16b, v28.16b                    // aes.cs:70:46 encrypt r7
-    ldr q1, [x0, #1904]                             // round key rk[7][7]
-    eor v29.16b, v1.16b, v29.16b                    // aes.cs:70:46 encrypt r7
-    eor v16.16b, v16.16b, v2.16b                    // aes.cs:70:46 encrypt r7
-    eor v16.16b, v29.16b, v16.16b                   // aes.cs:70:46 encrypt r7
-    eor v29.16b, v8.16b, v30.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v16.16b, v16.16b, v29.16b                   // aes.cs:70:46 encrypt r7
-    ldr q29, [x0, #1920]                            // round key rk[7][8]
-    eor v29.16b, v29.16b, v6.16b                    // aes.cs:70:46 encrypt r7
-    shl v30.16b, v26.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r7
-    sshr v1.16b, v26.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r7
-    and v1.16b, v1.16b, v21.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r7
-    eor v30.16b, v30.16b, v1.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r7
-    eor v1.16b, v11.16b, v30.16b                    // aes.cs:70:46 encrypt r7
-    eor v29.16b, v29.16b, v1.16b                    // aes.cs:70:46 encrypt r7
-    shl v1.16b, v10.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
-    sshr v2.16b, v10.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
-    and v2.16b, v2.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v1.16b, v1.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v2.16b, v10.16b, v1.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v29.16b, v29.16b, v2.16b                    // aes.cs:70:46 encrypt r7
-    ldr q2, [x0, #1936]                             // round key rk[7][9]
-    eor v2.16b, v2.16b, v11.16b                     // aes.cs:70:46 encrypt r7
-    eor v1.16b, v26.16b, v1.16b                     // aes.cs:70:46 encrypt r7
-    eor v1.16b, v2.16b, v1.16b                      // aes.cs:70:46 encrypt r7
-    shl v2.16b, v6.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r7
-    sshr v3.16b, v6.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r7
-    and v3.16b, v3.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v2.16b, v2.16b, v3.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v3.16b, v6.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v1.16b, v1.16b, v3.16b                      // aes.cs:70:46 encrypt r7
-    ldr q3, [x0, #1952]                             // round key rk[7][10]
-    eor v3.16b, v3.16b, v26.16b                     // aes.cs:70:46 encrypt r7
-    eor v2.16b, v10.16b, v2.16b                     // aes.cs:70:46 encrypt r7
-    eor v2.16b, v3.16b, v2.16b                      // aes.cs:70:46 encrypt r7
-    shl v3.16b, v11.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
-    sshr v5.16b, v11.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
-    and v5.16b, v5.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v3.16b, v3.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v5.16b, v11.16b, v3.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v2.16b, v2.16b, v5.16b                      // aes.cs:70:46 encrypt r7
-    ldr q5, [x0, #1968]                             // round key rk[7][11]
-    eor v5.16b, v5.16b, v6.16b                      // aes.cs:70:46 encrypt r7
-    eor v3.16b, v10.16b, v3.16b                     // aes.cs:70:46 encrypt r7
-    eor v3.16b, v5.16b, v3.16b                      // aes.cs:70:46 encrypt r7
-    eor v26.16b, v26.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v26.16b, v3.16b, v26.16b                    // aes.cs:70:46 encrypt r7
-    ldr q30, [x0, #1984]                            // round key rk[7][12]
-    ldr q3, [sp, #256]                              // reload
-    eor v30.16b, v30.16b, v3.16b                    // aes.cs:70:46 encrypt r7
-    shl v5.16b, v4.16b, #1                          // aes.cs:39:6 encrypt>MixColumns>mix r7
-    sshr v6.16b, v4.16b, #7                         // aes.cs:39:6 encrypt>MixColumns>mix r7
-    and v6.16b, v6.16b, v21.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r7
-    eor v5.16b, v5.16b, v6.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r7
-    eor v6.16b, v0.16b, v5.16b                      // aes.cs:70:46 encrypt r7
-    eor v30.16b, v30.16b, v6.16b                    // aes.cs:70:46 encrypt r7
-    ldr q6, [sp, #272]                              // reload
-    shl v7.16b, v6.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r7
-    sshr v8.16b, v6.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r7
-    and v8.16b, v8.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v7.16b, v7.16b, v8.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v8.16b, v6.16b, v7.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v30.16b, v30.16b, v8.16b                    // aes.cs:70:46 encrypt r7
-    ldr q8, [x0, #2000]                             // round key rk[7][13]
-    eor v8.16b, v8.16b, v0.16b                      // aes.cs:70:46 encrypt r7
-    eor v7.16b, v4.16b, v7.16b                      // aes.cs:70:46 encrypt r7
-    eor v7.16b, v8.16b, v7.16b                      // aes.cs:70:46 encrypt r7
-    shl v8.16b, v3.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r7
-    sshr v9.16b, v3.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r7
-    and v9.16b, v9.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v8.16b, v8.16b, v9.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v9.16b, v3.16b, v8.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v7.16b, v7.16b, v9.16b                      // aes.cs:70:46 encrypt r7
-    ldr q9, [x0, #2016]                             // round key rk[7][14]
-    eor v9.16b, v9.16b, v6.16b                      // aes.cs:70:46 encrypt r7
-    eor v8.16b, v4.16b, v8.16b                      // aes.cs:70:46 encrypt r7
-    eor v8.16b, v9.16b, v8.16b                      // aes.cs:70:46 encrypt r7
-    shl v9.16b, v0.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r7
-    sshr v10.16b, v0.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
-    and v10.16b, v10.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v9.16b, v9.16b, v10.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v0.16b, v0.16b, v9.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v0.16b, v8.16b, v0.16b                      // aes.cs:70:46 encrypt r7
-    ldr q8, [x0, #2032]                             // round key rk[7][15]
-    eor v6.16b, v8.16b, v6.16b                      // aes.cs:70:46 encrypt r7
-    eor v3.16b, v3.16b, v9.16b                      // aes.cs:70:46 encrypt r7
-    eor v3.16b, v6.16b, v3.16b                      // aes.cs:70:46 encrypt r7
-    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v3.16b, v3.16b, v4.16b                      // aes.cs:70:46 encrypt r7
+    and v26.16b, v26.16b, v28.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r5
+    eor v22.16b, v22.16b, v26.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r5
+    eor v26.16b, v3.16b, v22.16b                    // aes.cs:70:46 encrypt r5
+    eor v16.16b, v16.16b, v26.16b                   // aes.cs:70:46 encrypt r5
+    shl v26.16b, v15.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v29.16b, v15.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r5
+    and v29.16b, v29.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v26.16b, v26.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v29.16b, v15.16b, v26.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v16.16b, v16.16b, v29.16b                   // aes.cs:70:46 encrypt r5
+    eor v29.16b, v7.16b, v31.16b                    // aes.cs:70:46 encrypt r5
+    eor v26.16b, v3.16b, v26.16b                    // aes.cs:70:46 encrypt r5
+    eor v26.16b, v29.16b, v26.16b                   // aes.cs:70:46 encrypt r5
+    shl v29.16b, v25.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v1.16b, v25.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
+    and v1.16b, v1.16b, v28.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v29.16b, v29.16b, v1.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v1.16b, v25.16b, v29.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v26.16b, v26.16b, v1.16b                    // aes.cs:70:46 encrypt r5
+    eor v1.16b, v8.16b, v31.16b                     // aes.cs:70:46 encrypt r5
+    eor v29.16b, v15.16b, v29.16b                   // aes.cs:70:46 encrypt r5
+    eor v29.16b, v1.16b, v29.16b                    // aes.cs:70:46 encrypt r5
+    shl v1.16b, v3.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v6.16b, v3.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r5
+    and v6.16b, v6.16b, v28.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v1.16b, v1.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v3.16b, v3.16b, v1.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v29.16b, v29.16b, v3.16b                    // aes.cs:70:46 encrypt r5
+    eor v3.16b, v9.16b, v15.16b                     // aes.cs:70:46 encrypt r5
+    eor v25.16b, v25.16b, v1.16b                    // aes.cs:70:46 encrypt r5
+    eor v25.16b, v3.16b, v25.16b                    // aes.cs:70:46 encrypt r5
+    eor v22.16b, v31.16b, v22.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v22.16b, v25.16b, v22.16b                   // aes.cs:70:46 encrypt r5
+    ld1 {v6.16b-v9.16b}, [x14], #64                 // round keys rk[5][4], rk[5][5], rk[5][6], rk[5][7]
+    eor v25.16b, v6.16b, v13.16b                    // aes.cs:70:46 encrypt r5
+    shl v31.16b, v14.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r5
+    sshr v1.16b, v14.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r5
+    and v1.16b, v1.16b, v28.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r5
+    eor v31.16b, v31.16b, v1.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r5
+    eor v1.16b, v4.16b, v31.16b                     // aes.cs:70:46 encrypt r5
+    eor v25.16b, v25.16b, v1.16b                    // aes.cs:70:46 encrypt r5
+    shl v1.16b, v24.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v3.16b, v24.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
+    and v3.16b, v3.16b, v28.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v1.16b, v1.16b, v3.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v3.16b, v24.16b, v1.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v25.16b, v25.16b, v3.16b                    // aes.cs:70:46 encrypt r5
+    eor v3.16b, v7.16b, v13.16b                     // aes.cs:70:46 encrypt r5
+    eor v1.16b, v14.16b, v1.16b                     // aes.cs:70:46 encrypt r5
+    eor v1.16b, v3.16b, v1.16b                      // aes.cs:70:46 encrypt r5
+    shl v3.16b, v4.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v6.16b, v4.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r5
+    and v6.16b, v6.16b, v28.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v3.16b, v3.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v6.16b, v4.16b, v3.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v1.16b, v1.16b, v6.16b                      // aes.cs:70:46 encrypt r5
+    eor v6.16b, v8.16b, v14.16b                     // aes.cs:70:46 encrypt r5
+    eor v3.16b, v24.16b, v3.16b                     // aes.cs:70:46 encrypt r5
+    eor v3.16b, v6.16b, v3.16b                      // aes.cs:70:46 encrypt r5
+    shl v6.16b, v13.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v7.16b, v13.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
+    and v7.16b, v7.16b, v28.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v6.16b, v6.16b, v7.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v7.16b, v13.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v3.16b, v3.16b, v7.16b                      // aes.cs:70:46 encrypt r5
+    eor v24.16b, v9.16b, v24.16b                    // aes.cs:70:46 encrypt r5
+    eor v4.16b, v4.16b, v6.16b                      // aes.cs:70:46 encrypt r5
+    eor v24.16b, v24.16b, v4.16b                    // aes.cs:70:46 encrypt r5
+    eor v31.16b, v14.16b, v31.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v24.16b, v24.16b, v31.16b                   // aes.cs:70:46 encrypt r5
+    ld1 {v6.16b-v9.16b}, [x14], #64                 // round keys rk[5][8], rk[5][9], rk[5][10], rk[5][11]
+    eor v31.16b, v6.16b, v5.16b                     // aes.cs:70:46 encrypt r5
+    shl v4.16b, v23.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r5
+    sshr v6.16b, v23.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r5
+    and v6.16b, v6.16b, v28.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r5
+    eor v4.16b, v4.16b, v6.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r5
+    eor v6.16b, v17.16b, v4.16b                     // aes.cs:70:46 encrypt r5
+    eor v31.16b, v31.16b, v6.16b                    // aes.cs:70:46 encrypt r5
+    shl v6.16b, v2.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v13.16b, v2.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
+    and v13.16b, v13.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v6.16b, v6.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v13.16b, v2.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v31.16b, v31.16b, v13.16b                   // aes.cs:70:46 encrypt r5
+    eor v7.16b, v7.16b, v17.16b                     // aes.cs:70:46 encrypt r5
+    eor v6.16b, v23.16b, v6.16b                     // aes.cs:70:46 encrypt r5
+    eor v6.16b, v7.16b, v6.16b                      // aes.cs:70:46 encrypt r5
+    shl v7.16b, v5.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v13.16b, v5.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
+    and v13.16b, v13.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v7.16b, v7.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v13.16b, v5.16b, v7.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v6.16b, v6.16b, v13.16b                     // aes.cs:70:46 encrypt r5
+    eor v8.16b, v8.16b, v23.16b                     // aes.cs:70:46 encrypt r5
+    eor v7.16b, v2.16b, v7.16b                      // aes.cs:70:46 encrypt r5
+    eor v7.16b, v8.16b, v7.16b                      // aes.cs:70:46 encrypt r5
+    shl v8.16b, v17.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v13.16b, v17.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r5
+    and v13.16b, v13.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v8.16b, v8.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v17.16b, v17.16b, v8.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v17.16b, v7.16b, v17.16b                    // aes.cs:70:46 encrypt r5
+    eor v5.16b, v9.16b, v5.16b                      // aes.cs:70:46 encrypt r5
+    eor v2.16b, v2.16b, v8.16b                      // aes.cs:70:46 encrypt r5
+    eor v2.16b, v5.16b, v2.16b                      // aes.cs:70:46 encrypt r5
+    eor v23.16b, v23.16b, v4.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v23.16b, v2.16b, v23.16b                    // aes.cs:70:46 encrypt r5
+    ld1 {v7.16b-v10.16b}, [x14], #64                // round keys rk[5][12], rk[5][13], rk[5][14], rk[5][15]
+    eor v2.16b, v7.16b, v30.16b                     // aes.cs:70:46 encrypt r5
+    shl v4.16b, v0.16b, #1                          // aes.cs:39:6 encrypt>MixColumns>mix r5
+    sshr v5.16b, v0.16b, #7                         // aes.cs:39:6 encrypt>MixColumns>mix r5
+    and v5.16b, v5.16b, v28.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r5
+    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r5
+    eor v5.16b, v27.16b, v4.16b                     // aes.cs:70:46 encrypt r5
+    eor v2.16b, v2.16b, v5.16b                      // aes.cs:70:46 encrypt r5
+    ldr q5, [sp, #272]                              // reload
+    shl v7.16b, v5.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v13.16b, v5.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
+    and v13.16b, v13.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v7.16b, v7.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v13.16b, v5.16b, v7.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v2.16b, v2.16b, v13.16b                     // aes.cs:70:46 encrypt r5
+    eor v8.16b, v8.16b, v27.16b                     // aes.cs:70:46 encrypt r5
+    eor v7.16b, v0.16b, v7.16b                      // aes.cs:70:46 encrypt r5
+    eor v7.16b, v8.16b, v7.16b                      // aes.cs:70:46 encrypt r5
+    shl v8.16b, v30.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v13.16b, v30.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r5
+    and v13.16b, v13.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v8.16b, v8.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v13.16b, v30.16b, v8.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v7.16b, v7.16b, v13.16b                     // aes.cs:70:46 encrypt r5
+    eor v9.16b, v9.16b, v5.16b                      // aes.cs:70:46 encrypt r5
+    eor v8.16b, v0.16b, v8.16b                      // aes.cs:70:46 encrypt r5
+    eor v8.16b, v9.16b, v8.16b                      // aes.cs:70:46 encrypt r5
+    shl v9.16b, v27.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v13.16b, v27.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r5
+    and v13.16b, v13.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v9.16b, v9.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v27.16b, v27.16b, v9.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v27.16b, v8.16b, v27.16b                    // aes.cs:70:46 encrypt r5
+    eor v5.16b, v10.16b, v5.16b                     // aes.cs:70:46 encrypt r5
+    eor v30.16b, v30.16b, v9.16b                    // aes.cs:70:46 encrypt r5
+    eor v30.16b, v5.16b, v30.16b                    // aes.cs:70:46 encrypt r5
+    eor v0.16b, v0.16b, v4.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v30.16b, v30.16b, v0.16b                    // aes.cs:70:46 encrypt r5
     ld1 {v8.16b-v11.16b}, [x10]                     // table S bytes 0..63
-    tbl v4.16b, {v8.16b-v11.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r8
-    tbl v5.16b, {v8.16b-v11.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r8
-    tbl v6.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r8
-    tbl v13.16b, {v8.16b-v11.16b}, v19.16b          // aes.cs:30:39 encrypt>SubBytes r8
-    tbl v14.16b, {v8.16b-v11.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r8
-    tbl v15.16b, {v8.16b-v11.16b}, v31.16b          // aes.cs:30:39 encrypt>SubBytes r8
-    tbl v21.16b, {v8.16b-v11.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r8
-    tbl v22.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes r8
-    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbl v0.16b, {v8.16b-v11.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    tbl v4.16b, {v8.16b-v11.16b}, v26.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    tbl v5.16b, {v8.16b-v11.16b}, v29.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    tbl v13.16b, {v8.16b-v11.16b}, v22.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    tbl v14.16b, {v8.16b-v11.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    tbl v15.16b, {v8.16b-v11.16b}, v1.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    tbl v28.16b, {v8.16b-v11.16b}, v3.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    tbl v18.16b, {v8.16b-v11.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
     ld1 {v8.16b-v11.16b}, [x11]                     // table S bytes 64..127
-    tbx v4.16b, {v8.16b-v11.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r8
-    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v5.16b, {v8.16b-v11.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r8
-    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v6.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r8
-    sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v13.16b, {v8.16b-v11.16b}, v19.16b          // aes.cs:30:39 encrypt>SubBytes r8
-    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v14.16b, {v8.16b-v11.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r8
-    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v15.16b, {v8.16b-v11.16b}, v31.16b          // aes.cs:30:39 encrypt>SubBytes r8
-    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v21.16b, {v8.16b-v11.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r8
-    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v22.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes r8
-    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v0.16b, {v8.16b-v11.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v4.16b, {v8.16b-v11.16b}, v26.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v5.16b, {v8.16b-v11.16b}, v29.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v13.16b, {v8.16b-v11.16b}, v22.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v14.16b, {v8.16b-v11.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v1.16b, v1.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v15.16b, {v8.16b-v11.16b}, v1.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    sub v3.16b, v3.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v28.16b, {v8.16b-v11.16b}, v3.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v18.16b, {v8.16b-v11.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
     ld1 {v8.16b-v11.16b}, [x12]                     // table S bytes 128..191
-    tbx v4.16b, {v8.16b-v11.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r8
-    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v5.16b, {v8.16b-v11.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r8
-    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v6.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r8
-    sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v13.16b, {v8.16b-v11.16b}, v19.16b          // aes.cs:30:39 encrypt>SubBytes r8
-    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v14.16b, {v8.16b-v11.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r8
-    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v15.16b, {v8.16b-v11.16b}, v31.16b          // aes.cs:30:39 encrypt>SubBytes r8
-    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v21.16b, {v8.16b-v11.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r8
-    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v22.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes r8
-    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v0.16b, {v8.16b-v11.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    sub v19.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v4.16b, {v8.16b-v11.16b}, v19.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    sub v20.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v5.16b, {v8.16b-v11.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    sub v21.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v13.16b, {v8.16b-v11.16b}, v21.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v22.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v14.16b, {v8.16b-v11.16b}, v22.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v25.16b, v1.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v15.16b, {v8.16b-v11.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v26.16b, v3.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v28.16b, {v8.16b-v11.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v18.16b, {v8.16b-v11.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
     ld1 {v8.16b-v11.16b}, [x13]                     // table S bytes 192..255
-    tbx v4.16b, {v8.16b-v11.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r8
-    sub v18.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v5.16b, {v8.16b-v11.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r8
-    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v6.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r8
-    sub v17.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v13.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r8
-    sub v17.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v14.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r8
-    sub v17.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v15.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r8
-    sub v17.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v21.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v0.16b, {v8.16b-v11.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    sub v16.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v4.16b, {v8.16b-v11.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    sub v16.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v5.16b, {v8.16b-v11.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    sub v16.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v13.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v16.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v14.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v16.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v15.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v16.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v28.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v16.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v18.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    ld1 {v19.16b-v22.16b}, [x10]                    // table S bytes 0..63
+    tbl v16.16b, {v19.16b-v22.16b}, v31.16b         // aes.cs:30:39 encrypt>SubBytes r6
+    tbl v24.16b, {v19.16b-v22.16b}, v6.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    tbl v25.16b, {v19.16b-v22.16b}, v17.16b         // aes.cs:30:39 encrypt>SubBytes r6
+    tbl v26.16b, {v19.16b-v22.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r6
+    tbl v29.16b, {v19.16b-v22.16b}, v2.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    tbl v1.16b, {v19.16b-v22.16b}, v7.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    tbl v3.16b, {v19.16b-v22.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    str q4, [sp, #272]                              // spill
+    tbl v4.16b, {v19.16b-v22.16b}, v30.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    ld1 {v19.16b-v22.16b}, [x11]                    // table S bytes 64..127
+    tbx v16.16b, {v19.16b-v22.16b}, v31.16b         // aes.cs:30:39 encrypt>SubBytes r6
+    sub v6.16b, v6.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v24.16b, {v19.16b-v22.16b}, v6.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v25.16b, {v19.16b-v22.16b}, v17.16b         // aes.cs:30:39 encrypt>SubBytes r6
+    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v26.16b, {v19.16b-v22.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r6
+    sub v2.16b, v2.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v29.16b, {v19.16b-v22.16b}, v2.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v1.16b, {v19.16b-v22.16b}, v7.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v3.16b, {v19.16b-v22.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v4.16b, {v19.16b-v22.16b}, v30.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    ld1 {v19.16b-v22.16b}, [x12]                    // table S bytes 128..191
+    tbx v16.16b, {v19.16b-v22.16b}, v31.16b         // aes.cs:30:39 encrypt>SubBytes r6
+    sub v6.16b, v6.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v24.16b, {v19.16b-v22.16b}, v6.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v25.16b, {v19.16b-v22.16b}, v17.16b         // aes.cs:30:39 encrypt>SubBytes r6
+    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v26.16b, {v19.16b-v22.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r6
+    sub v2.16b, v2.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v29.16b, {v19.16b-v22.16b}, v2.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v1.16b, {v19.16b-v22.16b}, v7.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v3.16b, {v19.16b-v22.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v4.16b, {v19.16b-v22.16b}, v30.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v16.16b, {v8.16b-v11.16b}, v31.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v31.16b, v6.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v24.16b, {v8.16b-v11.16b}, v31.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v25.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v17.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v26.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v17.16b, v2.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v29.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r6
+    sub v17.16b, v7.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v1.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    sub v17.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v3.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    sub v17.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r6
+    tbx v4.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r6
+    ld1 {v6.16b-v9.16b}, [x14], #64                 // round keys rk[6][0], rk[6][1], rk[6][2], rk[6][3]
+    eor v17.16b, v6.16b, v25.16b                    // aes.cs:70:46 encrypt r6
+    shl v23.16b, v0.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r6
+    sshr v27.16b, v0.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r6
+    movi v30.16b, #0x1b                             // const
+    and v27.16b, v27.16b, v30.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r6
+    eor v23.16b, v23.16b, v27.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r6
+    eor v27.16b, v4.16b, v23.16b                    // aes.cs:70:46 encrypt r6
+    eor v17.16b, v17.16b, v27.16b                   // aes.cs:70:46 encrypt r6
+    shl v27.16b, v15.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v31.16b, v15.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r6
+    and v31.16b, v31.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v27.16b, v27.16b, v31.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v31.16b, v15.16b, v27.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v17.16b, v17.16b, v31.16b                   // aes.cs:70:46 encrypt r6
+    eor v31.16b, v7.16b, v0.16b                     // aes.cs:70:46 encrypt r6
+    eor v27.16b, v4.16b, v27.16b                    // aes.cs:70:46 encrypt r6
+    eor v27.16b, v31.16b, v27.16b                   // aes.cs:70:46 encrypt r6
+    shl v31.16b, v25.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v2.16b, v25.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
+    and v2.16b, v2.16b, v30.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v31.16b, v31.16b, v2.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v2.16b, v25.16b, v31.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v27.16b, v27.16b, v2.16b                    // aes.cs:70:46 encrypt r6
+    eor v2.16b, v8.16b, v0.16b                      // aes.cs:70:46 encrypt r6
+    eor v31.16b, v15.16b, v31.16b                   // aes.cs:70:46 encrypt r6
+    eor v31.16b, v2.16b, v31.16b                    // aes.cs:70:46 encrypt r6
+    shl v2.16b, v4.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v6.16b, v4.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r6
+    and v6.16b, v6.16b, v30.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v2.16b, v2.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v4.16b, v4.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v31.16b, v31.16b, v4.16b                    // aes.cs:70:46 encrypt r6
+    eor v4.16b, v9.16b, v15.16b                     // aes.cs:70:46 encrypt r6
+    eor v25.16b, v25.16b, v2.16b                    // aes.cs:70:46 encrypt r6
+    eor v25.16b, v4.16b, v25.16b                    // aes.cs:70:46 encrypt r6
+    eor v23.16b, v0.16b, v23.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v23.16b, v25.16b, v23.16b                   // aes.cs:70:46 encrypt r6
+    ld1 {v6.16b-v9.16b}, [x14], #64                 // round keys rk[6][4], rk[6][5], rk[6][6], rk[6][7]
+    eor v25.16b, v6.16b, v13.16b                    // aes.cs:70:46 encrypt r6
+    shl v0.16b, v14.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r6
+    sshr v2.16b, v14.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r6
+    and v2.16b, v2.16b, v30.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r6
+    eor v0.16b, v0.16b, v2.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r6
+    eor v2.16b, v3.16b, v0.16b                      // aes.cs:70:46 encrypt r6
+    eor v25.16b, v25.16b, v2.16b                    // aes.cs:70:46 encrypt r6
+    shl v2.16b, v24.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v4.16b, v24.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
+    and v4.16b, v4.16b, v30.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v2.16b, v2.16b, v4.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v4.16b, v24.16b, v2.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v25.16b, v25.16b, v4.16b                    // aes.cs:70:46 encrypt r6
+    eor v4.16b, v7.16b, v13.16b                     // aes.cs:70:46 encrypt r6
+    eor v2.16b, v14.16b, v2.16b                     // aes.cs:70:46 encrypt r6
+    eor v2.16b, v4.16b, v2.16b                      // aes.cs:70:46 encrypt r6
+    shl v4.16b, v3.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v6.16b, v3.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r6
+    and v6.16b, v6.16b, v30.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v4.16b, v4.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v6.16b, v3.16b, v4.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v2.16b, v2.16b, v6.16b                      // aes.cs:70:46 encrypt r6
+    eor v6.16b, v8.16b, v14.16b                     // aes.cs:70:46 encrypt r6
+    eor v4.16b, v24.16b, v4.16b                     // aes.cs:70:46 encrypt r6
+    eor v4.16b, v6.16b, v4.16b                      // aes.cs:70:46 encrypt r6
+    shl v6.16b, v13.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v7.16b, v13.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
+    and v7.16b, v7.16b, v30.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v6.16b, v6.16b, v7.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v7.16b, v13.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v4.16b, v4.16b, v7.16b                      // aes.cs:70:46 encrypt r6
+    eor v24.16b, v9.16b, v24.16b                    // aes.cs:70:46 encrypt r6
+    eor v3.16b, v3.16b, v6.16b                      // aes.cs:70:46 encrypt r6
+    eor v24.16b, v24.16b, v3.16b                    // aes.cs:70:46 encrypt r6
+    eor v0.16b, v14.16b, v0.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v24.16b, v24.16b, v0.16b                    // aes.cs:70:46 encrypt r6
+    ld1 {v6.16b-v9.16b}, [x14], #64                 // round keys rk[6][8], rk[6][9], rk[6][10], rk[6][11]
+    eor v0.16b, v6.16b, v5.16b                      // aes.cs:70:46 encrypt r6
+    shl v3.16b, v16.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r6
+    sshr v6.16b, v16.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r6
+    and v6.16b, v6.16b, v30.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r6
+    eor v3.16b, v3.16b, v6.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r6
+    eor v6.16b, v18.16b, v3.16b                     // aes.cs:70:46 encrypt r6
+    eor v0.16b, v0.16b, v6.16b                      // aes.cs:70:46 encrypt r6
+    shl v6.16b, v1.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v13.16b, v1.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
+    and v13.16b, v13.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v6.16b, v6.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v13.16b, v1.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v0.16b, v0.16b, v13.16b                     // aes.cs:70:46 encrypt r6
+    eor v7.16b, v7.16b, v18.16b                     // aes.cs:70:46 encrypt r6
+    eor v6.16b, v16.16b, v6.16b                     // aes.cs:70:46 encrypt r6
+    eor v6.16b, v7.16b, v6.16b                      // aes.cs:70:46 encrypt r6
+    shl v7.16b, v5.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v13.16b, v5.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
+    and v13.16b, v13.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v7.16b, v7.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v13.16b, v5.16b, v7.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v6.16b, v6.16b, v13.16b                     // aes.cs:70:46 encrypt r6
+    eor v8.16b, v8.16b, v16.16b                     // aes.cs:70:46 encrypt r6
+    eor v7.16b, v1.16b, v7.16b                      // aes.cs:70:46 encrypt r6
+    eor v7.16b, v8.16b, v7.16b                      // aes.cs:70:46 encrypt r6
+    shl v8.16b, v18.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v13.16b, v18.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r6
+    and v13.16b, v13.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v8.16b, v8.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v18.16b, v18.16b, v8.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v18.16b, v7.16b, v18.16b                    // aes.cs:70:46 encrypt r6
+    eor v5.16b, v9.16b, v5.16b                      // aes.cs:70:46 encrypt r6
+    eor v1.16b, v1.16b, v8.16b                      // aes.cs:70:46 encrypt r6
+    eor v1.16b, v5.16b, v1.16b                      // aes.cs:70:46 encrypt r6
+    eor v16.16b, v16.16b, v3.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v16.16b, v1.16b, v16.16b                    // aes.cs:70:46 encrypt r6
+    ld1 {v7.16b-v10.16b}, [x14], #64                // round keys rk[6][12], rk[6][13], rk[6][14], rk[6][15]
+    eor v1.16b, v7.16b, v28.16b                     // aes.cs:70:46 encrypt r6
+    shl v3.16b, v29.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r6
+    sshr v5.16b, v29.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r6
+    and v5.16b, v5.16b, v30.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r6
+    eor v3.16b, v3.16b, v5.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r6
+    eor v5.16b, v26.16b, v3.16b                     // aes.cs:70:46 encrypt r6
+    eor v1.16b, v1.16b, v5.16b                      // aes.cs:70:46 encrypt r6
+    ldr q5, [sp, #272]                              // reload
+    shl v7.16b, v5.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v13.16b, v5.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
+    and v13.16b, v13.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v7.16b, v7.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v13.16b, v5.16b, v7.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v1.16b, v1.16b, v13.16b                     // aes.cs:70:46 encrypt r6
+    eor v8.16b, v8.16b, v26.16b                     // aes.cs:70:46 encrypt r6
+    eor v7.16b, v29.16b, v7.16b                     // aes.cs:70:46 encrypt r6
+    eor v7.16b, v8.16b, v7.16b                      // aes.cs:70:46 encrypt r6
+    shl v8.16b, v28.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v13.16b, v28.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r6
+    and v13.16b, v13.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v8.16b, v8.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v13.16b, v28.16b, v8.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v7.16b, v7.16b, v13.16b                     // aes.cs:70:46 encrypt r6
+    eor v9.16b, v9.16b, v5.16b                      // aes.cs:70:46 encrypt r6
+    eor v8.16b, v29.16b, v8.16b                     // aes.cs:70:46 encrypt r6
+    eor v8.16b, v9.16b, v8.16b                      // aes.cs:70:46 encrypt r6
+    shl v9.16b, v26.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v13.16b, v26.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r6
+    and v13.16b, v13.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v9.16b, v9.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v26.16b, v26.16b, v9.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v26.16b, v8.16b, v26.16b                    // aes.cs:70:46 encrypt r6
+    eor v5.16b, v10.16b, v5.16b                     // aes.cs:70:46 encrypt r6
+    eor v28.16b, v28.16b, v9.16b                    // aes.cs:70:46 encrypt r6
+    eor v28.16b, v5.16b, v28.16b                    // aes.cs:70:46 encrypt r6
+    eor v29.16b, v29.16b, v3.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v28.16b, v28.16b, v29.16b                   // aes.cs:70:46 encrypt r6
+    ld1 {v8.16b-v11.16b}, [x10]                     // table S bytes 0..63
+    tbl v29.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    tbl v3.16b, {v8.16b-v11.16b}, v27.16b           // aes.cs:30:39 encrypt>SubBytes r7
+    tbl v5.16b, {v8.16b-v11.16b}, v31.16b           // aes.cs:30:39 encrypt>SubBytes r7
+    tbl v13.16b, {v8.16b-v11.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    tbl v14.16b, {v8.16b-v11.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    tbl v15.16b, {v8.16b-v11.16b}, v2.16b           // aes.cs:30:39 encrypt>SubBytes r7
+    tbl v30.16b, {v8.16b-v11.16b}, v4.16b           // aes.cs:30:39 encrypt>SubBytes r7
+    tbl v19.16b, {v8.16b-v11.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    ld1 {v8.16b-v11.16b}, [x11]                     // table S bytes 64..127
+    tbx v29.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v3.16b, {v8.16b-v11.16b}, v27.16b           // aes.cs:30:39 encrypt>SubBytes r7
+    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v5.16b, {v8.16b-v11.16b}, v31.16b           // aes.cs:30:39 encrypt>SubBytes r7
+    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v13.16b, {v8.16b-v11.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v14.16b, {v8.16b-v11.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v2.16b, v2.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v15.16b, {v8.16b-v11.16b}, v2.16b           // aes.cs:30:39 encrypt>SubBytes r7
+    sub v4.16b, v4.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v30.16b, {v8.16b-v11.16b}, v4.16b           // aes.cs:30:39 encrypt>SubBytes r7
+    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v19.16b, {v8.16b-v11.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    ld1 {v8.16b-v11.16b}, [x12]                     // table S bytes 128..191
+    tbx v29.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v20.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v3.16b, {v8.16b-v11.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r7
+    sub v21.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v5.16b, {v8.16b-v11.16b}, v21.16b           // aes.cs:30:39 encrypt>SubBytes r7
+    sub v22.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v13.16b, {v8.16b-v11.16b}, v22.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v23.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v14.16b, {v8.16b-v11.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v25.16b, v2.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v15.16b, {v8.16b-v11.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v27.16b, v4.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v30.16b, {v8.16b-v11.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v19.16b, {v8.16b-v11.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    ld1 {v8.16b-v11.16b}, [x13]                     // table S bytes 192..255
+    tbx v29.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v17.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v3.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r7
+    sub v17.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v5.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r7
+    sub v17.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v13.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v17.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v14.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v17.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v15.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v17.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v30.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v17.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v19.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    ld1 {v20.16b-v23.16b}, [x10]                    // table S bytes 0..63
+    tbl v17.16b, {v20.16b-v23.16b}, v0.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    tbl v24.16b, {v20.16b-v23.16b}, v6.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    tbl v25.16b, {v20.16b-v23.16b}, v18.16b         // aes.cs:30:39 encrypt>SubBytes r7
+    tbl v27.16b, {v20.16b-v23.16b}, v16.16b         // aes.cs:30:39 encrypt>SubBytes r7
+    tbl v31.16b, {v20.16b-v23.16b}, v1.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    tbl v2.16b, {v20.16b-v23.16b}, v7.16b           // aes.cs:30:39 encrypt>SubBytes r7
+    tbl v4.16b, {v20.16b-v23.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    str q3, [sp, #272]                              // spill
+    tbl v3.16b, {v20.16b-v23.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v0.16b, v0.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r7
+    ld1 {v20.16b-v23.16b}, [x11]                    // table S bytes 64..127
+    tbx v17.16b, {v20.16b-v23.16b}, v0.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v6.16b, v6.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v24.16b, {v20.16b-v23.16b}, v6.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v25.16b, {v20.16b-v23.16b}, v18.16b         // aes.cs:30:39 encrypt>SubBytes r7
+    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v27.16b, {v20.16b-v23.16b}, v16.16b         // aes.cs:30:39 encrypt>SubBytes r7
+    sub v1.16b, v1.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v31.16b, {v20.16b-v23.16b}, v1.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v2.16b, {v20.16b-v23.16b}, v7.16b           // aes.cs:30:39 encrypt>SubBytes r7
+    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v4.16b, {v20.16b-v23.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v3.16b, {v20.16b-v23.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v0.16b, v0.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r7
+    ld1 {v20.16b-v23.16b}, [x12]                    // table S bytes 128..191
+    tbx v17.16b, {v20.16b-v23.16b}, v0.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v6.16b, v6.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v24.16b, {v20.16b-v23.16b}, v6.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v25.16b, {v20.16b-v23.16b}, v18.16b         // aes.cs:30:39 encrypt>SubBytes r7
+    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v27.16b, {v20.16b-v23.16b}, v16.16b         // aes.cs:30:39 encrypt>SubBytes r7
+    sub v1.16b, v1.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v31.16b, {v20.16b-v23.16b}, v1.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v2.16b, {v20.16b-v23.16b}, v7.16b           // aes.cs:30:39 encrypt>SubBytes r7
+    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v4.16b, {v20.16b-v23.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v3.16b, {v20.16b-v23.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v0.16b, v0.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v17.16b, {v8.16b-v11.16b}, v0.16b           // aes.cs:30:39 encrypt>SubBytes r7
+    sub v0.16b, v6.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v24.16b, {v8.16b-v11.16b}, v0.16b           // aes.cs:30:39 encrypt>SubBytes r7
+    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v25.16b, {v8.16b-v11.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v27.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v16.16b, v1.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v31.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes r7
+    sub v16.16b, v7.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v2.16b, {v8.16b-v11.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r7
+    sub v16.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v4.16b, {v8.16b-v11.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r7
+    sub v16.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r7
+    tbx v3.16b, {v8.16b-v11.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r7
+    ld1 {v6.16b-v9.16b}, [x14], #64                 // round keys rk[7][0], rk[7][1], rk[7][2], rk[7][3]
+    eor v16.16b, v6.16b, v25.16b                    // aes.cs:70:46 encrypt r7
+    shl v18.16b, v29.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r7
+    sshr v26.16b, v29.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r7
+    movi v28.16b, #0x1b                             // const
+    and v26.16b, v26.16b, v28.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r7
+    eor v18.16b, v18.16b, v26.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r7
+    eor v26.16b, v3.16b, v18.16b                    // aes.cs:70:46 encrypt r7
+    eor v16.16b, v16.16b, v26.16b                   // aes.cs:70:46 encrypt r7
+    shl v26.16b, v15.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v0.16b, v15.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
+    and v0.16b, v0.16b, v28.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v26.16b, v26.16b, v0.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v0.16b, v15.16b, v26.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v16.16b, v16.16b, v0.16b                    // aes.cs:70:46 encrypt r7
+    eor v0.16b, v7.16b, v29.16b                     // aes.cs:70:46 encrypt r7
+    eor v26.16b, v3.16b, v26.16b                    // aes.cs:70:46 encrypt r7
+    eor v26.16b, v0.16b, v26.16b                    // aes.cs:70:46 encrypt r7
+    shl v0.16b, v25.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v1.16b, v25.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
+    and v1.16b, v1.16b, v28.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v0.16b, v0.16b, v1.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v1.16b, v25.16b, v0.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v26.16b, v26.16b, v1.16b                    // aes.cs:70:46 encrypt r7
+    eor v1.16b, v8.16b, v29.16b                     // aes.cs:70:46 encrypt r7
+    eor v0.16b, v15.16b, v0.16b                     // aes.cs:70:46 encrypt r7
+    eor v0.16b, v1.16b, v0.16b                      // aes.cs:70:46 encrypt r7
+    shl v1.16b, v3.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v6.16b, v3.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r7
+    and v6.16b, v6.16b, v28.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v1.16b, v1.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v3.16b, v3.16b, v1.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v0.16b, v0.16b, v3.16b                      // aes.cs:70:46 encrypt r7
+    eor v3.16b, v9.16b, v15.16b                     // aes.cs:70:46 encrypt r7
+    eor v25.16b, v25.16b, v1.16b                    // aes.cs:70:46 encrypt r7
+    eor v25.16b, v3.16b, v25.16b                    // aes.cs:70:46 encrypt r7
+    eor v18.16b, v29.16b, v18.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v18.16b, v25.16b, v18.16b                   // aes.cs:70:46 encrypt r7
+    ld1 {v6.16b-v9.16b}, [x14], #64                 // round keys rk[7][4], rk[7][5], rk[7][6], rk[7][7]
+    eor v25.16b, v6.16b, v13.16b                    // aes.cs:70:46 encrypt r7
+    shl v29.16b, v14.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r7
+    sshr v1.16b, v14.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r7
+    and v1.16b, v1.16b, v28.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r7
+    eor v29.16b, v29.16b, v1.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r7
+    eor v1.16b, v4.16b, v29.16b                     // aes.cs:70:46 encrypt r7
+    eor v25.16b, v25.16b, v1.16b                    // aes.cs:70:46 encrypt r7
+    shl v1.16b, v24.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v3.16b, v24.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
+    and v3.16b, v3.16b, v28.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v1.16b, v1.16b, v3.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v3.16b, v24.16b, v1.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v25.16b, v25.16b, v3.16b                    // aes.cs:70:46 encrypt r7
+    eor v3.16b, v7.16b, v13.16b                     // aes.cs:70:46 encrypt r7
+    eor v1.16b, v14.16b, v1.16b                     // aes.cs:70:46 encrypt r7
+    eor v1.16b, v3.16b, v1.16b                      // aes.cs:70:46 encrypt r7
+    shl v3.16b, v4.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v6.16b, v4.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r7
+    and v6.16b, v6.16b, v28.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v3.16b, v3.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v6.16b, v4.16b, v3.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v1.16b, v1.16b, v6.16b                      // aes.cs:70:46 encrypt r7
+    eor v6.16b, v8.16b, v14.16b                     // aes.cs:70:46 encrypt r7
+    eor v3.16b, v24.16b, v3.16b                     // aes.cs:70:46 encrypt r7
+    eor v3.16b, v6.16b, v3.16b                      // aes.cs:70:46 encrypt r7
+    shl v6.16b, v13.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v7.16b, v13.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
+    and v7.16b, v7.16b, v28.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v6.16b, v6.16b, v7.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v7.16b, v13.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v3.16b, v3.16b, v7.16b                      // aes.cs:70:46 encrypt r7
+    eor v24.16b, v9.16b, v24.16b                    // aes.cs:70:46 encrypt r7
+    eor v4.16b, v4.16b, v6.16b                      // aes.cs:70:46 encrypt r7
+    eor v24.16b, v24.16b, v4.16b                    // aes.cs:70:46 encrypt r7
+    eor v29.16b, v14.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v24.16b, v24.16b, v29.16b                   // aes.cs:70:46 encrypt r7
+    ld1 {v6.16b-v9.16b}, [x14], #64                 // round keys rk[7][8], rk[7][9], rk[7][10], rk[7][11]
+    eor v29.16b, v6.16b, v5.16b                     // aes.cs:70:46 encrypt r7
+    shl v4.16b, v17.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r7
+    sshr v6.16b, v17.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r7
+    and v6.16b, v6.16b, v28.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r7
+    eor v4.16b, v4.16b, v6.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r7
+    eor v6.16b, v19.16b, v4.16b                     // aes.cs:70:46 encrypt r7
+    eor v29.16b, v29.16b, v6.16b                    // aes.cs:70:46 encrypt r7
+    shl v6.16b, v2.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v13.16b, v2.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
+    and v13.16b, v13.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v6.16b, v6.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v13.16b, v2.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v29.16b, v29.16b, v13.16b                   // aes.cs:70:46 encrypt r7
+    eor v7.16b, v7.16b, v19.16b                     // aes.cs:70:46 encrypt r7
+    eor v6.16b, v17.16b, v6.16b                     // aes.cs:70:46 encrypt r7
+    eor v6.16b, v7.16b, v6.16b                      // aes.cs:70:46 encrypt r7
+    shl v7.16b, v5.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v13.16b, v5.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
+    and v13.16b, v13.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v7.16b, v7.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v13.16b, v5.16b, v7.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v6.16b, v6.16b, v13.16b                     // aes.cs:70:46 encrypt r7
+    eor v8.16b, v8.16b, v17.16b                     // aes.cs:70:46 encrypt r7
+    eor v7.16b, v2.16b, v7.16b                      // aes.cs:70:46 encrypt r7
+    eor v7.16b, v8.16b, v7.16b                      // aes.cs:70:46 encrypt r7
+    shl v8.16b, v19.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v13.16b, v19.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r7
+    and v13.16b, v13.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v8.16b, v8.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v19.16b, v19.16b, v8.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v19.16b, v7.16b, v19.16b                    // aes.cs:70:46 encrypt r7
+    eor v5.16b, v9.16b, v5.16b                      // aes.cs:70:46 encrypt r7
+    eor v2.16b, v2.16b, v8.16b                      // aes.cs:70:46 encrypt r7
+    eor v2.16b, v5.16b, v2.16b                      // aes.cs:70:46 encrypt r7
+    eor v17.16b, v17.16b, v4.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v17.16b, v2.16b, v17.16b                    // aes.cs:70:46 encrypt r7
+    ld1 {v7.16b-v10.16b}, [x14], #64                // round keys rk[7][12], rk[7][13], rk[7][14], rk[7][15]
+    eor v2.16b, v7.16b, v30.16b                     // aes.cs:70:46 encrypt r7
+    shl v4.16b, v31.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r7
+    sshr v5.16b, v31.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r7
+    and v5.16b, v5.16b, v28.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r7
+    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r7
+    eor v5.16b, v27.16b, v4.16b                     // aes.cs:70:46 encrypt r7
+    eor v2.16b, v2.16b, v5.16b                      // aes.cs:70:46 encrypt r7
+    ldr q5, [sp, #272]                              // reload
+    shl v7.16b, v5.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v13.16b, v5.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
+    and v13.16b, v13.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v7.16b, v7.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v13.16b, v5.16b, v7.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v2.16b, v2.16b, v13.16b                     // aes.cs:70:46 encrypt r7
+    eor v8.16b, v8.16b, v27.16b                     // aes.cs:70:46 encrypt r7
+    eor v7.16b, v31.16b, v7.16b                     // aes.cs:70:46 encrypt r7
+    eor v7.16b, v8.16b, v7.16b                      // aes.cs:70:46 encrypt r7
+    shl v8.16b, v30.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v13.16b, v30.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r7
+    and v13.16b, v13.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v8.16b, v8.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v13.16b, v30.16b, v8.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v7.16b, v7.16b, v13.16b                     // aes.cs:70:46 encrypt r7
+    eor v9.16b, v9.16b, v5.16b                      // aes.cs:70:46 encrypt r7
+    eor v8.16b, v31.16b, v8.16b                     // aes.cs:70:46 encrypt r7
+    eor v8.16b, v9.16b, v8.16b                      // aes.cs:70:46 encrypt r7
+    shl v9.16b, v27.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v13.16b, v27.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r7
+    and v13.16b, v13.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v9.16b, v9.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v27.16b, v27.16b, v9.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v27.16b, v8.16b, v27.16b                    // aes.cs:70:46 encrypt r7
+    eor v5.16b, v10.16b, v5.16b                     // aes.cs:70:46 encrypt r7
+    eor v30.16b, v30.16b, v9.16b                    // aes.cs:70:46 encrypt r7
+    eor v30.16b, v5.16b, v30.16b                    // aes.cs:70:46 encrypt r7
+    eor v31.16b, v31.16b, v4.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v30.16b, v30.16b, v31.16b                   // aes.cs:70:46 encrypt r7
+    ld1 {v8.16b-v11.16b}, [x10]                     // table S bytes 0..63
+    tbl v31.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    tbl v4.16b, {v8.16b-v11.16b}, v26.16b           // aes.cs:30:39 encrypt>SubBytes r8
+    tbl v5.16b, {v8.16b-v11.16b}, v0.16b            // aes.cs:30:39 encrypt>SubBytes r8
+    tbl v13.16b, {v8.16b-v11.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    tbl v14.16b, {v8.16b-v11.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    tbl v15.16b, {v8.16b-v11.16b}, v1.16b           // aes.cs:30:39 encrypt>SubBytes r8
+    tbl v28.16b, {v8.16b-v11.16b}, v3.16b           // aes.cs:30:39 encrypt>SubBytes r8
+    tbl v20.16b, {v8.16b-v11.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r8
     sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v22.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes r8
-    ld1 {v16.16b-v19.16b}, [x10]                    // table S bytes 0..63
-    tbl v20.16b, {v16.16b-v19.16b}, v29.16b         // aes.cs:30:39 encrypt>SubBytes r8
-    tbl v23.16b, {v16.16b-v19.16b}, v1.16b          // aes.cs:30:39 encrypt>SubBytes r8
-    tbl v24.16b, {v16.16b-v19.16b}, v2.16b          // aes.cs:30:39 encrypt>SubBytes r8
-    tbl v25.16b, {v16.16b-v19.16b}, v26.16b         // aes.cs:30:39 encrypt>SubBytes r8
-    tbl v27.16b, {v16.16b-v19.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r8
-    tbl v28.16b, {v16.16b-v19.16b}, v7.16b          // aes.cs:30:39 encrypt>SubBytes r8
-    tbl v31.16b, {v16.16b-v19.16b}, v0.16b          // aes.cs:30:39 encrypt>SubBytes r8
-    str q5, [sp, #256]                              // spill
-    tbl v5.16b, {v16.16b-v19.16b}, v3.16b           // aes.cs:30:39 encrypt>SubBytes r8
-    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    ld1 {v16.16b-v19.16b}, [x11]                    // table S bytes 64..127
-    tbx v20.16b, {v16.16b-v19.16b}, v29.16b         // aes.cs:30:39 encrypt>SubBytes r8
-    sub v1.16b, v1.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v23.16b, {v16.16b-v19.16b}, v1.16b          // aes.cs:30:39 encrypt>SubBytes r8
-    sub v2.16b, v2.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v24.16b, {v16.16b-v19.16b}, v2.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    ld1 {v8.16b-v11.16b}, [x11]                     // table S bytes 64..127
+    tbx v31.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes r8
     sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v25.16b, {v16.16b-v19.16b}, v26.16b         // aes.cs:30:39 encrypt>SubBytes r8
-    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v27.16b, {v16.16b-v19.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r8
-    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v28.16b, {v16.16b-v19.16b}, v7.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v4.16b, {v8.16b-v11.16b}, v26.16b           // aes.cs:30:39 encrypt>SubBytes r8
     sub v0.16b, v0.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v31.16b, {v16.16b-v19.16b}, v0.16b          // aes.cs:30:39 encrypt>SubBytes r8
-    sub v3.16b, v3.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v5.16b, {v16.16b-v19.16b}, v3.16b           // aes.cs:30:39 encrypt>SubBytes r8
-    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    ld1 {v16.16b-v19.16b}, [x12]                    // table S bytes 128..191
-    tbx v20.16b, {v16.16b-v19.16b}, v29.16b         // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v5.16b, {v8.16b-v11.16b}, v0.16b            // aes.cs:30:39 encrypt>SubBytes r8
+    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v13.16b, {v8.16b-v11.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v14.16b, {v8.16b-v11.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r8
     sub v1.16b, v1.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v23.16b, {v16.16b-v19.16b}, v1.16b          // aes.cs:30:39 encrypt>SubBytes r8
-    sub v2.16b, v2.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v24.16b, {v16.16b-v19.16b}, v2.16b          // aes.cs:30:39 encrypt>SubBytes r8
-    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v25.16b, {v16.16b-v19.16b}, v26.16b         // aes.cs:30:39 encrypt>SubBytes r8
-    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v27.16b, {v16.16b-v19.16b}, v30.16b         // aes.cs:30:39 encrypt>SubBytes r8
-    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v28.16b, {v16.16b-v19.16b}, v7.16b          // aes.cs:30:39 encrypt>SubBytes r8
-    sub v0.16b, v0.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v31.16b, {v16.16b-v19.16b}, v0.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v15.16b, {v8.16b-v11.16b}, v1.16b           // aes.cs:30:39 encrypt>SubBytes r8
     sub v3.16b, v3.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v5.16b, {v16.16b-v19.16b}, v3.16b           // aes.cs:30:39 encrypt>SubBytes r8
-    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v20.16b, {v8.16b-v11.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes r8
-    sub v29.16b, v1.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v23.16b, {v8.16b-v11.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes r8
-    sub v29.16b, v2.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v24.16b, {v8.16b-v11.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes r8
-    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v25.16b, {v8.16b-v11.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r8
-    sub v26.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v27.16b, {v8.16b-v11.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r8
-    sub v26.16b, v7.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v28.16b, {v8.16b-v11.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r8
-    sub v26.16b, v0.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v31.16b, {v8.16b-v11.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v28.16b, {v8.16b-v11.16b}, v3.16b           // aes.cs:30:39 encrypt>SubBytes r8
+    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v20.16b, {v8.16b-v11.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    ld1 {v8.16b-v11.16b}, [x12]                     // table S bytes 128..191
+    tbx v31.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v21.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v4.16b, {v8.16b-v11.16b}, v21.16b           // aes.cs:30:39 encrypt>SubBytes r8
+    sub v22.16b, v0.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v5.16b, {v8.16b-v11.16b}, v22.16b           // aes.cs:30:39 encrypt>SubBytes r8
+    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v13.16b, {v8.16b-v11.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v23.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v14.16b, {v8.16b-v11.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v25.16b, v1.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v15.16b, {v8.16b-v11.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r8
     sub v26.16b, v3.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r8
-    tbx v5.16b, {v8.16b-v11.16b}, v26.16b           // aes.cs:30:39 encrypt>SubBytes r8
-    ldr q26, [x0, #2048]                            // round key rk[8][0]
-    eor v26.16b, v26.16b, v24.16b                   // aes.cs:70:46 encrypt r8
-    shl v29.16b, v4.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r8
-    sshr v30.16b, v4.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r8
-    movi v0.16b, #0x1b                              // const
-    and v30.16b, v30.16b, v0.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r8
-    eor v29.16b, v29.16b, v30.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r8
-    eor v30.16b, v5.16b, v29.16b                    // aes.cs:70:46 encrypt r8
-    eor v26.16b, v26.16b, v30.16b                   // aes.cs:70:46 encrypt r8
-    shl v30.16b, v15.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    sshr v1.16b, v15.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    and v1.16b, v1.16b, v0.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v30.16b, v30.16b, v1.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v1.16b, v15.16b, v30.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v26.16b, v26.16b, v1.16b                    // aes.cs:70:46 encrypt r8
-    ldr q1, [x0, #2064]                             // round key rk[8][1]
-    eor v1.16b, v1.16b, v4.16b                      // aes.cs:70:46 encrypt r8
-    eor v30.16b, v5.16b, v30.16b                    // aes.cs:70:46 encrypt r8
-    eor v30.16b, v1.16b, v30.16b                    // aes.cs:70:46 encrypt r8
-    shl v1.16b, v24.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r8
-    sshr v2.16b, v24.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    and v2.16b, v2.16b, v0.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v1.16b, v1.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v2.16b, v24.16b, v1.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v30.16b, v30.16b, v2.16b                    // aes.cs:70:46 encrypt r8
-    ldr q2, [x0, #2080]                             // round key rk[8][2]
-    eor v2.16b, v2.16b, v4.16b                      // aes.cs:70:46 encrypt r8
-    eor v1.16b, v15.16b, v1.16b                     // aes.cs:70:46 encrypt r8
-    eor v1.16b, v2.16b, v1.16b                      // aes.cs:70:46 encrypt r8
-    shl v2.16b, v5.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r8
-    sshr v3.16b, v5.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r8
-    and v3.16b, v3.16b, v0.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v2.16b, v2.16b, v3.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v3.16b, v5.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v1.16b, v1.16b, v3.16b                      // aes.cs:70:46 encrypt r8
-    ldr q3, [x0, #2096]                             // round key rk[8][3]
-    eor v3.16b, v3.16b, v15.16b                     // aes.cs:70:46 encrypt r8
-    eor v24.16b, v24.16b, v2.16b                    // aes.cs:70:46 encrypt r8
-    eor v24.16b, v3.16b, v24.16b                    // aes.cs:70:46 encrypt r8
-    eor v29.16b, v4.16b, v29.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v24.16b, v24.16b, v29.16b                   // aes.cs:70:46 encrypt r8
-    ldr q29, [x0, #2112]                            // round key rk[8][4]
-    eor v29.16b, v29.16b, v13.16b                   // aes.cs:70:46 encrypt r8
-    shl v2.16b, v14.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r8
-    sshr v3.16b, v14.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r8
-    and v3.16b, v3.16b, v0.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r8
-    eor v2.16b, v2.16b, v3.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r8
-    eor v3.16b, v31.16b, v2.16b                     // aes.cs:70:46 encrypt r8
-    eor v29.16b, v29.16b, v3.16b                    // aes.cs:70:46 encrypt r8
-    shl v3.16b, v23.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r8
-    sshr v4.16b, v23.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    and v4.16b, v4.16b, v0.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v3.16b, v3.16b, v4.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v4.16b, v23.16b, v3.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v29.16b, v29.16b, v4.16b                    // aes.cs:70:46 encrypt r8
-    ldr q4, [x0, #2128]                             // round key rk[8][5]
-    eor v4.16b, v4.16b, v13.16b                     // aes.cs:70:46 encrypt r8
-    eor v3.16b, v14.16b, v3.16b                     // aes.cs:70:46 encrypt r8
-    eor v3.16b, v4.16b, v3.16b                      // aes.cs:70:46 encrypt r8
-    shl v4.16b, v31.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r8
-    sshr v5.16b, v31.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    and v5.16b, v5.16b, v0.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v5.16b, v31.16b, v4.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v3.16b, v3.16b, v5.16b                      // aes.cs:70:46 encrypt r8
-    ldr q5, [x0, #2144]                             // round key rk[8][6]
-    eor v5.16b, v5.16b, v14.16b                     // aes.cs:70:46 encrypt r8
-    eor v4.16b, v23.16b, v4.16b                     // aes.cs:70:46 encrypt r8
-    eor v4.16b, v5.16b, v4.16b                      // aes.cs:70:46 encrypt r8
-    shl v5.16b, v13.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r8
+    tbx v28.16b, {v8.16b-v11.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v20.16b, {v8.16b-v11.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    ld1 {v8.16b-v11.16b}, [x13]                     // table S bytes 192..255
+    tbx v31.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v16.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v4.16b, {v8.16b-v11.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r8
+    sub v16.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v5.16b, {v8.16b-v11.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r8
+    sub v16.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v13.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v16.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v14.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v16.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v15.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v16.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v28.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v16.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v20.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    ld1 {v21.16b-v24.16b}, [x10]                    // table S bytes 0..63
+    tbl v16.16b, {v21.16b-v24.16b}, v29.16b         // aes.cs:30:39 encrypt>SubBytes r8
+    tbl v18.16b, {v21.16b-v24.16b}, v6.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    tbl v25.16b, {v21.16b-v24.16b}, v19.16b         // aes.cs:30:39 encrypt>SubBytes r8
+    tbl v26.16b, {v21.16b-v24.16b}, v17.16b         // aes.cs:30:39 encrypt>SubBytes r8
+    tbl v0.16b, {v21.16b-v24.16b}, v2.16b           // aes.cs:30:39 encrypt>SubBytes r8
+    tbl v1.16b, {v21.16b-v24.16b}, v7.16b           // aes.cs:30:39 encrypt>SubBytes r8
+    tbl v3.16b, {v21.16b-v24.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    str q4, [sp, #272]                              // spill
+    tbl v4.16b, {v21.16b-v24.16b}, v30.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    ld1 {v21.16b-v24.16b}, [x11]                    // table S bytes 64..127
+    tbx v16.16b, {v21.16b-v24.16b}, v29.16b         // aes.cs:30:39 encrypt>SubBytes r8
+    sub v6.16b, v6.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v18.16b, {v21.16b-v24.16b}, v6.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v25.16b, {v21.16b-v24.16b}, v19.16b         // aes.cs:30:39 encrypt>SubBytes r8
+    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v26.16b, {v21.16b-v24.16b}, v17.16b         // aes.cs:30:39 encrypt>SubBytes r8
+    sub v2.16b, v2.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v0.16b, {v21.16b-v24.16b}, v2.16b           // aes.cs:30:39 encrypt>SubBytes r8
+    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v1.16b, {v21.16b-v24.16b}, v7.16b           // aes.cs:30:39 encrypt>SubBytes r8
+    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v3.16b, {v21.16b-v24.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v4.16b, {v21.16b-v24.16b}, v30.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    ld1 {v21.16b-v24.16b}, [x12]                    // table S bytes 128..191
+    tbx v16.16b, {v21.16b-v24.16b}, v29.16b         // aes.cs:30:39 encrypt>SubBytes r8
+    sub v6.16b, v6.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v18.16b, {v21.16b-v24.16b}, v6.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v25.16b, {v21.16b-v24.16b}, v19.16b         // aes.cs:30:39 encrypt>SubBytes r8
+    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v26.16b, {v21.16b-v24.16b}, v17.16b         // aes.cs:30:39 encrypt>SubBytes r8
+    sub v2.16b, v2.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v0.16b, {v21.16b-v24.16b}, v2.16b           // aes.cs:30:39 encrypt>SubBytes r8
+    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v1.16b, {v21.16b-v24.16b}, v7.16b           // aes.cs:30:39 encrypt>SubBytes r8
+    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v3.16b, {v21.16b-v24.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v4.16b, {v21.16b-v24.16b}, v30.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v16.16b, {v8.16b-v11.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v29.16b, v6.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v18.16b, {v8.16b-v11.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v25.16b, {v8.16b-v11.16b}, v19.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v26.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r8
+    sub v17.16b, v2.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v0.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r8
+    sub v17.16b, v7.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v1.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r8
+    sub v17.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v3.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r8
+    sub v17.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r8
+    tbx v4.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r8
+    ld1 {v6.16b-v9.16b}, [x14], #64                 // round keys rk[8][0], rk[8][1], rk[8][2], rk[8][3]
+    eor v17.16b, v6.16b, v25.16b                    // aes.cs:70:46 encrypt r8
+    shl v19.16b, v31.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r8
+    sshr v27.16b, v31.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r8
+    movi v29.16b, #0x1b                             // const
+    and v27.16b, v27.16b, v29.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r8
+    eor v19.16b, v19.16b, v27.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r8
+    eor v27.16b, v4.16b, v19.16b                    // aes.cs:70:46 encrypt r8
+    eor v17.16b, v17.16b, v27.16b                   // aes.cs:70:46 encrypt r8
+    shl v27.16b, v15.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r8
+    sshr v30.16b, v15.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r8
+    and v30.16b, v30.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v27.16b, v27.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v30.16b, v15.16b, v27.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v17.16b, v17.16b, v30.16b                   // aes.cs:70:46 encrypt r8
+    eor v30.16b, v7.16b, v31.16b                    // aes.cs:70:46 encrypt r8
+    eor v27.16b, v4.16b, v27.16b                    // aes.cs:70:46 encrypt r8
+    eor v27.16b, v30.16b, v27.16b                   // aes.cs:70:46 encrypt r8
+    shl v30.16b, v25.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r8
+    sshr v2.16b, v25.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
+    and v2.16b, v2.16b, v29.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v30.16b, v30.16b, v2.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v2.16b, v25.16b, v30.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v27.16b, v27.16b, v2.16b                    // aes.cs:70:46 encrypt r8
+    eor v2.16b, v8.16b, v31.16b                     // aes.cs:70:46 encrypt r8
+    eor v30.16b, v15.16b, v30.16b                   // aes.cs:70:46 encrypt r8
+    eor v30.16b, v2.16b, v30.16b                    // aes.cs:70:46 encrypt r8
+    shl v2.16b, v4.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r8
+    sshr v6.16b, v4.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r8
+    and v6.16b, v6.16b, v29.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v2.16b, v2.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v4.16b, v4.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v30.16b, v30.16b, v4.16b                    // aes.cs:70:46 encrypt r8
+    eor v4.16b, v9.16b, v15.16b                     // aes.cs:70:46 encrypt r8
+    eor v25.16b, v25.16b, v2.16b                    // aes.cs:70:46 encrypt r8
+    eor v25.16b, v4.16b, v25.16b                    // aes.cs:70:46 encrypt r8
+    eor v19.16b, v31.16b, v19.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v19.16b, v25.16b, v19.16b                   // aes.cs:70:46 encrypt r8
+    ld1 {v6.16b-v9.16b}, [x14], #64                 // round keys rk[8][4], rk[8][5], rk[8][6], rk[8][7]
+    eor v25.16b, v6.16b, v13.16b                    // aes.cs:70:46 encrypt r8
+    shl v31.16b, v14.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r8
+    sshr v2.16b, v14.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r8
+    and v2.16b, v2.16b, v29.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r8
+    eor v31.16b, v31.16b, v2.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r8
+    eor v2.16b, v3.16b, v31.16b                     // aes.cs:70:46 encrypt r8
+    eor v25.16b, v25.16b, v2.16b                    // aes.cs:70:46 encrypt r8
+    shl v2.16b, v18.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r8
+    sshr v4.16b, v18.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
+    and v4.16b, v4.16b, v29.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v2.16b, v2.16b, v4.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v4.16b, v18.16b, v2.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v25.16b, v25.16b, v4.16b                    // aes.cs:70:46 encrypt r8
+    eor v4.16b, v7.16b, v13.16b                     // aes.cs:70:46 encrypt r8
+    eor v2.16b, v14.16b, v2.16b                     // aes.cs:70:46 encrypt r8
+    eor v2.16b, v4.16b, v2.16b                      // aes.cs:70:46 encrypt r8
+    shl v4.16b, v3.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r8
+    sshr v6.16b, v3.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r8
+    and v6.16b, v6.16b, v29.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v4.16b, v4.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v6.16b, v3.16b, v4.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v2.16b, v2.16b, v6.16b                      // aes.cs:70:46 encrypt r8
+    eor v6.16b, v8.16b, v14.16b                     // aes.cs:70:46 encrypt r8
+    eor v4.16b, v18.16b, v4.16b                     // aes.cs:70:46 encrypt r8
+    eor v4.16b, v6.16b, v4.16b                      // aes.cs:70:46 encrypt r8
+    shl v6.16b, v13.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r8
     sshr v7.16b, v13.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    and v7.16b, v7.16b, v0.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v5.16b, v5.16b, v7.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v7.16b, v13.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
+    and v7.16b, v7.16b, v29.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v6.16b, v6.16b, v7.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v7.16b, v13.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
     eor v4.16b, v4.16b, v7.16b                      // aes.cs:70:46 encrypt r8
-    ldr q7, [x0, #2160]                             // round key rk[8][7]
-    eor v23.16b, v7.16b, v23.16b                    // aes.cs:70:46 encrypt r8
-    eor v31.16b, v31.16b, v5.16b                    // aes.cs:70:46 encrypt r8
-    eor v23.16b, v23.16b, v31.16b                   // aes.cs:70:46 encrypt r8
-    eor v31.16b, v14.16b, v2.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v23.16b, v23.16b, v31.16b                   // aes.cs:70:46 encrypt r8
-    ldr q31, [x0, #2176]                            // round key rk[8][8]
+    eor v18.16b, v9.16b, v18.16b                    // aes.cs:70:46 encrypt r8
+    eor v3.16b, v3.16b, v6.16b                      // aes.cs:70:46 encrypt r8
+    eor v18.16b, v18.16b, v3.16b                    // aes.cs:70:46 encrypt r8
+    eor v31.16b, v14.16b, v31.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v18.16b, v18.16b, v31.16b                   // aes.cs:70:46 encrypt r8
+    ld1 {v6.16b-v9.16b}, [x14], #64                 // round keys rk[8][8], rk[8][9], rk[8][10], rk[8][11]
+    eor v31.16b, v6.16b, v5.16b                     // aes.cs:70:46 encrypt r8
+    shl v3.16b, v16.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r8
+    sshr v6.16b, v16.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r8
+    and v6.16b, v6.16b, v29.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r8
+    eor v3.16b, v3.16b, v6.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r8
+    eor v6.16b, v20.16b, v3.16b                     // aes.cs:70:46 encrypt r8
     eor v31.16b, v31.16b, v6.16b                    // aes.cs:70:46 encrypt r8
-    shl v2.16b, v20.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r8
-    sshr v5.16b, v20.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r8
-    and v5.16b, v5.16b, v0.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r8
-    eor v2.16b, v2.16b, v5.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r8
-    eor v5.16b, v22.16b, v2.16b                     // aes.cs:70:46 encrypt r8
-    eor v31.16b, v31.16b, v5.16b                    // aes.cs:70:46 encrypt r8
-    shl v5.16b, v28.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r8
-    sshr v7.16b, v28.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    and v7.16b, v7.16b, v0.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v5.16b, v5.16b, v7.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v7.16b, v28.16b, v5.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v31.16b, v31.16b, v7.16b                    // aes.cs:70:46 encrypt r8
-    ldr q7, [x0, #2192]                             // round key rk[8][9]
-    eor v7.16b, v7.16b, v22.16b                     // aes.cs:70:46 encrypt r8
-    eor v5.16b, v20.16b, v5.16b                     // aes.cs:70:46 encrypt r8
-    eor v5.16b, v7.16b, v5.16b                      // aes.cs:70:46 encrypt r8
-    shl v7.16b, v6.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r8
-    sshr v13.16b, v6.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    and v13.16b, v13.16b, v0.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v7.16b, v7.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v13.16b, v6.16b, v7.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v5.16b, v5.16b, v13.16b                     // aes.cs:70:46 encrypt r8
-    ldr q13, [x0, #2208]                            // round key rk[8][10]
-    eor v13.16b, v13.16b, v20.16b                   // aes.cs:70:46 encrypt r8
-    eor v7.16b, v28.16b, v7.16b                     // aes.cs:70:46 encrypt r8
-    eor v7.16b, v13.16b, v7.16b                     // aes.cs:70:46 encrypt r8
-    shl v13.16b, v22.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    sshr v14.16b, v22.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r8
-    and v14.16b, v14.16b, v0.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v13.16b, v13.16b, v14.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v22.16b, v22.16b, v13.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v22.16b, v7.16b, v22.16b                    // aes.cs:70:46 encrypt r8
-    ldr q7, [x0, #2224]                             // round key rk[8][11]
+    shl v6.16b, v1.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r8
+    sshr v13.16b, v1.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
+    and v13.16b, v13.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v6.16b, v6.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v13.16b, v1.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v31.16b, v31.16b, v13.16b                   // aes.cs:70:46 encrypt r8
+    eor v7.16b, v7.16b, v20.16b                     // aes.cs:70:46 encrypt r8
+    eor v6.16b, v16.16b, v6.16b                     // aes.cs:70:46 encrypt r8
     eor v6.16b, v7.16b, v6.16b                      // aes.cs:70:46 encrypt r8
-    eor v28.16b, v28.16b, v13.16b                   // aes.cs:70:46 encrypt r8
-    eor v28.16b, v6.16b, v28.16b                    // aes.cs:70:46 encrypt r8
-    eor v20.16b, v20.16b, v2.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v20.16b, v28.16b, v20.16b                   // aes.cs:70:46 encrypt r8
-    ldr q28, [x0, #2240]                            // round key rk[8][12]
-    eor v28.16b, v28.16b, v21.16b                   // aes.cs:70:46 encrypt r8
-    shl v2.16b, v27.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r8
-    sshr v6.16b, v27.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r8
-    and v6.16b, v6.16b, v0.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r8
-    eor v2.16b, v2.16b, v6.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r8
-    eor v6.16b, v25.16b, v2.16b                     // aes.cs:70:46 encrypt r8
-    eor v28.16b, v28.16b, v6.16b                    // aes.cs:70:46 encrypt r8
-    ldr q6, [sp, #256]                              // reload
-    shl v7.16b, v6.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r8
-    sshr v13.16b, v6.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    and v13.16b, v13.16b, v0.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
+    shl v7.16b, v5.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r8
+    sshr v13.16b, v5.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
+    and v13.16b, v13.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
     eor v7.16b, v7.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v13.16b, v6.16b, v7.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v28.16b, v28.16b, v13.16b                   // aes.cs:70:46 encrypt r8
-    ldr q13, [x0, #2256]                            // round key rk[8][13]
-    eor v13.16b, v13.16b, v25.16b                   // aes.cs:70:46 encrypt r8
-    eor v7.16b, v27.16b, v7.16b                     // aes.cs:70:46 encrypt r8
-    eor v7.16b, v13.16b, v7.16b                     // aes.cs:70:46 encrypt r8
-    shl v13.16b, v21.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    sshr v14.16b, v21.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r8
-    and v14.16b, v14.16b, v0.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v13.16b, v13.16b, v14.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v14.16b, v21.16b, v13.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v7.16b, v7.16b, v14.16b                     // aes.cs:70:46 encrypt r8
-    ldr q14, [x0, #2272]                            // round key rk[8][14]
-    eor v14.16b, v14.16b, v6.16b                    // aes.cs:70:46 encrypt r8
-    eor v13.16b, v27.16b, v13.16b                   // aes.cs:70:46 encrypt r8
-    eor v13.16b, v14.16b, v13.16b                   // aes.cs:70:46 encrypt r8
-    shl v14.16b, v25.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    sshr v15.16b, v25.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r8
-    and v15.16b, v15.16b, v0.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v14.16b, v14.16b, v15.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v25.16b, v25.16b, v14.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v25.16b, v13.16b, v25.16b                   // aes.cs:70:46 encrypt r8
-    ldr q13, [x0, #2288]                            // round key rk[8][15]
-    eor v6.16b, v13.16b, v6.16b                     // aes.cs:70:46 encrypt r8
-    eor v21.16b, v21.16b, v14.16b                   // aes.cs:70:46 encrypt r8
-    eor v21.16b, v6.16b, v21.16b                    // aes.cs:70:46 encrypt r8
-    eor v27.16b, v27.16b, v2.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v21.16b, v21.16b, v27.16b                   // aes.cs:70:46 encrypt r8
-    ld1 {v13.16b-v16.16b}, [x10]                    // table S bytes 0..63
-    tbl v27.16b, {v13.16b-v16.16b}, v26.16b         // aes.cs:30:39 encrypt>SubBytes r9
-    tbl v2.16b, {v13.16b-v16.16b}, v30.16b          // aes.cs:30:39 encrypt>SubBytes r9
-    tbl v6.16b, {v13.16b-v16.16b}, v1.16b           // aes.cs:30:39 encrypt>SubBytes r9
-    tbl v0.16b, {v13.16b-v16.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r9
-    tbl v8.16b, {v13.16b-v16.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes r9
-    tbl v9.16b, {v13.16b-v16.16b}, v3.16b           // aes.cs:30:39 encrypt>SubBytes r9
-    tbl v10.16b, {v13.16b-v16.16b}, v4.16b          // aes.cs:30:39 encrypt>SubBytes r9
-    tbl v11.16b, {v13.16b-v16.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r9
-    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    ld1 {v13.16b-v16.16b}, [x11]                    // table S bytes 64..127
-    tbx v27.16b, {v13.16b-v16.16b}, v26.16b         // aes.cs:30:39 encrypt>SubBytes r9
+    eor v13.16b, v5.16b, v7.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v6.16b, v6.16b, v13.16b                     // aes.cs:70:46 encrypt r8
+    eor v8.16b, v8.16b, v16.16b                     // aes.cs:70:46 encrypt r8
+    eor v7.16b, v1.16b, v7.16b                      // aes.cs:70:46 encrypt r8
+    eor v7.16b, v8.16b, v7.16b                      // aes.cs:70:46 encrypt r8
+    shl v8.16b, v20.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r8
+    sshr v13.16b, v20.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r8
+    and v13.16b, v13.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v8.16b, v8.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v20.16b, v20.16b, v8.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v20.16b, v7.16b, v20.16b                    // aes.cs:70:46 encrypt r8
+    eor v5.16b, v9.16b, v5.16b                      // aes.cs:70:46 encrypt r8
+    eor v1.16b, v1.16b, v8.16b                      // aes.cs:70:46 encrypt r8
+    eor v1.16b, v5.16b, v1.16b                      // aes.cs:70:46 encrypt r8
+    eor v16.16b, v16.16b, v3.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v16.16b, v1.16b, v16.16b                    // aes.cs:70:46 encrypt r8
+    ld1 {v7.16b-v10.16b}, [x14], #64                // round keys rk[8][12], rk[8][13], rk[8][14], rk[8][15]
+    eor v1.16b, v7.16b, v28.16b                     // aes.cs:70:46 encrypt r8
+    shl v3.16b, v0.16b, #1                          // aes.cs:39:6 encrypt>MixColumns>mix r8
+    sshr v5.16b, v0.16b, #7                         // aes.cs:39:6 encrypt>MixColumns>mix r8
+    and v5.16b, v5.16b, v29.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r8
+    eor v3.16b, v3.16b, v5.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r8
+    eor v5.16b, v26.16b, v3.16b                     // aes.cs:70:46 encrypt r8
+    eor v1.16b, v1.16b, v5.16b                      // aes.cs:70:46 encrypt r8
+    ldr q5, [sp, #272]                              // reload
+    shl v7.16b, v5.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r8
+    sshr v13.16b, v5.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
+    and v13.16b, v13.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v7.16b, v7.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v13.16b, v5.16b, v7.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v1.16b, v1.16b, v13.16b                     // aes.cs:70:46 encrypt r8
+    eor v8.16b, v8.16b, v26.16b                     // aes.cs:70:46 encrypt r8
+    eor v7.16b, v0.16b, v7.16b                      // aes.cs:70:46 encrypt r8
+    eor v7.16b, v8.16b, v7.16b                      // aes.cs:70:46 encrypt r8
+    shl v8.16b, v28.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r8
+    sshr v13.16b, v28.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r8
+    and v13.16b, v13.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v8.16b, v8.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v13.16b, v28.16b, v8.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v7.16b, v7.16b, v13.16b                     // aes.cs:70:46 encrypt r8
+    eor v9.16b, v9.16b, v5.16b                      // aes.cs:70:46 encrypt r8
+    eor v8.16b, v0.16b, v8.16b                      // aes.cs:70:46 encrypt r8
+    eor v8.16b, v9.16b, v8.16b                      // aes.cs:70:46 encrypt r8
+    shl v9.16b, v26.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r8
+    sshr v13.16b, v26.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r8
+    and v13.16b, v13.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v9.16b, v9.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v26.16b, v26.16b, v9.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v26.16b, v8.16b, v26.16b                    // aes.cs:70:46 encrypt r8
+    eor v5.16b, v10.16b, v5.16b                     // aes.cs:70:46 encrypt r8
+    eor v28.16b, v28.16b, v9.16b                    // aes.cs:70:46 encrypt r8
+    eor v28.16b, v5.16b, v28.16b                    // aes.cs:70:46 encrypt r8
+    eor v0.16b, v0.16b, v3.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v28.16b, v28.16b, v0.16b                    // aes.cs:70:46 encrypt r8
+    ld1 {v8.16b-v11.16b}, [x10]                     // table S bytes 0..63
+    tbl v0.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    tbl v3.16b, {v8.16b-v11.16b}, v27.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    tbl v5.16b, {v8.16b-v11.16b}, v30.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    tbl v13.16b, {v8.16b-v11.16b}, v19.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    tbl v14.16b, {v8.16b-v11.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    tbl v15.16b, {v8.16b-v11.16b}, v2.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    tbl v29.16b, {v8.16b-v11.16b}, v4.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    tbl v21.16b, {v8.16b-v11.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    ld1 {v8.16b-v11.16b}, [x11]                     // table S bytes 64..127
+    tbx v0.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v3.16b, {v8.16b-v11.16b}, v27.16b           // aes.cs:30:39 encrypt>SubBytes r9
     sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v2.16b, {v13.16b-v16.16b}, v30.16b          // aes.cs:30:39 encrypt>SubBytes r9
-    sub v1.16b, v1.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v6.16b, {v13.16b-v16.16b}, v1.16b           // aes.cs:30:39 encrypt>SubBytes r9
-    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v0.16b, {v13.16b-v16.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r9
-    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v8.16b, {v13.16b-v16.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes r9
-    sub v3.16b, v3.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v9.16b, {v13.16b-v16.16b}, v3.16b           // aes.cs:30:39 encrypt>SubBytes r9
-    sub v4.16b, v4.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v10.16b, {v13.16b-v16.16b}, v4.16b          // aes.cs:30:39 encrypt>SubBytes r9
-    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v11.16b, {v13.16b-v16.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r9
-    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    ld1 {v16.16b-v19.16b}, [x12]                    // table S bytes 128..191
-    tbx v27.16b, {v16.16b-v19.16b}, v26.16b         // aes.cs:30:39 encrypt>SubBytes r9
-    sub v30.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v2.16b, {v16.16b-v19.16b}, v30.16b          // aes.cs:30:39 encrypt>SubBytes r9
-    sub v1.16b, v1.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v6.16b, {v16.16b-v19.16b}, v1.16b           // aes.cs:30:39 encrypt>SubBytes r9
-    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v0.16b, {v16.16b-v19.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r9
-    sub v29.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v8.16b, {v16.16b-v19.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes r9
-    sub v3.16b, v3.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v9.16b, {v16.16b-v19.16b}, v3.16b           // aes.cs:30:39 encrypt>SubBytes r9
-    sub v4.16b, v4.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v10.16b, {v16.16b-v19.16b}, v4.16b          // aes.cs:30:39 encrypt>SubBytes r9
-    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v11.16b, {v16.16b-v19.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r9
-    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    ld1 {v16.16b-v19.16b}, [x13]                    // table S bytes 192..255
-    tbx v27.16b, {v16.16b-v19.16b}, v26.16b         // aes.cs:30:39 encrypt>SubBytes r9
-    sub v26.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v2.16b, {v16.16b-v19.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r9
-    sub v26.16b, v1.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v6.16b, {v16.16b-v19.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r9
-    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v0.16b, {v16.16b-v19.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r9
-    sub v24.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v8.16b, {v16.16b-v19.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r9
-    sub v24.16b, v3.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v9.16b, {v16.16b-v19.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r9
-    sub v24.16b, v4.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v10.16b, {v16.16b-v19.16b}, v24.16b         // aes.cs:30:39 encrypt>SubBytes r9
-    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v11.16b, {v16.16b-v19.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes r9
-    str q2, [sp, #256]                              // spill
-    ld1 {v1.16b-v4.16b}, [x10]                      // table S bytes 0..63
-    tbl v23.16b, {v1.16b-v4.16b}, v31.16b           // aes.cs:30:39 encrypt>SubBytes r9
-    tbl v24.16b, {v1.16b-v4.16b}, v5.16b            // aes.cs:30:39 encrypt>SubBytes r9
-    tbl v26.16b, {v1.16b-v4.16b}, v22.16b           // aes.cs:30:39 encrypt>SubBytes r9
-    tbl v29.16b, {v1.16b-v4.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r9
-    tbl v30.16b, {v1.16b-v4.16b}, v28.16b           // aes.cs:30:39 encrypt>SubBytes r9
-    str q10, [sp, #272]                             // spill
-    tbl v10.16b, {v1.16b-v4.16b}, v7.16b            // aes.cs:30:39 encrypt>SubBytes r9
-    tbl v16.16b, {v1.16b-v4.16b}, v25.16b           // aes.cs:30:39 encrypt>SubBytes r9
-    tbl v17.16b, {v1.16b-v4.16b}, v21.16b           // aes.cs:30:39 encrypt>SubBytes r9
-    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    ld1 {v1.16b-v4.16b}, [x11]                      // table S bytes 64..127
-    tbx v23.16b, {v1.16b-v4.16b}, v31.16b           // aes.cs:30:39 encrypt>SubBytes r9
-    sub v5.16b, v5.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v24.16b, {v1.16b-v4.16b}, v5.16b            // aes.cs:30:39 encrypt>SubBytes r9
-    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v26.16b, {v1.16b-v4.16b}, v22.16b           // aes.cs:30:39 encrypt>SubBytes r9
-    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v29.16b, {v1.16b-v4.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r9
-    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v30.16b, {v1.16b-v4.16b}, v28.16b           // aes.cs:30:39 encrypt>SubBytes r9
-    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v10.16b, {v1.16b-v4.16b}, v7.16b            // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v5.16b, {v8.16b-v11.16b}, v30.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v13.16b, {v8.16b-v11.16b}, v19.16b          // aes.cs:30:39 encrypt>SubBytes r9
     sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v16.16b, {v1.16b-v4.16b}, v25.16b           // aes.cs:30:39 encrypt>SubBytes r9
-    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v17.16b, {v1.16b-v4.16b}, v21.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v14.16b, {v8.16b-v11.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    sub v2.16b, v2.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v15.16b, {v8.16b-v11.16b}, v2.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    sub v4.16b, v4.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v29.16b, {v8.16b-v11.16b}, v4.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v21.16b, {v8.16b-v11.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    ld1 {v8.16b-v11.16b}, [x12]                     // table S bytes 128..191
+    tbx v0.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    sub v22.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v3.16b, {v8.16b-v11.16b}, v22.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    sub v23.16b, v30.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v5.16b, {v8.16b-v11.16b}, v23.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v13.16b, {v8.16b-v11.16b}, v19.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    sub v24.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v14.16b, {v8.16b-v11.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    sub v25.16b, v2.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v15.16b, {v8.16b-v11.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    sub v27.16b, v4.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v29.16b, {v8.16b-v11.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v21.16b, {v8.16b-v11.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    ld1 {v8.16b-v11.16b}, [x13]                     // table S bytes 192..255
+    tbx v0.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    sub v17.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v3.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    sub v17.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v5.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    sub v17.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v13.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    sub v17.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v14.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    sub v17.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v15.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    sub v17.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v29.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    sub v17.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v21.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    ld1 {v22.16b-v25.16b}, [x10]                    // table S bytes 0..63
+    tbl v17.16b, {v22.16b-v25.16b}, v31.16b         // aes.cs:30:39 encrypt>SubBytes r9
+    tbl v18.16b, {v22.16b-v25.16b}, v6.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    tbl v19.16b, {v22.16b-v25.16b}, v20.16b         // aes.cs:30:39 encrypt>SubBytes r9
+    tbl v27.16b, {v22.16b-v25.16b}, v16.16b         // aes.cs:30:39 encrypt>SubBytes r9
+    tbl v30.16b, {v22.16b-v25.16b}, v1.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    tbl v2.16b, {v22.16b-v25.16b}, v7.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    tbl v4.16b, {v22.16b-v25.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    str q3, [sp, #272]                              // spill
+    tbl v3.16b, {v22.16b-v25.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r9
     sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    ld1 {v1.16b-v4.16b}, [x12]                      // table S bytes 128..191
-    tbx v23.16b, {v1.16b-v4.16b}, v31.16b           // aes.cs:30:39 encrypt>SubBytes r9
-    sub v5.16b, v5.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v24.16b, {v1.16b-v4.16b}, v5.16b            // aes.cs:30:39 encrypt>SubBytes r9
-    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v26.16b, {v1.16b-v4.16b}, v22.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    ld1 {v22.16b-v25.16b}, [x11]                    // table S bytes 64..127
+    tbx v17.16b, {v22.16b-v25.16b}, v31.16b         // aes.cs:30:39 encrypt>SubBytes r9
+    sub v6.16b, v6.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v18.16b, {v22.16b-v25.16b}, v6.16b          // aes.cs:30:39 encrypt>SubBytes r9
     sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v29.16b, {v1.16b-v4.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes r9
-    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v30.16b, {v1.16b-v4.16b}, v28.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v19.16b, {v22.16b-v25.16b}, v20.16b         // aes.cs:30:39 encrypt>SubBytes r9
+    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v27.16b, {v22.16b-v25.16b}, v16.16b         // aes.cs:30:39 encrypt>SubBytes r9
+    sub v1.16b, v1.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v30.16b, {v22.16b-v25.16b}, v1.16b          // aes.cs:30:39 encrypt>SubBytes r9
     sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v10.16b, {v1.16b-v4.16b}, v7.16b            // aes.cs:30:39 encrypt>SubBytes r9
-    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v16.16b, {v1.16b-v4.16b}, v25.16b           // aes.cs:30:39 encrypt>SubBytes r9
-    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v17.16b, {v1.16b-v4.16b}, v21.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v2.16b, {v22.16b-v25.16b}, v7.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v4.16b, {v22.16b-v25.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v3.16b, {v22.16b-v25.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r9
     sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    ld1 {v1.16b-v4.16b}, [x13]                      // table S bytes 192..255
-    tbx v23.16b, {v1.16b-v4.16b}, v31.16b           // aes.cs:30:39 encrypt>SubBytes r9
-    sub v18.16b, v5.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v24.16b, {v1.16b-v4.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r9
-    sub v18.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v26.16b, {v1.16b-v4.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r9
-    sub v18.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v29.16b, {v1.16b-v4.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r9
-    sub v18.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v30.16b, {v1.16b-v4.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r9
-    sub v18.16b, v7.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v10.16b, {v1.16b-v4.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r9
-    sub v18.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v16.16b, {v1.16b-v4.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r9
-    sub v18.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
-    tbx v17.16b, {v1.16b-v4.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes r9
-    ldr q18, [x0, #2304]                            // round key rk[9][0]
-    eor v18.16b, v18.16b, v26.16b                   // aes.cs:70:46 encrypt r9
-    shl v19.16b, v27.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r9
-    sshr v20.16b, v27.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r9
-    movi v21.16b, #0x1b                             // const
-    and v20.16b, v20.16b, v21.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r9
-    eor v19.16b, v19.16b, v20.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r9
-    eor v20.16b, v17.16b, v19.16b                   // aes.cs:70:46 encrypt r9
-    eor v18.16b, v18.16b, v20.16b                   // aes.cs:70:46 encrypt r9
-    shl v20.16b, v9.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
-    sshr v22.16b, v9.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
-    and v22.16b, v22.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v20.16b, v20.16b, v22.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v22.16b, v9.16b, v20.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v18.16b, v18.16b, v22.16b                   // aes.cs:70:46 encrypt r9
-    ldr q22, [x0, #2320]                            // round key rk[9][1]
-    eor v22.16b, v22.16b, v27.16b                   // aes.cs:70:46 encrypt r9
-    eor v20.16b, v17.16b, v20.16b                   // aes.cs:70:46 encrypt r9
-    eor v20.16b, v22.16b, v20.16b                   // aes.cs:70:46 encrypt r9
-    shl v22.16b, v26.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r9
-    sshr v25.16b, v26.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r9
-    and v25.16b, v25.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v22.16b, v22.16b, v25.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v25.16b, v26.16b, v22.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v20.16b, v20.16b, v25.16b                   // aes.cs:70:46 encrypt r9
-    ldr q25, [x0, #2336]                            // round key rk[9][2]
-    eor v25.16b, v25.16b, v27.16b                   // aes.cs:70:46 encrypt r9
-    eor v22.16b, v9.16b, v22.16b                    // aes.cs:70:46 encrypt r9
-    eor v22.16b, v25.16b, v22.16b                   // aes.cs:70:46 encrypt r9
-    shl v25.16b, v17.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r9
-    sshr v28.16b, v17.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r9
-    and v28.16b, v28.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v25.16b, v25.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v17.16b, v17.16b, v25.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v17.16b, v22.16b, v17.16b                   // aes.cs:70:46 encrypt r9
-    ldr q22, [x0, #2352]                            // round key rk[9][3]
-    eor v22.16b, v22.16b, v9.16b                    // aes.cs:70:46 encrypt r9
-    eor v25.16b, v26.16b, v25.16b                   // aes.cs:70:46 encrypt r9
-    eor v22.16b, v22.16b, v25.16b                   // aes.cs:70:46 encrypt r9
-    eor v19.16b, v27.16b, v19.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v19.16b, v22.16b, v19.16b                   // aes.cs:70:46 encrypt r9
-    ldr q22, [x0, #2368]                            // round key rk[9][4]
-    eor v22.16b, v22.16b, v0.16b                    // aes.cs:70:46 encrypt r9
-    shl v25.16b, v8.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r9
-    sshr v26.16b, v8.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r9
-    and v26.16b, v26.16b, v21.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r9
-    eor v25.16b, v25.16b, v26.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r9
-    eor v26.16b, v16.16b, v25.16b                   // aes.cs:70:46 encrypt r9
-    eor v22.16b, v22.16b, v26.16b                   // aes.cs:70:46 encrypt r9
-    shl v26.16b, v24.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r9
-    sshr v27.16b, v24.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r9
-    and v27.16b, v27.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v26.16b, v26.16b, v27.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v27.16b, v24.16b, v26.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v22.16b, v22.16b, v27.16b                   // aes.cs:70:46 encrypt r9
-    ldr q27, [x0, #2384]                            // round key rk[9][5]
-    eor v27.16b, v27.16b, v0.16b                    // aes.cs:70:46 encrypt r9
-    eor v26.16b, v8.16b, v26.16b                    // aes.cs:70:46 encrypt r9
-    eor v26.16b, v27.16b, v26.16b                   // aes.cs:70:46 encrypt r9
-    shl v27.16b, v16.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r9
-    sshr v28.16b, v16.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r9
-    and v28.16b, v28.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v27.16b, v27.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v28.16b, v16.16b, v27.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v26.16b, v26.16b, v28.16b                   // aes.cs:70:46 encrypt r9
-    ldr q28, [x0, #2400]                            // round key rk[9][6]
-    eor v28.16b, v28.16b, v8.16b                    // aes.cs:70:46 encrypt r9
-    eor v27.16b, v24.16b, v27.16b                   // aes.cs:70:46 encrypt r9
-    eor v27.16b, v28.16b, v27.16b                   // aes.cs:70:46 encrypt r9
-    shl v28.16b, v0.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
-    sshr v31.16b, v0.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
-    and v31.16b, v31.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v28.16b, v28.16b, v31.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v31.16b, v0.16b, v28.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v27.16b, v27.16b, v31.16b                   // aes.cs:70:46 encrypt r9
-    ldr q31, [x0, #2416]                            // round key rk[9][7]
-    eor v24.16b, v31.16b, v24.16b                   // aes.cs:70:46 encrypt r9
-    eor v16.16b, v16.16b, v28.16b                   // aes.cs:70:46 encrypt r9
-    eor v16.16b, v24.16b, v16.16b                   // aes.cs:70:46 encrypt r9
-    eor v24.16b, v8.16b, v25.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v16.16b, v16.16b, v24.16b                   // aes.cs:70:46 encrypt r9
-    ldr q24, [x0, #2432]                            // round key rk[9][8]
-    eor v24.16b, v24.16b, v6.16b                    // aes.cs:70:46 encrypt r9
-    shl v25.16b, v23.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r9
-    sshr v28.16b, v23.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r9
-    and v28.16b, v28.16b, v21.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r9
-    eor v25.16b, v25.16b, v28.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r9
-    eor v28.16b, v11.16b, v25.16b                   // aes.cs:70:46 encrypt r9
-    eor v24.16b, v24.16b, v28.16b                   // aes.cs:70:46 encrypt r9
-    shl v28.16b, v10.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r9
-    sshr v31.16b, v10.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r9
-    and v31.16b, v31.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v28.16b, v28.16b, v31.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v31.16b, v10.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v24.16b, v24.16b, v31.16b                   // aes.cs:70:46 encrypt r9
-    ldr q31, [x0, #2448]                            // round key rk[9][9]
-    eor v31.16b, v31.16b, v11.16b                   // aes.cs:70:46 encrypt r9
-    eor v28.16b, v23.16b, v28.16b                   // aes.cs:70:46 encrypt r9
-    eor v28.16b, v31.16b, v28.16b                   // aes.cs:70:46 encrypt r9
-    shl v31.16b, v6.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
-    sshr v0.16b, v6.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r9
-    and v0.16b, v0.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v31.16b, v31.16b, v0.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v0.16b, v6.16b, v31.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v28.16b, v28.16b, v0.16b                    // aes.cs:70:46 encrypt r9
-    ldr q0, [x0, #2464]                             // round key rk[9][10]
-    eor v0.16b, v0.16b, v23.16b                     // aes.cs:70:46 encrypt r9
-    eor v31.16b, v10.16b, v31.16b                   // aes.cs:70:46 encrypt r9
-    eor v31.16b, v0.16b, v31.16b                    // aes.cs:70:46 encrypt r9
-    shl v0.16b, v11.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
-    sshr v5.16b, v11.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
-    and v5.16b, v5.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v0.16b, v0.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v5.16b, v11.16b, v0.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v31.16b, v31.16b, v5.16b                    // aes.cs:70:46 encrypt r9
-    ldr q5, [x0, #2480]                             // round key rk[9][11]
-    eor v5.16b, v5.16b, v6.16b                      // aes.cs:70:46 encrypt r9
-    eor v0.16b, v10.16b, v0.16b                     // aes.cs:70:46 encrypt r9
-    eor v0.16b, v5.16b, v0.16b                      // aes.cs:70:46 encrypt r9
-    eor v23.16b, v23.16b, v25.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v23.16b, v0.16b, v23.16b                    // aes.cs:70:46 encrypt r9
-    ldr q25, [x0, #2496]                            // round key rk[9][12]
-    ldr q0, [sp, #272]                              // reload
-    eor v25.16b, v25.16b, v0.16b                    // aes.cs:70:46 encrypt r9
-    shl v5.16b, v30.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r9
-    sshr v6.16b, v30.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r9
-    and v6.16b, v6.16b, v21.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r9
-    eor v5.16b, v5.16b, v6.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r9
-    eor v6.16b, v29.16b, v5.16b                     // aes.cs:70:46 encrypt r9
-    eor v25.16b, v25.16b, v6.16b                    // aes.cs:70:46 encrypt r9
-    ldr q6, [sp, #256]                              // reload
-    shl v7.16b, v6.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r9
-    sshr v8.16b, v6.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r9
-    and v8.16b, v8.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v7.16b, v7.16b, v8.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v8.16b, v6.16b, v7.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v25.16b, v25.16b, v8.16b                    // aes.cs:70:46 encrypt r9
-    ldr q8, [x0, #2512]                             // round key rk[9][13]
-    eor v8.16b, v8.16b, v29.16b                     // aes.cs:70:46 encrypt r9
+    ld1 {v22.16b-v25.16b}, [x12]                    // table S bytes 128..191
+    tbx v17.16b, {v22.16b-v25.16b}, v31.16b         // aes.cs:30:39 encrypt>SubBytes r9
+    sub v6.16b, v6.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v18.16b, {v22.16b-v25.16b}, v6.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v19.16b, {v22.16b-v25.16b}, v20.16b         // aes.cs:30:39 encrypt>SubBytes r9
+    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v27.16b, {v22.16b-v25.16b}, v16.16b         // aes.cs:30:39 encrypt>SubBytes r9
+    sub v1.16b, v1.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v30.16b, {v22.16b-v25.16b}, v1.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    sub v7.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v2.16b, {v22.16b-v25.16b}, v7.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v4.16b, {v22.16b-v25.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v3.16b, {v22.16b-v25.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v17.16b, {v8.16b-v11.16b}, v31.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    sub v31.16b, v6.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v18.16b, {v8.16b-v11.16b}, v31.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v19.16b, {v8.16b-v11.16b}, v20.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v27.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    sub v16.16b, v1.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v30.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes r9
+    sub v16.16b, v7.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v2.16b, {v8.16b-v11.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    sub v16.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v4.16b, {v8.16b-v11.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    sub v16.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes r9
+    tbx v3.16b, {v8.16b-v11.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes r9
+    ld1 {v6.16b-v9.16b}, [x14], #64                 // round keys rk[9][0], rk[9][1], rk[9][2], rk[9][3]
+    eor v16.16b, v6.16b, v19.16b                    // aes.cs:70:46 encrypt r9
+    shl v20.16b, v0.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r9
+    sshr v26.16b, v0.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r9
+    movi v28.16b, #0x1b                             // const
+    and v26.16b, v26.16b, v28.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r9
+    eor v20.16b, v20.16b, v26.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r9
+    eor v26.16b, v3.16b, v20.16b                    // aes.cs:70:46 encrypt r9
+    eor v16.16b, v16.16b, v26.16b                   // aes.cs:70:46 encrypt r9
+    shl v26.16b, v15.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v31.16b, v15.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r9
+    and v31.16b, v31.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v26.16b, v26.16b, v31.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v31.16b, v15.16b, v26.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v16.16b, v16.16b, v31.16b                   // aes.cs:70:46 encrypt r9
+    eor v31.16b, v7.16b, v0.16b                     // aes.cs:70:46 encrypt r9
+    eor v26.16b, v3.16b, v26.16b                    // aes.cs:70:46 encrypt r9
+    eor v26.16b, v31.16b, v26.16b                   // aes.cs:70:46 encrypt r9
+    shl v31.16b, v19.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v1.16b, v19.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
+    and v1.16b, v1.16b, v28.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v31.16b, v31.16b, v1.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v1.16b, v19.16b, v31.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v26.16b, v26.16b, v1.16b                    // aes.cs:70:46 encrypt r9
+    eor v1.16b, v8.16b, v0.16b                      // aes.cs:70:46 encrypt r9
+    eor v31.16b, v15.16b, v31.16b                   // aes.cs:70:46 encrypt r9
+    eor v31.16b, v1.16b, v31.16b                    // aes.cs:70:46 encrypt r9
+    shl v1.16b, v3.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v6.16b, v3.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r9
+    and v6.16b, v6.16b, v28.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v1.16b, v1.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v3.16b, v3.16b, v1.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v31.16b, v31.16b, v3.16b                    // aes.cs:70:46 encrypt r9
+    eor v3.16b, v9.16b, v15.16b                     // aes.cs:70:46 encrypt r9
+    eor v19.16b, v19.16b, v1.16b                    // aes.cs:70:46 encrypt r9
+    eor v19.16b, v3.16b, v19.16b                    // aes.cs:70:46 encrypt r9
+    eor v20.16b, v0.16b, v20.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v19.16b, v19.16b, v20.16b                   // aes.cs:70:46 encrypt r9
+    ld1 {v6.16b-v9.16b}, [x14], #64                 // round keys rk[9][4], rk[9][5], rk[9][6], rk[9][7]
+    eor v20.16b, v6.16b, v13.16b                    // aes.cs:70:46 encrypt r9
+    shl v0.16b, v14.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r9
+    sshr v1.16b, v14.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r9
+    and v1.16b, v1.16b, v28.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r9
+    eor v0.16b, v0.16b, v1.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r9
+    eor v1.16b, v4.16b, v0.16b                      // aes.cs:70:46 encrypt r9
+    eor v20.16b, v20.16b, v1.16b                    // aes.cs:70:46 encrypt r9
+    shl v1.16b, v18.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v3.16b, v18.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
+    and v3.16b, v3.16b, v28.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v1.16b, v1.16b, v3.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v3.16b, v18.16b, v1.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v20.16b, v20.16b, v3.16b                    // aes.cs:70:46 encrypt r9
+    eor v3.16b, v7.16b, v13.16b                     // aes.cs:70:46 encrypt r9
+    eor v1.16b, v14.16b, v1.16b                     // aes.cs:70:46 encrypt r9
+    eor v1.16b, v3.16b, v1.16b                      // aes.cs:70:46 encrypt r9
+    shl v3.16b, v4.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v6.16b, v4.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r9
+    and v6.16b, v6.16b, v28.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v3.16b, v3.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v6.16b, v4.16b, v3.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v1.16b, v1.16b, v6.16b                      // aes.cs:70:46 encrypt r9
+    eor v6.16b, v8.16b, v14.16b                     // aes.cs:70:46 encrypt r9
+    eor v3.16b, v18.16b, v3.16b                     // aes.cs:70:46 encrypt r9
+    eor v3.16b, v6.16b, v3.16b                      // aes.cs:70:46 encrypt r9
+    shl v6.16b, v13.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v7.16b, v13.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
+    and v7.16b, v7.16b, v28.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v6.16b, v6.16b, v7.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v7.16b, v13.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v3.16b, v3.16b, v7.16b                      // aes.cs:70:46 encrypt r9
+    eor v18.16b, v9.16b, v18.16b                    // aes.cs:70:46 encrypt r9
+    eor v4.16b, v4.16b, v6.16b                      // aes.cs:70:46 encrypt r9
+    eor v18.16b, v18.16b, v4.16b                    // aes.cs:70:46 encrypt r9
+    eor v0.16b, v14.16b, v0.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v18.16b, v18.16b, v0.16b                    // aes.cs:70:46 encrypt r9
+    ld1 {v6.16b-v9.16b}, [x14], #64                 // round keys rk[9][8], rk[9][9], rk[9][10], rk[9][11]
+    eor v0.16b, v6.16b, v5.16b                      // aes.cs:70:46 encrypt r9
+    shl v4.16b, v17.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r9
+    sshr v6.16b, v17.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r9
+    and v6.16b, v6.16b, v28.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r9
+    eor v4.16b, v4.16b, v6.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r9
+    eor v6.16b, v21.16b, v4.16b                     // aes.cs:70:46 encrypt r9
+    eor v0.16b, v0.16b, v6.16b                      // aes.cs:70:46 encrypt r9
+    shl v6.16b, v2.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v13.16b, v2.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
+    and v13.16b, v13.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v6.16b, v6.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v13.16b, v2.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v0.16b, v0.16b, v13.16b                     // aes.cs:70:46 encrypt r9
+    eor v7.16b, v7.16b, v21.16b                     // aes.cs:70:46 encrypt r9
+    eor v6.16b, v17.16b, v6.16b                     // aes.cs:70:46 encrypt r9
+    eor v6.16b, v7.16b, v6.16b                      // aes.cs:70:46 encrypt r9
+    shl v7.16b, v5.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v13.16b, v5.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
+    and v13.16b, v13.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v7.16b, v7.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v13.16b, v5.16b, v7.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v6.16b, v6.16b, v13.16b                     // aes.cs:70:46 encrypt r9
+    eor v8.16b, v8.16b, v17.16b                     // aes.cs:70:46 encrypt r9
+    eor v7.16b, v2.16b, v7.16b                      // aes.cs:70:46 encrypt r9
+    eor v7.16b, v8.16b, v7.16b                      // aes.cs:70:46 encrypt r9
+    shl v8.16b, v21.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v13.16b, v21.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r9
+    and v13.16b, v13.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v8.16b, v8.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v21.16b, v21.16b, v8.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v21.16b, v7.16b, v21.16b                    // aes.cs:70:46 encrypt r9
+    eor v5.16b, v9.16b, v5.16b                      // aes.cs:70:46 encrypt r9
+    eor v2.16b, v2.16b, v8.16b                      // aes.cs:70:46 encrypt r9
+    eor v2.16b, v5.16b, v2.16b                      // aes.cs:70:46 encrypt r9
+    eor v17.16b, v17.16b, v4.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v17.16b, v2.16b, v17.16b                    // aes.cs:70:46 encrypt r9
+    ld1 {v7.16b-v10.16b}, [x14], #64                // round keys rk[9][12], rk[9][13], rk[9][14], rk[9][15]
+    eor v2.16b, v7.16b, v29.16b                     // aes.cs:70:46 encrypt r9
+    shl v4.16b, v30.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r9
+    sshr v5.16b, v30.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r9
+    and v5.16b, v5.16b, v28.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r9
+    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r9
+    eor v5.16b, v27.16b, v4.16b                     // aes.cs:70:46 encrypt r9
+    eor v2.16b, v2.16b, v5.16b                      // aes.cs:70:46 encrypt r9
+    ldr q5, [sp, #272]                              // reload
+    shl v7.16b, v5.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v13.16b, v5.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
+    and v13.16b, v13.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v7.16b, v7.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v13.16b, v5.16b, v7.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v2.16b, v2.16b, v13.16b                     // aes.cs:70:46 encrypt r9
+    eor v8.16b, v8.16b, v27.16b                     // aes.cs:70:46 encrypt r9
     eor v7.16b, v30.16b, v7.16b                     // aes.cs:70:46 encrypt r9
     eor v7.16b, v8.16b, v7.16b                      // aes.cs:70:46 encrypt r9
-    shl v8.16b, v0.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r9
-    sshr v9.16b, v0.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r9
-    and v9.16b, v9.16b, v21.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v8.16b, v8.16b, v9.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v9.16b, v0.16b, v8.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v7.16b, v7.16b, v9.16b                      // aes.cs:70:46 encrypt r9
-    ldr q9, [x0, #2528]                             // round key rk[9][14]
-    eor v9.16b, v9.16b, v6.16b                      // aes.cs:70:46 encrypt r9
+    shl v8.16b, v29.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v13.16b, v29.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r9
+    and v13.16b, v13.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v8.16b, v8.16b, v13.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v13.16b, v29.16b, v8.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v7.16b, v7.16b, v13.16b                     // aes.cs:70:46 encrypt r9
+    eor v9.16b, v9.16b, v5.16b                      // aes.cs:70:46 encrypt r9
     eor v8.16b, v30.16b, v8.16b                     // aes.cs:70:46 encrypt r9
     eor v8.16b, v9.16b, v8.16b                      // aes.cs:70:46 encrypt r9
-    shl v9.16b, v29.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
-    sshr v10.16b, v29.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r9
-    and v21.16b, v10.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v21.16b, v9.16b, v21.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v29.16b, v29.16b, v21.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v29.16b, v8.16b, v29.16b                    // aes.cs:70:46 encrypt r9
-    ldr q8, [x0, #2544]                             // round key rk[9][15]
-    eor v6.16b, v8.16b, v6.16b                      // aes.cs:70:46 encrypt r9
-    eor v21.16b, v0.16b, v21.16b                    // aes.cs:70:46 encrypt r9
-    eor v21.16b, v6.16b, v21.16b                    // aes.cs:70:46 encrypt r9
-    eor v30.16b, v30.16b, v5.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v21.16b, v21.16b, v30.16b                   // aes.cs:70:46 encrypt r9
+    shl v9.16b, v27.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v13.16b, v27.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r9
+    and v28.16b, v13.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v28.16b, v9.16b, v28.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v27.16b, v27.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v27.16b, v8.16b, v27.16b                    // aes.cs:70:46 encrypt r9
+    eor v5.16b, v10.16b, v5.16b                     // aes.cs:70:46 encrypt r9
+    eor v28.16b, v29.16b, v28.16b                   // aes.cs:70:46 encrypt r9
+    eor v28.16b, v5.16b, v28.16b                    // aes.cs:70:46 encrypt r9
+    eor v29.16b, v30.16b, v4.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v28.16b, v28.16b, v29.16b                   // aes.cs:70:46 encrypt r9
     ld1 {v8.16b-v11.16b}, [x10]                     // table S bytes 0..63
-    tbl v30.16b, {v8.16b-v11.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes
-    tbl v0.16b, {v8.16b-v11.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes
-    tbl v5.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes
-    tbl v6.16b, {v8.16b-v11.16b}, v19.16b           // aes.cs:30:39 encrypt>SubBytes
-    tbl v13.16b, {v8.16b-v11.16b}, v22.16b          // aes.cs:30:39 encrypt>SubBytes
-    tbl v14.16b, {v8.16b-v11.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes
-    tbl v15.16b, {v8.16b-v11.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes
-    tbl v1.16b, {v8.16b-v11.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes
-    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbl v29.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes
+    tbl v30.16b, {v8.16b-v11.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes
+    tbl v4.16b, {v8.16b-v11.16b}, v31.16b           // aes.cs:30:39 encrypt>SubBytes
+    tbl v5.16b, {v8.16b-v11.16b}, v19.16b           // aes.cs:30:39 encrypt>SubBytes
+    tbl v13.16b, {v8.16b-v11.16b}, v20.16b          // aes.cs:30:39 encrypt>SubBytes
+    tbl v14.16b, {v8.16b-v11.16b}, v1.16b           // aes.cs:30:39 encrypt>SubBytes
+    tbl v15.16b, {v8.16b-v11.16b}, v3.16b           // aes.cs:30:39 encrypt>SubBytes
+    tbl v22.16b, {v8.16b-v11.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes
+    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
     ld1 {v8.16b-v11.16b}, [x11]                     // table S bytes 64..127
-    tbx v30.16b, {v8.16b-v11.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes
-    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v0.16b, {v8.16b-v11.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes
-    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v5.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes
-    sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v6.16b, {v8.16b-v11.16b}, v19.16b           // aes.cs:30:39 encrypt>SubBytes
-    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v13.16b, {v8.16b-v11.16b}, v22.16b          // aes.cs:30:39 encrypt>SubBytes
+    tbx v29.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes
     sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v14.16b, {v8.16b-v11.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes
-    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v15.16b, {v8.16b-v11.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes
-    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v1.16b, {v8.16b-v11.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes
-    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    ld1 {v8.16b-v11.16b}, [x12]                     // table S bytes 128..191
-    tbx v30.16b, {v8.16b-v11.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes
-    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v0.16b, {v8.16b-v11.16b}, v20.16b           // aes.cs:30:39 encrypt>SubBytes
-    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v5.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes
+    tbx v30.16b, {v8.16b-v11.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes
+    sub v31.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v4.16b, {v8.16b-v11.16b}, v31.16b           // aes.cs:30:39 encrypt>SubBytes
     sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v6.16b, {v8.16b-v11.16b}, v19.16b           // aes.cs:30:39 encrypt>SubBytes
-    sub v22.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v13.16b, {v8.16b-v11.16b}, v22.16b          // aes.cs:30:39 encrypt>SubBytes
-    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v14.16b, {v8.16b-v11.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes
-    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v15.16b, {v8.16b-v11.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes
-    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v1.16b, {v8.16b-v11.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes
+    tbx v5.16b, {v8.16b-v11.16b}, v19.16b           // aes.cs:30:39 encrypt>SubBytes
+    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v13.16b, {v8.16b-v11.16b}, v20.16b          // aes.cs:30:39 encrypt>SubBytes
+    sub v1.16b, v1.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes
+    tbx v14.16b, {v8.16b-v11.16b}, v1.16b           // aes.cs:30:39 encrypt>SubBytes
+    sub v3.16b, v3.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes
+    tbx v15.16b, {v8.16b-v11.16b}, v3.16b           // aes.cs:30:39 encrypt>SubBytes
     sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    ld1 {v8.16b-v11.16b}, [x13]                     // table S bytes 192..255
-    tbx v30.16b, {v8.16b-v11.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes
-    sub v18.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v0.16b, {v8.16b-v11.16b}, v18.16b           // aes.cs:30:39 encrypt>SubBytes
-    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v5.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes
-    sub v17.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v6.16b, {v8.16b-v11.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes
-    sub v17.16b, v22.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v13.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes
-    sub v17.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v14.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes
-    sub v17.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v15.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes
-    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v1.16b, {v8.16b-v11.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes
-    ld1 {v16.16b-v19.16b}, [x10]                    // table S bytes 0..63
-    tbl v20.16b, {v16.16b-v19.16b}, v24.16b         // aes.cs:30:39 encrypt>SubBytes
-    tbl v22.16b, {v16.16b-v19.16b}, v28.16b         // aes.cs:30:39 encrypt>SubBytes
-    tbl v26.16b, {v16.16b-v19.16b}, v31.16b         // aes.cs:30:39 encrypt>SubBytes
-    tbl v27.16b, {v16.16b-v19.16b}, v23.16b         // aes.cs:30:39 encrypt>SubBytes
-    tbl v2.16b, {v16.16b-v19.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes
-    tbl v3.16b, {v16.16b-v19.16b}, v7.16b           // aes.cs:30:39 encrypt>SubBytes
-    tbl v4.16b, {v16.16b-v19.16b}, v29.16b          // aes.cs:30:39 encrypt>SubBytes
-    tbl v16.16b, {v16.16b-v19.16b}, v21.16b         // aes.cs:30:39 encrypt>SubBytes
-    sub v17.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    ld1 {v8.16b-v11.16b}, [x11]                     // table S bytes 64..127
-    tbx v20.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes
-    sub v18.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
     tbx v22.16b, {v8.16b-v11.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes
-    sub v19.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v26.16b, {v8.16b-v11.16b}, v19.16b          // aes.cs:30:39 encrypt>SubBytes
-    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v27.16b, {v8.16b-v11.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes
-    sub v24.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v2.16b, {v8.16b-v11.16b}, v24.16b           // aes.cs:30:39 encrypt>SubBytes
-    sub v25.16b, v7.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes
-    tbx v3.16b, {v8.16b-v11.16b}, v25.16b           // aes.cs:30:39 encrypt>SubBytes
-    sub v28.16b, v29.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v4.16b, {v8.16b-v11.16b}, v28.16b           // aes.cs:30:39 encrypt>SubBytes
-    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v16.16b, {v8.16b-v11.16b}, v21.16b          // aes.cs:30:39 encrypt>SubBytes
-    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    ld1 {v7.16b-v10.16b}, [x12]                     // table S bytes 128..191
-    tbx v20.16b, {v7.16b-v10.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes
-    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v22.16b, {v7.16b-v10.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes
+    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    ld1 {v8.16b-v11.16b}, [x12]                     // table S bytes 128..191
+    tbx v29.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes
+    sub v23.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v30.16b, {v8.16b-v11.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes
+    sub v24.16b, v31.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v4.16b, {v8.16b-v11.16b}, v24.16b           // aes.cs:30:39 encrypt>SubBytes
     sub v19.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v26.16b, {v7.16b-v10.16b}, v19.16b          // aes.cs:30:39 encrypt>SubBytes
-    sub v23.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v27.16b, {v7.16b-v10.16b}, v23.16b          // aes.cs:30:39 encrypt>SubBytes
-    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v2.16b, {v7.16b-v10.16b}, v24.16b           // aes.cs:30:39 encrypt>SubBytes
-    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v3.16b, {v7.16b-v10.16b}, v25.16b           // aes.cs:30:39 encrypt>SubBytes
-    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v4.16b, {v7.16b-v10.16b}, v28.16b           // aes.cs:30:39 encrypt>SubBytes
+    tbx v5.16b, {v8.16b-v11.16b}, v19.16b           // aes.cs:30:39 encrypt>SubBytes
+    sub v20.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v13.16b, {v8.16b-v11.16b}, v20.16b          // aes.cs:30:39 encrypt>SubBytes
+    sub v25.16b, v1.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes
+    tbx v14.16b, {v8.16b-v11.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes
+    sub v26.16b, v3.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes
+    tbx v15.16b, {v8.16b-v11.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes
+    sub v18.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v22.16b, {v8.16b-v11.16b}, v18.16b          // aes.cs:30:39 encrypt>SubBytes
+    sub v16.16b, v16.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    ld1 {v8.16b-v11.16b}, [x13]                     // table S bytes 192..255
+    tbx v29.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes
+    sub v16.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v30.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes
+    sub v16.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v4.16b, {v8.16b-v11.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes
+    sub v16.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v5.16b, {v8.16b-v11.16b}, v16.16b           // aes.cs:30:39 encrypt>SubBytes
+    sub v16.16b, v20.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v13.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes
+    sub v16.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v14.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes
+    sub v16.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v15.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes
+    sub v16.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v22.16b, {v8.16b-v11.16b}, v16.16b          // aes.cs:30:39 encrypt>SubBytes
+    ld1 {v23.16b-v26.16b}, [x10]                    // table S bytes 0..63
+    tbl v16.16b, {v23.16b-v26.16b}, v0.16b          // aes.cs:30:39 encrypt>SubBytes
+    tbl v18.16b, {v23.16b-v26.16b}, v6.16b          // aes.cs:30:39 encrypt>SubBytes
+    tbl v19.16b, {v23.16b-v26.16b}, v21.16b         // aes.cs:30:39 encrypt>SubBytes
+    tbl v20.16b, {v23.16b-v26.16b}, v17.16b         // aes.cs:30:39 encrypt>SubBytes
+    tbl v31.16b, {v23.16b-v26.16b}, v2.16b          // aes.cs:30:39 encrypt>SubBytes
+    tbl v1.16b, {v23.16b-v26.16b}, v7.16b           // aes.cs:30:39 encrypt>SubBytes
+    tbl v3.16b, {v23.16b-v26.16b}, v27.16b          // aes.cs:30:39 encrypt>SubBytes
+    tbl v23.16b, {v23.16b-v26.16b}, v28.16b         // aes.cs:30:39 encrypt>SubBytes
+    sub v24.16b, v0.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes
+    ld1 {v8.16b-v11.16b}, [x11]                     // table S bytes 64..127
+    tbx v16.16b, {v8.16b-v11.16b}, v24.16b          // aes.cs:30:39 encrypt>SubBytes
+    sub v25.16b, v6.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes
+    tbx v18.16b, {v8.16b-v11.16b}, v25.16b          // aes.cs:30:39 encrypt>SubBytes
     sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v16.16b, {v7.16b-v10.16b}, v21.16b          // aes.cs:30:39 encrypt>SubBytes
+    tbx v19.16b, {v8.16b-v11.16b}, v21.16b          // aes.cs:30:39 encrypt>SubBytes
     sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    ld1 {v7.16b-v10.16b}, [x13]                     // table S bytes 192..255
-    tbx v20.16b, {v7.16b-v10.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes
-    sub v17.16b, v18.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v22.16b, {v7.16b-v10.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes
-    sub v17.16b, v19.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v26.16b, {v7.16b-v10.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes
-    sub v17.16b, v23.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v27.16b, {v7.16b-v10.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes
-    sub v17.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v2.16b, {v7.16b-v10.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes
-    sub v17.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v3.16b, {v7.16b-v10.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes
+    tbx v20.16b, {v8.16b-v11.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes
+    sub v26.16b, v2.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes
+    tbx v31.16b, {v8.16b-v11.16b}, v26.16b          // aes.cs:30:39 encrypt>SubBytes
+    sub v0.16b, v7.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes
+    tbx v1.16b, {v8.16b-v11.16b}, v0.16b            // aes.cs:30:39 encrypt>SubBytes
+    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v3.16b, {v8.16b-v11.16b}, v27.16b           // aes.cs:30:39 encrypt>SubBytes
+    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v23.16b, {v8.16b-v11.16b}, v28.16b          // aes.cs:30:39 encrypt>SubBytes
+    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    ld1 {v6.16b-v9.16b}, [x12]                      // table S bytes 128..191
+    tbx v16.16b, {v6.16b-v9.16b}, v24.16b           // aes.cs:30:39 encrypt>SubBytes
+    sub v25.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v18.16b, {v6.16b-v9.16b}, v25.16b           // aes.cs:30:39 encrypt>SubBytes
+    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v19.16b, {v6.16b-v9.16b}, v21.16b           // aes.cs:30:39 encrypt>SubBytes
+    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v20.16b, {v6.16b-v9.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes
+    sub v26.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v31.16b, {v6.16b-v9.16b}, v26.16b           // aes.cs:30:39 encrypt>SubBytes
+    sub v0.16b, v0.16b, v12.16b                     // aes.cs:30:39 encrypt>SubBytes
+    tbx v1.16b, {v6.16b-v9.16b}, v0.16b             // aes.cs:30:39 encrypt>SubBytes
+    sub v27.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v3.16b, {v6.16b-v9.16b}, v27.16b            // aes.cs:30:39 encrypt>SubBytes
+    sub v28.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v23.16b, {v6.16b-v9.16b}, v28.16b           // aes.cs:30:39 encrypt>SubBytes
+    sub v24.16b, v24.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    ld1 {v6.16b-v9.16b}, [x13]                      // table S bytes 192..255
+    tbx v16.16b, {v6.16b-v9.16b}, v24.16b           // aes.cs:30:39 encrypt>SubBytes
+    sub v24.16b, v25.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v18.16b, {v6.16b-v9.16b}, v24.16b           // aes.cs:30:39 encrypt>SubBytes
+    sub v21.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v19.16b, {v6.16b-v9.16b}, v21.16b           // aes.cs:30:39 encrypt>SubBytes
+    sub v17.16b, v17.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v20.16b, {v6.16b-v9.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes
+    sub v17.16b, v26.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v31.16b, {v6.16b-v9.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes
+    sub v17.16b, v0.16b, v12.16b                    // aes.cs:30:39 encrypt>SubBytes
+    tbx v1.16b, {v6.16b-v9.16b}, v17.16b            // aes.cs:30:39 encrypt>SubBytes
+    sub v17.16b, v27.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
+    tbx v3.16b, {v6.16b-v9.16b}, v17.16b            // aes.cs:30:39 encrypt>SubBytes
     sub v17.16b, v28.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v4.16b, {v7.16b-v10.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes
-    sub v17.16b, v21.16b, v12.16b                   // aes.cs:30:39 encrypt>SubBytes
-    tbx v16.16b, {v7.16b-v10.16b}, v17.16b          // aes.cs:30:39 encrypt>SubBytes
-    ldr q17, [x0, #2560]                            // round key rk[10][0]
-    eor v17.16b, v17.16b, v30.16b                   // aes.cs:72:32 encrypt
-    ldr q18, [x0, #2576]                            // round key rk[10][1]
-    eor v18.16b, v18.16b, v14.16b                   // aes.cs:72:32 encrypt
-    ldr q19, [x0, #2592]                            // round key rk[10][2]
-    eor v19.16b, v19.16b, v26.16b                   // aes.cs:72:32 encrypt
-    ldr q21, [x0, #2608]                            // round key rk[10][3]
-    eor v16.16b, v21.16b, v16.16b                   // aes.cs:72:32 encrypt
-    ldr q21, [x0, #2624]                            // round key rk[10][4]
-    eor v21.16b, v21.16b, v13.16b                   // aes.cs:72:32 encrypt
-    ldr q23, [x0, #2640]                            // round key rk[10][5]
-    eor v22.16b, v23.16b, v22.16b                   // aes.cs:72:32 encrypt
-    ldr q23, [x0, #2656]                            // round key rk[10][6]
-    eor v23.16b, v23.16b, v4.16b                    // aes.cs:72:32 encrypt
-    ldr q24, [x0, #2672]                            // round key rk[10][7]
-    eor v24.16b, v24.16b, v6.16b                    // aes.cs:72:32 encrypt
-    ldr q25, [x0, #2688]                            // round key rk[10][8]
-    eor v20.16b, v25.16b, v20.16b                   // aes.cs:72:32 encrypt
-    ldr q25, [x0, #2704]                            // round key rk[10][9]
-    eor v25.16b, v25.16b, v3.16b                    // aes.cs:72:32 encrypt
-    ldr q26, [x0, #2720]                            // round key rk[10][10]
-    eor v26.16b, v26.16b, v5.16b                    // aes.cs:72:32 encrypt
-    ldr q28, [x0, #2736]                            // round key rk[10][11]
-    eor v28.16b, v28.16b, v1.16b                    // aes.cs:72:32 encrypt
-    ldr q29, [x0, #2752]                            // round key rk[10][12]
-    eor v29.16b, v29.16b, v2.16b                    // aes.cs:72:32 encrypt
-    ldr q30, [x0, #2768]                            // round key rk[10][13]
-    eor v30.16b, v30.16b, v0.16b                    // aes.cs:72:32 encrypt
-    ldr q31, [x0, #2784]                            // round key rk[10][14]
-    eor v31.16b, v31.16b, v15.16b                   // aes.cs:72:32 encrypt
-    ldr q0, [x0, #2800]                             // round key rk[10][15]
-    eor v27.16b, v0.16b, v27.16b                    // aes.cs:72:32 encrypt
+    tbx v23.16b, {v6.16b-v9.16b}, v17.16b           // aes.cs:30:39 encrypt>SubBytes
+    ld1 {v24.16b-v27.16b}, [x14], #64               // round keys rk[10][0], rk[10][1], rk[10][2], rk[10][3]
+    eor v17.16b, v24.16b, v29.16b                   // aes.cs:72:32 encrypt
+    eor v21.16b, v25.16b, v14.16b                   // aes.cs:72:32 encrypt
+    eor v19.16b, v26.16b, v19.16b                   // aes.cs:72:32 encrypt
+    eor v23.16b, v27.16b, v23.16b                   // aes.cs:72:32 encrypt
+    ld1 {v24.16b-v27.16b}, [x14], #64               // round keys rk[10][4], rk[10][5], rk[10][6], rk[10][7]
+    eor v24.16b, v24.16b, v13.16b                   // aes.cs:72:32 encrypt
+    eor v18.16b, v25.16b, v18.16b                   // aes.cs:72:32 encrypt
+    eor v25.16b, v26.16b, v3.16b                    // aes.cs:72:32 encrypt
+    eor v26.16b, v27.16b, v5.16b                    // aes.cs:72:32 encrypt
+    ld1 {v5.16b-v8.16b}, [x14], #64                 // round keys rk[10][8], rk[10][9], rk[10][10], rk[10][11]
+    eor v16.16b, v5.16b, v16.16b                    // aes.cs:72:32 encrypt
+    eor v27.16b, v6.16b, v1.16b                     // aes.cs:72:32 encrypt
+    eor v28.16b, v7.16b, v4.16b                     // aes.cs:72:32 encrypt
+    eor v22.16b, v8.16b, v22.16b                    // aes.cs:72:32 encrypt
+    ld1 {v0.16b-v3.16b}, [x14], #64                 // round keys rk[10][12], rk[10][13], rk[10][14], rk[10][15]
+    eor v29.16b, v0.16b, v31.16b                    // aes.cs:72:32 encrypt
+    eor v30.16b, v1.16b, v30.16b                    // aes.cs:72:32 encrypt
+    eor v31.16b, v2.16b, v15.16b                    // aes.cs:72:32 encrypt
+    eor v20.16b, v3.16b, v20.16b                    // aes.cs:72:32 encrypt
     ld4 {v0.16b-v3.16b}, [x1], #64                  // input blocks 0..15
     ld4 {v4.16b-v7.16b}, [x1], #64                  // input blocks 0..15
     ld4 {v8.16b-v11.16b}, [x1], #64                 // input blocks 0..15
     ld4 {v12.16b-v15.16b}, [x1], #64                // input blocks 0..15
-    str q27, [sp, #272]                             // spill
-    uzp1 v27.16b, v0.16b, v4.16b                    // input blocks 0..15
+    str q20, [sp, #272]                             // spill
+    uzp1 v20.16b, v0.16b, v4.16b                    // input blocks 0..15
     uzp2 v0.16b, v0.16b, v4.16b                     // input blocks 0..15
     uzp1 v4.16b, v1.16b, v5.16b                     // input blocks 0..15
     uzp2 v1.16b, v1.16b, v5.16b                     // input blocks 0..15
@@ -10611,8 +10325,8 @@ aes128_neon_b16_il1_ctr:
     uzp2 v10.16b, v10.16b, v14.16b                  // input blocks 0..15
     uzp1 v14.16b, v11.16b, v15.16b                  // input blocks 0..15
     uzp2 v11.16b, v11.16b, v15.16b                  // input blocks 0..15
-    uzp1 v15.16b, v27.16b, v7.16b                   // input blocks 0..15
-    uzp2 v27.16b, v27.16b, v7.16b                   // input blocks 0..15
+    uzp1 v15.16b, v20.16b, v7.16b                   // input blocks 0..15
+    uzp2 v20.16b, v20.16b, v7.16b                   // input blocks 0..15
     uzp1 v7.16b, v0.16b, v8.16b                     // input blocks 0..15
     uzp2 v0.16b, v0.16b, v8.16b                     // input blocks 0..15
     uzp1 v8.16b, v4.16b, v12.16b                    // input blocks 0..15
@@ -10628,54 +10342,54 @@ aes128_neon_b16_il1_ctr:
     uzp1 v14.16b, v3.16b, v11.16b                   // input blocks 0..15
     uzp2 v3.16b, v3.16b, v11.16b                    // input blocks 0..15
     eor v17.16b, v17.16b, v15.16b                   // ctr: keystream ^ input
-    eor v18.16b, v18.16b, v8.16b                    // ctr: keystream ^ input
+    eor v21.16b, v21.16b, v8.16b                    // ctr: keystream ^ input
     eor v19.16b, v19.16b, v9.16b                    // ctr: keystream ^ input
-    eor v16.16b, v16.16b, v10.16b                   // ctr: keystream ^ input
-    eor v21.16b, v21.16b, v7.16b                    // ctr: keystream ^ input
-    eor v22.16b, v22.16b, v12.16b                   // ctr: keystream ^ input
-    eor v23.16b, v23.16b, v13.16b                   // ctr: keystream ^ input
-    eor v24.16b, v24.16b, v14.16b                   // ctr: keystream ^ input
-    eor v20.16b, v20.16b, v27.16b                   // ctr: keystream ^ input
-    eor v25.16b, v25.16b, v4.16b                    // ctr: keystream ^ input
-    eor v26.16b, v26.16b, v5.16b                    // ctr: keystream ^ input
-    eor v27.16b, v28.16b, v6.16b                    // ctr: keystream ^ input
+    eor v23.16b, v23.16b, v10.16b                   // ctr: keystream ^ input
+    eor v24.16b, v24.16b, v7.16b                    // ctr: keystream ^ input
+    eor v18.16b, v18.16b, v12.16b                   // ctr: keystream ^ input
+    eor v25.16b, v25.16b, v13.16b                   // ctr: keystream ^ input
+    eor v26.16b, v26.16b, v14.16b                   // ctr: keystream ^ input
+    eor v16.16b, v16.16b, v20.16b                   // ctr: keystream ^ input
+    eor v20.16b, v27.16b, v4.16b                    // ctr: keystream ^ input
+    eor v27.16b, v28.16b, v5.16b                    // ctr: keystream ^ input
+    eor v22.16b, v22.16b, v6.16b                    // ctr: keystream ^ input
     eor v28.16b, v29.16b, v0.16b                    // ctr: keystream ^ input
     eor v29.16b, v30.16b, v1.16b                    // ctr: keystream ^ input
     eor v30.16b, v31.16b, v2.16b                    // ctr: keystream ^ input
     ldr q31, [sp, #272]                             // reload
     eor v31.16b, v31.16b, v3.16b                    // ctr: keystream ^ input
-    zip1 v0.16b, v24.16b, v31.16b                   // store blocks 0..15
-    zip2 v24.16b, v24.16b, v31.16b                  // store blocks 0..15
-    zip1 v31.16b, v16.16b, v27.16b                  // store blocks 0..15
-    zip2 v16.16b, v16.16b, v27.16b                  // store blocks 0..15
-    zip1 v27.16b, v23.16b, v30.16b                  // store blocks 0..15
-    zip2 v23.16b, v23.16b, v30.16b                  // store blocks 0..15
-    zip1 v30.16b, v19.16b, v26.16b                  // store blocks 0..15
-    zip2 v19.16b, v19.16b, v26.16b                  // store blocks 0..15
-    zip1 v26.16b, v22.16b, v29.16b                  // store blocks 0..15
-    zip2 v22.16b, v22.16b, v29.16b                  // store blocks 0..15
-    zip1 v29.16b, v18.16b, v25.16b                  // store blocks 0..15
-    zip2 v18.16b, v18.16b, v25.16b                  // store blocks 0..15
-    zip1 v25.16b, v21.16b, v28.16b                  // store blocks 0..15
-    zip2 v21.16b, v21.16b, v28.16b                  // store blocks 0..15
-    zip1 v28.16b, v17.16b, v20.16b                  // store blocks 0..15
-    zip2 v17.16b, v17.16b, v20.16b                  // store blocks 0..15
-    zip1 v4.16b, v16.16b, v24.16b                   // store blocks 0..15
-    zip2 v8.16b, v16.16b, v24.16b                   // store blocks 0..15
-    zip1 v3.16b, v19.16b, v23.16b                   // store blocks 0..15
-    zip2 v7.16b, v19.16b, v23.16b                   // store blocks 0..15
-    zip1 v2.16b, v18.16b, v22.16b                   // store blocks 0..15
-    zip2 v6.16b, v18.16b, v22.16b                   // store blocks 0..15
-    zip1 v1.16b, v17.16b, v21.16b                   // store blocks 0..15
-    zip2 v5.16b, v17.16b, v21.16b                   // store blocks 0..15
+    zip1 v0.16b, v26.16b, v31.16b                   // store blocks 0..15
+    zip2 v26.16b, v26.16b, v31.16b                  // store blocks 0..15
+    zip1 v31.16b, v23.16b, v22.16b                  // store blocks 0..15
+    zip2 v22.16b, v23.16b, v22.16b                  // store blocks 0..15
+    zip1 v23.16b, v25.16b, v30.16b                  // store blocks 0..15
+    zip2 v25.16b, v25.16b, v30.16b                  // store blocks 0..15
+    zip1 v30.16b, v19.16b, v27.16b                  // store blocks 0..15
+    zip2 v19.16b, v19.16b, v27.16b                  // store blocks 0..15
+    zip1 v27.16b, v18.16b, v29.16b                  // store blocks 0..15
+    zip2 v18.16b, v18.16b, v29.16b                  // store blocks 0..15
+    zip1 v29.16b, v21.16b, v20.16b                  // store blocks 0..15
+    zip2 v20.16b, v21.16b, v20.16b                  // store blocks 0..15
+    zip1 v21.16b, v24.16b, v28.16b                  // store blocks 0..15
+    zip2 v24.16b, v24.16b, v28.16b                  // store blocks 0..15
+    zip1 v28.16b, v17.16b, v16.16b                  // store blocks 0..15
+    zip2 v16.16b, v17.16b, v16.16b                  // store blocks 0..15
+    zip1 v4.16b, v22.16b, v26.16b                   // store blocks 0..15
+    zip2 v8.16b, v22.16b, v26.16b                   // store blocks 0..15
+    zip1 v3.16b, v19.16b, v25.16b                   // store blocks 0..15
+    zip2 v7.16b, v19.16b, v25.16b                   // store blocks 0..15
+    zip1 v2.16b, v20.16b, v18.16b                   // store blocks 0..15
+    zip2 v6.16b, v20.16b, v18.16b                   // store blocks 0..15
+    zip1 v1.16b, v16.16b, v24.16b                   // store blocks 0..15
+    zip2 v5.16b, v16.16b, v24.16b                   // store blocks 0..15
     zip1 v12.16b, v31.16b, v0.16b                   // store blocks 0..15
     zip2 v16.16b, v31.16b, v0.16b                   // store blocks 0..15
-    zip1 v11.16b, v30.16b, v27.16b                  // store blocks 0..15
-    zip2 v15.16b, v30.16b, v27.16b                  // store blocks 0..15
-    zip1 v10.16b, v29.16b, v26.16b                  // store blocks 0..15
-    zip2 v14.16b, v29.16b, v26.16b                  // store blocks 0..15
-    zip1 v9.16b, v28.16b, v25.16b                   // store blocks 0..15
-    zip2 v13.16b, v28.16b, v25.16b                  // store blocks 0..15
+    zip1 v11.16b, v30.16b, v23.16b                  // store blocks 0..15
+    zip2 v15.16b, v30.16b, v23.16b                  // store blocks 0..15
+    zip1 v10.16b, v29.16b, v27.16b                  // store blocks 0..15
+    zip2 v14.16b, v29.16b, v27.16b                  // store blocks 0..15
+    zip1 v9.16b, v28.16b, v21.16b                   // store blocks 0..15
+    zip2 v13.16b, v28.16b, v21.16b                  // store blocks 0..15
     st4 {v9.16b-v12.16b}, [x2], #64                 // store blocks 0..15
     st4 {v13.16b-v16.16b}, [x2], #64                // store blocks 0..15
     st4 {v1.16b-v4.16b}, [x2], #64                  // store blocks 0..15

@@ -13,7 +13,7 @@
 //   x1  input, 256 bytes per group (post-incremented)     x2  output (post-incremented)
 //   x3  number of groups of 16 blocks (0: returns at once)
 //   x8  constant pool (tables, vector constants)   x9 scratch   x10, x11, x12, x13 table-slice addresses
-//   v0-v31 allocated (2234 instructions per group: 0 spills, 0 reloads, 242 rematerialised loads)
+//   v0-v31 allocated (2055 instructions per group: 0 spills, 0 reloads, 2 rematerialised loads)
 //   callee-saved registers preserved: d8, d9, d10, d11, d12, d13, d14, d15; stack frame 64 bytes
     .global aes256_neon_b16_crypto_il1_ecb_encrypt
     .type aes256_neon_b16_crypto_il1_ecb_encrypt, %function
@@ -32,6 +32,7 @@ aes256_neon_b16_crypto_il1_ecb_encrypt:
     add x12, x8, #128
     add x13, x8, #192
 1:
+    mov x14, x0                                     // walk the round keys
     ld4 {v16.16b-v19.16b}, [x1], #64                // load blocks 0..15
     ld4 {v20.16b-v23.16b}, [x1], #64                // load blocks 0..15
     ld4 {v24.16b-v27.16b}, [x1], #64                // load blocks 0..15
@@ -68,2197 +69,2024 @@ aes256_neon_b16_crypto_il1_ecb_encrypt:
     uzp2 v22.16b, v22.16b, v30.16b                  // load blocks 0..15
     uzp1 v30.16b, v19.16b, v27.16b                  // load blocks 0..15
     uzp2 v19.16b, v19.16b, v27.16b                  // load blocks 0..15
-    ldr q27, [x0, #0]                               // round key rk[0][0]
-    aese v31.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r1
-    ldr q27, [x0, #16]                              // round key rk[0][1]
-    aese v24.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r1
-    ldr q27, [x0, #32]                              // round key rk[0][2]
-    aese v25.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r1
-    ldr q27, [x0, #48]                              // round key rk[0][3]
-    aese v26.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r1
-    ldr q27, [x0, #64]                              // round key rk[0][4]
-    aese v0.16b, v27.16b                            // aes.cs:30:39 encrypt>SubBytes r1
-    ldr q27, [x0, #80]                              // round key rk[0][5]
-    aese v28.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r1
-    ldr q27, [x0, #96]                              // round key rk[0][6]
-    aese v29.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r1
-    ldr q27, [x0, #112]                             // round key rk[0][7]
-    aese v30.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r1
-    ldr q27, [x0, #128]                             // round key rk[0][8]
-    aese v23.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r1
-    ldr q27, [x0, #144]                             // round key rk[0][9]
-    aese v20.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r1
-    ldr q27, [x0, #160]                             // round key rk[0][10]
-    aese v21.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r1
-    ldr q27, [x0, #176]                             // round key rk[0][11]
-    aese v22.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r1
-    ldr q27, [x0, #192]                             // round key rk[0][12]
-    aese v16.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r1
-    ldr q27, [x0, #208]                             // round key rk[0][13]
-    aese v17.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r1
-    ldr q27, [x0, #224]                             // round key rk[0][14]
-    aese v18.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r1
-    ldp q27, q12, [x0, #240]                        // round key rk[0][15] + round key rk[1][0]
-    aese v19.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r1
-    sshr v27.16b, v31.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r1
-    sshr v1.16b, v28.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
-    sshr v2.16b, v21.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
-    sshr v3.16b, v19.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
-    sshr v4.16b, v0.16b, #7                         // aes.cs:39:6 encrypt>MixColumns>mix r1
-    sshr v5.16b, v20.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
-    sshr v6.16b, v18.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
-    sshr v7.16b, v26.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
-    sshr v8.16b, v23.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r1
-    sshr v9.16b, v17.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
-    movi v10.16b, #0x1b                             // const
-    and v27.16b, v27.16b, v10.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r1
-    and v1.16b, v1.16b, v10.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
-    and v2.16b, v2.16b, v10.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
-    and v3.16b, v3.16b, v10.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
-    and v4.16b, v4.16b, v10.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r1
-    and v5.16b, v5.16b, v10.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
-    and v6.16b, v6.16b, v10.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
-    and v7.16b, v7.16b, v10.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
-    and v8.16b, v8.16b, v10.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r1
-    and v9.16b, v9.16b, v10.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
-    shl v11.16b, v31.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r1
-    eor v27.16b, v11.16b, v27.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r1
-    shl v11.16b, v28.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v1.16b, v11.16b, v1.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v11.16b, v21.16b, v19.16b                   // aes.cs:70:46 encrypt r1
-    eor v11.16b, v11.16b, v27.16b                   // aes.cs:70:46 encrypt r1
-    eor v11.16b, v11.16b, v28.16b                   // aes.cs:70:46 encrypt r1
-    eor v11.16b, v11.16b, v1.16b                    // aes.cs:70:46 encrypt r1
-    aese v11.16b, v12.16b                           // aes.cs:30:39 encrypt>SubBytes r2
-    shl v12.16b, v21.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v2.16b, v12.16b, v2.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v12.16b, v31.16b, v19.16b                   // aes.cs:70:46 encrypt r1
-    eor v1.16b, v12.16b, v1.16b                     // aes.cs:70:46 encrypt r1
-    eor v1.16b, v1.16b, v21.16b                     // aes.cs:70:46 encrypt r1
-    eor v1.16b, v1.16b, v2.16b                      // aes.cs:70:46 encrypt r1
-    eor v21.16b, v28.16b, v21.16b                   // aes.cs:70:46 encrypt r1
-    eor v28.16b, v31.16b, v28.16b                   // aes.cs:70:46 encrypt r1
-    eor v28.16b, v28.16b, v2.16b                    // aes.cs:70:46 encrypt r1
-    eor v28.16b, v28.16b, v19.16b                   // aes.cs:70:46 encrypt r1
-    shl v19.16b, v19.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v19.16b, v19.16b, v3.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
-    sshr v2.16b, v25.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v28.16b, v28.16b, v19.16b                   // aes.cs:70:46 encrypt r1
-    eor v19.16b, v21.16b, v19.16b                   // aes.cs:70:46 encrypt r1
-    sshr v21.16b, v30.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v19.16b, v19.16b, v31.16b                   // aes.cs:70:46 encrypt r1
-    sshr v31.16b, v16.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r1
-    eor v19.16b, v19.16b, v27.16b                   // aes.cs:70:46 encrypt r1
-    sshr v27.16b, v24.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r1
-    and v2.16b, v2.16b, v10.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
-    and v21.16b, v21.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
-    and v31.16b, v31.16b, v10.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r1
-    and v27.16b, v27.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
-    ldr q3, [x0, #272]                              // round key rk[1][1]
-    aese v1.16b, v3.16b                             // aes.cs:30:39 encrypt>SubBytes r2
-    ldr q3, [x0, #288]                              // round key rk[1][2]
-    aese v28.16b, v3.16b                            // aes.cs:30:39 encrypt>SubBytes r2
-    ldp q3, q12, [x0, #304]                         // round key rk[1][3] + round key rk[1][4]
-    aese v19.16b, v3.16b                            // aes.cs:30:39 encrypt>SubBytes r2
-    shl v3.16b, v0.16b, #1                          // aes.cs:39:6 encrypt>MixColumns>mix r1
-    eor v3.16b, v3.16b, v4.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r1
-    shl v4.16b, v20.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
+    ld1 {v1.16b-v4.16b}, [x14], #64                 // round keys rk[0][0], rk[0][1], rk[0][2], rk[0][3]
+    aese v31.16b, v1.16b                            // aes.cs:30:39 encrypt>SubBytes r1
+    aese v24.16b, v2.16b                            // aes.cs:30:39 encrypt>SubBytes r1
+    aese v25.16b, v3.16b                            // aes.cs:30:39 encrypt>SubBytes r1
+    aese v26.16b, v4.16b                            // aes.cs:30:39 encrypt>SubBytes r1
+    ld1 {v1.16b-v4.16b}, [x14], #64                 // round keys rk[0][4], rk[0][5], rk[0][6], rk[0][7]
+    aese v0.16b, v1.16b                             // aes.cs:30:39 encrypt>SubBytes r1
+    aese v28.16b, v2.16b                            // aes.cs:30:39 encrypt>SubBytes r1
+    aese v29.16b, v3.16b                            // aes.cs:30:39 encrypt>SubBytes r1
+    aese v30.16b, v4.16b                            // aes.cs:30:39 encrypt>SubBytes r1
+    ld1 {v1.16b-v4.16b}, [x14], #64                 // round keys rk[0][8], rk[0][9], rk[0][10], rk[0][11]
+    aese v23.16b, v1.16b                            // aes.cs:30:39 encrypt>SubBytes r1
+    aese v20.16b, v2.16b                            // aes.cs:30:39 encrypt>SubBytes r1
+    aese v21.16b, v3.16b                            // aes.cs:30:39 encrypt>SubBytes r1
+    aese v22.16b, v4.16b                            // aes.cs:30:39 encrypt>SubBytes r1
+    ld1 {v1.16b-v4.16b}, [x14], #64                 // round keys rk[0][12], rk[0][13], rk[0][14], rk[0][15]
+    aese v16.16b, v1.16b                            // aes.cs:30:39 encrypt>SubBytes r1
+    aese v17.16b, v2.16b                            // aes.cs:30:39 encrypt>SubBytes r1
+    aese v18.16b, v3.16b                            // aes.cs:30:39 encrypt>SubBytes r1
+    aese v19.16b, v4.16b                            // aes.cs:30:39 encrypt>SubBytes r1
+    shl v27.16b, v31.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r1
+    sshr v1.16b, v31.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r1
+    movi v2.16b, #0x1b                              // const
+    and v1.16b, v1.16b, v2.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r1
+    eor v27.16b, v27.16b, v1.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r1
+    shl v1.16b, v28.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
+    sshr v3.16b, v28.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
+    and v3.16b, v3.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v1.16b, v1.16b, v3.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v3.16b, v21.16b, v19.16b                    // aes.cs:70:46 encrypt r1
+    eor v3.16b, v3.16b, v27.16b                     // aes.cs:70:46 encrypt r1
+    eor v3.16b, v3.16b, v28.16b                     // aes.cs:70:46 encrypt r1
+    eor v3.16b, v3.16b, v1.16b                      // aes.cs:70:46 encrypt r1
+    shl v4.16b, v21.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
+    sshr v5.16b, v21.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
+    and v5.16b, v5.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r1
     eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v5.16b, v26.16b, v18.16b                    // aes.cs:70:46 encrypt r1
-    eor v5.16b, v5.16b, v3.16b                      // aes.cs:70:46 encrypt r1
-    eor v5.16b, v5.16b, v20.16b                     // aes.cs:70:46 encrypt r1
-    eor v5.16b, v5.16b, v4.16b                      // aes.cs:70:46 encrypt r1
-    aese v5.16b, v12.16b                            // aes.cs:30:39 encrypt>SubBytes r2
-    shl v12.16b, v18.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v6.16b, v12.16b, v6.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v12.16b, v26.16b, v0.16b                    // aes.cs:70:46 encrypt r1
-    eor v4.16b, v12.16b, v4.16b                     // aes.cs:70:46 encrypt r1
-    eor v4.16b, v4.16b, v18.16b                     // aes.cs:70:46 encrypt r1
-    eor v4.16b, v4.16b, v6.16b                      // aes.cs:70:46 encrypt r1
+    eor v5.16b, v31.16b, v19.16b                    // aes.cs:70:46 encrypt r1
+    eor v1.16b, v5.16b, v1.16b                      // aes.cs:70:46 encrypt r1
+    eor v1.16b, v1.16b, v21.16b                     // aes.cs:70:46 encrypt r1
+    eor v1.16b, v1.16b, v4.16b                      // aes.cs:70:46 encrypt r1
+    shl v5.16b, v19.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
+    sshr v6.16b, v19.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
+    and v6.16b, v6.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v5.16b, v5.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v6.16b, v31.16b, v28.16b                    // aes.cs:70:46 encrypt r1
+    eor v4.16b, v6.16b, v4.16b                      // aes.cs:70:46 encrypt r1
+    eor v19.16b, v4.16b, v19.16b                    // aes.cs:70:46 encrypt r1
+    eor v19.16b, v19.16b, v5.16b                    // aes.cs:70:46 encrypt r1
+    eor v21.16b, v28.16b, v21.16b                   // aes.cs:70:46 encrypt r1
+    eor v21.16b, v21.16b, v5.16b                    // aes.cs:70:46 encrypt r1
+    eor v21.16b, v21.16b, v31.16b                   // aes.cs:70:46 encrypt r1
+    eor v21.16b, v21.16b, v27.16b                   // aes.cs:70:46 encrypt r1
+    shl v27.16b, v0.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r1
+    sshr v28.16b, v0.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r1
+    and v28.16b, v28.16b, v2.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r1
+    eor v27.16b, v27.16b, v28.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r1
+    shl v28.16b, v20.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r1
+    sshr v31.16b, v20.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r1
+    and v31.16b, v31.16b, v2.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v28.16b, v28.16b, v31.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v31.16b, v26.16b, v18.16b                   // aes.cs:70:46 encrypt r1
+    eor v31.16b, v31.16b, v27.16b                   // aes.cs:70:46 encrypt r1
+    eor v31.16b, v31.16b, v20.16b                   // aes.cs:70:46 encrypt r1
+    eor v31.16b, v31.16b, v28.16b                   // aes.cs:70:46 encrypt r1
+    shl v4.16b, v18.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
+    sshr v5.16b, v18.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
+    and v5.16b, v5.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v5.16b, v26.16b, v0.16b                     // aes.cs:70:46 encrypt r1
+    eor v28.16b, v5.16b, v28.16b                    // aes.cs:70:46 encrypt r1
+    eor v28.16b, v28.16b, v18.16b                   // aes.cs:70:46 encrypt r1
+    eor v28.16b, v28.16b, v4.16b                    // aes.cs:70:46 encrypt r1
+    shl v5.16b, v26.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
+    sshr v6.16b, v26.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
+    and v6.16b, v6.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v5.16b, v5.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v6.16b, v0.16b, v20.16b                     // aes.cs:70:46 encrypt r1
+    eor v4.16b, v6.16b, v4.16b                      // aes.cs:70:46 encrypt r1
+    eor v26.16b, v4.16b, v26.16b                    // aes.cs:70:46 encrypt r1
+    eor v26.16b, v26.16b, v5.16b                    // aes.cs:70:46 encrypt r1
     eor v18.16b, v20.16b, v18.16b                   // aes.cs:70:46 encrypt r1
-    eor v20.16b, v0.16b, v20.16b                    // aes.cs:70:46 encrypt r1
-    eor v20.16b, v20.16b, v6.16b                    // aes.cs:70:46 encrypt r1
-    eor v20.16b, v20.16b, v26.16b                   // aes.cs:70:46 encrypt r1
-    shl v26.16b, v26.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v26.16b, v26.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
-    sshr v6.16b, v29.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v20.16b, v20.16b, v26.16b                   // aes.cs:70:46 encrypt r1
-    eor v18.16b, v18.16b, v26.16b                   // aes.cs:70:46 encrypt r1
-    sshr v26.16b, v22.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v18.16b, v18.16b, v5.16b                    // aes.cs:70:46 encrypt r1
     eor v18.16b, v18.16b, v0.16b                    // aes.cs:70:46 encrypt r1
-    and v0.16b, v6.16b, v10.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r1
-    and v26.16b, v26.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
-    shl v6.16b, v23.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r1
-    eor v18.16b, v18.16b, v3.16b                    // aes.cs:70:46 encrypt r1
-    shl v3.16b, v17.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v6.16b, v6.16b, v8.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r1
-    shl v7.16b, v25.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v3.16b, v3.16b, v9.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r1
-    shl v8.16b, v30.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v2.16b, v7.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r1
-    shl v7.16b, v16.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r1
-    eor v21.16b, v8.16b, v21.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
-    shl v8.16b, v24.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v31.16b, v7.16b, v31.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r1
-    shl v7.16b, v29.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v27.16b, v8.16b, v27.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
-    shl v8.16b, v22.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v0.16b, v7.16b, v0.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v26.16b, v8.16b, v26.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
-    eor v7.16b, v25.16b, v30.16b                    // aes.cs:70:46 encrypt r1
-    eor v8.16b, v30.16b, v23.16b                    // aes.cs:70:46 encrypt r1
-    eor v7.16b, v7.16b, v6.16b                      // aes.cs:70:46 encrypt r1
-    eor v7.16b, v7.16b, v17.16b                     // aes.cs:70:46 encrypt r1
-    eor v7.16b, v7.16b, v3.16b                      // aes.cs:70:46 encrypt r1
-    eor v3.16b, v8.16b, v3.16b                      // aes.cs:70:46 encrypt r1
-    eor v8.16b, v23.16b, v17.16b                    // aes.cs:70:46 encrypt r1
-    eor v3.16b, v3.16b, v25.16b                     // aes.cs:70:46 encrypt r1
+    eor v18.16b, v18.16b, v27.16b                   // aes.cs:70:46 encrypt r1
+    shl v20.16b, v23.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r1
+    sshr v27.16b, v23.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r1
+    and v27.16b, v27.16b, v2.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r1
+    eor v20.16b, v20.16b, v27.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r1
+    shl v27.16b, v17.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r1
+    sshr v0.16b, v17.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
+    and v0.16b, v0.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v27.16b, v27.16b, v0.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v0.16b, v25.16b, v30.16b                    // aes.cs:70:46 encrypt r1
+    eor v0.16b, v0.16b, v20.16b                     // aes.cs:70:46 encrypt r1
+    eor v0.16b, v0.16b, v17.16b                     // aes.cs:70:46 encrypt r1
+    eor v0.16b, v0.16b, v27.16b                     // aes.cs:70:46 encrypt r1
+    shl v4.16b, v25.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
+    sshr v5.16b, v25.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
+    and v5.16b, v5.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v5.16b, v30.16b, v23.16b                    // aes.cs:70:46 encrypt r1
+    eor v27.16b, v5.16b, v27.16b                    // aes.cs:70:46 encrypt r1
+    eor v27.16b, v27.16b, v25.16b                   // aes.cs:70:46 encrypt r1
+    eor v27.16b, v27.16b, v4.16b                    // aes.cs:70:46 encrypt r1
+    shl v5.16b, v30.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
+    sshr v6.16b, v30.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
+    and v6.16b, v6.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v5.16b, v5.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v6.16b, v23.16b, v17.16b                    // aes.cs:70:46 encrypt r1
+    eor v4.16b, v6.16b, v4.16b                      // aes.cs:70:46 encrypt r1
+    eor v30.16b, v4.16b, v30.16b                    // aes.cs:70:46 encrypt r1
+    eor v30.16b, v30.16b, v5.16b                    // aes.cs:70:46 encrypt r1
     eor v17.16b, v25.16b, v17.16b                   // aes.cs:70:46 encrypt r1
-    eor v25.16b, v29.16b, v22.16b                   // aes.cs:70:46 encrypt r1
-    eor v3.16b, v3.16b, v2.16b                      // aes.cs:70:46 encrypt r1
-    eor v2.16b, v8.16b, v2.16b                      // aes.cs:70:46 encrypt r1
-    eor v8.16b, v22.16b, v16.16b                    // aes.cs:70:46 encrypt r1
-    eor v30.16b, v2.16b, v30.16b                    // aes.cs:70:46 encrypt r1
-    eor v2.16b, v24.16b, v16.16b                    // aes.cs:70:46 encrypt r1
-    eor v30.16b, v30.16b, v21.16b                   // aes.cs:70:46 encrypt r1
-    eor v17.16b, v17.16b, v21.16b                   // aes.cs:70:46 encrypt r1
-    eor v21.16b, v24.16b, v29.16b                   // aes.cs:70:46 encrypt r1
+    eor v17.16b, v17.16b, v5.16b                    // aes.cs:70:46 encrypt r1
     eor v17.16b, v17.16b, v23.16b                   // aes.cs:70:46 encrypt r1
-    eor v23.16b, v25.16b, v31.16b                   // aes.cs:70:46 encrypt r1
-    eor v25.16b, v8.16b, v27.16b                    // aes.cs:70:46 encrypt r1
-    eor v2.16b, v2.16b, v0.16b                      // aes.cs:70:46 encrypt r1
-    eor v21.16b, v21.16b, v26.16b                   // aes.cs:70:46 encrypt r1
-    eor v23.16b, v23.16b, v24.16b                   // aes.cs:70:46 encrypt r1
-    eor v24.16b, v25.16b, v29.16b                   // aes.cs:70:46 encrypt r1
-    eor v22.16b, v2.16b, v22.16b                    // aes.cs:70:46 encrypt r1
-    eor v16.16b, v21.16b, v16.16b                   // aes.cs:70:46 encrypt r1
-    eor v17.16b, v17.16b, v6.16b                    // aes.cs:70:46 encrypt r1
-    eor v21.16b, v23.16b, v27.16b                   // aes.cs:70:46 encrypt r1
-    eor v23.16b, v24.16b, v0.16b                    // aes.cs:70:46 encrypt r1
-    eor v22.16b, v22.16b, v26.16b                   // aes.cs:70:46 encrypt r1
-    eor v16.16b, v16.16b, v31.16b                   // aes.cs:70:46 encrypt r1
-    ldr q24, [x0, #336]                             // round key rk[1][5]
-    aese v4.16b, v24.16b                            // aes.cs:30:39 encrypt>SubBytes r2
-    ldr q24, [x0, #352]                             // round key rk[1][6]
-    aese v20.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r2
-    ldr q24, [x0, #368]                             // round key rk[1][7]
-    aese v18.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r2
-    ldr q24, [x0, #384]                             // round key rk[1][8]
-    aese v7.16b, v24.16b                            // aes.cs:30:39 encrypt>SubBytes r2
-    ldr q24, [x0, #400]                             // round key rk[1][9]
-    aese v3.16b, v24.16b                            // aes.cs:30:39 encrypt>SubBytes r2
-    ldr q24, [x0, #416]                             // round key rk[1][10]
-    aese v30.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r2
-    ldr q24, [x0, #432]                             // round key rk[1][11]
-    aese v17.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r2
-    ldr q24, [x0, #448]                             // round key rk[1][12]
-    aese v21.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r2
-    ldr q24, [x0, #464]                             // round key rk[1][13]
-    aese v23.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r2
-    ldr q24, [x0, #480]                             // round key rk[1][14]
-    aese v22.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r2
-    ldp q24, q12, [x0, #496]                        // round key rk[1][15] + round key rk[2][0]
-    aese v16.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r2
-    sshr v24.16b, v11.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r2
-    sshr v25.16b, v4.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
-    sshr v26.16b, v30.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r2
-    sshr v27.16b, v16.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r2
-    sshr v29.16b, v5.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r2
-    sshr v31.16b, v3.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
-    sshr v0.16b, v22.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
-    sshr v2.16b, v19.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
-    sshr v6.16b, v7.16b, #7                         // aes.cs:39:6 encrypt>MixColumns>mix r2
-    sshr v8.16b, v23.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
-    and v24.16b, v24.16b, v10.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r2
-    and v25.16b, v25.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    and v26.16b, v26.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    and v27.16b, v27.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    and v29.16b, v29.16b, v10.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r2
-    and v31.16b, v31.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    and v0.16b, v0.16b, v10.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
-    and v2.16b, v2.16b, v10.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
-    and v6.16b, v6.16b, v10.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r2
-    and v8.16b, v8.16b, v10.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
-    shl v9.16b, v11.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r2
-    eor v24.16b, v9.16b, v24.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r2
-    shl v9.16b, v4.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v25.16b, v9.16b, v25.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v9.16b, v30.16b, v16.16b                    // aes.cs:70:46 encrypt r2
-    eor v9.16b, v9.16b, v24.16b                     // aes.cs:70:46 encrypt r2
-    eor v9.16b, v9.16b, v4.16b                      // aes.cs:70:46 encrypt r2
-    eor v9.16b, v9.16b, v25.16b                     // aes.cs:70:46 encrypt r2
-    aese v9.16b, v12.16b                            // aes.cs:30:39 encrypt>SubBytes r3
-    shl v12.16b, v30.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v26.16b, v12.16b, v26.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v12.16b, v11.16b, v16.16b                   // aes.cs:70:46 encrypt r2
-    eor v25.16b, v12.16b, v25.16b                   // aes.cs:70:46 encrypt r2
-    eor v25.16b, v25.16b, v30.16b                   // aes.cs:70:46 encrypt r2
-    eor v25.16b, v25.16b, v26.16b                   // aes.cs:70:46 encrypt r2
-    eor v30.16b, v4.16b, v30.16b                    // aes.cs:70:46 encrypt r2
-    eor v4.16b, v11.16b, v4.16b                     // aes.cs:70:46 encrypt r2
-    eor v26.16b, v4.16b, v26.16b                    // aes.cs:70:46 encrypt r2
-    eor v26.16b, v26.16b, v16.16b                   // aes.cs:70:46 encrypt r2
-    shl v16.16b, v16.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v16.16b, v16.16b, v27.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    sshr v27.16b, v28.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v26.16b, v26.16b, v16.16b                   // aes.cs:70:46 encrypt r2
-    eor v16.16b, v30.16b, v16.16b                   // aes.cs:70:46 encrypt r2
-    sshr v30.16b, v18.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v16.16b, v16.16b, v11.16b                   // aes.cs:70:46 encrypt r2
-    sshr v4.16b, v21.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r2
-    eor v16.16b, v16.16b, v24.16b                   // aes.cs:70:46 encrypt r2
-    sshr v24.16b, v1.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
-    and v27.16b, v27.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    and v30.16b, v30.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    and v4.16b, v4.16b, v10.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r2
-    and v24.16b, v24.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    ldr q11, [x0, #528]                             // round key rk[2][1]
-    aese v25.16b, v11.16b                           // aes.cs:30:39 encrypt>SubBytes r3
-    ldr q11, [x0, #544]                             // round key rk[2][2]
-    aese v26.16b, v11.16b                           // aes.cs:30:39 encrypt>SubBytes r3
-    ldp q11, q12, [x0, #560]                        // round key rk[2][3] + round key rk[2][4]
-    aese v16.16b, v11.16b                           // aes.cs:30:39 encrypt>SubBytes r3
-    shl v11.16b, v5.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r2
-    eor v29.16b, v11.16b, v29.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r2
-    shl v11.16b, v3.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v31.16b, v11.16b, v31.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v11.16b, v19.16b, v22.16b                   // aes.cs:70:46 encrypt r2
-    eor v11.16b, v11.16b, v29.16b                   // aes.cs:70:46 encrypt r2
-    eor v11.16b, v11.16b, v3.16b                    // aes.cs:70:46 encrypt r2
-    eor v11.16b, v11.16b, v31.16b                   // aes.cs:70:46 encrypt r2
-    aese v11.16b, v12.16b                           // aes.cs:30:39 encrypt>SubBytes r3
-    shl v12.16b, v22.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v0.16b, v12.16b, v0.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v12.16b, v19.16b, v5.16b                    // aes.cs:70:46 encrypt r2
-    eor v31.16b, v12.16b, v31.16b                   // aes.cs:70:46 encrypt r2
-    eor v31.16b, v31.16b, v22.16b                   // aes.cs:70:46 encrypt r2
-    eor v31.16b, v31.16b, v0.16b                    // aes.cs:70:46 encrypt r2
-    eor v22.16b, v3.16b, v22.16b                    // aes.cs:70:46 encrypt r2
-    eor v3.16b, v5.16b, v3.16b                      // aes.cs:70:46 encrypt r2
-    eor v0.16b, v3.16b, v0.16b                      // aes.cs:70:46 encrypt r2
-    eor v0.16b, v0.16b, v19.16b                     // aes.cs:70:46 encrypt r2
-    shl v19.16b, v19.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v19.16b, v19.16b, v2.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r2
-    sshr v2.16b, v20.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v0.16b, v0.16b, v19.16b                     // aes.cs:70:46 encrypt r2
-    eor v19.16b, v22.16b, v19.16b                   // aes.cs:70:46 encrypt r2
-    sshr v22.16b, v17.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v19.16b, v19.16b, v5.16b                    // aes.cs:70:46 encrypt r2
-    and v2.16b, v2.16b, v10.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r2
-    and v22.16b, v22.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
-    shl v3.16b, v7.16b, #1                          // aes.cs:39:6 encrypt>MixColumns>mix r2
-    eor v19.16b, v19.16b, v29.16b                   // aes.cs:70:46 encrypt r2
-    shl v29.16b, v23.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v3.16b, v3.16b, v6.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r2
-    shl v5.16b, v28.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v29.16b, v29.16b, v8.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r2
-    shl v6.16b, v18.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v27.16b, v5.16b, v27.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r2
-    shl v5.16b, v21.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r2
-    eor v30.16b, v6.16b, v30.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r2
-    shl v6.16b, v1.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v4.16b, v5.16b, v4.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r2
-    shl v5.16b, v20.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v24.16b, v6.16b, v24.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r2
-    shl v6.16b, v17.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v2.16b, v5.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v22.16b, v6.16b, v22.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r2
-    eor v5.16b, v28.16b, v18.16b                    // aes.cs:70:46 encrypt r2
-    eor v6.16b, v18.16b, v7.16b                     // aes.cs:70:46 encrypt r2
-    eor v5.16b, v5.16b, v3.16b                      // aes.cs:70:46 encrypt r2
-    eor v5.16b, v5.16b, v23.16b                     // aes.cs:70:46 encrypt r2
-    eor v5.16b, v5.16b, v29.16b                     // aes.cs:70:46 encrypt r2
-    eor v29.16b, v6.16b, v29.16b                    // aes.cs:70:46 encrypt r2
-    eor v6.16b, v7.16b, v23.16b                     // aes.cs:70:46 encrypt r2
+    eor v17.16b, v17.16b, v20.16b                   // aes.cs:70:46 encrypt r1
+    shl v20.16b, v16.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r1
+    sshr v23.16b, v16.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r1
+    and v23.16b, v23.16b, v2.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r1
+    eor v20.16b, v20.16b, v23.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r1
+    shl v23.16b, v24.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r1
+    sshr v25.16b, v24.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r1
+    and v25.16b, v25.16b, v2.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v23.16b, v23.16b, v25.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v25.16b, v29.16b, v22.16b                   // aes.cs:70:46 encrypt r1
+    eor v25.16b, v25.16b, v20.16b                   // aes.cs:70:46 encrypt r1
+    eor v25.16b, v25.16b, v24.16b                   // aes.cs:70:46 encrypt r1
+    eor v25.16b, v25.16b, v23.16b                   // aes.cs:70:46 encrypt r1
+    shl v4.16b, v29.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
+    sshr v5.16b, v29.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
+    and v5.16b, v5.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v5.16b, v22.16b, v16.16b                    // aes.cs:70:46 encrypt r1
+    eor v23.16b, v5.16b, v23.16b                    // aes.cs:70:46 encrypt r1
+    eor v23.16b, v23.16b, v29.16b                   // aes.cs:70:46 encrypt r1
+    eor v23.16b, v23.16b, v4.16b                    // aes.cs:70:46 encrypt r1
+    shl v5.16b, v22.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r1
+    sshr v6.16b, v22.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r1
+    and v6.16b, v6.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v5.16b, v5.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r1
+    eor v6.16b, v24.16b, v16.16b                    // aes.cs:70:46 encrypt r1
+    eor v4.16b, v6.16b, v4.16b                      // aes.cs:70:46 encrypt r1
+    eor v22.16b, v4.16b, v22.16b                    // aes.cs:70:46 encrypt r1
+    eor v22.16b, v22.16b, v5.16b                    // aes.cs:70:46 encrypt r1
+    eor v24.16b, v24.16b, v29.16b                   // aes.cs:70:46 encrypt r1
+    eor v24.16b, v24.16b, v5.16b                    // aes.cs:70:46 encrypt r1
+    eor v16.16b, v24.16b, v16.16b                   // aes.cs:70:46 encrypt r1
+    eor v16.16b, v16.16b, v20.16b                   // aes.cs:70:46 encrypt r1
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[1][0], rk[1][1], rk[1][2], rk[1][3]
+    aese v3.16b, v4.16b                             // aes.cs:30:39 encrypt>SubBytes r2
+    aese v1.16b, v5.16b                             // aes.cs:30:39 encrypt>SubBytes r2
+    aese v19.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r2
+    aese v21.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes r2
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[1][4], rk[1][5], rk[1][6], rk[1][7]
+    aese v31.16b, v4.16b                            // aes.cs:30:39 encrypt>SubBytes r2
+    aese v28.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r2
+    aese v26.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r2
+    aese v18.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes r2
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[1][8], rk[1][9], rk[1][10], rk[1][11]
+    aese v0.16b, v4.16b                             // aes.cs:30:39 encrypt>SubBytes r2
+    aese v27.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r2
+    aese v30.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r2
+    aese v17.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes r2
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[1][12], rk[1][13], rk[1][14], rk[1][15]
+    aese v25.16b, v4.16b                            // aes.cs:30:39 encrypt>SubBytes r2
+    aese v23.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r2
+    aese v22.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r2
+    aese v16.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes r2
+    shl v20.16b, v3.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r2
+    sshr v24.16b, v3.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r2
+    and v24.16b, v24.16b, v2.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r2
+    eor v20.16b, v20.16b, v24.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r2
+    shl v24.16b, v28.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v29.16b, v28.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r2
+    and v29.16b, v29.16b, v2.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v24.16b, v24.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v29.16b, v30.16b, v16.16b                   // aes.cs:70:46 encrypt r2
+    eor v29.16b, v29.16b, v20.16b                   // aes.cs:70:46 encrypt r2
     eor v29.16b, v29.16b, v28.16b                   // aes.cs:70:46 encrypt r2
-    eor v23.16b, v28.16b, v23.16b                   // aes.cs:70:46 encrypt r2
-    eor v28.16b, v20.16b, v17.16b                   // aes.cs:70:46 encrypt r2
-    eor v29.16b, v29.16b, v27.16b                   // aes.cs:70:46 encrypt r2
-    eor v27.16b, v6.16b, v27.16b                    // aes.cs:70:46 encrypt r2
-    eor v6.16b, v17.16b, v21.16b                    // aes.cs:70:46 encrypt r2
-    eor v18.16b, v27.16b, v18.16b                   // aes.cs:70:46 encrypt r2
-    eor v27.16b, v1.16b, v21.16b                    // aes.cs:70:46 encrypt r2
-    eor v18.16b, v18.16b, v30.16b                   // aes.cs:70:46 encrypt r2
-    eor v23.16b, v23.16b, v30.16b                   // aes.cs:70:46 encrypt r2
-    eor v30.16b, v1.16b, v20.16b                    // aes.cs:70:46 encrypt r2
-    eor v23.16b, v23.16b, v7.16b                    // aes.cs:70:46 encrypt r2
-    eor v28.16b, v28.16b, v4.16b                    // aes.cs:70:46 encrypt r2
-    eor v6.16b, v6.16b, v24.16b                     // aes.cs:70:46 encrypt r2
-    eor v27.16b, v27.16b, v2.16b                    // aes.cs:70:46 encrypt r2
+    eor v29.16b, v29.16b, v24.16b                   // aes.cs:70:46 encrypt r2
+    shl v4.16b, v30.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v5.16b, v30.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
+    and v5.16b, v5.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v5.16b, v3.16b, v16.16b                     // aes.cs:70:46 encrypt r2
+    eor v24.16b, v5.16b, v24.16b                    // aes.cs:70:46 encrypt r2
+    eor v24.16b, v24.16b, v30.16b                   // aes.cs:70:46 encrypt r2
+    eor v24.16b, v24.16b, v4.16b                    // aes.cs:70:46 encrypt r2
+    shl v5.16b, v16.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v6.16b, v16.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
+    and v6.16b, v6.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v5.16b, v5.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v6.16b, v3.16b, v28.16b                     // aes.cs:70:46 encrypt r2
+    eor v4.16b, v6.16b, v4.16b                      // aes.cs:70:46 encrypt r2
+    eor v16.16b, v4.16b, v16.16b                    // aes.cs:70:46 encrypt r2
+    eor v16.16b, v16.16b, v5.16b                    // aes.cs:70:46 encrypt r2
+    eor v28.16b, v28.16b, v30.16b                   // aes.cs:70:46 encrypt r2
+    eor v28.16b, v28.16b, v5.16b                    // aes.cs:70:46 encrypt r2
+    eor v28.16b, v28.16b, v3.16b                    // aes.cs:70:46 encrypt r2
+    eor v20.16b, v28.16b, v20.16b                   // aes.cs:70:46 encrypt r2
+    shl v28.16b, v31.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r2
+    sshr v30.16b, v31.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r2
+    and v30.16b, v30.16b, v2.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r2
+    eor v28.16b, v28.16b, v30.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r2
+    shl v30.16b, v27.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v3.16b, v27.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
+    and v3.16b, v3.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v30.16b, v30.16b, v3.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v3.16b, v21.16b, v22.16b                    // aes.cs:70:46 encrypt r2
+    eor v3.16b, v3.16b, v28.16b                     // aes.cs:70:46 encrypt r2
+    eor v3.16b, v3.16b, v27.16b                     // aes.cs:70:46 encrypt r2
+    eor v3.16b, v3.16b, v30.16b                     // aes.cs:70:46 encrypt r2
+    shl v4.16b, v22.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v5.16b, v22.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
+    and v5.16b, v5.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v5.16b, v21.16b, v31.16b                    // aes.cs:70:46 encrypt r2
+    eor v30.16b, v5.16b, v30.16b                    // aes.cs:70:46 encrypt r2
     eor v30.16b, v30.16b, v22.16b                   // aes.cs:70:46 encrypt r2
-    eor v28.16b, v28.16b, v1.16b                    // aes.cs:70:46 encrypt r2
-    eor v20.16b, v6.16b, v20.16b                    // aes.cs:70:46 encrypt r2
-    eor v17.16b, v27.16b, v17.16b                   // aes.cs:70:46 encrypt r2
-    eor v21.16b, v30.16b, v21.16b                   // aes.cs:70:46 encrypt r2
-    eor v23.16b, v23.16b, v3.16b                    // aes.cs:70:46 encrypt r2
-    eor v24.16b, v28.16b, v24.16b                   // aes.cs:70:46 encrypt r2
-    eor v20.16b, v20.16b, v2.16b                    // aes.cs:70:46 encrypt r2
-    eor v17.16b, v17.16b, v22.16b                   // aes.cs:70:46 encrypt r2
-    eor v21.16b, v21.16b, v4.16b                    // aes.cs:70:46 encrypt r2
-    ldr q22, [x0, #592]                             // round key rk[2][5]
-    aese v31.16b, v22.16b                           // aes.cs:30:39 encrypt>SubBytes r3
-    ldr q22, [x0, #608]                             // round key rk[2][6]
-    aese v0.16b, v22.16b                            // aes.cs:30:39 encrypt>SubBytes r3
-    ldr q22, [x0, #624]                             // round key rk[2][7]
-    aese v19.16b, v22.16b                           // aes.cs:30:39 encrypt>SubBytes r3
-    ldr q22, [x0, #640]                             // round key rk[2][8]
-    aese v5.16b, v22.16b                            // aes.cs:30:39 encrypt>SubBytes r3
-    ldr q22, [x0, #656]                             // round key rk[2][9]
-    aese v29.16b, v22.16b                           // aes.cs:30:39 encrypt>SubBytes r3
-    ldr q22, [x0, #672]                             // round key rk[2][10]
-    aese v18.16b, v22.16b                           // aes.cs:30:39 encrypt>SubBytes r3
-    ldr q22, [x0, #688]                             // round key rk[2][11]
-    aese v23.16b, v22.16b                           // aes.cs:30:39 encrypt>SubBytes r3
-    ldr q22, [x0, #704]                             // round key rk[2][12]
-    aese v24.16b, v22.16b                           // aes.cs:30:39 encrypt>SubBytes r3
-    ldr q22, [x0, #720]                             // round key rk[2][13]
-    aese v20.16b, v22.16b                           // aes.cs:30:39 encrypt>SubBytes r3
-    ldr q22, [x0, #736]                             // round key rk[2][14]
-    aese v17.16b, v22.16b                           // aes.cs:30:39 encrypt>SubBytes r3
-    ldp q22, q12, [x0, #752]                        // round key rk[2][15] + round key rk[3][0]
-    aese v21.16b, v22.16b                           // aes.cs:30:39 encrypt>SubBytes r3
-    sshr v22.16b, v9.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r3
-    sshr v27.16b, v31.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r3
-    sshr v28.16b, v18.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r3
-    sshr v30.16b, v21.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r3
-    sshr v1.16b, v11.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r3
-    sshr v2.16b, v29.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
-    sshr v3.16b, v17.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
-    sshr v4.16b, v16.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
-    sshr v6.16b, v5.16b, #7                         // aes.cs:39:6 encrypt>MixColumns>mix r3
-    sshr v7.16b, v20.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
-    and v22.16b, v22.16b, v10.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r3
-    and v27.16b, v27.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    and v28.16b, v28.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    and v30.16b, v30.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    and v1.16b, v1.16b, v10.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r3
-    and v2.16b, v2.16b, v10.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
-    and v3.16b, v3.16b, v10.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
-    and v4.16b, v4.16b, v10.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
-    and v6.16b, v6.16b, v10.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r3
-    and v7.16b, v7.16b, v10.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
-    shl v8.16b, v9.16b, #1                          // aes.cs:39:6 encrypt>MixColumns>mix r3
-    eor v22.16b, v8.16b, v22.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r3
-    shl v8.16b, v31.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v27.16b, v8.16b, v27.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v8.16b, v18.16b, v21.16b                    // aes.cs:70:46 encrypt r3
-    eor v8.16b, v8.16b, v22.16b                     // aes.cs:70:46 encrypt r3
-    eor v8.16b, v8.16b, v31.16b                     // aes.cs:70:46 encrypt r3
-    eor v8.16b, v8.16b, v27.16b                     // aes.cs:70:46 encrypt r3
-    aese v8.16b, v12.16b                            // aes.cs:30:39 encrypt>SubBytes r4
-    shl v12.16b, v18.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v28.16b, v12.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v12.16b, v9.16b, v21.16b                    // aes.cs:70:46 encrypt r3
-    eor v27.16b, v12.16b, v27.16b                   // aes.cs:70:46 encrypt r3
-    eor v27.16b, v27.16b, v18.16b                   // aes.cs:70:46 encrypt r3
-    eor v27.16b, v27.16b, v28.16b                   // aes.cs:70:46 encrypt r3
-    eor v18.16b, v31.16b, v18.16b                   // aes.cs:70:46 encrypt r3
-    eor v31.16b, v9.16b, v31.16b                    // aes.cs:70:46 encrypt r3
-    eor v28.16b, v31.16b, v28.16b                   // aes.cs:70:46 encrypt r3
-    eor v28.16b, v28.16b, v21.16b                   // aes.cs:70:46 encrypt r3
-    shl v21.16b, v21.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v21.16b, v21.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    sshr v30.16b, v26.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v28.16b, v28.16b, v21.16b                   // aes.cs:70:46 encrypt r3
-    eor v18.16b, v18.16b, v21.16b                   // aes.cs:70:46 encrypt r3
-    sshr v21.16b, v19.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v18.16b, v18.16b, v9.16b                    // aes.cs:70:46 encrypt r3
-    sshr v31.16b, v24.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r3
-    eor v18.16b, v18.16b, v22.16b                   // aes.cs:70:46 encrypt r3
-    sshr v22.16b, v25.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r3
-    and v30.16b, v30.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    and v21.16b, v21.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    and v31.16b, v31.16b, v10.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r3
-    and v22.16b, v22.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    ldr q9, [x0, #784]                              // round key rk[3][1]
-    aese v27.16b, v9.16b                            // aes.cs:30:39 encrypt>SubBytes r4
-    ldr q9, [x0, #800]                              // round key rk[3][2]
-    aese v28.16b, v9.16b                            // aes.cs:30:39 encrypt>SubBytes r4
-    ldp q9, q12, [x0, #816]                         // round key rk[3][3] + round key rk[3][4]
-    aese v18.16b, v9.16b                            // aes.cs:30:39 encrypt>SubBytes r4
-    shl v9.16b, v11.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r3
-    eor v1.16b, v9.16b, v1.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r3
-    shl v9.16b, v29.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v2.16b, v9.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v9.16b, v16.16b, v17.16b                    // aes.cs:70:46 encrypt r3
-    eor v9.16b, v9.16b, v1.16b                      // aes.cs:70:46 encrypt r3
-    eor v9.16b, v9.16b, v29.16b                     // aes.cs:70:46 encrypt r3
-    eor v9.16b, v9.16b, v2.16b                      // aes.cs:70:46 encrypt r3
-    aese v9.16b, v12.16b                            // aes.cs:30:39 encrypt>SubBytes r4
-    shl v12.16b, v17.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v3.16b, v12.16b, v3.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v12.16b, v16.16b, v11.16b                   // aes.cs:70:46 encrypt r3
-    eor v2.16b, v12.16b, v2.16b                     // aes.cs:70:46 encrypt r3
-    eor v2.16b, v2.16b, v17.16b                     // aes.cs:70:46 encrypt r3
-    eor v2.16b, v2.16b, v3.16b                      // aes.cs:70:46 encrypt r3
-    eor v17.16b, v29.16b, v17.16b                   // aes.cs:70:46 encrypt r3
-    eor v29.16b, v11.16b, v29.16b                   // aes.cs:70:46 encrypt r3
-    eor v29.16b, v29.16b, v3.16b                    // aes.cs:70:46 encrypt r3
-    eor v29.16b, v29.16b, v16.16b                   // aes.cs:70:46 encrypt r3
-    shl v16.16b, v16.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v16.16b, v16.16b, v4.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
-    sshr v3.16b, v0.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v29.16b, v29.16b, v16.16b                   // aes.cs:70:46 encrypt r3
-    eor v16.16b, v17.16b, v16.16b                   // aes.cs:70:46 encrypt r3
-    sshr v17.16b, v23.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v16.16b, v16.16b, v11.16b                   // aes.cs:70:46 encrypt r3
-    and v3.16b, v3.16b, v10.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r3
-    and v17.16b, v17.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
-    shl v4.16b, v5.16b, #1                          // aes.cs:39:6 encrypt>MixColumns>mix r3
-    eor v16.16b, v16.16b, v1.16b                    // aes.cs:70:46 encrypt r3
-    shl v1.16b, v20.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v4.16b, v4.16b, v6.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r3
-    shl v6.16b, v26.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v1.16b, v1.16b, v7.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
-    shl v7.16b, v19.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v30.16b, v6.16b, v30.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
-    shl v6.16b, v24.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r3
-    eor v21.16b, v7.16b, v21.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
-    shl v7.16b, v25.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v31.16b, v6.16b, v31.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r3
-    shl v6.16b, v0.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v22.16b, v7.16b, v22.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
-    shl v7.16b, v23.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v3.16b, v6.16b, v3.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v17.16b, v7.16b, v17.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
-    eor v6.16b, v26.16b, v19.16b                    // aes.cs:70:46 encrypt r3
-    eor v7.16b, v19.16b, v5.16b                     // aes.cs:70:46 encrypt r3
-    eor v6.16b, v6.16b, v4.16b                      // aes.cs:70:46 encrypt r3
-    eor v6.16b, v6.16b, v20.16b                     // aes.cs:70:46 encrypt r3
-    eor v6.16b, v6.16b, v1.16b                      // aes.cs:70:46 encrypt r3
-    eor v1.16b, v7.16b, v1.16b                      // aes.cs:70:46 encrypt r3
-    eor v7.16b, v5.16b, v20.16b                     // aes.cs:70:46 encrypt r3
-    eor v1.16b, v1.16b, v26.16b                     // aes.cs:70:46 encrypt r3
-    eor v20.16b, v26.16b, v20.16b                   // aes.cs:70:46 encrypt r3
-    eor v26.16b, v0.16b, v23.16b                    // aes.cs:70:46 encrypt r3
+    eor v30.16b, v30.16b, v4.16b                    // aes.cs:70:46 encrypt r2
+    shl v5.16b, v21.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v6.16b, v21.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
+    and v6.16b, v6.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v5.16b, v5.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v6.16b, v31.16b, v27.16b                    // aes.cs:70:46 encrypt r2
+    eor v4.16b, v6.16b, v4.16b                      // aes.cs:70:46 encrypt r2
+    eor v21.16b, v4.16b, v21.16b                    // aes.cs:70:46 encrypt r2
+    eor v21.16b, v21.16b, v5.16b                    // aes.cs:70:46 encrypt r2
+    eor v22.16b, v27.16b, v22.16b                   // aes.cs:70:46 encrypt r2
+    eor v22.16b, v22.16b, v5.16b                    // aes.cs:70:46 encrypt r2
+    eor v22.16b, v22.16b, v31.16b                   // aes.cs:70:46 encrypt r2
+    eor v22.16b, v22.16b, v28.16b                   // aes.cs:70:46 encrypt r2
+    shl v27.16b, v0.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r2
+    sshr v28.16b, v0.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r2
+    and v28.16b, v28.16b, v2.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r2
+    eor v27.16b, v27.16b, v28.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r2
+    shl v28.16b, v23.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v31.16b, v23.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r2
+    and v31.16b, v31.16b, v2.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v28.16b, v28.16b, v31.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v31.16b, v19.16b, v18.16b                   // aes.cs:70:46 encrypt r2
+    eor v31.16b, v31.16b, v27.16b                   // aes.cs:70:46 encrypt r2
+    eor v31.16b, v31.16b, v23.16b                   // aes.cs:70:46 encrypt r2
+    eor v31.16b, v31.16b, v28.16b                   // aes.cs:70:46 encrypt r2
+    shl v4.16b, v19.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v5.16b, v19.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
+    and v5.16b, v5.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v5.16b, v18.16b, v0.16b                     // aes.cs:70:46 encrypt r2
+    eor v28.16b, v5.16b, v28.16b                    // aes.cs:70:46 encrypt r2
+    eor v28.16b, v28.16b, v19.16b                   // aes.cs:70:46 encrypt r2
+    eor v28.16b, v28.16b, v4.16b                    // aes.cs:70:46 encrypt r2
+    shl v5.16b, v18.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v6.16b, v18.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
+    and v6.16b, v6.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v5.16b, v5.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v6.16b, v0.16b, v23.16b                     // aes.cs:70:46 encrypt r2
+    eor v4.16b, v6.16b, v4.16b                      // aes.cs:70:46 encrypt r2
+    eor v18.16b, v4.16b, v18.16b                    // aes.cs:70:46 encrypt r2
+    eor v18.16b, v18.16b, v5.16b                    // aes.cs:70:46 encrypt r2
+    eor v19.16b, v19.16b, v23.16b                   // aes.cs:70:46 encrypt r2
+    eor v19.16b, v19.16b, v5.16b                    // aes.cs:70:46 encrypt r2
+    eor v19.16b, v19.16b, v0.16b                    // aes.cs:70:46 encrypt r2
+    eor v19.16b, v19.16b, v27.16b                   // aes.cs:70:46 encrypt r2
+    shl v23.16b, v25.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r2
+    sshr v27.16b, v25.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r2
+    and v27.16b, v27.16b, v2.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r2
+    eor v23.16b, v23.16b, v27.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r2
+    shl v27.16b, v1.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v0.16b, v1.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r2
+    and v0.16b, v0.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v27.16b, v27.16b, v0.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v0.16b, v26.16b, v17.16b                    // aes.cs:70:46 encrypt r2
+    eor v0.16b, v0.16b, v23.16b                     // aes.cs:70:46 encrypt r2
+    eor v0.16b, v0.16b, v1.16b                      // aes.cs:70:46 encrypt r2
+    eor v0.16b, v0.16b, v27.16b                     // aes.cs:70:46 encrypt r2
+    shl v4.16b, v26.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v5.16b, v26.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
+    and v5.16b, v5.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v5.16b, v17.16b, v25.16b                    // aes.cs:70:46 encrypt r2
+    eor v27.16b, v5.16b, v27.16b                    // aes.cs:70:46 encrypt r2
+    eor v27.16b, v27.16b, v26.16b                   // aes.cs:70:46 encrypt r2
+    eor v27.16b, v27.16b, v4.16b                    // aes.cs:70:46 encrypt r2
+    shl v5.16b, v17.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r2
+    sshr v6.16b, v17.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r2
+    and v6.16b, v6.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v5.16b, v5.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r2
+    eor v6.16b, v1.16b, v25.16b                     // aes.cs:70:46 encrypt r2
+    eor v4.16b, v6.16b, v4.16b                      // aes.cs:70:46 encrypt r2
+    eor v17.16b, v4.16b, v17.16b                    // aes.cs:70:46 encrypt r2
+    eor v17.16b, v17.16b, v5.16b                    // aes.cs:70:46 encrypt r2
+    eor v26.16b, v1.16b, v26.16b                    // aes.cs:70:46 encrypt r2
+    eor v26.16b, v26.16b, v5.16b                    // aes.cs:70:46 encrypt r2
+    eor v25.16b, v26.16b, v25.16b                   // aes.cs:70:46 encrypt r2
+    eor v23.16b, v25.16b, v23.16b                   // aes.cs:70:46 encrypt r2
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[2][0], rk[2][1], rk[2][2], rk[2][3]
+    aese v29.16b, v4.16b                            // aes.cs:30:39 encrypt>SubBytes r3
+    aese v24.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r3
+    aese v16.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r3
+    aese v20.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes r3
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[2][4], rk[2][5], rk[2][6], rk[2][7]
+    aese v3.16b, v4.16b                             // aes.cs:30:39 encrypt>SubBytes r3
+    aese v30.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r3
+    aese v21.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r3
+    aese v22.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes r3
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[2][8], rk[2][9], rk[2][10], rk[2][11]
+    aese v31.16b, v4.16b                            // aes.cs:30:39 encrypt>SubBytes r3
+    aese v28.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r3
+    aese v18.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r3
+    aese v19.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes r3
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[2][12], rk[2][13], rk[2][14], rk[2][15]
+    aese v0.16b, v4.16b                             // aes.cs:30:39 encrypt>SubBytes r3
+    aese v27.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r3
+    aese v17.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r3
+    aese v23.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes r3
+    shl v25.16b, v29.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r3
+    sshr v26.16b, v29.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r3
+    and v26.16b, v26.16b, v2.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r3
+    eor v25.16b, v25.16b, v26.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r3
+    shl v26.16b, v30.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v1.16b, v30.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
+    and v1.16b, v1.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v26.16b, v26.16b, v1.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v1.16b, v18.16b, v23.16b                    // aes.cs:70:46 encrypt r3
+    eor v1.16b, v1.16b, v25.16b                     // aes.cs:70:46 encrypt r3
     eor v1.16b, v1.16b, v30.16b                     // aes.cs:70:46 encrypt r3
-    eor v30.16b, v7.16b, v30.16b                    // aes.cs:70:46 encrypt r3
-    eor v7.16b, v23.16b, v24.16b                    // aes.cs:70:46 encrypt r3
-    eor v19.16b, v30.16b, v19.16b                   // aes.cs:70:46 encrypt r3
-    eor v30.16b, v25.16b, v24.16b                   // aes.cs:70:46 encrypt r3
-    eor v19.16b, v19.16b, v21.16b                   // aes.cs:70:46 encrypt r3
-    eor v20.16b, v20.16b, v21.16b                   // aes.cs:70:46 encrypt r3
-    eor v21.16b, v25.16b, v0.16b                    // aes.cs:70:46 encrypt r3
+    eor v1.16b, v1.16b, v26.16b                     // aes.cs:70:46 encrypt r3
+    shl v4.16b, v18.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v5.16b, v18.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
+    and v5.16b, v5.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v5.16b, v29.16b, v23.16b                    // aes.cs:70:46 encrypt r3
+    eor v26.16b, v5.16b, v26.16b                    // aes.cs:70:46 encrypt r3
+    eor v26.16b, v26.16b, v18.16b                   // aes.cs:70:46 encrypt r3
+    eor v26.16b, v26.16b, v4.16b                    // aes.cs:70:46 encrypt r3
+    shl v5.16b, v23.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v6.16b, v23.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
+    and v6.16b, v6.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v5.16b, v5.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v6.16b, v29.16b, v30.16b                    // aes.cs:70:46 encrypt r3
+    eor v4.16b, v6.16b, v4.16b                      // aes.cs:70:46 encrypt r3
+    eor v23.16b, v4.16b, v23.16b                    // aes.cs:70:46 encrypt r3
+    eor v23.16b, v23.16b, v5.16b                    // aes.cs:70:46 encrypt r3
+    eor v18.16b, v30.16b, v18.16b                   // aes.cs:70:46 encrypt r3
+    eor v18.16b, v18.16b, v5.16b                    // aes.cs:70:46 encrypt r3
+    eor v18.16b, v18.16b, v29.16b                   // aes.cs:70:46 encrypt r3
+    eor v18.16b, v18.16b, v25.16b                   // aes.cs:70:46 encrypt r3
+    shl v25.16b, v3.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r3
+    sshr v29.16b, v3.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r3
+    and v29.16b, v29.16b, v2.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r3
+    eor v25.16b, v25.16b, v29.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r3
+    shl v29.16b, v28.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v30.16b, v28.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r3
+    and v30.16b, v30.16b, v2.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v29.16b, v29.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v30.16b, v20.16b, v17.16b                   // aes.cs:70:46 encrypt r3
+    eor v30.16b, v30.16b, v25.16b                   // aes.cs:70:46 encrypt r3
+    eor v30.16b, v30.16b, v28.16b                   // aes.cs:70:46 encrypt r3
+    eor v30.16b, v30.16b, v29.16b                   // aes.cs:70:46 encrypt r3
+    shl v4.16b, v17.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v5.16b, v17.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
+    and v5.16b, v5.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v5.16b, v20.16b, v3.16b                     // aes.cs:70:46 encrypt r3
+    eor v29.16b, v5.16b, v29.16b                    // aes.cs:70:46 encrypt r3
+    eor v29.16b, v29.16b, v17.16b                   // aes.cs:70:46 encrypt r3
+    eor v29.16b, v29.16b, v4.16b                    // aes.cs:70:46 encrypt r3
+    shl v5.16b, v20.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v6.16b, v20.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
+    and v6.16b, v6.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v5.16b, v5.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v6.16b, v3.16b, v28.16b                     // aes.cs:70:46 encrypt r3
+    eor v4.16b, v6.16b, v4.16b                      // aes.cs:70:46 encrypt r3
+    eor v20.16b, v4.16b, v20.16b                    // aes.cs:70:46 encrypt r3
     eor v20.16b, v20.16b, v5.16b                    // aes.cs:70:46 encrypt r3
-    eor v26.16b, v26.16b, v31.16b                   // aes.cs:70:46 encrypt r3
-    eor v5.16b, v7.16b, v22.16b                     // aes.cs:70:46 encrypt r3
-    eor v30.16b, v30.16b, v3.16b                    // aes.cs:70:46 encrypt r3
-    eor v21.16b, v21.16b, v17.16b                   // aes.cs:70:46 encrypt r3
-    eor v25.16b, v26.16b, v25.16b                   // aes.cs:70:46 encrypt r3
-    eor v26.16b, v5.16b, v0.16b                     // aes.cs:70:46 encrypt r3
-    eor v23.16b, v30.16b, v23.16b                   // aes.cs:70:46 encrypt r3
-    eor v21.16b, v21.16b, v24.16b                   // aes.cs:70:46 encrypt r3
-    eor v20.16b, v20.16b, v4.16b                    // aes.cs:70:46 encrypt r3
-    eor v22.16b, v25.16b, v22.16b                   // aes.cs:70:46 encrypt r3
-    eor v24.16b, v26.16b, v3.16b                    // aes.cs:70:46 encrypt r3
-    eor v17.16b, v23.16b, v17.16b                   // aes.cs:70:46 encrypt r3
-    eor v21.16b, v21.16b, v31.16b                   // aes.cs:70:46 encrypt r3
-    ldr q23, [x0, #848]                             // round key rk[3][5]
-    aese v2.16b, v23.16b                            // aes.cs:30:39 encrypt>SubBytes r4
-    ldr q23, [x0, #864]                             // round key rk[3][6]
-    aese v29.16b, v23.16b                           // aes.cs:30:39 encrypt>SubBytes r4
-    ldr q23, [x0, #880]                             // round key rk[3][7]
-    aese v16.16b, v23.16b                           // aes.cs:30:39 encrypt>SubBytes r4
-    ldr q23, [x0, #896]                             // round key rk[3][8]
-    aese v6.16b, v23.16b                            // aes.cs:30:39 encrypt>SubBytes r4
-    ldr q23, [x0, #912]                             // round key rk[3][9]
-    aese v1.16b, v23.16b                            // aes.cs:30:39 encrypt>SubBytes r4
-    ldr q23, [x0, #928]                             // round key rk[3][10]
-    aese v19.16b, v23.16b                           // aes.cs:30:39 encrypt>SubBytes r4
-    ldr q23, [x0, #944]                             // round key rk[3][11]
-    aese v20.16b, v23.16b                           // aes.cs:30:39 encrypt>SubBytes r4
-    ldr q23, [x0, #960]                             // round key rk[3][12]
-    aese v22.16b, v23.16b                           // aes.cs:30:39 encrypt>SubBytes r4
-    ldr q23, [x0, #976]                             // round key rk[3][13]
-    aese v24.16b, v23.16b                           // aes.cs:30:39 encrypt>SubBytes r4
-    ldr q23, [x0, #992]                             // round key rk[3][14]
-    aese v17.16b, v23.16b                           // aes.cs:30:39 encrypt>SubBytes r4
-    ldp q23, q12, [x0, #1008]                       // round key rk[3][15] + round key rk[4][0]
-    aese v21.16b, v23.16b                           // aes.cs:30:39 encrypt>SubBytes r4
-    sshr v23.16b, v8.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r4
-    sshr v25.16b, v2.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
-    sshr v26.16b, v19.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r4
-    sshr v30.16b, v21.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r4
-    sshr v31.16b, v9.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r4
-    sshr v0.16b, v1.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r4
-    sshr v3.16b, v17.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
-    sshr v4.16b, v18.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
-    sshr v5.16b, v6.16b, #7                         // aes.cs:39:6 encrypt>MixColumns>mix r4
-    sshr v7.16b, v24.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
-    and v23.16b, v23.16b, v10.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r4
-    and v25.16b, v25.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
-    and v26.16b, v26.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
-    and v30.16b, v30.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
-    and v31.16b, v31.16b, v10.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r4
-    and v0.16b, v0.16b, v10.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
-    and v3.16b, v3.16b, v10.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
-    and v4.16b, v4.16b, v10.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
-    and v5.16b, v5.16b, v10.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r4
-    and v7.16b, v7.16b, v10.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
-    shl v11.16b, v8.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r4
-    eor v23.16b, v11.16b, v23.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r4
-    shl v11.16b, v2.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v25.16b, v11.16b, v25.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v11.16b, v19.16b, v21.16b                   // aes.cs:70:46 encrypt r4
-    eor v11.16b, v11.16b, v23.16b                   // aes.cs:70:46 encrypt r4
-    eor v11.16b, v11.16b, v2.16b                    // aes.cs:70:46 encrypt r4
-    eor v11.16b, v11.16b, v25.16b                   // aes.cs:70:46 encrypt r4
-    aese v11.16b, v12.16b                           // aes.cs:30:39 encrypt>SubBytes r5
-    shl v12.16b, v19.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v26.16b, v12.16b, v26.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v12.16b, v8.16b, v21.16b                    // aes.cs:70:46 encrypt r4
-    eor v25.16b, v12.16b, v25.16b                   // aes.cs:70:46 encrypt r4
-    eor v25.16b, v25.16b, v19.16b                   // aes.cs:70:46 encrypt r4
-    eor v25.16b, v25.16b, v26.16b                   // aes.cs:70:46 encrypt r4
-    eor v19.16b, v2.16b, v19.16b                    // aes.cs:70:46 encrypt r4
-    eor v2.16b, v8.16b, v2.16b                      // aes.cs:70:46 encrypt r4
-    eor v26.16b, v2.16b, v26.16b                    // aes.cs:70:46 encrypt r4
-    eor v26.16b, v26.16b, v21.16b                   // aes.cs:70:46 encrypt r4
-    shl v21.16b, v21.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v21.16b, v21.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
-    sshr v30.16b, v28.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v26.16b, v26.16b, v21.16b                   // aes.cs:70:46 encrypt r4
-    eor v19.16b, v19.16b, v21.16b                   // aes.cs:70:46 encrypt r4
-    sshr v21.16b, v16.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v19.16b, v19.16b, v8.16b                    // aes.cs:70:46 encrypt r4
-    sshr v2.16b, v22.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r4
-    eor v19.16b, v19.16b, v23.16b                   // aes.cs:70:46 encrypt r4
-    sshr v23.16b, v27.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r4
-    and v30.16b, v30.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
-    and v21.16b, v21.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
-    and v2.16b, v2.16b, v10.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r4
-    and v23.16b, v23.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
-    ldr q8, [x0, #1040]                             // round key rk[4][1]
-    aese v25.16b, v8.16b                            // aes.cs:30:39 encrypt>SubBytes r5
-    ldr q8, [x0, #1056]                             // round key rk[4][2]
-    aese v26.16b, v8.16b                            // aes.cs:30:39 encrypt>SubBytes r5
-    ldr q8, [x0, #1072]                             // round key rk[4][3]
-    aese v19.16b, v8.16b                            // aes.cs:30:39 encrypt>SubBytes r5
-    shl v8.16b, v9.16b, #1                          // aes.cs:39:6 encrypt>MixColumns>mix r4
-    eor v31.16b, v8.16b, v31.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r4
-    shl v8.16b, v1.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v0.16b, v8.16b, v0.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v8.16b, v18.16b, v17.16b                    // aes.cs:70:46 encrypt r4
-    eor v8.16b, v8.16b, v31.16b                     // aes.cs:70:46 encrypt r4
-    eor v8.16b, v8.16b, v1.16b                      // aes.cs:70:46 encrypt r4
-    eor v8.16b, v8.16b, v0.16b                      // aes.cs:70:46 encrypt r4
-    ldr q12, [x0, #1088]                            // round key rk[4][4]
-    aese v8.16b, v12.16b                            // aes.cs:30:39 encrypt>SubBytes r5
-    shl v12.16b, v17.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v3.16b, v12.16b, v3.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v12.16b, v18.16b, v9.16b                    // aes.cs:70:46 encrypt r4
-    eor v0.16b, v12.16b, v0.16b                     // aes.cs:70:46 encrypt r4
-    eor v0.16b, v0.16b, v17.16b                     // aes.cs:70:46 encrypt r4
-    eor v0.16b, v0.16b, v3.16b                      // aes.cs:70:46 encrypt r4
-    eor v17.16b, v1.16b, v17.16b                    // aes.cs:70:46 encrypt r4
-    eor v1.16b, v9.16b, v1.16b                      // aes.cs:70:46 encrypt r4
-    eor v1.16b, v1.16b, v3.16b                      // aes.cs:70:46 encrypt r4
-    eor v1.16b, v1.16b, v18.16b                     // aes.cs:70:46 encrypt r4
-    shl v18.16b, v18.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v18.16b, v18.16b, v4.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
-    sshr v3.16b, v29.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v1.16b, v1.16b, v18.16b                     // aes.cs:70:46 encrypt r4
-    eor v17.16b, v17.16b, v18.16b                   // aes.cs:70:46 encrypt r4
-    sshr v18.16b, v20.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v17.16b, v17.16b, v9.16b                    // aes.cs:70:46 encrypt r4
-    and v3.16b, v3.16b, v10.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r4
-    and v18.16b, v18.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
-    shl v4.16b, v6.16b, #1                          // aes.cs:39:6 encrypt>MixColumns>mix r4
-    eor v17.16b, v17.16b, v31.16b                   // aes.cs:70:46 encrypt r4
-    shl v31.16b, v24.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r4
-    shl v5.16b, v28.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v31.16b, v31.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
-    shl v7.16b, v16.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v30.16b, v5.16b, v30.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
-    shl v5.16b, v22.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r4
-    eor v21.16b, v7.16b, v21.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
-    shl v7.16b, v27.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v2.16b, v5.16b, v2.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r4
-    shl v5.16b, v29.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v23.16b, v7.16b, v23.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
-    shl v7.16b, v20.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v3.16b, v5.16b, v3.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v18.16b, v7.16b, v18.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
-    eor v5.16b, v28.16b, v16.16b                    // aes.cs:70:46 encrypt r4
-    eor v7.16b, v16.16b, v6.16b                     // aes.cs:70:46 encrypt r4
-    eor v5.16b, v5.16b, v4.16b                      // aes.cs:70:46 encrypt r4
-    eor v5.16b, v5.16b, v24.16b                     // aes.cs:70:46 encrypt r4
-    eor v5.16b, v5.16b, v31.16b                     // aes.cs:70:46 encrypt r4
-    eor v31.16b, v7.16b, v31.16b                    // aes.cs:70:46 encrypt r4
-    eor v7.16b, v6.16b, v24.16b                     // aes.cs:70:46 encrypt r4
-    eor v31.16b, v31.16b, v28.16b                   // aes.cs:70:46 encrypt r4
-    eor v24.16b, v28.16b, v24.16b                   // aes.cs:70:46 encrypt r4
-    eor v28.16b, v29.16b, v20.16b                   // aes.cs:70:46 encrypt r4
-    eor v31.16b, v31.16b, v30.16b                   // aes.cs:70:46 encrypt r4
-    eor v30.16b, v7.16b, v30.16b                    // aes.cs:70:46 encrypt r4
-    eor v7.16b, v20.16b, v22.16b                    // aes.cs:70:46 encrypt r4
-    eor v16.16b, v30.16b, v16.16b                   // aes.cs:70:46 encrypt r4
-    eor v30.16b, v27.16b, v22.16b                   // aes.cs:70:46 encrypt r4
-    eor v16.16b, v16.16b, v21.16b                   // aes.cs:70:46 encrypt r4
-    eor v21.16b, v24.16b, v21.16b                   // aes.cs:70:46 encrypt r4
-    eor v24.16b, v27.16b, v29.16b                   // aes.cs:70:46 encrypt r4
-    eor v21.16b, v21.16b, v6.16b                    // aes.cs:70:46 encrypt r4
-    eor v28.16b, v28.16b, v2.16b                    // aes.cs:70:46 encrypt r4
-    eor v6.16b, v7.16b, v23.16b                     // aes.cs:70:46 encrypt r4
-    eor v30.16b, v30.16b, v3.16b                    // aes.cs:70:46 encrypt r4
-    eor v24.16b, v24.16b, v18.16b                   // aes.cs:70:46 encrypt r4
-    eor v27.16b, v28.16b, v27.16b                   // aes.cs:70:46 encrypt r4
-    eor v28.16b, v6.16b, v29.16b                    // aes.cs:70:46 encrypt r4
-    eor v20.16b, v30.16b, v20.16b                   // aes.cs:70:46 encrypt r4
-    eor v22.16b, v24.16b, v22.16b                   // aes.cs:70:46 encrypt r4
-    eor v21.16b, v21.16b, v4.16b                    // aes.cs:70:46 encrypt r4
-    eor v23.16b, v27.16b, v23.16b                   // aes.cs:70:46 encrypt r4
-    eor v24.16b, v28.16b, v3.16b                    // aes.cs:70:46 encrypt r4
-    eor v18.16b, v20.16b, v18.16b                   // aes.cs:70:46 encrypt r4
-    eor v20.16b, v22.16b, v2.16b                    // aes.cs:70:46 encrypt r4
-    ldr q22, [x0, #1104]                            // round key rk[4][5]
-    aese v0.16b, v22.16b                            // aes.cs:30:39 encrypt>SubBytes r5
-    ldr q22, [x0, #1120]                            // round key rk[4][6]
-    aese v1.16b, v22.16b                            // aes.cs:30:39 encrypt>SubBytes r5
-    ldr q22, [x0, #1136]                            // round key rk[4][7]
-    aese v17.16b, v22.16b                           // aes.cs:30:39 encrypt>SubBytes r5
-    ldr q22, [x0, #1152]                            // round key rk[4][8]
-    aese v5.16b, v22.16b                            // aes.cs:30:39 encrypt>SubBytes r5
-    ldr q22, [x0, #1168]                            // round key rk[4][9]
-    aese v31.16b, v22.16b                           // aes.cs:30:39 encrypt>SubBytes r5
-    ldr q22, [x0, #1184]                            // round key rk[4][10]
-    aese v16.16b, v22.16b                           // aes.cs:30:39 encrypt>SubBytes r5
-    ldr q22, [x0, #1200]                            // round key rk[4][11]
-    aese v21.16b, v22.16b                           // aes.cs:30:39 encrypt>SubBytes r5
-    ldr q22, [x0, #1216]                            // round key rk[4][12]
-    aese v23.16b, v22.16b                           // aes.cs:30:39 encrypt>SubBytes r5
-    ldr q22, [x0, #1232]                            // round key rk[4][13]
-    aese v24.16b, v22.16b                           // aes.cs:30:39 encrypt>SubBytes r5
-    ldr q22, [x0, #1248]                            // round key rk[4][14]
-    aese v18.16b, v22.16b                           // aes.cs:30:39 encrypt>SubBytes r5
-    ldr q22, [x0, #1264]                            // round key rk[4][15]
-    aese v20.16b, v22.16b                           // aes.cs:30:39 encrypt>SubBytes r5
-    sshr v22.16b, v11.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r5
-    sshr v27.16b, v0.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    sshr v28.16b, v16.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r5
-    sshr v29.16b, v20.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r5
-    sshr v30.16b, v8.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r5
-    sshr v2.16b, v31.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    sshr v3.16b, v18.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    sshr v4.16b, v19.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    sshr v6.16b, v5.16b, #7                         // aes.cs:39:6 encrypt>MixColumns>mix r5
-    sshr v7.16b, v24.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    and v22.16b, v22.16b, v10.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r5
-    and v27.16b, v27.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    and v28.16b, v28.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    and v29.16b, v29.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    and v30.16b, v30.16b, v10.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r5
-    and v2.16b, v2.16b, v10.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
-    and v3.16b, v3.16b, v10.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
-    and v4.16b, v4.16b, v10.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
-    and v6.16b, v6.16b, v10.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r5
-    and v7.16b, v7.16b, v10.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
-    shl v9.16b, v11.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r5
-    eor v22.16b, v9.16b, v22.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r5
-    shl v9.16b, v0.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v27.16b, v9.16b, v27.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v9.16b, v16.16b, v20.16b                    // aes.cs:70:46 encrypt r5
-    eor v9.16b, v9.16b, v22.16b                     // aes.cs:70:46 encrypt r5
-    eor v9.16b, v9.16b, v0.16b                      // aes.cs:70:46 encrypt r5
-    eor v9.16b, v9.16b, v27.16b                     // aes.cs:70:46 encrypt r5
-    ldr q12, [x0, #1280]                            // round key rk[5][0]
-    aese v9.16b, v12.16b                            // aes.cs:30:39 encrypt>SubBytes r6
-    shl v12.16b, v16.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v28.16b, v12.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v12.16b, v11.16b, v20.16b                   // aes.cs:70:46 encrypt r5
-    eor v27.16b, v12.16b, v27.16b                   // aes.cs:70:46 encrypt r5
-    eor v27.16b, v27.16b, v16.16b                   // aes.cs:70:46 encrypt r5
-    eor v27.16b, v27.16b, v28.16b                   // aes.cs:70:46 encrypt r5
-    eor v16.16b, v0.16b, v16.16b                    // aes.cs:70:46 encrypt r5
-    eor v0.16b, v11.16b, v0.16b                     // aes.cs:70:46 encrypt r5
-    eor v28.16b, v0.16b, v28.16b                    // aes.cs:70:46 encrypt r5
-    eor v28.16b, v28.16b, v20.16b                   // aes.cs:70:46 encrypt r5
-    shl v20.16b, v20.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v20.16b, v20.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    sshr v29.16b, v26.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v28.16b, v28.16b, v20.16b                   // aes.cs:70:46 encrypt r5
-    eor v16.16b, v16.16b, v20.16b                   // aes.cs:70:46 encrypt r5
-    sshr v20.16b, v17.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v16.16b, v16.16b, v11.16b                   // aes.cs:70:46 encrypt r5
-    sshr v0.16b, v23.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r5
-    eor v16.16b, v16.16b, v22.16b                   // aes.cs:70:46 encrypt r5
-    sshr v22.16b, v25.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r5
-    and v29.16b, v29.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    and v20.16b, v20.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    and v0.16b, v0.16b, v10.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r5
-    and v22.16b, v22.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    ldr q11, [x0, #1296]                            // round key rk[5][1]
-    aese v27.16b, v11.16b                           // aes.cs:30:39 encrypt>SubBytes r6
-    ldr q11, [x0, #1312]                            // round key rk[5][2]
-    aese v28.16b, v11.16b                           // aes.cs:30:39 encrypt>SubBytes r6
-    ldr q11, [x0, #1328]                            // round key rk[5][3]
-    aese v16.16b, v11.16b                           // aes.cs:30:39 encrypt>SubBytes r6
-    shl v11.16b, v8.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r5
-    eor v30.16b, v11.16b, v30.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r5
-    shl v11.16b, v31.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v2.16b, v11.16b, v2.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v11.16b, v19.16b, v18.16b                   // aes.cs:70:46 encrypt r5
-    eor v11.16b, v11.16b, v30.16b                   // aes.cs:70:46 encrypt r5
-    eor v11.16b, v11.16b, v31.16b                   // aes.cs:70:46 encrypt r5
-    eor v11.16b, v11.16b, v2.16b                    // aes.cs:70:46 encrypt r5
-    ldr q12, [x0, #1344]                            // round key rk[5][4]
-    aese v11.16b, v12.16b                           // aes.cs:30:39 encrypt>SubBytes r6
-    shl v12.16b, v18.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v3.16b, v12.16b, v3.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v12.16b, v19.16b, v8.16b                    // aes.cs:70:46 encrypt r5
-    eor v2.16b, v12.16b, v2.16b                     // aes.cs:70:46 encrypt r5
-    eor v2.16b, v2.16b, v18.16b                     // aes.cs:70:46 encrypt r5
-    eor v2.16b, v2.16b, v3.16b                      // aes.cs:70:46 encrypt r5
-    eor v18.16b, v31.16b, v18.16b                   // aes.cs:70:46 encrypt r5
-    eor v31.16b, v8.16b, v31.16b                    // aes.cs:70:46 encrypt r5
-    eor v31.16b, v31.16b, v3.16b                    // aes.cs:70:46 encrypt r5
-    eor v31.16b, v31.16b, v19.16b                   // aes.cs:70:46 encrypt r5
-    shl v19.16b, v19.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v19.16b, v19.16b, v4.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r5
-    sshr v3.16b, v1.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v31.16b, v31.16b, v19.16b                   // aes.cs:70:46 encrypt r5
-    eor v18.16b, v18.16b, v19.16b                   // aes.cs:70:46 encrypt r5
-    sshr v19.16b, v21.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v18.16b, v18.16b, v8.16b                    // aes.cs:70:46 encrypt r5
-    and v3.16b, v3.16b, v10.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r5
-    and v19.16b, v19.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
-    shl v4.16b, v5.16b, #1                          // aes.cs:39:6 encrypt>MixColumns>mix r5
-    eor v18.16b, v18.16b, v30.16b                   // aes.cs:70:46 encrypt r5
-    shl v30.16b, v24.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v4.16b, v4.16b, v6.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r5
-    shl v6.16b, v26.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v30.16b, v30.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r5
-    shl v7.16b, v17.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v29.16b, v6.16b, v29.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r5
-    shl v6.16b, v23.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r5
-    eor v20.16b, v7.16b, v20.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r5
-    shl v7.16b, v25.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v0.16b, v6.16b, v0.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r5
-    shl v6.16b, v1.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v22.16b, v7.16b, v22.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r5
-    shl v7.16b, v21.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v3.16b, v6.16b, v3.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v19.16b, v7.16b, v19.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r5
-    eor v6.16b, v26.16b, v17.16b                    // aes.cs:70:46 encrypt r5
-    eor v7.16b, v17.16b, v5.16b                     // aes.cs:70:46 encrypt r5
-    eor v6.16b, v6.16b, v4.16b                      // aes.cs:70:46 encrypt r5
-    eor v6.16b, v6.16b, v24.16b                     // aes.cs:70:46 encrypt r5
-    eor v6.16b, v6.16b, v30.16b                     // aes.cs:70:46 encrypt r5
-    eor v30.16b, v7.16b, v30.16b                    // aes.cs:70:46 encrypt r5
-    eor v7.16b, v5.16b, v24.16b                     // aes.cs:70:46 encrypt r5
-    eor v30.16b, v30.16b, v26.16b                   // aes.cs:70:46 encrypt r5
-    eor v24.16b, v26.16b, v24.16b                   // aes.cs:70:46 encrypt r5
-    eor v26.16b, v1.16b, v21.16b                    // aes.cs:70:46 encrypt r5
-    eor v30.16b, v30.16b, v29.16b                   // aes.cs:70:46 encrypt r5
-    eor v29.16b, v7.16b, v29.16b                    // aes.cs:70:46 encrypt r5
-    eor v7.16b, v21.16b, v23.16b                    // aes.cs:70:46 encrypt r5
-    eor v17.16b, v29.16b, v17.16b                   // aes.cs:70:46 encrypt r5
-    eor v29.16b, v25.16b, v23.16b                   // aes.cs:70:46 encrypt r5
-    eor v17.16b, v17.16b, v20.16b                   // aes.cs:70:46 encrypt r5
-    eor v20.16b, v24.16b, v20.16b                   // aes.cs:70:46 encrypt r5
-    eor v24.16b, v25.16b, v1.16b                    // aes.cs:70:46 encrypt r5
+    eor v17.16b, v28.16b, v17.16b                   // aes.cs:70:46 encrypt r3
+    eor v17.16b, v17.16b, v5.16b                    // aes.cs:70:46 encrypt r3
+    eor v17.16b, v17.16b, v3.16b                    // aes.cs:70:46 encrypt r3
+    eor v17.16b, v17.16b, v25.16b                   // aes.cs:70:46 encrypt r3
+    shl v25.16b, v31.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r3
+    sshr v28.16b, v31.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r3
+    and v28.16b, v28.16b, v2.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r3
+    eor v25.16b, v25.16b, v28.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r3
+    shl v28.16b, v27.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v3.16b, v27.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
+    and v3.16b, v3.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v28.16b, v28.16b, v3.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v3.16b, v16.16b, v22.16b                    // aes.cs:70:46 encrypt r3
+    eor v3.16b, v3.16b, v25.16b                     // aes.cs:70:46 encrypt r3
+    eor v3.16b, v3.16b, v27.16b                     // aes.cs:70:46 encrypt r3
+    eor v3.16b, v3.16b, v28.16b                     // aes.cs:70:46 encrypt r3
+    shl v4.16b, v16.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v5.16b, v16.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
+    and v5.16b, v5.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v5.16b, v22.16b, v31.16b                    // aes.cs:70:46 encrypt r3
+    eor v28.16b, v5.16b, v28.16b                    // aes.cs:70:46 encrypt r3
+    eor v28.16b, v28.16b, v16.16b                   // aes.cs:70:46 encrypt r3
+    eor v28.16b, v28.16b, v4.16b                    // aes.cs:70:46 encrypt r3
+    shl v5.16b, v22.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v6.16b, v22.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
+    and v6.16b, v6.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v5.16b, v5.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v6.16b, v31.16b, v27.16b                    // aes.cs:70:46 encrypt r3
+    eor v4.16b, v6.16b, v4.16b                      // aes.cs:70:46 encrypt r3
+    eor v22.16b, v4.16b, v22.16b                    // aes.cs:70:46 encrypt r3
+    eor v22.16b, v22.16b, v5.16b                    // aes.cs:70:46 encrypt r3
+    eor v16.16b, v16.16b, v27.16b                   // aes.cs:70:46 encrypt r3
+    eor v16.16b, v16.16b, v5.16b                    // aes.cs:70:46 encrypt r3
+    eor v16.16b, v16.16b, v31.16b                   // aes.cs:70:46 encrypt r3
+    eor v16.16b, v16.16b, v25.16b                   // aes.cs:70:46 encrypt r3
+    shl v25.16b, v0.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r3
+    sshr v27.16b, v0.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r3
+    and v27.16b, v27.16b, v2.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r3
+    eor v25.16b, v25.16b, v27.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r3
+    shl v27.16b, v24.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v31.16b, v24.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r3
+    and v31.16b, v31.16b, v2.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v27.16b, v27.16b, v31.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v31.16b, v21.16b, v19.16b                   // aes.cs:70:46 encrypt r3
+    eor v31.16b, v31.16b, v25.16b                   // aes.cs:70:46 encrypt r3
+    eor v31.16b, v31.16b, v24.16b                   // aes.cs:70:46 encrypt r3
+    eor v31.16b, v31.16b, v27.16b                   // aes.cs:70:46 encrypt r3
+    shl v4.16b, v21.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v5.16b, v21.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
+    and v5.16b, v5.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v5.16b, v19.16b, v0.16b                     // aes.cs:70:46 encrypt r3
+    eor v27.16b, v5.16b, v27.16b                    // aes.cs:70:46 encrypt r3
+    eor v27.16b, v27.16b, v21.16b                   // aes.cs:70:46 encrypt r3
+    eor v27.16b, v27.16b, v4.16b                    // aes.cs:70:46 encrypt r3
+    shl v5.16b, v19.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r3
+    sshr v6.16b, v19.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r3
+    and v6.16b, v6.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v5.16b, v5.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r3
+    eor v6.16b, v24.16b, v0.16b                     // aes.cs:70:46 encrypt r3
+    eor v4.16b, v6.16b, v4.16b                      // aes.cs:70:46 encrypt r3
+    eor v19.16b, v4.16b, v19.16b                    // aes.cs:70:46 encrypt r3
+    eor v19.16b, v19.16b, v5.16b                    // aes.cs:70:46 encrypt r3
+    eor v21.16b, v24.16b, v21.16b                   // aes.cs:70:46 encrypt r3
+    eor v21.16b, v21.16b, v5.16b                    // aes.cs:70:46 encrypt r3
+    eor v21.16b, v21.16b, v0.16b                    // aes.cs:70:46 encrypt r3
+    eor v21.16b, v21.16b, v25.16b                   // aes.cs:70:46 encrypt r3
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[3][0], rk[3][1], rk[3][2], rk[3][3]
+    aese v1.16b, v4.16b                             // aes.cs:30:39 encrypt>SubBytes r4
+    aese v26.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r4
+    aese v23.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r4
+    aese v18.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes r4
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[3][4], rk[3][5], rk[3][6], rk[3][7]
+    aese v30.16b, v4.16b                            // aes.cs:30:39 encrypt>SubBytes r4
+    aese v29.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r4
+    aese v20.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r4
+    aese v17.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes r4
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[3][8], rk[3][9], rk[3][10], rk[3][11]
+    aese v3.16b, v4.16b                             // aes.cs:30:39 encrypt>SubBytes r4
+    aese v28.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r4
+    aese v22.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r4
+    aese v16.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes r4
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[3][12], rk[3][13], rk[3][14], rk[3][15]
+    aese v31.16b, v4.16b                            // aes.cs:30:39 encrypt>SubBytes r4
+    aese v27.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r4
+    aese v19.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r4
+    aese v21.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes r4
+    shl v24.16b, v1.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r4
+    sshr v25.16b, v1.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r4
+    and v25.16b, v25.16b, v2.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r4
+    eor v24.16b, v24.16b, v25.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r4
+    shl v25.16b, v29.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r4
+    sshr v0.16b, v29.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
+    and v0.16b, v0.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v25.16b, v25.16b, v0.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v0.16b, v22.16b, v21.16b                    // aes.cs:70:46 encrypt r4
+    eor v0.16b, v0.16b, v24.16b                     // aes.cs:70:46 encrypt r4
+    eor v0.16b, v0.16b, v29.16b                     // aes.cs:70:46 encrypt r4
+    eor v0.16b, v0.16b, v25.16b                     // aes.cs:70:46 encrypt r4
+    shl v4.16b, v22.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
+    sshr v5.16b, v22.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
+    and v5.16b, v5.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v5.16b, v1.16b, v21.16b                     // aes.cs:70:46 encrypt r4
+    eor v25.16b, v5.16b, v25.16b                    // aes.cs:70:46 encrypt r4
+    eor v25.16b, v25.16b, v22.16b                   // aes.cs:70:46 encrypt r4
+    eor v25.16b, v25.16b, v4.16b                    // aes.cs:70:46 encrypt r4
+    shl v5.16b, v21.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
+    sshr v6.16b, v21.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
+    and v6.16b, v6.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v5.16b, v5.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v6.16b, v1.16b, v29.16b                     // aes.cs:70:46 encrypt r4
+    eor v4.16b, v6.16b, v4.16b                      // aes.cs:70:46 encrypt r4
+    eor v21.16b, v4.16b, v21.16b                    // aes.cs:70:46 encrypt r4
+    eor v21.16b, v21.16b, v5.16b                    // aes.cs:70:46 encrypt r4
+    eor v22.16b, v29.16b, v22.16b                   // aes.cs:70:46 encrypt r4
+    eor v22.16b, v22.16b, v5.16b                    // aes.cs:70:46 encrypt r4
+    eor v22.16b, v22.16b, v1.16b                    // aes.cs:70:46 encrypt r4
+    eor v22.16b, v22.16b, v24.16b                   // aes.cs:70:46 encrypt r4
+    shl v24.16b, v30.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r4
+    sshr v29.16b, v30.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r4
+    and v29.16b, v29.16b, v2.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r4
+    eor v24.16b, v24.16b, v29.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r4
+    shl v29.16b, v28.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r4
+    sshr v1.16b, v28.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
+    and v1.16b, v1.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v29.16b, v29.16b, v1.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v1.16b, v18.16b, v19.16b                    // aes.cs:70:46 encrypt r4
+    eor v1.16b, v1.16b, v24.16b                     // aes.cs:70:46 encrypt r4
+    eor v1.16b, v1.16b, v28.16b                     // aes.cs:70:46 encrypt r4
+    eor v1.16b, v1.16b, v29.16b                     // aes.cs:70:46 encrypt r4
+    shl v4.16b, v19.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
+    sshr v5.16b, v19.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
+    and v5.16b, v5.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v5.16b, v18.16b, v30.16b                    // aes.cs:70:46 encrypt r4
+    eor v29.16b, v5.16b, v29.16b                    // aes.cs:70:46 encrypt r4
+    eor v29.16b, v29.16b, v19.16b                   // aes.cs:70:46 encrypt r4
+    eor v29.16b, v29.16b, v4.16b                    // aes.cs:70:46 encrypt r4
+    shl v5.16b, v18.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
+    sshr v6.16b, v18.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
+    and v6.16b, v6.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v5.16b, v5.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v6.16b, v30.16b, v28.16b                    // aes.cs:70:46 encrypt r4
+    eor v4.16b, v6.16b, v4.16b                      // aes.cs:70:46 encrypt r4
+    eor v18.16b, v4.16b, v18.16b                    // aes.cs:70:46 encrypt r4
+    eor v18.16b, v18.16b, v5.16b                    // aes.cs:70:46 encrypt r4
+    eor v19.16b, v28.16b, v19.16b                   // aes.cs:70:46 encrypt r4
+    eor v19.16b, v19.16b, v5.16b                    // aes.cs:70:46 encrypt r4
+    eor v19.16b, v19.16b, v30.16b                   // aes.cs:70:46 encrypt r4
+    eor v19.16b, v19.16b, v24.16b                   // aes.cs:70:46 encrypt r4
+    shl v24.16b, v3.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r4
+    sshr v28.16b, v3.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r4
+    and v28.16b, v28.16b, v2.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r4
+    eor v24.16b, v24.16b, v28.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r4
+    shl v28.16b, v27.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r4
+    sshr v30.16b, v27.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r4
+    and v30.16b, v30.16b, v2.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v28.16b, v28.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v30.16b, v23.16b, v17.16b                   // aes.cs:70:46 encrypt r4
+    eor v30.16b, v30.16b, v24.16b                   // aes.cs:70:46 encrypt r4
+    eor v30.16b, v30.16b, v27.16b                   // aes.cs:70:46 encrypt r4
+    eor v30.16b, v30.16b, v28.16b                   // aes.cs:70:46 encrypt r4
+    shl v4.16b, v23.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
+    sshr v5.16b, v23.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
+    and v5.16b, v5.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v5.16b, v17.16b, v3.16b                     // aes.cs:70:46 encrypt r4
+    eor v28.16b, v5.16b, v28.16b                    // aes.cs:70:46 encrypt r4
+    eor v28.16b, v28.16b, v23.16b                   // aes.cs:70:46 encrypt r4
+    eor v28.16b, v28.16b, v4.16b                    // aes.cs:70:46 encrypt r4
+    shl v5.16b, v17.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
+    sshr v6.16b, v17.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
+    and v6.16b, v6.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v5.16b, v5.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v6.16b, v3.16b, v27.16b                     // aes.cs:70:46 encrypt r4
+    eor v4.16b, v6.16b, v4.16b                      // aes.cs:70:46 encrypt r4
+    eor v17.16b, v4.16b, v17.16b                    // aes.cs:70:46 encrypt r4
+    eor v17.16b, v17.16b, v5.16b                    // aes.cs:70:46 encrypt r4
+    eor v23.16b, v23.16b, v27.16b                   // aes.cs:70:46 encrypt r4
+    eor v23.16b, v23.16b, v5.16b                    // aes.cs:70:46 encrypt r4
+    eor v23.16b, v23.16b, v3.16b                    // aes.cs:70:46 encrypt r4
+    eor v23.16b, v23.16b, v24.16b                   // aes.cs:70:46 encrypt r4
+    shl v24.16b, v31.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r4
+    sshr v27.16b, v31.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r4
+    and v27.16b, v27.16b, v2.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r4
+    eor v24.16b, v24.16b, v27.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r4
+    shl v27.16b, v26.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r4
+    sshr v3.16b, v26.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
+    and v3.16b, v3.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v27.16b, v27.16b, v3.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v3.16b, v20.16b, v16.16b                    // aes.cs:70:46 encrypt r4
+    eor v3.16b, v3.16b, v24.16b                     // aes.cs:70:46 encrypt r4
+    eor v3.16b, v3.16b, v26.16b                     // aes.cs:70:46 encrypt r4
+    eor v3.16b, v3.16b, v27.16b                     // aes.cs:70:46 encrypt r4
+    shl v4.16b, v20.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
+    sshr v5.16b, v20.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
+    and v5.16b, v5.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v5.16b, v16.16b, v31.16b                    // aes.cs:70:46 encrypt r4
+    eor v27.16b, v5.16b, v27.16b                    // aes.cs:70:46 encrypt r4
+    eor v27.16b, v27.16b, v20.16b                   // aes.cs:70:46 encrypt r4
+    eor v27.16b, v27.16b, v4.16b                    // aes.cs:70:46 encrypt r4
+    shl v5.16b, v16.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r4
+    sshr v6.16b, v16.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r4
+    and v6.16b, v6.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v5.16b, v5.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r4
+    eor v6.16b, v26.16b, v31.16b                    // aes.cs:70:46 encrypt r4
+    eor v4.16b, v6.16b, v4.16b                      // aes.cs:70:46 encrypt r4
+    eor v16.16b, v4.16b, v16.16b                    // aes.cs:70:46 encrypt r4
+    eor v16.16b, v16.16b, v5.16b                    // aes.cs:70:46 encrypt r4
+    eor v20.16b, v26.16b, v20.16b                   // aes.cs:70:46 encrypt r4
+    eor v20.16b, v20.16b, v5.16b                    // aes.cs:70:46 encrypt r4
+    eor v20.16b, v20.16b, v31.16b                   // aes.cs:70:46 encrypt r4
+    eor v20.16b, v20.16b, v24.16b                   // aes.cs:70:46 encrypt r4
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[4][0], rk[4][1], rk[4][2], rk[4][3]
+    aese v0.16b, v4.16b                             // aes.cs:30:39 encrypt>SubBytes r5
+    aese v25.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r5
+    aese v21.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r5
+    aese v22.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes r5
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[4][4], rk[4][5], rk[4][6], rk[4][7]
+    aese v1.16b, v4.16b                             // aes.cs:30:39 encrypt>SubBytes r5
+    aese v29.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r5
+    aese v18.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r5
+    aese v19.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes r5
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[4][8], rk[4][9], rk[4][10], rk[4][11]
+    aese v30.16b, v4.16b                            // aes.cs:30:39 encrypt>SubBytes r5
+    aese v28.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r5
+    aese v17.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r5
+    aese v23.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes r5
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[4][12], rk[4][13], rk[4][14], rk[4][15]
+    aese v3.16b, v4.16b                             // aes.cs:30:39 encrypt>SubBytes r5
+    aese v27.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r5
+    aese v16.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r5
+    aese v20.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes r5
+    shl v24.16b, v0.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r5
+    sshr v26.16b, v0.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r5
+    and v26.16b, v26.16b, v2.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r5
+    eor v24.16b, v24.16b, v26.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r5
+    shl v26.16b, v29.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v31.16b, v29.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r5
+    and v31.16b, v31.16b, v2.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v26.16b, v26.16b, v31.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v31.16b, v17.16b, v20.16b                   // aes.cs:70:46 encrypt r5
+    eor v31.16b, v31.16b, v24.16b                   // aes.cs:70:46 encrypt r5
+    eor v31.16b, v31.16b, v29.16b                   // aes.cs:70:46 encrypt r5
+    eor v31.16b, v31.16b, v26.16b                   // aes.cs:70:46 encrypt r5
+    shl v4.16b, v17.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v5.16b, v17.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
+    and v5.16b, v5.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v5.16b, v0.16b, v20.16b                     // aes.cs:70:46 encrypt r5
+    eor v26.16b, v5.16b, v26.16b                    // aes.cs:70:46 encrypt r5
+    eor v26.16b, v26.16b, v17.16b                   // aes.cs:70:46 encrypt r5
+    eor v26.16b, v26.16b, v4.16b                    // aes.cs:70:46 encrypt r5
+    shl v5.16b, v20.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v6.16b, v20.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
+    and v6.16b, v6.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v5.16b, v5.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v6.16b, v0.16b, v29.16b                     // aes.cs:70:46 encrypt r5
+    eor v4.16b, v6.16b, v4.16b                      // aes.cs:70:46 encrypt r5
+    eor v20.16b, v4.16b, v20.16b                    // aes.cs:70:46 encrypt r5
     eor v20.16b, v20.16b, v5.16b                    // aes.cs:70:46 encrypt r5
-    eor v26.16b, v26.16b, v0.16b                    // aes.cs:70:46 encrypt r5
-    eor v5.16b, v7.16b, v22.16b                     // aes.cs:70:46 encrypt r5
-    eor v29.16b, v29.16b, v3.16b                    // aes.cs:70:46 encrypt r5
-    eor v24.16b, v24.16b, v19.16b                   // aes.cs:70:46 encrypt r5
-    eor v25.16b, v26.16b, v25.16b                   // aes.cs:70:46 encrypt r5
-    eor v26.16b, v5.16b, v1.16b                     // aes.cs:70:46 encrypt r5
-    eor v21.16b, v29.16b, v21.16b                   // aes.cs:70:46 encrypt r5
-    eor v23.16b, v24.16b, v23.16b                   // aes.cs:70:46 encrypt r5
-    eor v20.16b, v20.16b, v4.16b                    // aes.cs:70:46 encrypt r5
-    eor v22.16b, v25.16b, v22.16b                   // aes.cs:70:46 encrypt r5
-    eor v24.16b, v26.16b, v3.16b                    // aes.cs:70:46 encrypt r5
-    eor v19.16b, v21.16b, v19.16b                   // aes.cs:70:46 encrypt r5
-    eor v21.16b, v23.16b, v0.16b                    // aes.cs:70:46 encrypt r5
-    ldr q23, [x0, #1360]                            // round key rk[5][5]
-    aese v2.16b, v23.16b                            // aes.cs:30:39 encrypt>SubBytes r6
-    ldr q23, [x0, #1376]                            // round key rk[5][6]
-    aese v31.16b, v23.16b                           // aes.cs:30:39 encrypt>SubBytes r6
-    ldr q23, [x0, #1392]                            // round key rk[5][7]
-    aese v18.16b, v23.16b                           // aes.cs:30:39 encrypt>SubBytes r6
-    ldr q23, [x0, #1408]                            // round key rk[5][8]
-    aese v6.16b, v23.16b                            // aes.cs:30:39 encrypt>SubBytes r6
-    ldr q23, [x0, #1424]                            // round key rk[5][9]
-    aese v30.16b, v23.16b                           // aes.cs:30:39 encrypt>SubBytes r6
-    ldr q23, [x0, #1440]                            // round key rk[5][10]
-    aese v17.16b, v23.16b                           // aes.cs:30:39 encrypt>SubBytes r6
-    ldr q23, [x0, #1456]                            // round key rk[5][11]
-    aese v20.16b, v23.16b                           // aes.cs:30:39 encrypt>SubBytes r6
-    ldr q23, [x0, #1472]                            // round key rk[5][12]
-    aese v22.16b, v23.16b                           // aes.cs:30:39 encrypt>SubBytes r6
-    ldr q23, [x0, #1488]                            // round key rk[5][13]
-    aese v24.16b, v23.16b                           // aes.cs:30:39 encrypt>SubBytes r6
-    ldr q23, [x0, #1504]                            // round key rk[5][14]
-    aese v19.16b, v23.16b                           // aes.cs:30:39 encrypt>SubBytes r6
-    ldr q23, [x0, #1520]                            // round key rk[5][15]
-    aese v21.16b, v23.16b                           // aes.cs:30:39 encrypt>SubBytes r6
-    sshr v23.16b, v9.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r6
-    sshr v25.16b, v2.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    sshr v26.16b, v17.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r6
-    sshr v29.16b, v21.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r6
-    sshr v0.16b, v11.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r6
-    sshr v1.16b, v30.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    sshr v3.16b, v19.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    sshr v4.16b, v16.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    sshr v5.16b, v6.16b, #7                         // aes.cs:39:6 encrypt>MixColumns>mix r6
-    sshr v7.16b, v24.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    and v23.16b, v23.16b, v10.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r6
-    and v25.16b, v25.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    and v26.16b, v26.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    and v29.16b, v29.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    and v0.16b, v0.16b, v10.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r6
-    and v1.16b, v1.16b, v10.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
-    and v3.16b, v3.16b, v10.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
-    and v4.16b, v4.16b, v10.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
-    and v5.16b, v5.16b, v10.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r6
-    and v7.16b, v7.16b, v10.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
-    shl v8.16b, v9.16b, #1                          // aes.cs:39:6 encrypt>MixColumns>mix r6
-    eor v23.16b, v8.16b, v23.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r6
-    shl v8.16b, v2.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v25.16b, v8.16b, v25.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v8.16b, v17.16b, v21.16b                    // aes.cs:70:46 encrypt r6
-    eor v8.16b, v8.16b, v23.16b                     // aes.cs:70:46 encrypt r6
-    eor v8.16b, v8.16b, v2.16b                      // aes.cs:70:46 encrypt r6
-    eor v8.16b, v8.16b, v25.16b                     // aes.cs:70:46 encrypt r6
-    ldr q12, [x0, #1536]                            // round key rk[6][0]
-    aese v8.16b, v12.16b                            // aes.cs:30:39 encrypt>SubBytes r7
-    shl v12.16b, v17.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v26.16b, v12.16b, v26.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v12.16b, v9.16b, v21.16b                    // aes.cs:70:46 encrypt r6
-    eor v25.16b, v12.16b, v25.16b                   // aes.cs:70:46 encrypt r6
-    eor v25.16b, v25.16b, v17.16b                   // aes.cs:70:46 encrypt r6
-    eor v25.16b, v25.16b, v26.16b                   // aes.cs:70:46 encrypt r6
-    eor v17.16b, v2.16b, v17.16b                    // aes.cs:70:46 encrypt r6
-    eor v2.16b, v9.16b, v2.16b                      // aes.cs:70:46 encrypt r6
-    eor v26.16b, v2.16b, v26.16b                    // aes.cs:70:46 encrypt r6
-    eor v26.16b, v26.16b, v21.16b                   // aes.cs:70:46 encrypt r6
-    shl v21.16b, v21.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v21.16b, v21.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    sshr v29.16b, v28.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v26.16b, v26.16b, v21.16b                   // aes.cs:70:46 encrypt r6
-    eor v17.16b, v17.16b, v21.16b                   // aes.cs:70:46 encrypt r6
-    sshr v21.16b, v18.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v17.16b, v17.16b, v9.16b                    // aes.cs:70:46 encrypt r6
-    sshr v2.16b, v22.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r6
-    eor v17.16b, v17.16b, v23.16b                   // aes.cs:70:46 encrypt r6
-    sshr v23.16b, v27.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r6
-    and v29.16b, v29.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    and v21.16b, v21.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    and v2.16b, v2.16b, v10.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r6
-    and v23.16b, v23.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    ldr q9, [x0, #1552]                             // round key rk[6][1]
-    aese v25.16b, v9.16b                            // aes.cs:30:39 encrypt>SubBytes r7
-    ldr q9, [x0, #1568]                             // round key rk[6][2]
-    aese v26.16b, v9.16b                            // aes.cs:30:39 encrypt>SubBytes r7
-    ldr q9, [x0, #1584]                             // round key rk[6][3]
-    aese v17.16b, v9.16b                            // aes.cs:30:39 encrypt>SubBytes r7
-    shl v9.16b, v11.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r6
-    eor v0.16b, v9.16b, v0.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r6
-    shl v9.16b, v30.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v1.16b, v9.16b, v1.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v9.16b, v16.16b, v19.16b                    // aes.cs:70:46 encrypt r6
-    eor v9.16b, v9.16b, v0.16b                      // aes.cs:70:46 encrypt r6
-    eor v9.16b, v9.16b, v30.16b                     // aes.cs:70:46 encrypt r6
-    eor v9.16b, v9.16b, v1.16b                      // aes.cs:70:46 encrypt r6
-    ldr q12, [x0, #1600]                            // round key rk[6][4]
-    aese v9.16b, v12.16b                            // aes.cs:30:39 encrypt>SubBytes r7
-    shl v12.16b, v19.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v3.16b, v12.16b, v3.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v12.16b, v16.16b, v11.16b                   // aes.cs:70:46 encrypt r6
-    eor v1.16b, v12.16b, v1.16b                     // aes.cs:70:46 encrypt r6
-    eor v1.16b, v1.16b, v19.16b                     // aes.cs:70:46 encrypt r6
-    eor v1.16b, v1.16b, v3.16b                      // aes.cs:70:46 encrypt r6
-    eor v19.16b, v30.16b, v19.16b                   // aes.cs:70:46 encrypt r6
-    eor v30.16b, v11.16b, v30.16b                   // aes.cs:70:46 encrypt r6
-    eor v30.16b, v30.16b, v3.16b                    // aes.cs:70:46 encrypt r6
-    eor v30.16b, v30.16b, v16.16b                   // aes.cs:70:46 encrypt r6
-    shl v16.16b, v16.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v16.16b, v16.16b, v4.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r6
-    sshr v3.16b, v31.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v30.16b, v30.16b, v16.16b                   // aes.cs:70:46 encrypt r6
-    eor v16.16b, v19.16b, v16.16b                   // aes.cs:70:46 encrypt r6
-    sshr v19.16b, v20.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v16.16b, v16.16b, v11.16b                   // aes.cs:70:46 encrypt r6
-    and v3.16b, v3.16b, v10.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r6
-    and v19.16b, v19.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
-    shl v4.16b, v6.16b, #1                          // aes.cs:39:6 encrypt>MixColumns>mix r6
-    eor v16.16b, v16.16b, v0.16b                    // aes.cs:70:46 encrypt r6
-    shl v0.16b, v24.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r6
-    shl v5.16b, v28.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v0.16b, v0.16b, v7.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r6
-    shl v7.16b, v18.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v29.16b, v5.16b, v29.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r6
-    shl v5.16b, v22.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r6
-    eor v21.16b, v7.16b, v21.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r6
-    shl v7.16b, v27.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v2.16b, v5.16b, v2.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r6
-    shl v5.16b, v31.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v23.16b, v7.16b, v23.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r6
-    shl v7.16b, v20.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v3.16b, v5.16b, v3.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v19.16b, v7.16b, v19.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r6
-    eor v5.16b, v28.16b, v18.16b                    // aes.cs:70:46 encrypt r6
-    eor v7.16b, v18.16b, v6.16b                     // aes.cs:70:46 encrypt r6
-    eor v5.16b, v5.16b, v4.16b                      // aes.cs:70:46 encrypt r6
-    eor v5.16b, v5.16b, v24.16b                     // aes.cs:70:46 encrypt r6
-    eor v5.16b, v5.16b, v0.16b                      // aes.cs:70:46 encrypt r6
-    eor v0.16b, v7.16b, v0.16b                      // aes.cs:70:46 encrypt r6
-    eor v7.16b, v6.16b, v24.16b                     // aes.cs:70:46 encrypt r6
+    eor v17.16b, v29.16b, v17.16b                   // aes.cs:70:46 encrypt r5
+    eor v17.16b, v17.16b, v5.16b                    // aes.cs:70:46 encrypt r5
+    eor v17.16b, v17.16b, v0.16b                    // aes.cs:70:46 encrypt r5
+    eor v17.16b, v17.16b, v24.16b                   // aes.cs:70:46 encrypt r5
+    shl v24.16b, v1.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r5
+    sshr v29.16b, v1.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r5
+    and v29.16b, v29.16b, v2.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r5
+    eor v24.16b, v24.16b, v29.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r5
+    shl v29.16b, v28.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v0.16b, v28.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
+    and v0.16b, v0.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v29.16b, v29.16b, v0.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v0.16b, v22.16b, v16.16b                    // aes.cs:70:46 encrypt r5
+    eor v0.16b, v0.16b, v24.16b                     // aes.cs:70:46 encrypt r5
+    eor v0.16b, v0.16b, v28.16b                     // aes.cs:70:46 encrypt r5
+    eor v0.16b, v0.16b, v29.16b                     // aes.cs:70:46 encrypt r5
+    shl v4.16b, v16.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v5.16b, v16.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
+    and v5.16b, v5.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v5.16b, v22.16b, v1.16b                     // aes.cs:70:46 encrypt r5
+    eor v29.16b, v5.16b, v29.16b                    // aes.cs:70:46 encrypt r5
+    eor v29.16b, v29.16b, v16.16b                   // aes.cs:70:46 encrypt r5
+    eor v29.16b, v29.16b, v4.16b                    // aes.cs:70:46 encrypt r5
+    shl v5.16b, v22.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v6.16b, v22.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
+    and v6.16b, v6.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v5.16b, v5.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v6.16b, v1.16b, v28.16b                     // aes.cs:70:46 encrypt r5
+    eor v4.16b, v6.16b, v4.16b                      // aes.cs:70:46 encrypt r5
+    eor v22.16b, v4.16b, v22.16b                    // aes.cs:70:46 encrypt r5
+    eor v22.16b, v22.16b, v5.16b                    // aes.cs:70:46 encrypt r5
+    eor v16.16b, v28.16b, v16.16b                   // aes.cs:70:46 encrypt r5
+    eor v16.16b, v16.16b, v5.16b                    // aes.cs:70:46 encrypt r5
+    eor v16.16b, v16.16b, v1.16b                    // aes.cs:70:46 encrypt r5
+    eor v16.16b, v16.16b, v24.16b                   // aes.cs:70:46 encrypt r5
+    shl v24.16b, v30.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r5
+    sshr v28.16b, v30.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r5
+    and v28.16b, v28.16b, v2.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r5
+    eor v24.16b, v24.16b, v28.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r5
+    shl v28.16b, v27.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v1.16b, v27.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
+    and v1.16b, v1.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v28.16b, v28.16b, v1.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v1.16b, v21.16b, v19.16b                    // aes.cs:70:46 encrypt r5
+    eor v1.16b, v1.16b, v24.16b                     // aes.cs:70:46 encrypt r5
+    eor v1.16b, v1.16b, v27.16b                     // aes.cs:70:46 encrypt r5
+    eor v1.16b, v1.16b, v28.16b                     // aes.cs:70:46 encrypt r5
+    shl v4.16b, v21.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v5.16b, v21.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
+    and v5.16b, v5.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v5.16b, v19.16b, v30.16b                    // aes.cs:70:46 encrypt r5
+    eor v28.16b, v5.16b, v28.16b                    // aes.cs:70:46 encrypt r5
+    eor v28.16b, v28.16b, v21.16b                   // aes.cs:70:46 encrypt r5
+    eor v28.16b, v28.16b, v4.16b                    // aes.cs:70:46 encrypt r5
+    shl v5.16b, v19.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v6.16b, v19.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
+    and v6.16b, v6.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v5.16b, v5.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v6.16b, v30.16b, v27.16b                    // aes.cs:70:46 encrypt r5
+    eor v4.16b, v6.16b, v4.16b                      // aes.cs:70:46 encrypt r5
+    eor v19.16b, v4.16b, v19.16b                    // aes.cs:70:46 encrypt r5
+    eor v19.16b, v19.16b, v5.16b                    // aes.cs:70:46 encrypt r5
+    eor v21.16b, v21.16b, v27.16b                   // aes.cs:70:46 encrypt r5
+    eor v21.16b, v21.16b, v5.16b                    // aes.cs:70:46 encrypt r5
+    eor v21.16b, v21.16b, v30.16b                   // aes.cs:70:46 encrypt r5
+    eor v21.16b, v21.16b, v24.16b                   // aes.cs:70:46 encrypt r5
+    shl v24.16b, v3.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r5
+    sshr v27.16b, v3.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r5
+    and v27.16b, v27.16b, v2.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r5
+    eor v24.16b, v24.16b, v27.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r5
+    shl v27.16b, v25.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v30.16b, v25.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r5
+    and v30.16b, v30.16b, v2.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v27.16b, v27.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v30.16b, v18.16b, v23.16b                   // aes.cs:70:46 encrypt r5
+    eor v30.16b, v30.16b, v24.16b                   // aes.cs:70:46 encrypt r5
+    eor v30.16b, v30.16b, v25.16b                   // aes.cs:70:46 encrypt r5
+    eor v30.16b, v30.16b, v27.16b                   // aes.cs:70:46 encrypt r5
+    shl v4.16b, v18.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v5.16b, v18.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
+    and v5.16b, v5.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v5.16b, v23.16b, v3.16b                     // aes.cs:70:46 encrypt r5
+    eor v27.16b, v5.16b, v27.16b                    // aes.cs:70:46 encrypt r5
+    eor v27.16b, v27.16b, v18.16b                   // aes.cs:70:46 encrypt r5
+    eor v27.16b, v27.16b, v4.16b                    // aes.cs:70:46 encrypt r5
+    shl v5.16b, v23.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r5
+    sshr v6.16b, v23.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r5
+    and v6.16b, v6.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v5.16b, v5.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r5
+    eor v6.16b, v25.16b, v3.16b                     // aes.cs:70:46 encrypt r5
+    eor v4.16b, v6.16b, v4.16b                      // aes.cs:70:46 encrypt r5
+    eor v23.16b, v4.16b, v23.16b                    // aes.cs:70:46 encrypt r5
+    eor v23.16b, v23.16b, v5.16b                    // aes.cs:70:46 encrypt r5
+    eor v18.16b, v25.16b, v18.16b                   // aes.cs:70:46 encrypt r5
+    eor v18.16b, v18.16b, v5.16b                    // aes.cs:70:46 encrypt r5
+    eor v18.16b, v18.16b, v3.16b                    // aes.cs:70:46 encrypt r5
+    eor v18.16b, v18.16b, v24.16b                   // aes.cs:70:46 encrypt r5
+    ld1 {v3.16b-v6.16b}, [x14], #64                 // round keys rk[5][0], rk[5][1], rk[5][2], rk[5][3]
+    aese v31.16b, v3.16b                            // aes.cs:30:39 encrypt>SubBytes r6
+    aese v26.16b, v4.16b                            // aes.cs:30:39 encrypt>SubBytes r6
+    aese v20.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r6
+    aese v17.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r6
+    ld1 {v3.16b-v6.16b}, [x14], #64                 // round keys rk[5][4], rk[5][5], rk[5][6], rk[5][7]
+    aese v0.16b, v3.16b                             // aes.cs:30:39 encrypt>SubBytes r6
+    aese v29.16b, v4.16b                            // aes.cs:30:39 encrypt>SubBytes r6
+    aese v22.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r6
+    aese v16.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r6
+    ld1 {v3.16b-v6.16b}, [x14], #64                 // round keys rk[5][8], rk[5][9], rk[5][10], rk[5][11]
+    aese v1.16b, v3.16b                             // aes.cs:30:39 encrypt>SubBytes r6
+    aese v28.16b, v4.16b                            // aes.cs:30:39 encrypt>SubBytes r6
+    aese v19.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r6
+    aese v21.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r6
+    ld1 {v3.16b-v6.16b}, [x14], #64                 // round keys rk[5][12], rk[5][13], rk[5][14], rk[5][15]
+    aese v30.16b, v3.16b                            // aes.cs:30:39 encrypt>SubBytes r6
+    aese v27.16b, v4.16b                            // aes.cs:30:39 encrypt>SubBytes r6
+    aese v23.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r6
+    aese v18.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r6
+    shl v24.16b, v31.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r6
+    sshr v25.16b, v31.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r6
+    and v25.16b, v25.16b, v2.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r6
+    eor v24.16b, v24.16b, v25.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r6
+    shl v25.16b, v29.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v3.16b, v29.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
+    and v3.16b, v3.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v25.16b, v25.16b, v3.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v3.16b, v19.16b, v18.16b                    // aes.cs:70:46 encrypt r6
+    eor v3.16b, v3.16b, v24.16b                     // aes.cs:70:46 encrypt r6
+    eor v3.16b, v3.16b, v29.16b                     // aes.cs:70:46 encrypt r6
+    eor v3.16b, v3.16b, v25.16b                     // aes.cs:70:46 encrypt r6
+    shl v4.16b, v19.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v5.16b, v19.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
+    and v5.16b, v5.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v5.16b, v31.16b, v18.16b                    // aes.cs:70:46 encrypt r6
+    eor v25.16b, v5.16b, v25.16b                    // aes.cs:70:46 encrypt r6
+    eor v25.16b, v25.16b, v19.16b                   // aes.cs:70:46 encrypt r6
+    eor v25.16b, v25.16b, v4.16b                    // aes.cs:70:46 encrypt r6
+    shl v5.16b, v18.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v6.16b, v18.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
+    and v6.16b, v6.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v5.16b, v5.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v6.16b, v31.16b, v29.16b                    // aes.cs:70:46 encrypt r6
+    eor v4.16b, v6.16b, v4.16b                      // aes.cs:70:46 encrypt r6
+    eor v18.16b, v4.16b, v18.16b                    // aes.cs:70:46 encrypt r6
+    eor v18.16b, v18.16b, v5.16b                    // aes.cs:70:46 encrypt r6
+    eor v19.16b, v29.16b, v19.16b                   // aes.cs:70:46 encrypt r6
+    eor v19.16b, v19.16b, v5.16b                    // aes.cs:70:46 encrypt r6
+    eor v19.16b, v19.16b, v31.16b                   // aes.cs:70:46 encrypt r6
+    eor v19.16b, v19.16b, v24.16b                   // aes.cs:70:46 encrypt r6
+    shl v24.16b, v0.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r6
+    sshr v29.16b, v0.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r6
+    and v29.16b, v29.16b, v2.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r6
+    eor v24.16b, v24.16b, v29.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r6
+    shl v29.16b, v28.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v31.16b, v28.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r6
+    and v31.16b, v31.16b, v2.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v29.16b, v29.16b, v31.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v31.16b, v17.16b, v23.16b                   // aes.cs:70:46 encrypt r6
+    eor v31.16b, v31.16b, v24.16b                   // aes.cs:70:46 encrypt r6
+    eor v31.16b, v31.16b, v28.16b                   // aes.cs:70:46 encrypt r6
+    eor v31.16b, v31.16b, v29.16b                   // aes.cs:70:46 encrypt r6
+    shl v4.16b, v23.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v5.16b, v23.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
+    and v5.16b, v5.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v5.16b, v17.16b, v0.16b                     // aes.cs:70:46 encrypt r6
+    eor v29.16b, v5.16b, v29.16b                    // aes.cs:70:46 encrypt r6
+    eor v29.16b, v29.16b, v23.16b                   // aes.cs:70:46 encrypt r6
+    eor v29.16b, v29.16b, v4.16b                    // aes.cs:70:46 encrypt r6
+    shl v5.16b, v17.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v6.16b, v17.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
+    and v6.16b, v6.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v5.16b, v5.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v6.16b, v0.16b, v28.16b                     // aes.cs:70:46 encrypt r6
+    eor v4.16b, v6.16b, v4.16b                      // aes.cs:70:46 encrypt r6
+    eor v17.16b, v4.16b, v17.16b                    // aes.cs:70:46 encrypt r6
+    eor v17.16b, v17.16b, v5.16b                    // aes.cs:70:46 encrypt r6
+    eor v23.16b, v28.16b, v23.16b                   // aes.cs:70:46 encrypt r6
+    eor v23.16b, v23.16b, v5.16b                    // aes.cs:70:46 encrypt r6
+    eor v23.16b, v23.16b, v0.16b                    // aes.cs:70:46 encrypt r6
+    eor v23.16b, v23.16b, v24.16b                   // aes.cs:70:46 encrypt r6
+    shl v24.16b, v1.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r6
+    sshr v28.16b, v1.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r6
+    and v28.16b, v28.16b, v2.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r6
+    eor v24.16b, v24.16b, v28.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r6
+    shl v28.16b, v27.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v0.16b, v27.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
+    and v0.16b, v0.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v28.16b, v28.16b, v0.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v0.16b, v20.16b, v16.16b                    // aes.cs:70:46 encrypt r6
+    eor v0.16b, v0.16b, v24.16b                     // aes.cs:70:46 encrypt r6
+    eor v0.16b, v0.16b, v27.16b                     // aes.cs:70:46 encrypt r6
     eor v0.16b, v0.16b, v28.16b                     // aes.cs:70:46 encrypt r6
-    eor v24.16b, v28.16b, v24.16b                   // aes.cs:70:46 encrypt r6
-    eor v28.16b, v31.16b, v20.16b                   // aes.cs:70:46 encrypt r6
-    eor v0.16b, v0.16b, v29.16b                     // aes.cs:70:46 encrypt r6
-    eor v29.16b, v7.16b, v29.16b                    // aes.cs:70:46 encrypt r6
-    eor v7.16b, v20.16b, v22.16b                    // aes.cs:70:46 encrypt r6
-    eor v18.16b, v29.16b, v18.16b                   // aes.cs:70:46 encrypt r6
-    eor v29.16b, v27.16b, v22.16b                   // aes.cs:70:46 encrypt r6
-    eor v18.16b, v18.16b, v21.16b                   // aes.cs:70:46 encrypt r6
-    eor v21.16b, v24.16b, v21.16b                   // aes.cs:70:46 encrypt r6
-    eor v24.16b, v27.16b, v31.16b                   // aes.cs:70:46 encrypt r6
-    eor v21.16b, v21.16b, v6.16b                    // aes.cs:70:46 encrypt r6
-    eor v28.16b, v28.16b, v2.16b                    // aes.cs:70:46 encrypt r6
-    eor v6.16b, v7.16b, v23.16b                     // aes.cs:70:46 encrypt r6
-    eor v29.16b, v29.16b, v3.16b                    // aes.cs:70:46 encrypt r6
-    eor v24.16b, v24.16b, v19.16b                   // aes.cs:70:46 encrypt r6
-    eor v27.16b, v28.16b, v27.16b                   // aes.cs:70:46 encrypt r6
-    eor v28.16b, v6.16b, v31.16b                    // aes.cs:70:46 encrypt r6
-    eor v20.16b, v29.16b, v20.16b                   // aes.cs:70:46 encrypt r6
-    eor v22.16b, v24.16b, v22.16b                   // aes.cs:70:46 encrypt r6
-    eor v21.16b, v21.16b, v4.16b                    // aes.cs:70:46 encrypt r6
-    eor v23.16b, v27.16b, v23.16b                   // aes.cs:70:46 encrypt r6
-    eor v24.16b, v28.16b, v3.16b                    // aes.cs:70:46 encrypt r6
-    eor v19.16b, v20.16b, v19.16b                   // aes.cs:70:46 encrypt r6
-    eor v20.16b, v22.16b, v2.16b                    // aes.cs:70:46 encrypt r6
-    ldr q22, [x0, #1616]                            // round key rk[6][5]
-    aese v1.16b, v22.16b                            // aes.cs:30:39 encrypt>SubBytes r7
-    ldr q22, [x0, #1632]                            // round key rk[6][6]
-    aese v30.16b, v22.16b                           // aes.cs:30:39 encrypt>SubBytes r7
-    ldr q22, [x0, #1648]                            // round key rk[6][7]
-    aese v16.16b, v22.16b                           // aes.cs:30:39 encrypt>SubBytes r7
-    ldr q22, [x0, #1664]                            // round key rk[6][8]
-    aese v5.16b, v22.16b                            // aes.cs:30:39 encrypt>SubBytes r7
-    ldr q22, [x0, #1680]                            // round key rk[6][9]
-    aese v0.16b, v22.16b                            // aes.cs:30:39 encrypt>SubBytes r7
-    ldr q22, [x0, #1696]                            // round key rk[6][10]
-    aese v18.16b, v22.16b                           // aes.cs:30:39 encrypt>SubBytes r7
-    ldr q22, [x0, #1712]                            // round key rk[6][11]
-    aese v21.16b, v22.16b                           // aes.cs:30:39 encrypt>SubBytes r7
-    ldr q22, [x0, #1728]                            // round key rk[6][12]
-    aese v23.16b, v22.16b                           // aes.cs:30:39 encrypt>SubBytes r7
-    ldr q22, [x0, #1744]                            // round key rk[6][13]
-    aese v24.16b, v22.16b                           // aes.cs:30:39 encrypt>SubBytes r7
-    ldr q22, [x0, #1760]                            // round key rk[6][14]
-    aese v19.16b, v22.16b                           // aes.cs:30:39 encrypt>SubBytes r7
-    ldr q22, [x0, #1776]                            // round key rk[6][15]
-    aese v20.16b, v22.16b                           // aes.cs:30:39 encrypt>SubBytes r7
-    sshr v22.16b, v8.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r7
-    sshr v27.16b, v1.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
-    sshr v28.16b, v18.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r7
-    sshr v29.16b, v20.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r7
-    sshr v31.16b, v9.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r7
-    sshr v2.16b, v0.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r7
-    sshr v3.16b, v19.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
-    sshr v4.16b, v17.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
-    sshr v6.16b, v5.16b, #7                         // aes.cs:39:6 encrypt>MixColumns>mix r7
-    sshr v7.16b, v24.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
-    and v22.16b, v22.16b, v10.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r7
-    and v27.16b, v27.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    and v28.16b, v28.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    and v29.16b, v29.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    and v31.16b, v31.16b, v10.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r7
-    and v2.16b, v2.16b, v10.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
-    and v3.16b, v3.16b, v10.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
-    and v4.16b, v4.16b, v10.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
-    and v6.16b, v6.16b, v10.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r7
-    and v7.16b, v7.16b, v10.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
-    shl v11.16b, v8.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r7
-    eor v22.16b, v11.16b, v22.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r7
-    shl v11.16b, v1.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v27.16b, v11.16b, v27.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v11.16b, v18.16b, v20.16b                   // aes.cs:70:46 encrypt r7
-    eor v11.16b, v11.16b, v22.16b                   // aes.cs:70:46 encrypt r7
-    eor v11.16b, v11.16b, v1.16b                    // aes.cs:70:46 encrypt r7
-    eor v11.16b, v11.16b, v27.16b                   // aes.cs:70:46 encrypt r7
-    ldr q12, [x0, #1792]                            // round key rk[7][0]
-    aese v11.16b, v12.16b                           // aes.cs:30:39 encrypt>SubBytes r8
-    shl v12.16b, v18.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v28.16b, v12.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v12.16b, v8.16b, v20.16b                    // aes.cs:70:46 encrypt r7
-    eor v27.16b, v12.16b, v27.16b                   // aes.cs:70:46 encrypt r7
-    eor v27.16b, v27.16b, v18.16b                   // aes.cs:70:46 encrypt r7
-    eor v27.16b, v27.16b, v28.16b                   // aes.cs:70:46 encrypt r7
-    eor v18.16b, v1.16b, v18.16b                    // aes.cs:70:46 encrypt r7
-    eor v1.16b, v8.16b, v1.16b                      // aes.cs:70:46 encrypt r7
-    eor v28.16b, v1.16b, v28.16b                    // aes.cs:70:46 encrypt r7
-    eor v28.16b, v28.16b, v20.16b                   // aes.cs:70:46 encrypt r7
-    shl v20.16b, v20.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v20.16b, v20.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    sshr v29.16b, v26.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v28.16b, v28.16b, v20.16b                   // aes.cs:70:46 encrypt r7
-    eor v18.16b, v18.16b, v20.16b                   // aes.cs:70:46 encrypt r7
-    sshr v20.16b, v16.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v18.16b, v18.16b, v8.16b                    // aes.cs:70:46 encrypt r7
-    sshr v1.16b, v23.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r7
-    eor v18.16b, v18.16b, v22.16b                   // aes.cs:70:46 encrypt r7
-    sshr v22.16b, v25.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r7
-    and v29.16b, v29.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    and v20.16b, v20.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    and v1.16b, v1.16b, v10.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r7
-    and v22.16b, v22.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    ldr q8, [x0, #1808]                             // round key rk[7][1]
-    aese v27.16b, v8.16b                            // aes.cs:30:39 encrypt>SubBytes r8
-    ldr q8, [x0, #1824]                             // round key rk[7][2]
-    aese v28.16b, v8.16b                            // aes.cs:30:39 encrypt>SubBytes r8
-    ldr q8, [x0, #1840]                             // round key rk[7][3]
-    aese v18.16b, v8.16b                            // aes.cs:30:39 encrypt>SubBytes r8
-    shl v8.16b, v9.16b, #1                          // aes.cs:39:6 encrypt>MixColumns>mix r7
-    eor v31.16b, v8.16b, v31.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r7
-    shl v8.16b, v0.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v2.16b, v8.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v8.16b, v17.16b, v19.16b                    // aes.cs:70:46 encrypt r7
-    eor v8.16b, v8.16b, v31.16b                     // aes.cs:70:46 encrypt r7
-    eor v8.16b, v8.16b, v0.16b                      // aes.cs:70:46 encrypt r7
-    eor v8.16b, v8.16b, v2.16b                      // aes.cs:70:46 encrypt r7
-    ldr q12, [x0, #1856]                            // round key rk[7][4]
-    aese v8.16b, v12.16b                            // aes.cs:30:39 encrypt>SubBytes r8
-    shl v12.16b, v19.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v3.16b, v12.16b, v3.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v12.16b, v17.16b, v9.16b                    // aes.cs:70:46 encrypt r7
-    eor v2.16b, v12.16b, v2.16b                     // aes.cs:70:46 encrypt r7
-    eor v2.16b, v2.16b, v19.16b                     // aes.cs:70:46 encrypt r7
-    eor v2.16b, v2.16b, v3.16b                      // aes.cs:70:46 encrypt r7
-    eor v19.16b, v0.16b, v19.16b                    // aes.cs:70:46 encrypt r7
-    eor v0.16b, v9.16b, v0.16b                      // aes.cs:70:46 encrypt r7
-    eor v0.16b, v0.16b, v3.16b                      // aes.cs:70:46 encrypt r7
-    eor v0.16b, v0.16b, v17.16b                     // aes.cs:70:46 encrypt r7
-    shl v17.16b, v17.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v17.16b, v17.16b, v4.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r7
-    sshr v3.16b, v30.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v0.16b, v0.16b, v17.16b                     // aes.cs:70:46 encrypt r7
-    eor v17.16b, v19.16b, v17.16b                   // aes.cs:70:46 encrypt r7
-    sshr v19.16b, v21.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v17.16b, v17.16b, v9.16b                    // aes.cs:70:46 encrypt r7
-    and v3.16b, v3.16b, v10.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r7
-    and v19.16b, v19.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
-    shl v4.16b, v5.16b, #1                          // aes.cs:39:6 encrypt>MixColumns>mix r7
-    eor v17.16b, v17.16b, v31.16b                   // aes.cs:70:46 encrypt r7
-    shl v31.16b, v24.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v4.16b, v4.16b, v6.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r7
-    shl v6.16b, v26.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v31.16b, v31.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r7
-    shl v7.16b, v16.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v29.16b, v6.16b, v29.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r7
-    shl v6.16b, v23.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r7
-    eor v20.16b, v7.16b, v20.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r7
-    shl v7.16b, v25.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v1.16b, v6.16b, v1.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r7
-    shl v6.16b, v30.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v22.16b, v7.16b, v22.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r7
-    shl v7.16b, v21.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v3.16b, v6.16b, v3.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v19.16b, v7.16b, v19.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r7
-    eor v6.16b, v26.16b, v16.16b                    // aes.cs:70:46 encrypt r7
-    eor v7.16b, v16.16b, v5.16b                     // aes.cs:70:46 encrypt r7
-    eor v6.16b, v6.16b, v4.16b                      // aes.cs:70:46 encrypt r7
-    eor v6.16b, v6.16b, v24.16b                     // aes.cs:70:46 encrypt r7
-    eor v6.16b, v6.16b, v31.16b                     // aes.cs:70:46 encrypt r7
-    eor v31.16b, v7.16b, v31.16b                    // aes.cs:70:46 encrypt r7
-    eor v7.16b, v5.16b, v24.16b                     // aes.cs:70:46 encrypt r7
-    eor v31.16b, v31.16b, v26.16b                   // aes.cs:70:46 encrypt r7
-    eor v24.16b, v26.16b, v24.16b                   // aes.cs:70:46 encrypt r7
-    eor v26.16b, v30.16b, v21.16b                   // aes.cs:70:46 encrypt r7
-    eor v31.16b, v31.16b, v29.16b                   // aes.cs:70:46 encrypt r7
-    eor v29.16b, v7.16b, v29.16b                    // aes.cs:70:46 encrypt r7
-    eor v7.16b, v21.16b, v23.16b                    // aes.cs:70:46 encrypt r7
+    shl v4.16b, v20.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v5.16b, v20.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
+    and v5.16b, v5.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v5.16b, v16.16b, v1.16b                     // aes.cs:70:46 encrypt r6
+    eor v28.16b, v5.16b, v28.16b                    // aes.cs:70:46 encrypt r6
+    eor v28.16b, v28.16b, v20.16b                   // aes.cs:70:46 encrypt r6
+    eor v28.16b, v28.16b, v4.16b                    // aes.cs:70:46 encrypt r6
+    shl v5.16b, v16.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v6.16b, v16.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
+    and v6.16b, v6.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v5.16b, v5.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v6.16b, v1.16b, v27.16b                     // aes.cs:70:46 encrypt r6
+    eor v4.16b, v6.16b, v4.16b                      // aes.cs:70:46 encrypt r6
+    eor v16.16b, v4.16b, v16.16b                    // aes.cs:70:46 encrypt r6
+    eor v16.16b, v16.16b, v5.16b                    // aes.cs:70:46 encrypt r6
+    eor v20.16b, v20.16b, v27.16b                   // aes.cs:70:46 encrypt r6
+    eor v20.16b, v20.16b, v5.16b                    // aes.cs:70:46 encrypt r6
+    eor v20.16b, v20.16b, v1.16b                    // aes.cs:70:46 encrypt r6
+    eor v20.16b, v20.16b, v24.16b                   // aes.cs:70:46 encrypt r6
+    shl v24.16b, v30.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r6
+    sshr v27.16b, v30.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r6
+    and v27.16b, v27.16b, v2.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r6
+    eor v24.16b, v24.16b, v27.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r6
+    shl v27.16b, v26.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v1.16b, v26.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
+    and v1.16b, v1.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v27.16b, v27.16b, v1.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v1.16b, v22.16b, v21.16b                    // aes.cs:70:46 encrypt r6
+    eor v1.16b, v1.16b, v24.16b                     // aes.cs:70:46 encrypt r6
+    eor v1.16b, v1.16b, v26.16b                     // aes.cs:70:46 encrypt r6
+    eor v1.16b, v1.16b, v27.16b                     // aes.cs:70:46 encrypt r6
+    shl v4.16b, v22.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v5.16b, v22.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
+    and v5.16b, v5.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v5.16b, v21.16b, v30.16b                    // aes.cs:70:46 encrypt r6
+    eor v27.16b, v5.16b, v27.16b                    // aes.cs:70:46 encrypt r6
+    eor v27.16b, v27.16b, v22.16b                   // aes.cs:70:46 encrypt r6
+    eor v27.16b, v27.16b, v4.16b                    // aes.cs:70:46 encrypt r6
+    shl v5.16b, v21.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r6
+    sshr v6.16b, v21.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r6
+    and v6.16b, v6.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v5.16b, v5.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r6
+    eor v6.16b, v26.16b, v30.16b                    // aes.cs:70:46 encrypt r6
+    eor v4.16b, v6.16b, v4.16b                      // aes.cs:70:46 encrypt r6
+    eor v21.16b, v4.16b, v21.16b                    // aes.cs:70:46 encrypt r6
+    eor v21.16b, v21.16b, v5.16b                    // aes.cs:70:46 encrypt r6
+    eor v22.16b, v26.16b, v22.16b                   // aes.cs:70:46 encrypt r6
+    eor v22.16b, v22.16b, v5.16b                    // aes.cs:70:46 encrypt r6
+    eor v22.16b, v22.16b, v30.16b                   // aes.cs:70:46 encrypt r6
+    eor v22.16b, v22.16b, v24.16b                   // aes.cs:70:46 encrypt r6
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[6][0], rk[6][1], rk[6][2], rk[6][3]
+    aese v3.16b, v4.16b                             // aes.cs:30:39 encrypt>SubBytes r7
+    aese v25.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r7
+    aese v18.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r7
+    aese v19.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes r7
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[6][4], rk[6][5], rk[6][6], rk[6][7]
+    aese v31.16b, v4.16b                            // aes.cs:30:39 encrypt>SubBytes r7
+    aese v29.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r7
+    aese v17.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r7
+    aese v23.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes r7
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[6][8], rk[6][9], rk[6][10], rk[6][11]
+    aese v0.16b, v4.16b                             // aes.cs:30:39 encrypt>SubBytes r7
+    aese v28.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r7
+    aese v16.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r7
+    aese v20.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes r7
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[6][12], rk[6][13], rk[6][14], rk[6][15]
+    aese v1.16b, v4.16b                             // aes.cs:30:39 encrypt>SubBytes r7
+    aese v27.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r7
+    aese v21.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r7
+    aese v22.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes r7
+    shl v24.16b, v3.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r7
+    sshr v26.16b, v3.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r7
+    and v26.16b, v26.16b, v2.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r7
+    eor v24.16b, v24.16b, v26.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r7
+    shl v26.16b, v29.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v30.16b, v29.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r7
+    and v30.16b, v30.16b, v2.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v26.16b, v26.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v30.16b, v16.16b, v22.16b                   // aes.cs:70:46 encrypt r7
+    eor v30.16b, v30.16b, v24.16b                   // aes.cs:70:46 encrypt r7
+    eor v30.16b, v30.16b, v29.16b                   // aes.cs:70:46 encrypt r7
+    eor v30.16b, v30.16b, v26.16b                   // aes.cs:70:46 encrypt r7
+    shl v4.16b, v16.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v5.16b, v16.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
+    and v5.16b, v5.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v5.16b, v3.16b, v22.16b                     // aes.cs:70:46 encrypt r7
+    eor v26.16b, v5.16b, v26.16b                    // aes.cs:70:46 encrypt r7
+    eor v26.16b, v26.16b, v16.16b                   // aes.cs:70:46 encrypt r7
+    eor v26.16b, v26.16b, v4.16b                    // aes.cs:70:46 encrypt r7
+    shl v5.16b, v22.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v6.16b, v22.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
+    and v6.16b, v6.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v5.16b, v5.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v6.16b, v3.16b, v29.16b                     // aes.cs:70:46 encrypt r7
+    eor v4.16b, v6.16b, v4.16b                      // aes.cs:70:46 encrypt r7
+    eor v22.16b, v4.16b, v22.16b                    // aes.cs:70:46 encrypt r7
+    eor v22.16b, v22.16b, v5.16b                    // aes.cs:70:46 encrypt r7
     eor v16.16b, v29.16b, v16.16b                   // aes.cs:70:46 encrypt r7
-    eor v29.16b, v25.16b, v23.16b                   // aes.cs:70:46 encrypt r7
-    eor v16.16b, v16.16b, v20.16b                   // aes.cs:70:46 encrypt r7
-    eor v20.16b, v24.16b, v20.16b                   // aes.cs:70:46 encrypt r7
-    eor v24.16b, v25.16b, v30.16b                   // aes.cs:70:46 encrypt r7
+    eor v16.16b, v16.16b, v5.16b                    // aes.cs:70:46 encrypt r7
+    eor v16.16b, v16.16b, v3.16b                    // aes.cs:70:46 encrypt r7
+    eor v16.16b, v16.16b, v24.16b                   // aes.cs:70:46 encrypt r7
+    shl v24.16b, v31.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r7
+    sshr v29.16b, v31.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r7
+    and v29.16b, v29.16b, v2.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r7
+    eor v24.16b, v24.16b, v29.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r7
+    shl v29.16b, v28.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v3.16b, v28.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
+    and v3.16b, v3.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v29.16b, v29.16b, v3.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v3.16b, v19.16b, v21.16b                    // aes.cs:70:46 encrypt r7
+    eor v3.16b, v3.16b, v24.16b                     // aes.cs:70:46 encrypt r7
+    eor v3.16b, v3.16b, v28.16b                     // aes.cs:70:46 encrypt r7
+    eor v3.16b, v3.16b, v29.16b                     // aes.cs:70:46 encrypt r7
+    shl v4.16b, v21.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v5.16b, v21.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
+    and v5.16b, v5.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v5.16b, v19.16b, v31.16b                    // aes.cs:70:46 encrypt r7
+    eor v29.16b, v5.16b, v29.16b                    // aes.cs:70:46 encrypt r7
+    eor v29.16b, v29.16b, v21.16b                   // aes.cs:70:46 encrypt r7
+    eor v29.16b, v29.16b, v4.16b                    // aes.cs:70:46 encrypt r7
+    shl v5.16b, v19.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v6.16b, v19.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
+    and v6.16b, v6.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v5.16b, v5.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v6.16b, v31.16b, v28.16b                    // aes.cs:70:46 encrypt r7
+    eor v4.16b, v6.16b, v4.16b                      // aes.cs:70:46 encrypt r7
+    eor v19.16b, v4.16b, v19.16b                    // aes.cs:70:46 encrypt r7
+    eor v19.16b, v19.16b, v5.16b                    // aes.cs:70:46 encrypt r7
+    eor v21.16b, v28.16b, v21.16b                   // aes.cs:70:46 encrypt r7
+    eor v21.16b, v21.16b, v5.16b                    // aes.cs:70:46 encrypt r7
+    eor v21.16b, v21.16b, v31.16b                   // aes.cs:70:46 encrypt r7
+    eor v21.16b, v21.16b, v24.16b                   // aes.cs:70:46 encrypt r7
+    shl v24.16b, v0.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r7
+    sshr v28.16b, v0.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r7
+    and v28.16b, v28.16b, v2.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r7
+    eor v24.16b, v24.16b, v28.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r7
+    shl v28.16b, v27.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v31.16b, v27.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r7
+    and v31.16b, v31.16b, v2.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v28.16b, v28.16b, v31.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v31.16b, v18.16b, v23.16b                   // aes.cs:70:46 encrypt r7
+    eor v31.16b, v31.16b, v24.16b                   // aes.cs:70:46 encrypt r7
+    eor v31.16b, v31.16b, v27.16b                   // aes.cs:70:46 encrypt r7
+    eor v31.16b, v31.16b, v28.16b                   // aes.cs:70:46 encrypt r7
+    shl v4.16b, v18.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v5.16b, v18.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
+    and v5.16b, v5.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v5.16b, v23.16b, v0.16b                     // aes.cs:70:46 encrypt r7
+    eor v28.16b, v5.16b, v28.16b                    // aes.cs:70:46 encrypt r7
+    eor v28.16b, v28.16b, v18.16b                   // aes.cs:70:46 encrypt r7
+    eor v28.16b, v28.16b, v4.16b                    // aes.cs:70:46 encrypt r7
+    shl v5.16b, v23.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v6.16b, v23.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
+    and v6.16b, v6.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v5.16b, v5.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v6.16b, v0.16b, v27.16b                     // aes.cs:70:46 encrypt r7
+    eor v4.16b, v6.16b, v4.16b                      // aes.cs:70:46 encrypt r7
+    eor v23.16b, v4.16b, v23.16b                    // aes.cs:70:46 encrypt r7
+    eor v23.16b, v23.16b, v5.16b                    // aes.cs:70:46 encrypt r7
+    eor v18.16b, v18.16b, v27.16b                   // aes.cs:70:46 encrypt r7
+    eor v18.16b, v18.16b, v5.16b                    // aes.cs:70:46 encrypt r7
+    eor v18.16b, v18.16b, v0.16b                    // aes.cs:70:46 encrypt r7
+    eor v18.16b, v18.16b, v24.16b                   // aes.cs:70:46 encrypt r7
+    shl v24.16b, v1.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r7
+    sshr v27.16b, v1.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r7
+    and v27.16b, v27.16b, v2.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r7
+    eor v24.16b, v24.16b, v27.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r7
+    shl v27.16b, v25.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v0.16b, v25.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
+    and v0.16b, v0.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v27.16b, v27.16b, v0.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v0.16b, v17.16b, v20.16b                    // aes.cs:70:46 encrypt r7
+    eor v0.16b, v0.16b, v24.16b                     // aes.cs:70:46 encrypt r7
+    eor v0.16b, v0.16b, v25.16b                     // aes.cs:70:46 encrypt r7
+    eor v0.16b, v0.16b, v27.16b                     // aes.cs:70:46 encrypt r7
+    shl v4.16b, v17.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v5.16b, v17.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
+    and v5.16b, v5.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v5.16b, v20.16b, v1.16b                     // aes.cs:70:46 encrypt r7
+    eor v27.16b, v5.16b, v27.16b                    // aes.cs:70:46 encrypt r7
+    eor v27.16b, v27.16b, v17.16b                   // aes.cs:70:46 encrypt r7
+    eor v27.16b, v27.16b, v4.16b                    // aes.cs:70:46 encrypt r7
+    shl v5.16b, v20.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r7
+    sshr v6.16b, v20.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r7
+    and v6.16b, v6.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v5.16b, v5.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r7
+    eor v6.16b, v25.16b, v1.16b                     // aes.cs:70:46 encrypt r7
+    eor v4.16b, v6.16b, v4.16b                      // aes.cs:70:46 encrypt r7
+    eor v20.16b, v4.16b, v20.16b                    // aes.cs:70:46 encrypt r7
     eor v20.16b, v20.16b, v5.16b                    // aes.cs:70:46 encrypt r7
-    eor v26.16b, v26.16b, v1.16b                    // aes.cs:70:46 encrypt r7
-    eor v5.16b, v7.16b, v22.16b                     // aes.cs:70:46 encrypt r7
-    eor v29.16b, v29.16b, v3.16b                    // aes.cs:70:46 encrypt r7
-    eor v24.16b, v24.16b, v19.16b                   // aes.cs:70:46 encrypt r7
-    eor v25.16b, v26.16b, v25.16b                   // aes.cs:70:46 encrypt r7
-    eor v26.16b, v5.16b, v30.16b                    // aes.cs:70:46 encrypt r7
-    eor v21.16b, v29.16b, v21.16b                   // aes.cs:70:46 encrypt r7
-    eor v23.16b, v24.16b, v23.16b                   // aes.cs:70:46 encrypt r7
-    eor v20.16b, v20.16b, v4.16b                    // aes.cs:70:46 encrypt r7
-    eor v22.16b, v25.16b, v22.16b                   // aes.cs:70:46 encrypt r7
-    eor v24.16b, v26.16b, v3.16b                    // aes.cs:70:46 encrypt r7
-    eor v19.16b, v21.16b, v19.16b                   // aes.cs:70:46 encrypt r7
-    eor v21.16b, v23.16b, v1.16b                    // aes.cs:70:46 encrypt r7
-    ldr q23, [x0, #1872]                            // round key rk[7][5]
-    aese v2.16b, v23.16b                            // aes.cs:30:39 encrypt>SubBytes r8
-    ldr q23, [x0, #1888]                            // round key rk[7][6]
-    aese v0.16b, v23.16b                            // aes.cs:30:39 encrypt>SubBytes r8
-    ldr q23, [x0, #1904]                            // round key rk[7][7]
-    aese v17.16b, v23.16b                           // aes.cs:30:39 encrypt>SubBytes r8
-    ldr q23, [x0, #1920]                            // round key rk[7][8]
-    aese v6.16b, v23.16b                            // aes.cs:30:39 encrypt>SubBytes r8
-    ldr q23, [x0, #1936]                            // round key rk[7][9]
-    aese v31.16b, v23.16b                           // aes.cs:30:39 encrypt>SubBytes r8
-    ldr q23, [x0, #1952]                            // round key rk[7][10]
-    aese v16.16b, v23.16b                           // aes.cs:30:39 encrypt>SubBytes r8
-    ldr q23, [x0, #1968]                            // round key rk[7][11]
-    aese v20.16b, v23.16b                           // aes.cs:30:39 encrypt>SubBytes r8
-    ldr q23, [x0, #1984]                            // round key rk[7][12]
-    aese v22.16b, v23.16b                           // aes.cs:30:39 encrypt>SubBytes r8
-    ldr q23, [x0, #2000]                            // round key rk[7][13]
-    aese v24.16b, v23.16b                           // aes.cs:30:39 encrypt>SubBytes r8
-    ldr q23, [x0, #2016]                            // round key rk[7][14]
-    aese v19.16b, v23.16b                           // aes.cs:30:39 encrypt>SubBytes r8
-    ldr q23, [x0, #2032]                            // round key rk[7][15]
-    aese v21.16b, v23.16b                           // aes.cs:30:39 encrypt>SubBytes r8
-    sshr v23.16b, v11.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r8
-    sshr v25.16b, v2.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    sshr v26.16b, v16.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r8
-    sshr v29.16b, v21.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r8
-    sshr v30.16b, v8.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r8
-    sshr v1.16b, v31.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    sshr v3.16b, v19.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    sshr v4.16b, v18.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    sshr v5.16b, v6.16b, #7                         // aes.cs:39:6 encrypt>MixColumns>mix r8
-    sshr v7.16b, v24.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    and v23.16b, v23.16b, v10.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r8
-    and v25.16b, v25.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    and v26.16b, v26.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    and v29.16b, v29.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    and v30.16b, v30.16b, v10.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r8
-    and v1.16b, v1.16b, v10.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
-    and v3.16b, v3.16b, v10.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
-    and v4.16b, v4.16b, v10.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
-    and v5.16b, v5.16b, v10.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r8
-    and v7.16b, v7.16b, v10.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
-    shl v9.16b, v11.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r8
-    eor v23.16b, v9.16b, v23.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r8
-    shl v9.16b, v2.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v25.16b, v9.16b, v25.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v9.16b, v16.16b, v21.16b                    // aes.cs:70:46 encrypt r8
-    eor v9.16b, v9.16b, v23.16b                     // aes.cs:70:46 encrypt r8
-    eor v9.16b, v9.16b, v2.16b                      // aes.cs:70:46 encrypt r8
-    eor v9.16b, v9.16b, v25.16b                     // aes.cs:70:46 encrypt r8
-    ldr q12, [x0, #2048]                            // round key rk[8][0]
-    aese v9.16b, v12.16b                            // aes.cs:30:39 encrypt>SubBytes r9
-    shl v12.16b, v16.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v26.16b, v12.16b, v26.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v12.16b, v11.16b, v21.16b                   // aes.cs:70:46 encrypt r8
-    eor v25.16b, v12.16b, v25.16b                   // aes.cs:70:46 encrypt r8
-    eor v25.16b, v25.16b, v16.16b                   // aes.cs:70:46 encrypt r8
-    eor v25.16b, v25.16b, v26.16b                   // aes.cs:70:46 encrypt r8
-    eor v16.16b, v2.16b, v16.16b                    // aes.cs:70:46 encrypt r8
-    eor v2.16b, v11.16b, v2.16b                     // aes.cs:70:46 encrypt r8
-    eor v26.16b, v2.16b, v26.16b                    // aes.cs:70:46 encrypt r8
-    eor v26.16b, v26.16b, v21.16b                   // aes.cs:70:46 encrypt r8
-    shl v21.16b, v21.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v21.16b, v21.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    sshr v29.16b, v28.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v26.16b, v26.16b, v21.16b                   // aes.cs:70:46 encrypt r8
-    eor v16.16b, v16.16b, v21.16b                   // aes.cs:70:46 encrypt r8
-    sshr v21.16b, v17.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v16.16b, v16.16b, v11.16b                   // aes.cs:70:46 encrypt r8
-    sshr v2.16b, v22.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r8
-    eor v16.16b, v16.16b, v23.16b                   // aes.cs:70:46 encrypt r8
-    sshr v23.16b, v27.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r8
-    and v29.16b, v29.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    and v21.16b, v21.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    and v2.16b, v2.16b, v10.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r8
-    and v23.16b, v23.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    ldr q11, [x0, #2064]                            // round key rk[8][1]
-    aese v25.16b, v11.16b                           // aes.cs:30:39 encrypt>SubBytes r9
-    ldr q11, [x0, #2080]                            // round key rk[8][2]
-    aese v26.16b, v11.16b                           // aes.cs:30:39 encrypt>SubBytes r9
-    ldr q11, [x0, #2096]                            // round key rk[8][3]
-    aese v16.16b, v11.16b                           // aes.cs:30:39 encrypt>SubBytes r9
-    shl v11.16b, v8.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r8
-    eor v30.16b, v11.16b, v30.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r8
-    shl v11.16b, v31.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v1.16b, v11.16b, v1.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v11.16b, v18.16b, v19.16b                   // aes.cs:70:46 encrypt r8
-    eor v11.16b, v11.16b, v30.16b                   // aes.cs:70:46 encrypt r8
-    eor v11.16b, v11.16b, v31.16b                   // aes.cs:70:46 encrypt r8
-    eor v11.16b, v11.16b, v1.16b                    // aes.cs:70:46 encrypt r8
-    ldr q12, [x0, #2112]                            // round key rk[8][4]
-    aese v11.16b, v12.16b                           // aes.cs:30:39 encrypt>SubBytes r9
-    shl v12.16b, v19.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v3.16b, v12.16b, v3.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v12.16b, v18.16b, v8.16b                    // aes.cs:70:46 encrypt r8
-    eor v1.16b, v12.16b, v1.16b                     // aes.cs:70:46 encrypt r8
-    eor v1.16b, v1.16b, v19.16b                     // aes.cs:70:46 encrypt r8
-    eor v1.16b, v1.16b, v3.16b                      // aes.cs:70:46 encrypt r8
-    eor v19.16b, v31.16b, v19.16b                   // aes.cs:70:46 encrypt r8
-    eor v31.16b, v8.16b, v31.16b                    // aes.cs:70:46 encrypt r8
-    eor v31.16b, v31.16b, v3.16b                    // aes.cs:70:46 encrypt r8
-    eor v31.16b, v31.16b, v18.16b                   // aes.cs:70:46 encrypt r8
-    shl v18.16b, v18.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v18.16b, v18.16b, v4.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
-    sshr v3.16b, v0.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v31.16b, v31.16b, v18.16b                   // aes.cs:70:46 encrypt r8
-    eor v18.16b, v19.16b, v18.16b                   // aes.cs:70:46 encrypt r8
-    sshr v19.16b, v20.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v18.16b, v18.16b, v8.16b                    // aes.cs:70:46 encrypt r8
-    and v3.16b, v3.16b, v10.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r8
-    and v19.16b, v19.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
-    shl v4.16b, v6.16b, #1                          // aes.cs:39:6 encrypt>MixColumns>mix r8
-    eor v18.16b, v18.16b, v30.16b                   // aes.cs:70:46 encrypt r8
-    shl v30.16b, v24.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r8
-    shl v5.16b, v28.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v30.16b, v30.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
-    shl v7.16b, v17.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v29.16b, v5.16b, v29.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
-    shl v5.16b, v22.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r8
-    eor v21.16b, v7.16b, v21.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
-    shl v7.16b, v27.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v2.16b, v5.16b, v2.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r8
-    shl v5.16b, v0.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v23.16b, v7.16b, v23.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
-    shl v7.16b, v20.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v3.16b, v5.16b, v3.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v19.16b, v7.16b, v19.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
-    eor v5.16b, v28.16b, v17.16b                    // aes.cs:70:46 encrypt r8
-    eor v7.16b, v17.16b, v6.16b                     // aes.cs:70:46 encrypt r8
-    eor v5.16b, v5.16b, v4.16b                      // aes.cs:70:46 encrypt r8
-    eor v5.16b, v5.16b, v24.16b                     // aes.cs:70:46 encrypt r8
-    eor v5.16b, v5.16b, v30.16b                     // aes.cs:70:46 encrypt r8
-    eor v30.16b, v7.16b, v30.16b                    // aes.cs:70:46 encrypt r8
-    eor v7.16b, v6.16b, v24.16b                     // aes.cs:70:46 encrypt r8
+    eor v17.16b, v25.16b, v17.16b                   // aes.cs:70:46 encrypt r7
+    eor v17.16b, v17.16b, v5.16b                    // aes.cs:70:46 encrypt r7
+    eor v17.16b, v17.16b, v1.16b                    // aes.cs:70:46 encrypt r7
+    eor v17.16b, v17.16b, v24.16b                   // aes.cs:70:46 encrypt r7
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[7][0], rk[7][1], rk[7][2], rk[7][3]
+    aese v30.16b, v4.16b                            // aes.cs:30:39 encrypt>SubBytes r8
+    aese v26.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r8
+    aese v22.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r8
+    aese v16.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes r8
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[7][4], rk[7][5], rk[7][6], rk[7][7]
+    aese v3.16b, v4.16b                             // aes.cs:30:39 encrypt>SubBytes r8
+    aese v29.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r8
+    aese v19.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r8
+    aese v21.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes r8
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[7][8], rk[7][9], rk[7][10], rk[7][11]
+    aese v31.16b, v4.16b                            // aes.cs:30:39 encrypt>SubBytes r8
+    aese v28.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r8
+    aese v23.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r8
+    aese v18.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes r8
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[7][12], rk[7][13], rk[7][14], rk[7][15]
+    aese v0.16b, v4.16b                             // aes.cs:30:39 encrypt>SubBytes r8
+    aese v27.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r8
+    aese v20.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r8
+    aese v17.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes r8
+    shl v24.16b, v30.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r8
+    sshr v25.16b, v30.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r8
+    and v25.16b, v25.16b, v2.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r8
+    eor v24.16b, v24.16b, v25.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r8
+    shl v25.16b, v29.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r8
+    sshr v1.16b, v29.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
+    and v1.16b, v1.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v25.16b, v25.16b, v1.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v1.16b, v23.16b, v17.16b                    // aes.cs:70:46 encrypt r8
+    eor v1.16b, v1.16b, v24.16b                     // aes.cs:70:46 encrypt r8
+    eor v1.16b, v1.16b, v29.16b                     // aes.cs:70:46 encrypt r8
+    eor v1.16b, v1.16b, v25.16b                     // aes.cs:70:46 encrypt r8
+    shl v4.16b, v23.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r8
+    sshr v5.16b, v23.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
+    and v5.16b, v5.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v5.16b, v30.16b, v17.16b                    // aes.cs:70:46 encrypt r8
+    eor v25.16b, v5.16b, v25.16b                    // aes.cs:70:46 encrypt r8
+    eor v25.16b, v25.16b, v23.16b                   // aes.cs:70:46 encrypt r8
+    eor v25.16b, v25.16b, v4.16b                    // aes.cs:70:46 encrypt r8
+    shl v5.16b, v17.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r8
+    sshr v6.16b, v17.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
+    and v6.16b, v6.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v5.16b, v5.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v6.16b, v30.16b, v29.16b                    // aes.cs:70:46 encrypt r8
+    eor v4.16b, v6.16b, v4.16b                      // aes.cs:70:46 encrypt r8
+    eor v17.16b, v4.16b, v17.16b                    // aes.cs:70:46 encrypt r8
+    eor v17.16b, v17.16b, v5.16b                    // aes.cs:70:46 encrypt r8
+    eor v23.16b, v29.16b, v23.16b                   // aes.cs:70:46 encrypt r8
+    eor v23.16b, v23.16b, v5.16b                    // aes.cs:70:46 encrypt r8
+    eor v23.16b, v23.16b, v30.16b                   // aes.cs:70:46 encrypt r8
+    eor v23.16b, v23.16b, v24.16b                   // aes.cs:70:46 encrypt r8
+    shl v24.16b, v3.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r8
+    sshr v29.16b, v3.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r8
+    and v29.16b, v29.16b, v2.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r8
+    eor v24.16b, v24.16b, v29.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r8
+    shl v29.16b, v28.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r8
+    sshr v30.16b, v28.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r8
+    and v30.16b, v30.16b, v2.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v29.16b, v29.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v30.16b, v16.16b, v20.16b                   // aes.cs:70:46 encrypt r8
+    eor v30.16b, v30.16b, v24.16b                   // aes.cs:70:46 encrypt r8
     eor v30.16b, v30.16b, v28.16b                   // aes.cs:70:46 encrypt r8
-    eor v24.16b, v28.16b, v24.16b                   // aes.cs:70:46 encrypt r8
-    eor v28.16b, v0.16b, v20.16b                    // aes.cs:70:46 encrypt r8
     eor v30.16b, v30.16b, v29.16b                   // aes.cs:70:46 encrypt r8
-    eor v29.16b, v7.16b, v29.16b                    // aes.cs:70:46 encrypt r8
-    eor v7.16b, v20.16b, v22.16b                    // aes.cs:70:46 encrypt r8
-    eor v17.16b, v29.16b, v17.16b                   // aes.cs:70:46 encrypt r8
-    eor v29.16b, v27.16b, v22.16b                   // aes.cs:70:46 encrypt r8
-    eor v17.16b, v17.16b, v21.16b                   // aes.cs:70:46 encrypt r8
-    eor v21.16b, v24.16b, v21.16b                   // aes.cs:70:46 encrypt r8
-    eor v24.16b, v27.16b, v0.16b                    // aes.cs:70:46 encrypt r8
-    eor v21.16b, v21.16b, v6.16b                    // aes.cs:70:46 encrypt r8
-    eor v28.16b, v28.16b, v2.16b                    // aes.cs:70:46 encrypt r8
-    eor v6.16b, v7.16b, v23.16b                     // aes.cs:70:46 encrypt r8
-    eor v29.16b, v29.16b, v3.16b                    // aes.cs:70:46 encrypt r8
-    eor v24.16b, v24.16b, v19.16b                   // aes.cs:70:46 encrypt r8
-    eor v27.16b, v28.16b, v27.16b                   // aes.cs:70:46 encrypt r8
-    eor v28.16b, v6.16b, v0.16b                     // aes.cs:70:46 encrypt r8
-    eor v20.16b, v29.16b, v20.16b                   // aes.cs:70:46 encrypt r8
-    eor v22.16b, v24.16b, v22.16b                   // aes.cs:70:46 encrypt r8
-    eor v21.16b, v21.16b, v4.16b                    // aes.cs:70:46 encrypt r8
-    eor v23.16b, v27.16b, v23.16b                   // aes.cs:70:46 encrypt r8
-    eor v24.16b, v28.16b, v3.16b                    // aes.cs:70:46 encrypt r8
-    eor v19.16b, v20.16b, v19.16b                   // aes.cs:70:46 encrypt r8
-    eor v20.16b, v22.16b, v2.16b                    // aes.cs:70:46 encrypt r8
-    ldr q22, [x0, #2128]                            // round key rk[8][5]
-    aese v1.16b, v22.16b                            // aes.cs:30:39 encrypt>SubBytes r9
-    ldr q22, [x0, #2144]                            // round key rk[8][6]
-    aese v31.16b, v22.16b                           // aes.cs:30:39 encrypt>SubBytes r9
-    ldr q22, [x0, #2160]                            // round key rk[8][7]
-    aese v18.16b, v22.16b                           // aes.cs:30:39 encrypt>SubBytes r9
-    ldr q22, [x0, #2176]                            // round key rk[8][8]
-    aese v5.16b, v22.16b                            // aes.cs:30:39 encrypt>SubBytes r9
-    ldr q22, [x0, #2192]                            // round key rk[8][9]
-    aese v30.16b, v22.16b                           // aes.cs:30:39 encrypt>SubBytes r9
-    ldr q22, [x0, #2208]                            // round key rk[8][10]
-    aese v17.16b, v22.16b                           // aes.cs:30:39 encrypt>SubBytes r9
-    ldr q22, [x0, #2224]                            // round key rk[8][11]
-    aese v21.16b, v22.16b                           // aes.cs:30:39 encrypt>SubBytes r9
-    ldr q22, [x0, #2240]                            // round key rk[8][12]
-    aese v23.16b, v22.16b                           // aes.cs:30:39 encrypt>SubBytes r9
-    ldr q22, [x0, #2256]                            // round key rk[8][13]
-    aese v24.16b, v22.16b                           // aes.cs:30:39 encrypt>SubBytes r9
-    ldr q22, [x0, #2272]                            // round key rk[8][14]
-    aese v19.16b, v22.16b                           // aes.cs:30:39 encrypt>SubBytes r9
-    ldr q22, [x0, #2288]                            // round key rk[8][15]
-    aese v20.16b, v22.16b                           // aes.cs:30:39 encrypt>SubBytes r9
-    sshr v22.16b, v9.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r9
-    sshr v27.16b, v1.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
-    sshr v28.16b, v17.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r9
-    sshr v29.16b, v20.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r9
-    sshr v0.16b, v11.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r9
-    sshr v2.16b, v30.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
-    sshr v3.16b, v19.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
-    sshr v4.16b, v16.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
-    sshr v6.16b, v5.16b, #7                         // aes.cs:39:6 encrypt>MixColumns>mix r9
-    sshr v7.16b, v24.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
-    and v22.16b, v22.16b, v10.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r9
-    and v27.16b, v27.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    and v28.16b, v28.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    and v29.16b, v29.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    and v0.16b, v0.16b, v10.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r9
-    and v2.16b, v2.16b, v10.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
-    and v3.16b, v3.16b, v10.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
-    and v4.16b, v4.16b, v10.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
-    and v6.16b, v6.16b, v10.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r9
-    and v7.16b, v7.16b, v10.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
-    shl v8.16b, v9.16b, #1                          // aes.cs:39:6 encrypt>MixColumns>mix r9
-    eor v22.16b, v8.16b, v22.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r9
-    shl v8.16b, v1.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v27.16b, v8.16b, v27.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v8.16b, v17.16b, v20.16b                    // aes.cs:70:46 encrypt r9
-    eor v8.16b, v8.16b, v22.16b                     // aes.cs:70:46 encrypt r9
-    eor v8.16b, v8.16b, v1.16b                      // aes.cs:70:46 encrypt r9
-    eor v8.16b, v8.16b, v27.16b                     // aes.cs:70:46 encrypt r9
-    ldr q12, [x0, #2304]                            // round key rk[9][0]
-    aese v8.16b, v12.16b                            // aes.cs:30:39 encrypt>SubBytes r10
-    shl v12.16b, v17.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v28.16b, v12.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v12.16b, v9.16b, v20.16b                    // aes.cs:70:46 encrypt r9
-    eor v27.16b, v12.16b, v27.16b                   // aes.cs:70:46 encrypt r9
-    eor v27.16b, v27.16b, v17.16b                   // aes.cs:70:46 encrypt r9
-    eor v27.16b, v27.16b, v28.16b                   // aes.cs:70:46 encrypt r9
-    eor v17.16b, v1.16b, v17.16b                    // aes.cs:70:46 encrypt r9
-    eor v1.16b, v9.16b, v1.16b                      // aes.cs:70:46 encrypt r9
-    eor v28.16b, v1.16b, v28.16b                    // aes.cs:70:46 encrypt r9
-    eor v28.16b, v28.16b, v20.16b                   // aes.cs:70:46 encrypt r9
-    shl v20.16b, v20.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v20.16b, v20.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    sshr v29.16b, v26.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v28.16b, v28.16b, v20.16b                   // aes.cs:70:46 encrypt r9
-    eor v17.16b, v17.16b, v20.16b                   // aes.cs:70:46 encrypt r9
-    sshr v20.16b, v18.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v17.16b, v17.16b, v9.16b                    // aes.cs:70:46 encrypt r9
-    sshr v1.16b, v23.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r9
-    eor v17.16b, v17.16b, v22.16b                   // aes.cs:70:46 encrypt r9
-    sshr v22.16b, v25.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r9
-    and v29.16b, v29.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    and v20.16b, v20.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    and v1.16b, v1.16b, v10.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r9
-    and v22.16b, v22.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    ldr q9, [x0, #2320]                             // round key rk[9][1]
-    aese v27.16b, v9.16b                            // aes.cs:30:39 encrypt>SubBytes r10
-    ldr q9, [x0, #2336]                             // round key rk[9][2]
-    aese v28.16b, v9.16b                            // aes.cs:30:39 encrypt>SubBytes r10
-    ldr q9, [x0, #2352]                             // round key rk[9][3]
-    aese v17.16b, v9.16b                            // aes.cs:30:39 encrypt>SubBytes r10
-    shl v9.16b, v11.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r9
-    eor v0.16b, v9.16b, v0.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r9
-    shl v9.16b, v30.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v2.16b, v9.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v9.16b, v16.16b, v19.16b                    // aes.cs:70:46 encrypt r9
-    eor v9.16b, v9.16b, v0.16b                      // aes.cs:70:46 encrypt r9
-    eor v9.16b, v9.16b, v30.16b                     // aes.cs:70:46 encrypt r9
-    eor v9.16b, v9.16b, v2.16b                      // aes.cs:70:46 encrypt r9
-    ldr q12, [x0, #2368]                            // round key rk[9][4]
-    aese v9.16b, v12.16b                            // aes.cs:30:39 encrypt>SubBytes r10
-    shl v12.16b, v19.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v3.16b, v12.16b, v3.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v12.16b, v16.16b, v11.16b                   // aes.cs:70:46 encrypt r9
-    eor v2.16b, v12.16b, v2.16b                     // aes.cs:70:46 encrypt r9
-    eor v2.16b, v2.16b, v19.16b                     // aes.cs:70:46 encrypt r9
-    eor v2.16b, v2.16b, v3.16b                      // aes.cs:70:46 encrypt r9
-    eor v19.16b, v30.16b, v19.16b                   // aes.cs:70:46 encrypt r9
-    eor v30.16b, v11.16b, v30.16b                   // aes.cs:70:46 encrypt r9
-    eor v30.16b, v30.16b, v3.16b                    // aes.cs:70:46 encrypt r9
-    eor v30.16b, v30.16b, v16.16b                   // aes.cs:70:46 encrypt r9
-    shl v16.16b, v16.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v16.16b, v16.16b, v4.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
-    sshr v3.16b, v31.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v30.16b, v30.16b, v16.16b                   // aes.cs:70:46 encrypt r9
-    eor v16.16b, v19.16b, v16.16b                   // aes.cs:70:46 encrypt r9
-    sshr v19.16b, v21.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v16.16b, v16.16b, v11.16b                   // aes.cs:70:46 encrypt r9
-    and v3.16b, v3.16b, v10.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r9
-    and v19.16b, v19.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
-    shl v4.16b, v5.16b, #1                          // aes.cs:39:6 encrypt>MixColumns>mix r9
-    eor v16.16b, v16.16b, v0.16b                    // aes.cs:70:46 encrypt r9
-    shl v0.16b, v24.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v4.16b, v4.16b, v6.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r9
-    shl v6.16b, v26.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v0.16b, v0.16b, v7.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r9
-    shl v7.16b, v18.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v29.16b, v6.16b, v29.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
-    shl v6.16b, v23.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r9
-    eor v20.16b, v7.16b, v20.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
-    shl v7.16b, v25.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v1.16b, v6.16b, v1.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r9
-    shl v6.16b, v31.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v22.16b, v7.16b, v22.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
-    shl v7.16b, v21.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v3.16b, v6.16b, v3.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v19.16b, v7.16b, v19.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
-    eor v6.16b, v26.16b, v18.16b                    // aes.cs:70:46 encrypt r9
-    eor v7.16b, v18.16b, v5.16b                     // aes.cs:70:46 encrypt r9
-    eor v6.16b, v6.16b, v4.16b                      // aes.cs:70:46 encrypt r9
-    eor v6.16b, v6.16b, v24.16b                     // aes.cs:70:46 encrypt r9
-    eor v6.16b, v6.16b, v0.16b                      // aes.cs:70:46 encrypt r9
-    eor v0.16b, v7.16b, v0.16b                      // aes.cs:70:46 encrypt r9
-    eor v7.16b, v5.16b, v24.16b                     // aes.cs:70:46 encrypt r9
-    eor v0.16b, v0.16b, v26.16b                     // aes.cs:70:46 encrypt r9
-    eor v24.16b, v26.16b, v24.16b                   // aes.cs:70:46 encrypt r9
-    eor v26.16b, v31.16b, v21.16b                   // aes.cs:70:46 encrypt r9
+    shl v4.16b, v20.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r8
+    sshr v5.16b, v20.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
+    and v5.16b, v5.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v5.16b, v16.16b, v3.16b                     // aes.cs:70:46 encrypt r8
+    eor v29.16b, v5.16b, v29.16b                    // aes.cs:70:46 encrypt r8
+    eor v29.16b, v29.16b, v20.16b                   // aes.cs:70:46 encrypt r8
+    eor v29.16b, v29.16b, v4.16b                    // aes.cs:70:46 encrypt r8
+    shl v5.16b, v16.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r8
+    sshr v6.16b, v16.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
+    and v6.16b, v6.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v5.16b, v5.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v6.16b, v3.16b, v28.16b                     // aes.cs:70:46 encrypt r8
+    eor v4.16b, v6.16b, v4.16b                      // aes.cs:70:46 encrypt r8
+    eor v16.16b, v4.16b, v16.16b                    // aes.cs:70:46 encrypt r8
+    eor v16.16b, v16.16b, v5.16b                    // aes.cs:70:46 encrypt r8
+    eor v20.16b, v28.16b, v20.16b                   // aes.cs:70:46 encrypt r8
+    eor v20.16b, v20.16b, v5.16b                    // aes.cs:70:46 encrypt r8
+    eor v20.16b, v20.16b, v3.16b                    // aes.cs:70:46 encrypt r8
+    eor v20.16b, v20.16b, v24.16b                   // aes.cs:70:46 encrypt r8
+    shl v24.16b, v31.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r8
+    sshr v28.16b, v31.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r8
+    and v28.16b, v28.16b, v2.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r8
+    eor v24.16b, v24.16b, v28.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r8
+    shl v28.16b, v27.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r8
+    sshr v3.16b, v27.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
+    and v3.16b, v3.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v28.16b, v28.16b, v3.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v3.16b, v22.16b, v21.16b                    // aes.cs:70:46 encrypt r8
+    eor v3.16b, v3.16b, v24.16b                     // aes.cs:70:46 encrypt r8
+    eor v3.16b, v3.16b, v27.16b                     // aes.cs:70:46 encrypt r8
+    eor v3.16b, v3.16b, v28.16b                     // aes.cs:70:46 encrypt r8
+    shl v4.16b, v22.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r8
+    sshr v5.16b, v22.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
+    and v5.16b, v5.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v5.16b, v21.16b, v31.16b                    // aes.cs:70:46 encrypt r8
+    eor v28.16b, v5.16b, v28.16b                    // aes.cs:70:46 encrypt r8
+    eor v28.16b, v28.16b, v22.16b                   // aes.cs:70:46 encrypt r8
+    eor v28.16b, v28.16b, v4.16b                    // aes.cs:70:46 encrypt r8
+    shl v5.16b, v21.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r8
+    sshr v6.16b, v21.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
+    and v6.16b, v6.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v5.16b, v5.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v6.16b, v31.16b, v27.16b                    // aes.cs:70:46 encrypt r8
+    eor v4.16b, v6.16b, v4.16b                      // aes.cs:70:46 encrypt r8
+    eor v21.16b, v4.16b, v21.16b                    // aes.cs:70:46 encrypt r8
+    eor v21.16b, v21.16b, v5.16b                    // aes.cs:70:46 encrypt r8
+    eor v22.16b, v22.16b, v27.16b                   // aes.cs:70:46 encrypt r8
+    eor v22.16b, v22.16b, v5.16b                    // aes.cs:70:46 encrypt r8
+    eor v22.16b, v22.16b, v31.16b                   // aes.cs:70:46 encrypt r8
+    eor v22.16b, v22.16b, v24.16b                   // aes.cs:70:46 encrypt r8
+    shl v24.16b, v0.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r8
+    sshr v27.16b, v0.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r8
+    and v27.16b, v27.16b, v2.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r8
+    eor v24.16b, v24.16b, v27.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r8
+    shl v27.16b, v26.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r8
+    sshr v31.16b, v26.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r8
+    and v31.16b, v31.16b, v2.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v27.16b, v27.16b, v31.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v31.16b, v19.16b, v18.16b                   // aes.cs:70:46 encrypt r8
+    eor v31.16b, v31.16b, v24.16b                   // aes.cs:70:46 encrypt r8
+    eor v31.16b, v31.16b, v26.16b                   // aes.cs:70:46 encrypt r8
+    eor v31.16b, v31.16b, v27.16b                   // aes.cs:70:46 encrypt r8
+    shl v4.16b, v19.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r8
+    sshr v5.16b, v19.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
+    and v5.16b, v5.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v5.16b, v18.16b, v0.16b                     // aes.cs:70:46 encrypt r8
+    eor v27.16b, v5.16b, v27.16b                    // aes.cs:70:46 encrypt r8
+    eor v27.16b, v27.16b, v19.16b                   // aes.cs:70:46 encrypt r8
+    eor v27.16b, v27.16b, v4.16b                    // aes.cs:70:46 encrypt r8
+    shl v5.16b, v18.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r8
+    sshr v6.16b, v18.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r8
+    and v6.16b, v6.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v5.16b, v5.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r8
+    eor v6.16b, v26.16b, v0.16b                     // aes.cs:70:46 encrypt r8
+    eor v4.16b, v6.16b, v4.16b                      // aes.cs:70:46 encrypt r8
+    eor v18.16b, v4.16b, v18.16b                    // aes.cs:70:46 encrypt r8
+    eor v18.16b, v18.16b, v5.16b                    // aes.cs:70:46 encrypt r8
+    eor v19.16b, v26.16b, v19.16b                   // aes.cs:70:46 encrypt r8
+    eor v19.16b, v19.16b, v5.16b                    // aes.cs:70:46 encrypt r8
+    eor v19.16b, v19.16b, v0.16b                    // aes.cs:70:46 encrypt r8
+    eor v19.16b, v19.16b, v24.16b                   // aes.cs:70:46 encrypt r8
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[8][0], rk[8][1], rk[8][2], rk[8][3]
+    aese v1.16b, v4.16b                             // aes.cs:30:39 encrypt>SubBytes r9
+    aese v25.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r9
+    aese v17.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r9
+    aese v23.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes r9
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[8][4], rk[8][5], rk[8][6], rk[8][7]
+    aese v30.16b, v4.16b                            // aes.cs:30:39 encrypt>SubBytes r9
+    aese v29.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r9
+    aese v16.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r9
+    aese v20.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes r9
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[8][8], rk[8][9], rk[8][10], rk[8][11]
+    aese v3.16b, v4.16b                             // aes.cs:30:39 encrypt>SubBytes r9
+    aese v28.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r9
+    aese v21.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r9
+    aese v22.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes r9
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[8][12], rk[8][13], rk[8][14], rk[8][15]
+    aese v31.16b, v4.16b                            // aes.cs:30:39 encrypt>SubBytes r9
+    aese v27.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r9
+    aese v18.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r9
+    aese v19.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes r9
+    shl v24.16b, v1.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r9
+    sshr v26.16b, v1.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r9
+    and v26.16b, v26.16b, v2.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r9
+    eor v24.16b, v24.16b, v26.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r9
+    shl v26.16b, v29.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v0.16b, v29.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
+    and v0.16b, v0.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v26.16b, v26.16b, v0.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v0.16b, v21.16b, v19.16b                    // aes.cs:70:46 encrypt r9
+    eor v0.16b, v0.16b, v24.16b                     // aes.cs:70:46 encrypt r9
     eor v0.16b, v0.16b, v29.16b                     // aes.cs:70:46 encrypt r9
-    eor v29.16b, v7.16b, v29.16b                    // aes.cs:70:46 encrypt r9
-    eor v7.16b, v21.16b, v23.16b                    // aes.cs:70:46 encrypt r9
-    eor v18.16b, v29.16b, v18.16b                   // aes.cs:70:46 encrypt r9
-    eor v29.16b, v25.16b, v23.16b                   // aes.cs:70:46 encrypt r9
-    eor v18.16b, v18.16b, v20.16b                   // aes.cs:70:46 encrypt r9
-    eor v20.16b, v24.16b, v20.16b                   // aes.cs:70:46 encrypt r9
-    eor v24.16b, v25.16b, v31.16b                   // aes.cs:70:46 encrypt r9
-    eor v20.16b, v20.16b, v5.16b                    // aes.cs:70:46 encrypt r9
-    eor v26.16b, v26.16b, v1.16b                    // aes.cs:70:46 encrypt r9
-    eor v5.16b, v7.16b, v22.16b                     // aes.cs:70:46 encrypt r9
-    eor v29.16b, v29.16b, v3.16b                    // aes.cs:70:46 encrypt r9
-    eor v24.16b, v24.16b, v19.16b                   // aes.cs:70:46 encrypt r9
-    eor v25.16b, v26.16b, v25.16b                   // aes.cs:70:46 encrypt r9
-    eor v26.16b, v5.16b, v31.16b                    // aes.cs:70:46 encrypt r9
+    eor v0.16b, v0.16b, v26.16b                     // aes.cs:70:46 encrypt r9
+    shl v4.16b, v21.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v5.16b, v21.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
+    and v5.16b, v5.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v5.16b, v1.16b, v19.16b                     // aes.cs:70:46 encrypt r9
+    eor v26.16b, v5.16b, v26.16b                    // aes.cs:70:46 encrypt r9
+    eor v26.16b, v26.16b, v21.16b                   // aes.cs:70:46 encrypt r9
+    eor v26.16b, v26.16b, v4.16b                    // aes.cs:70:46 encrypt r9
+    shl v5.16b, v19.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v6.16b, v19.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
+    and v6.16b, v6.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v5.16b, v5.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v6.16b, v1.16b, v29.16b                     // aes.cs:70:46 encrypt r9
+    eor v4.16b, v6.16b, v4.16b                      // aes.cs:70:46 encrypt r9
+    eor v19.16b, v4.16b, v19.16b                    // aes.cs:70:46 encrypt r9
+    eor v19.16b, v19.16b, v5.16b                    // aes.cs:70:46 encrypt r9
     eor v21.16b, v29.16b, v21.16b                   // aes.cs:70:46 encrypt r9
-    eor v23.16b, v24.16b, v23.16b                   // aes.cs:70:46 encrypt r9
-    eor v20.16b, v20.16b, v4.16b                    // aes.cs:70:46 encrypt r9
-    eor v22.16b, v25.16b, v22.16b                   // aes.cs:70:46 encrypt r9
-    eor v24.16b, v26.16b, v3.16b                    // aes.cs:70:46 encrypt r9
-    eor v19.16b, v21.16b, v19.16b                   // aes.cs:70:46 encrypt r9
-    eor v21.16b, v23.16b, v1.16b                    // aes.cs:70:46 encrypt r9
-    ldr q23, [x0, #2384]                            // round key rk[9][5]
-    aese v2.16b, v23.16b                            // aes.cs:30:39 encrypt>SubBytes r10
-    ldr q23, [x0, #2400]                            // round key rk[9][6]
-    aese v30.16b, v23.16b                           // aes.cs:30:39 encrypt>SubBytes r10
-    ldr q23, [x0, #2416]                            // round key rk[9][7]
-    aese v16.16b, v23.16b                           // aes.cs:30:39 encrypt>SubBytes r10
-    ldr q23, [x0, #2432]                            // round key rk[9][8]
-    aese v6.16b, v23.16b                            // aes.cs:30:39 encrypt>SubBytes r10
-    ldr q23, [x0, #2448]                            // round key rk[9][9]
-    aese v0.16b, v23.16b                            // aes.cs:30:39 encrypt>SubBytes r10
-    ldr q23, [x0, #2464]                            // round key rk[9][10]
-    aese v18.16b, v23.16b                           // aes.cs:30:39 encrypt>SubBytes r10
-    ldr q23, [x0, #2480]                            // round key rk[9][11]
-    aese v20.16b, v23.16b                           // aes.cs:30:39 encrypt>SubBytes r10
-    ldr q23, [x0, #2496]                            // round key rk[9][12]
-    aese v22.16b, v23.16b                           // aes.cs:30:39 encrypt>SubBytes r10
-    ldr q23, [x0, #2512]                            // round key rk[9][13]
-    aese v24.16b, v23.16b                           // aes.cs:30:39 encrypt>SubBytes r10
-    ldr q23, [x0, #2528]                            // round key rk[9][14]
-    aese v19.16b, v23.16b                           // aes.cs:30:39 encrypt>SubBytes r10
-    ldr q23, [x0, #2544]                            // round key rk[9][15]
-    aese v21.16b, v23.16b                           // aes.cs:30:39 encrypt>SubBytes r10
-    sshr v23.16b, v8.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r10
-    sshr v25.16b, v2.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r10
-    sshr v26.16b, v18.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r10
-    sshr v29.16b, v21.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r10
-    sshr v31.16b, v9.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r10
-    sshr v1.16b, v0.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r10
-    sshr v3.16b, v19.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r10
-    sshr v4.16b, v17.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r10
-    sshr v5.16b, v6.16b, #7                         // aes.cs:39:6 encrypt>MixColumns>mix r10
-    sshr v7.16b, v24.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r10
-    and v23.16b, v23.16b, v10.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r10
-    and v25.16b, v25.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r10
-    and v26.16b, v26.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r10
-    and v29.16b, v29.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r10
-    and v31.16b, v31.16b, v10.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r10
-    and v1.16b, v1.16b, v10.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r10
-    and v3.16b, v3.16b, v10.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r10
-    and v4.16b, v4.16b, v10.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r10
-    and v5.16b, v5.16b, v10.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r10
-    and v7.16b, v7.16b, v10.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r10
-    shl v11.16b, v8.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r10
-    eor v23.16b, v11.16b, v23.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r10
-    shl v11.16b, v2.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r10
-    eor v25.16b, v11.16b, v25.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r10
-    eor v11.16b, v18.16b, v21.16b                   // aes.cs:70:46 encrypt r10
-    eor v11.16b, v11.16b, v23.16b                   // aes.cs:70:46 encrypt r10
-    eor v11.16b, v11.16b, v2.16b                    // aes.cs:70:46 encrypt r10
-    eor v11.16b, v11.16b, v25.16b                   // aes.cs:70:46 encrypt r10
-    ldr q12, [x0, #2560]                            // round key rk[10][0]
-    aese v11.16b, v12.16b                           // aes.cs:30:39 encrypt>SubBytes r11
-    shl v12.16b, v18.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r10
-    eor v26.16b, v12.16b, v26.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r10
-    eor v12.16b, v8.16b, v21.16b                    // aes.cs:70:46 encrypt r10
-    eor v25.16b, v12.16b, v25.16b                   // aes.cs:70:46 encrypt r10
-    eor v25.16b, v25.16b, v18.16b                   // aes.cs:70:46 encrypt r10
-    eor v25.16b, v25.16b, v26.16b                   // aes.cs:70:46 encrypt r10
-    eor v18.16b, v2.16b, v18.16b                    // aes.cs:70:46 encrypt r10
-    eor v2.16b, v8.16b, v2.16b                      // aes.cs:70:46 encrypt r10
-    eor v26.16b, v2.16b, v26.16b                    // aes.cs:70:46 encrypt r10
-    eor v26.16b, v26.16b, v21.16b                   // aes.cs:70:46 encrypt r10
-    shl v21.16b, v21.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r10
-    eor v21.16b, v21.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r10
-    sshr v29.16b, v28.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r10
-    eor v26.16b, v26.16b, v21.16b                   // aes.cs:70:46 encrypt r10
-    eor v18.16b, v18.16b, v21.16b                   // aes.cs:70:46 encrypt r10
-    sshr v21.16b, v16.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r10
-    eor v18.16b, v18.16b, v8.16b                    // aes.cs:70:46 encrypt r10
-    sshr v2.16b, v22.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r10
-    eor v18.16b, v18.16b, v23.16b                   // aes.cs:70:46 encrypt r10
-    sshr v23.16b, v27.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r10
-    and v29.16b, v29.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r10
-    and v21.16b, v21.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r10
-    and v2.16b, v2.16b, v10.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r10
-    and v23.16b, v23.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r10
-    ldr q8, [x0, #2576]                             // round key rk[10][1]
-    aese v25.16b, v8.16b                            // aes.cs:30:39 encrypt>SubBytes r11
-    ldr q8, [x0, #2592]                             // round key rk[10][2]
-    aese v26.16b, v8.16b                            // aes.cs:30:39 encrypt>SubBytes r11
-    ldr q8, [x0, #2608]                             // round key rk[10][3]
-    aese v18.16b, v8.16b                            // aes.cs:30:39 encrypt>SubBytes r11
-    shl v8.16b, v9.16b, #1                          // aes.cs:39:6 encrypt>MixColumns>mix r10
-    eor v31.16b, v8.16b, v31.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r10
-    shl v8.16b, v0.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r10
-    eor v1.16b, v8.16b, v1.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r10
-    eor v8.16b, v17.16b, v19.16b                    // aes.cs:70:46 encrypt r10
-    eor v8.16b, v8.16b, v31.16b                     // aes.cs:70:46 encrypt r10
-    eor v8.16b, v8.16b, v0.16b                      // aes.cs:70:46 encrypt r10
-    eor v8.16b, v8.16b, v1.16b                      // aes.cs:70:46 encrypt r10
-    ldr q12, [x0, #2624]                            // round key rk[10][4]
-    aese v8.16b, v12.16b                            // aes.cs:30:39 encrypt>SubBytes r11
-    shl v12.16b, v19.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r10
-    eor v3.16b, v12.16b, v3.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r10
-    eor v12.16b, v17.16b, v9.16b                    // aes.cs:70:46 encrypt r10
-    eor v1.16b, v12.16b, v1.16b                     // aes.cs:70:46 encrypt r10
-    eor v1.16b, v1.16b, v19.16b                     // aes.cs:70:46 encrypt r10
-    eor v1.16b, v1.16b, v3.16b                      // aes.cs:70:46 encrypt r10
-    eor v19.16b, v0.16b, v19.16b                    // aes.cs:70:46 encrypt r10
-    eor v0.16b, v9.16b, v0.16b                      // aes.cs:70:46 encrypt r10
-    eor v0.16b, v0.16b, v3.16b                      // aes.cs:70:46 encrypt r10
-    eor v0.16b, v0.16b, v17.16b                     // aes.cs:70:46 encrypt r10
-    shl v17.16b, v17.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r10
-    eor v17.16b, v17.16b, v4.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r10
-    sshr v3.16b, v30.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r10
-    eor v0.16b, v0.16b, v17.16b                     // aes.cs:70:46 encrypt r10
-    eor v17.16b, v19.16b, v17.16b                   // aes.cs:70:46 encrypt r10
-    sshr v19.16b, v20.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r10
-    eor v17.16b, v17.16b, v9.16b                    // aes.cs:70:46 encrypt r10
-    and v3.16b, v3.16b, v10.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r10
-    and v19.16b, v19.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r10
-    shl v4.16b, v6.16b, #1                          // aes.cs:39:6 encrypt>MixColumns>mix r10
-    eor v17.16b, v17.16b, v31.16b                   // aes.cs:70:46 encrypt r10
-    shl v31.16b, v24.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r10
-    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r10
-    shl v5.16b, v28.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r10
-    eor v31.16b, v31.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r10
-    shl v7.16b, v16.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r10
-    eor v29.16b, v5.16b, v29.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r10
-    shl v5.16b, v22.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r10
-    eor v21.16b, v7.16b, v21.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r10
-    shl v7.16b, v27.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r10
-    eor v2.16b, v5.16b, v2.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r10
-    shl v5.16b, v30.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r10
-    eor v23.16b, v7.16b, v23.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r10
-    shl v7.16b, v20.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r10
-    eor v3.16b, v5.16b, v3.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r10
-    eor v19.16b, v7.16b, v19.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r10
-    eor v5.16b, v28.16b, v16.16b                    // aes.cs:70:46 encrypt r10
-    eor v7.16b, v16.16b, v6.16b                     // aes.cs:70:46 encrypt r10
-    eor v5.16b, v5.16b, v4.16b                      // aes.cs:70:46 encrypt r10
-    eor v5.16b, v5.16b, v24.16b                     // aes.cs:70:46 encrypt r10
-    eor v5.16b, v5.16b, v31.16b                     // aes.cs:70:46 encrypt r10
-    eor v31.16b, v7.16b, v31.16b                    // aes.cs:70:46 encrypt r10
-    eor v7.16b, v6.16b, v24.16b                     // aes.cs:70:46 encrypt r10
-    eor v31.16b, v31.16b, v28.16b                   // aes.cs:70:46 encrypt r10
-    eor v24.16b, v28.16b, v24.16b                   // aes.cs:70:46 encrypt r10
-    eor v28.16b, v30.16b, v20.16b                   // aes.cs:70:46 encrypt r10
+    eor v21.16b, v21.16b, v5.16b                    // aes.cs:70:46 encrypt r9
+    eor v21.16b, v21.16b, v1.16b                    // aes.cs:70:46 encrypt r9
+    eor v21.16b, v21.16b, v24.16b                   // aes.cs:70:46 encrypt r9
+    shl v24.16b, v30.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r9
+    sshr v29.16b, v30.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r9
+    and v29.16b, v29.16b, v2.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r9
+    eor v24.16b, v24.16b, v29.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r9
+    shl v29.16b, v28.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v1.16b, v28.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
+    and v1.16b, v1.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v29.16b, v29.16b, v1.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v1.16b, v23.16b, v18.16b                    // aes.cs:70:46 encrypt r9
+    eor v1.16b, v1.16b, v24.16b                     // aes.cs:70:46 encrypt r9
+    eor v1.16b, v1.16b, v28.16b                     // aes.cs:70:46 encrypt r9
+    eor v1.16b, v1.16b, v29.16b                     // aes.cs:70:46 encrypt r9
+    shl v4.16b, v18.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v5.16b, v18.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
+    and v5.16b, v5.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v5.16b, v23.16b, v30.16b                    // aes.cs:70:46 encrypt r9
+    eor v29.16b, v5.16b, v29.16b                    // aes.cs:70:46 encrypt r9
+    eor v29.16b, v29.16b, v18.16b                   // aes.cs:70:46 encrypt r9
+    eor v29.16b, v29.16b, v4.16b                    // aes.cs:70:46 encrypt r9
+    shl v5.16b, v23.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v6.16b, v23.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
+    and v6.16b, v6.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v5.16b, v5.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v6.16b, v30.16b, v28.16b                    // aes.cs:70:46 encrypt r9
+    eor v4.16b, v6.16b, v4.16b                      // aes.cs:70:46 encrypt r9
+    eor v23.16b, v4.16b, v23.16b                    // aes.cs:70:46 encrypt r9
+    eor v23.16b, v23.16b, v5.16b                    // aes.cs:70:46 encrypt r9
+    eor v18.16b, v28.16b, v18.16b                   // aes.cs:70:46 encrypt r9
+    eor v18.16b, v18.16b, v5.16b                    // aes.cs:70:46 encrypt r9
+    eor v18.16b, v18.16b, v30.16b                   // aes.cs:70:46 encrypt r9
+    eor v18.16b, v18.16b, v24.16b                   // aes.cs:70:46 encrypt r9
+    shl v24.16b, v3.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r9
+    sshr v28.16b, v3.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r9
+    and v28.16b, v28.16b, v2.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r9
+    eor v24.16b, v24.16b, v28.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r9
+    shl v28.16b, v27.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v30.16b, v27.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r9
+    and v30.16b, v30.16b, v2.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v28.16b, v28.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v30.16b, v17.16b, v20.16b                   // aes.cs:70:46 encrypt r9
+    eor v30.16b, v30.16b, v24.16b                   // aes.cs:70:46 encrypt r9
+    eor v30.16b, v30.16b, v27.16b                   // aes.cs:70:46 encrypt r9
+    eor v30.16b, v30.16b, v28.16b                   // aes.cs:70:46 encrypt r9
+    shl v4.16b, v17.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v5.16b, v17.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
+    and v5.16b, v5.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v5.16b, v20.16b, v3.16b                     // aes.cs:70:46 encrypt r9
+    eor v28.16b, v5.16b, v28.16b                    // aes.cs:70:46 encrypt r9
+    eor v28.16b, v28.16b, v17.16b                   // aes.cs:70:46 encrypt r9
+    eor v28.16b, v28.16b, v4.16b                    // aes.cs:70:46 encrypt r9
+    shl v5.16b, v20.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v6.16b, v20.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
+    and v6.16b, v6.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v5.16b, v5.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v6.16b, v3.16b, v27.16b                     // aes.cs:70:46 encrypt r9
+    eor v4.16b, v6.16b, v4.16b                      // aes.cs:70:46 encrypt r9
+    eor v20.16b, v4.16b, v20.16b                    // aes.cs:70:46 encrypt r9
+    eor v20.16b, v20.16b, v5.16b                    // aes.cs:70:46 encrypt r9
+    eor v17.16b, v17.16b, v27.16b                   // aes.cs:70:46 encrypt r9
+    eor v17.16b, v17.16b, v5.16b                    // aes.cs:70:46 encrypt r9
+    eor v17.16b, v17.16b, v3.16b                    // aes.cs:70:46 encrypt r9
+    eor v17.16b, v17.16b, v24.16b                   // aes.cs:70:46 encrypt r9
+    shl v24.16b, v31.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r9
+    sshr v27.16b, v31.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r9
+    and v27.16b, v27.16b, v2.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r9
+    eor v24.16b, v24.16b, v27.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r9
+    shl v27.16b, v25.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v3.16b, v25.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
+    and v3.16b, v3.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v27.16b, v27.16b, v3.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v3.16b, v16.16b, v22.16b                    // aes.cs:70:46 encrypt r9
+    eor v3.16b, v3.16b, v24.16b                     // aes.cs:70:46 encrypt r9
+    eor v3.16b, v3.16b, v25.16b                     // aes.cs:70:46 encrypt r9
+    eor v3.16b, v3.16b, v27.16b                     // aes.cs:70:46 encrypt r9
+    shl v4.16b, v16.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v5.16b, v16.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
+    and v5.16b, v5.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v5.16b, v22.16b, v31.16b                    // aes.cs:70:46 encrypt r9
+    eor v27.16b, v5.16b, v27.16b                    // aes.cs:70:46 encrypt r9
+    eor v27.16b, v27.16b, v16.16b                   // aes.cs:70:46 encrypt r9
+    eor v27.16b, v27.16b, v4.16b                    // aes.cs:70:46 encrypt r9
+    shl v5.16b, v22.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r9
+    sshr v6.16b, v22.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r9
+    and v6.16b, v6.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v5.16b, v5.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r9
+    eor v6.16b, v25.16b, v31.16b                    // aes.cs:70:46 encrypt r9
+    eor v4.16b, v6.16b, v4.16b                      // aes.cs:70:46 encrypt r9
+    eor v22.16b, v4.16b, v22.16b                    // aes.cs:70:46 encrypt r9
+    eor v22.16b, v22.16b, v5.16b                    // aes.cs:70:46 encrypt r9
+    eor v16.16b, v25.16b, v16.16b                   // aes.cs:70:46 encrypt r9
+    eor v16.16b, v16.16b, v5.16b                    // aes.cs:70:46 encrypt r9
+    eor v16.16b, v16.16b, v31.16b                   // aes.cs:70:46 encrypt r9
+    eor v16.16b, v16.16b, v24.16b                   // aes.cs:70:46 encrypt r9
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[9][0], rk[9][1], rk[9][2], rk[9][3]
+    aese v0.16b, v4.16b                             // aes.cs:30:39 encrypt>SubBytes r10
+    aese v26.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r10
+    aese v19.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r10
+    aese v21.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes r10
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[9][4], rk[9][5], rk[9][6], rk[9][7]
+    aese v1.16b, v4.16b                             // aes.cs:30:39 encrypt>SubBytes r10
+    aese v29.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r10
+    aese v23.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r10
+    aese v18.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes r10
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[9][8], rk[9][9], rk[9][10], rk[9][11]
+    aese v30.16b, v4.16b                            // aes.cs:30:39 encrypt>SubBytes r10
+    aese v28.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r10
+    aese v20.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r10
+    aese v17.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes r10
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[9][12], rk[9][13], rk[9][14], rk[9][15]
+    aese v3.16b, v4.16b                             // aes.cs:30:39 encrypt>SubBytes r10
+    aese v27.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r10
+    aese v22.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r10
+    aese v16.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes r10
+    shl v24.16b, v0.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r10
+    sshr v25.16b, v0.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r10
+    and v25.16b, v25.16b, v2.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r10
+    eor v24.16b, v24.16b, v25.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r10
+    shl v25.16b, v29.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r10
+    sshr v31.16b, v29.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r10
+    and v31.16b, v31.16b, v2.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r10
+    eor v25.16b, v25.16b, v31.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r10
+    eor v31.16b, v20.16b, v16.16b                   // aes.cs:70:46 encrypt r10
+    eor v31.16b, v31.16b, v24.16b                   // aes.cs:70:46 encrypt r10
     eor v31.16b, v31.16b, v29.16b                   // aes.cs:70:46 encrypt r10
-    eor v29.16b, v7.16b, v29.16b                    // aes.cs:70:46 encrypt r10
-    eor v7.16b, v20.16b, v22.16b                    // aes.cs:70:46 encrypt r10
-    eor v16.16b, v29.16b, v16.16b                   // aes.cs:70:46 encrypt r10
-    eor v29.16b, v27.16b, v22.16b                   // aes.cs:70:46 encrypt r10
-    eor v16.16b, v16.16b, v21.16b                   // aes.cs:70:46 encrypt r10
-    eor v21.16b, v24.16b, v21.16b                   // aes.cs:70:46 encrypt r10
-    eor v24.16b, v27.16b, v30.16b                   // aes.cs:70:46 encrypt r10
-    eor v21.16b, v21.16b, v6.16b                    // aes.cs:70:46 encrypt r10
-    eor v28.16b, v28.16b, v2.16b                    // aes.cs:70:46 encrypt r10
-    eor v6.16b, v7.16b, v23.16b                     // aes.cs:70:46 encrypt r10
-    eor v29.16b, v29.16b, v3.16b                    // aes.cs:70:46 encrypt r10
-    eor v24.16b, v24.16b, v19.16b                   // aes.cs:70:46 encrypt r10
-    eor v27.16b, v28.16b, v27.16b                   // aes.cs:70:46 encrypt r10
-    eor v28.16b, v6.16b, v30.16b                    // aes.cs:70:46 encrypt r10
+    eor v31.16b, v31.16b, v25.16b                   // aes.cs:70:46 encrypt r10
+    shl v4.16b, v20.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r10
+    sshr v5.16b, v20.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r10
+    and v5.16b, v5.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r10
+    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r10
+    eor v5.16b, v0.16b, v16.16b                     // aes.cs:70:46 encrypt r10
+    eor v25.16b, v5.16b, v25.16b                    // aes.cs:70:46 encrypt r10
+    eor v25.16b, v25.16b, v20.16b                   // aes.cs:70:46 encrypt r10
+    eor v25.16b, v25.16b, v4.16b                    // aes.cs:70:46 encrypt r10
+    shl v5.16b, v16.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r10
+    sshr v6.16b, v16.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r10
+    and v6.16b, v6.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r10
+    eor v5.16b, v5.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r10
+    eor v6.16b, v0.16b, v29.16b                     // aes.cs:70:46 encrypt r10
+    eor v4.16b, v6.16b, v4.16b                      // aes.cs:70:46 encrypt r10
+    eor v16.16b, v4.16b, v16.16b                    // aes.cs:70:46 encrypt r10
+    eor v16.16b, v16.16b, v5.16b                    // aes.cs:70:46 encrypt r10
     eor v20.16b, v29.16b, v20.16b                   // aes.cs:70:46 encrypt r10
-    eor v22.16b, v24.16b, v22.16b                   // aes.cs:70:46 encrypt r10
-    eor v21.16b, v21.16b, v4.16b                    // aes.cs:70:46 encrypt r10
-    eor v23.16b, v27.16b, v23.16b                   // aes.cs:70:46 encrypt r10
-    eor v24.16b, v28.16b, v3.16b                    // aes.cs:70:46 encrypt r10
-    eor v19.16b, v20.16b, v19.16b                   // aes.cs:70:46 encrypt r10
-    eor v20.16b, v22.16b, v2.16b                    // aes.cs:70:46 encrypt r10
-    ldr q22, [x0, #2640]                            // round key rk[10][5]
-    aese v1.16b, v22.16b                            // aes.cs:30:39 encrypt>SubBytes r11
-    ldr q22, [x0, #2656]                            // round key rk[10][6]
-    aese v0.16b, v22.16b                            // aes.cs:30:39 encrypt>SubBytes r11
-    ldr q22, [x0, #2672]                            // round key rk[10][7]
-    aese v17.16b, v22.16b                           // aes.cs:30:39 encrypt>SubBytes r11
-    ldr q22, [x0, #2688]                            // round key rk[10][8]
-    aese v5.16b, v22.16b                            // aes.cs:30:39 encrypt>SubBytes r11
-    ldr q22, [x0, #2704]                            // round key rk[10][9]
-    aese v31.16b, v22.16b                           // aes.cs:30:39 encrypt>SubBytes r11
-    ldr q22, [x0, #2720]                            // round key rk[10][10]
-    aese v16.16b, v22.16b                           // aes.cs:30:39 encrypt>SubBytes r11
-    ldr q22, [x0, #2736]                            // round key rk[10][11]
-    aese v21.16b, v22.16b                           // aes.cs:30:39 encrypt>SubBytes r11
-    ldr q22, [x0, #2752]                            // round key rk[10][12]
-    aese v23.16b, v22.16b                           // aes.cs:30:39 encrypt>SubBytes r11
-    ldr q22, [x0, #2768]                            // round key rk[10][13]
-    aese v24.16b, v22.16b                           // aes.cs:30:39 encrypt>SubBytes r11
-    ldr q22, [x0, #2784]                            // round key rk[10][14]
-    aese v19.16b, v22.16b                           // aes.cs:30:39 encrypt>SubBytes r11
-    ldr q22, [x0, #2800]                            // round key rk[10][15]
-    aese v20.16b, v22.16b                           // aes.cs:30:39 encrypt>SubBytes r11
-    sshr v22.16b, v11.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r11
-    sshr v27.16b, v1.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r11
-    sshr v28.16b, v16.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r11
-    sshr v29.16b, v20.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r11
-    sshr v30.16b, v8.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r11
-    sshr v2.16b, v31.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r11
-    sshr v3.16b, v19.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r11
-    sshr v4.16b, v18.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r11
-    sshr v6.16b, v5.16b, #7                         // aes.cs:39:6 encrypt>MixColumns>mix r11
-    sshr v7.16b, v24.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r11
-    and v22.16b, v22.16b, v10.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r11
-    and v27.16b, v27.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r11
-    and v28.16b, v28.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r11
-    and v29.16b, v29.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r11
-    and v30.16b, v30.16b, v10.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r11
-    and v2.16b, v2.16b, v10.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r11
-    and v3.16b, v3.16b, v10.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r11
-    and v4.16b, v4.16b, v10.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r11
-    and v6.16b, v6.16b, v10.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r11
-    and v7.16b, v7.16b, v10.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r11
-    shl v9.16b, v11.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r11
-    eor v22.16b, v9.16b, v22.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r11
-    shl v9.16b, v1.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r11
-    eor v27.16b, v9.16b, v27.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r11
-    eor v9.16b, v16.16b, v20.16b                    // aes.cs:70:46 encrypt r11
-    eor v9.16b, v9.16b, v22.16b                     // aes.cs:70:46 encrypt r11
-    eor v9.16b, v9.16b, v1.16b                      // aes.cs:70:46 encrypt r11
-    eor v9.16b, v9.16b, v27.16b                     // aes.cs:70:46 encrypt r11
-    ldr q12, [x0, #2816]                            // round key rk[11][0]
-    aese v9.16b, v12.16b                            // aes.cs:30:39 encrypt>SubBytes r12
-    shl v12.16b, v16.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r11
-    eor v28.16b, v12.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r11
-    eor v12.16b, v11.16b, v20.16b                   // aes.cs:70:46 encrypt r11
-    eor v27.16b, v12.16b, v27.16b                   // aes.cs:70:46 encrypt r11
-    eor v27.16b, v27.16b, v16.16b                   // aes.cs:70:46 encrypt r11
-    eor v27.16b, v27.16b, v28.16b                   // aes.cs:70:46 encrypt r11
-    eor v16.16b, v1.16b, v16.16b                    // aes.cs:70:46 encrypt r11
-    eor v1.16b, v11.16b, v1.16b                     // aes.cs:70:46 encrypt r11
-    eor v28.16b, v1.16b, v28.16b                    // aes.cs:70:46 encrypt r11
-    eor v28.16b, v28.16b, v20.16b                   // aes.cs:70:46 encrypt r11
-    shl v20.16b, v20.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r11
-    eor v20.16b, v20.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r11
-    sshr v29.16b, v26.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r11
-    eor v28.16b, v28.16b, v20.16b                   // aes.cs:70:46 encrypt r11
-    eor v16.16b, v16.16b, v20.16b                   // aes.cs:70:46 encrypt r11
-    sshr v20.16b, v17.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r11
-    eor v16.16b, v16.16b, v11.16b                   // aes.cs:70:46 encrypt r11
-    sshr v1.16b, v23.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r11
-    eor v16.16b, v16.16b, v22.16b                   // aes.cs:70:46 encrypt r11
-    sshr v22.16b, v25.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r11
-    and v29.16b, v29.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r11
-    and v20.16b, v20.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r11
-    and v1.16b, v1.16b, v10.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r11
-    and v22.16b, v22.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r11
-    ldr q11, [x0, #2832]                            // round key rk[11][1]
-    aese v27.16b, v11.16b                           // aes.cs:30:39 encrypt>SubBytes r12
-    ldr q11, [x0, #2848]                            // round key rk[11][2]
-    aese v28.16b, v11.16b                           // aes.cs:30:39 encrypt>SubBytes r12
-    ldr q11, [x0, #2864]                            // round key rk[11][3]
-    aese v16.16b, v11.16b                           // aes.cs:30:39 encrypt>SubBytes r12
-    shl v11.16b, v8.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r11
-    eor v30.16b, v11.16b, v30.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r11
-    shl v11.16b, v31.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r11
-    eor v2.16b, v11.16b, v2.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r11
-    eor v11.16b, v18.16b, v19.16b                   // aes.cs:70:46 encrypt r11
-    eor v11.16b, v11.16b, v30.16b                   // aes.cs:70:46 encrypt r11
-    eor v11.16b, v11.16b, v31.16b                   // aes.cs:70:46 encrypt r11
-    eor v11.16b, v11.16b, v2.16b                    // aes.cs:70:46 encrypt r11
-    ldr q12, [x0, #2880]                            // round key rk[11][4]
-    aese v11.16b, v12.16b                           // aes.cs:30:39 encrypt>SubBytes r12
-    shl v12.16b, v19.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r11
-    eor v3.16b, v12.16b, v3.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r11
-    eor v12.16b, v18.16b, v8.16b                    // aes.cs:70:46 encrypt r11
-    eor v2.16b, v12.16b, v2.16b                     // aes.cs:70:46 encrypt r11
-    eor v2.16b, v2.16b, v19.16b                     // aes.cs:70:46 encrypt r11
-    eor v2.16b, v2.16b, v3.16b                      // aes.cs:70:46 encrypt r11
-    eor v19.16b, v31.16b, v19.16b                   // aes.cs:70:46 encrypt r11
-    eor v31.16b, v8.16b, v31.16b                    // aes.cs:70:46 encrypt r11
-    eor v31.16b, v31.16b, v3.16b                    // aes.cs:70:46 encrypt r11
-    eor v31.16b, v31.16b, v18.16b                   // aes.cs:70:46 encrypt r11
-    shl v18.16b, v18.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r11
-    eor v18.16b, v18.16b, v4.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r11
-    sshr v3.16b, v0.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r11
-    eor v31.16b, v31.16b, v18.16b                   // aes.cs:70:46 encrypt r11
-    eor v18.16b, v19.16b, v18.16b                   // aes.cs:70:46 encrypt r11
-    sshr v19.16b, v21.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r11
-    eor v18.16b, v18.16b, v8.16b                    // aes.cs:70:46 encrypt r11
-    and v3.16b, v3.16b, v10.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r11
-    and v19.16b, v19.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r11
-    shl v4.16b, v5.16b, #1                          // aes.cs:39:6 encrypt>MixColumns>mix r11
-    eor v18.16b, v18.16b, v30.16b                   // aes.cs:70:46 encrypt r11
-    shl v30.16b, v24.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r11
-    eor v4.16b, v4.16b, v6.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r11
-    shl v6.16b, v26.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r11
-    eor v30.16b, v30.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r11
-    shl v7.16b, v17.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r11
-    eor v29.16b, v6.16b, v29.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r11
-    shl v6.16b, v23.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r11
-    eor v20.16b, v7.16b, v20.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r11
-    shl v7.16b, v25.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r11
-    eor v1.16b, v6.16b, v1.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r11
-    shl v6.16b, v0.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r11
-    eor v22.16b, v7.16b, v22.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r11
-    shl v7.16b, v21.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r11
-    eor v3.16b, v6.16b, v3.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r11
-    eor v19.16b, v7.16b, v19.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r11
-    eor v6.16b, v26.16b, v17.16b                    // aes.cs:70:46 encrypt r11
-    eor v7.16b, v17.16b, v5.16b                     // aes.cs:70:46 encrypt r11
-    eor v6.16b, v6.16b, v4.16b                      // aes.cs:70:46 encrypt r11
-    eor v6.16b, v6.16b, v24.16b                     // aes.cs:70:46 encrypt r11
-    eor v6.16b, v6.16b, v30.16b                     // aes.cs:70:46 encrypt r11
-    eor v30.16b, v7.16b, v30.16b                    // aes.cs:70:46 encrypt r11
-    eor v7.16b, v5.16b, v24.16b                     // aes.cs:70:46 encrypt r11
-    eor v30.16b, v30.16b, v26.16b                   // aes.cs:70:46 encrypt r11
-    eor v24.16b, v26.16b, v24.16b                   // aes.cs:70:46 encrypt r11
-    eor v26.16b, v0.16b, v21.16b                    // aes.cs:70:46 encrypt r11
-    eor v30.16b, v30.16b, v29.16b                   // aes.cs:70:46 encrypt r11
-    eor v29.16b, v7.16b, v29.16b                    // aes.cs:70:46 encrypt r11
-    eor v7.16b, v21.16b, v23.16b                    // aes.cs:70:46 encrypt r11
-    eor v17.16b, v29.16b, v17.16b                   // aes.cs:70:46 encrypt r11
-    eor v29.16b, v25.16b, v23.16b                   // aes.cs:70:46 encrypt r11
-    eor v17.16b, v17.16b, v20.16b                   // aes.cs:70:46 encrypt r11
-    eor v20.16b, v24.16b, v20.16b                   // aes.cs:70:46 encrypt r11
-    eor v24.16b, v25.16b, v0.16b                    // aes.cs:70:46 encrypt r11
+    eor v20.16b, v20.16b, v5.16b                    // aes.cs:70:46 encrypt r10
+    eor v20.16b, v20.16b, v0.16b                    // aes.cs:70:46 encrypt r10
+    eor v20.16b, v20.16b, v24.16b                   // aes.cs:70:46 encrypt r10
+    shl v24.16b, v1.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r10
+    sshr v29.16b, v1.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r10
+    and v29.16b, v29.16b, v2.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r10
+    eor v24.16b, v24.16b, v29.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r10
+    shl v29.16b, v28.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r10
+    sshr v0.16b, v28.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r10
+    and v0.16b, v0.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r10
+    eor v29.16b, v29.16b, v0.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r10
+    eor v0.16b, v21.16b, v22.16b                    // aes.cs:70:46 encrypt r10
+    eor v0.16b, v0.16b, v24.16b                     // aes.cs:70:46 encrypt r10
+    eor v0.16b, v0.16b, v28.16b                     // aes.cs:70:46 encrypt r10
+    eor v0.16b, v0.16b, v29.16b                     // aes.cs:70:46 encrypt r10
+    shl v4.16b, v22.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r10
+    sshr v5.16b, v22.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r10
+    and v5.16b, v5.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r10
+    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r10
+    eor v5.16b, v21.16b, v1.16b                     // aes.cs:70:46 encrypt r10
+    eor v29.16b, v5.16b, v29.16b                    // aes.cs:70:46 encrypt r10
+    eor v29.16b, v29.16b, v22.16b                   // aes.cs:70:46 encrypt r10
+    eor v29.16b, v29.16b, v4.16b                    // aes.cs:70:46 encrypt r10
+    shl v5.16b, v21.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r10
+    sshr v6.16b, v21.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r10
+    and v6.16b, v6.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r10
+    eor v5.16b, v5.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r10
+    eor v6.16b, v1.16b, v28.16b                     // aes.cs:70:46 encrypt r10
+    eor v4.16b, v6.16b, v4.16b                      // aes.cs:70:46 encrypt r10
+    eor v21.16b, v4.16b, v21.16b                    // aes.cs:70:46 encrypt r10
+    eor v21.16b, v21.16b, v5.16b                    // aes.cs:70:46 encrypt r10
+    eor v22.16b, v28.16b, v22.16b                   // aes.cs:70:46 encrypt r10
+    eor v22.16b, v22.16b, v5.16b                    // aes.cs:70:46 encrypt r10
+    eor v22.16b, v22.16b, v1.16b                    // aes.cs:70:46 encrypt r10
+    eor v22.16b, v22.16b, v24.16b                   // aes.cs:70:46 encrypt r10
+    shl v24.16b, v30.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r10
+    sshr v28.16b, v30.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r10
+    and v28.16b, v28.16b, v2.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r10
+    eor v24.16b, v24.16b, v28.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r10
+    shl v28.16b, v27.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r10
+    sshr v1.16b, v27.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r10
+    and v1.16b, v1.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r10
+    eor v28.16b, v28.16b, v1.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r10
+    eor v1.16b, v19.16b, v18.16b                    // aes.cs:70:46 encrypt r10
+    eor v1.16b, v1.16b, v24.16b                     // aes.cs:70:46 encrypt r10
+    eor v1.16b, v1.16b, v27.16b                     // aes.cs:70:46 encrypt r10
+    eor v1.16b, v1.16b, v28.16b                     // aes.cs:70:46 encrypt r10
+    shl v4.16b, v19.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r10
+    sshr v5.16b, v19.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r10
+    and v5.16b, v5.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r10
+    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r10
+    eor v5.16b, v18.16b, v30.16b                    // aes.cs:70:46 encrypt r10
+    eor v28.16b, v5.16b, v28.16b                    // aes.cs:70:46 encrypt r10
+    eor v28.16b, v28.16b, v19.16b                   // aes.cs:70:46 encrypt r10
+    eor v28.16b, v28.16b, v4.16b                    // aes.cs:70:46 encrypt r10
+    shl v5.16b, v18.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r10
+    sshr v6.16b, v18.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r10
+    and v6.16b, v6.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r10
+    eor v5.16b, v5.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r10
+    eor v6.16b, v30.16b, v27.16b                    // aes.cs:70:46 encrypt r10
+    eor v4.16b, v6.16b, v4.16b                      // aes.cs:70:46 encrypt r10
+    eor v18.16b, v4.16b, v18.16b                    // aes.cs:70:46 encrypt r10
+    eor v18.16b, v18.16b, v5.16b                    // aes.cs:70:46 encrypt r10
+    eor v19.16b, v19.16b, v27.16b                   // aes.cs:70:46 encrypt r10
+    eor v19.16b, v19.16b, v5.16b                    // aes.cs:70:46 encrypt r10
+    eor v19.16b, v19.16b, v30.16b                   // aes.cs:70:46 encrypt r10
+    eor v19.16b, v19.16b, v24.16b                   // aes.cs:70:46 encrypt r10
+    shl v24.16b, v3.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r10
+    sshr v27.16b, v3.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r10
+    and v27.16b, v27.16b, v2.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r10
+    eor v24.16b, v24.16b, v27.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r10
+    shl v27.16b, v26.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r10
+    sshr v30.16b, v26.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r10
+    and v30.16b, v30.16b, v2.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r10
+    eor v27.16b, v27.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r10
+    eor v30.16b, v23.16b, v17.16b                   // aes.cs:70:46 encrypt r10
+    eor v30.16b, v30.16b, v24.16b                   // aes.cs:70:46 encrypt r10
+    eor v30.16b, v30.16b, v26.16b                   // aes.cs:70:46 encrypt r10
+    eor v30.16b, v30.16b, v27.16b                   // aes.cs:70:46 encrypt r10
+    shl v4.16b, v23.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r10
+    sshr v5.16b, v23.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r10
+    and v5.16b, v5.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r10
+    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r10
+    eor v5.16b, v17.16b, v3.16b                     // aes.cs:70:46 encrypt r10
+    eor v27.16b, v5.16b, v27.16b                    // aes.cs:70:46 encrypt r10
+    eor v27.16b, v27.16b, v23.16b                   // aes.cs:70:46 encrypt r10
+    eor v27.16b, v27.16b, v4.16b                    // aes.cs:70:46 encrypt r10
+    shl v5.16b, v17.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r10
+    sshr v6.16b, v17.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r10
+    and v6.16b, v6.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r10
+    eor v5.16b, v5.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r10
+    eor v6.16b, v26.16b, v3.16b                     // aes.cs:70:46 encrypt r10
+    eor v4.16b, v6.16b, v4.16b                      // aes.cs:70:46 encrypt r10
+    eor v17.16b, v4.16b, v17.16b                    // aes.cs:70:46 encrypt r10
+    eor v17.16b, v17.16b, v5.16b                    // aes.cs:70:46 encrypt r10
+    eor v23.16b, v26.16b, v23.16b                   // aes.cs:70:46 encrypt r10
+    eor v23.16b, v23.16b, v5.16b                    // aes.cs:70:46 encrypt r10
+    eor v23.16b, v23.16b, v3.16b                    // aes.cs:70:46 encrypt r10
+    eor v23.16b, v23.16b, v24.16b                   // aes.cs:70:46 encrypt r10
+    ld1 {v3.16b-v6.16b}, [x14], #64                 // round keys rk[10][0], rk[10][1], rk[10][2], rk[10][3]
+    aese v31.16b, v3.16b                            // aes.cs:30:39 encrypt>SubBytes r11
+    aese v25.16b, v4.16b                            // aes.cs:30:39 encrypt>SubBytes r11
+    aese v16.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r11
+    aese v20.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r11
+    ld1 {v3.16b-v6.16b}, [x14], #64                 // round keys rk[10][4], rk[10][5], rk[10][6], rk[10][7]
+    aese v0.16b, v3.16b                             // aes.cs:30:39 encrypt>SubBytes r11
+    aese v29.16b, v4.16b                            // aes.cs:30:39 encrypt>SubBytes r11
+    aese v21.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r11
+    aese v22.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r11
+    ld1 {v3.16b-v6.16b}, [x14], #64                 // round keys rk[10][8], rk[10][9], rk[10][10], rk[10][11]
+    aese v1.16b, v3.16b                             // aes.cs:30:39 encrypt>SubBytes r11
+    aese v28.16b, v4.16b                            // aes.cs:30:39 encrypt>SubBytes r11
+    aese v18.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r11
+    aese v19.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r11
+    ld1 {v3.16b-v6.16b}, [x14], #64                 // round keys rk[10][12], rk[10][13], rk[10][14], rk[10][15]
+    aese v30.16b, v3.16b                            // aes.cs:30:39 encrypt>SubBytes r11
+    aese v27.16b, v4.16b                            // aes.cs:30:39 encrypt>SubBytes r11
+    aese v17.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r11
+    aese v23.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r11
+    shl v24.16b, v31.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r11
+    sshr v26.16b, v31.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r11
+    and v26.16b, v26.16b, v2.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r11
+    eor v24.16b, v24.16b, v26.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r11
+    shl v26.16b, v29.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r11
+    sshr v3.16b, v29.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r11
+    and v3.16b, v3.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r11
+    eor v26.16b, v26.16b, v3.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r11
+    eor v3.16b, v18.16b, v23.16b                    // aes.cs:70:46 encrypt r11
+    eor v3.16b, v3.16b, v24.16b                     // aes.cs:70:46 encrypt r11
+    eor v3.16b, v3.16b, v29.16b                     // aes.cs:70:46 encrypt r11
+    eor v3.16b, v3.16b, v26.16b                     // aes.cs:70:46 encrypt r11
+    shl v4.16b, v18.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r11
+    sshr v5.16b, v18.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r11
+    and v5.16b, v5.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r11
+    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r11
+    eor v5.16b, v31.16b, v23.16b                    // aes.cs:70:46 encrypt r11
+    eor v26.16b, v5.16b, v26.16b                    // aes.cs:70:46 encrypt r11
+    eor v26.16b, v26.16b, v18.16b                   // aes.cs:70:46 encrypt r11
+    eor v26.16b, v26.16b, v4.16b                    // aes.cs:70:46 encrypt r11
+    shl v5.16b, v23.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r11
+    sshr v6.16b, v23.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r11
+    and v6.16b, v6.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r11
+    eor v5.16b, v5.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r11
+    eor v6.16b, v31.16b, v29.16b                    // aes.cs:70:46 encrypt r11
+    eor v4.16b, v6.16b, v4.16b                      // aes.cs:70:46 encrypt r11
+    eor v23.16b, v4.16b, v23.16b                    // aes.cs:70:46 encrypt r11
+    eor v23.16b, v23.16b, v5.16b                    // aes.cs:70:46 encrypt r11
+    eor v18.16b, v29.16b, v18.16b                   // aes.cs:70:46 encrypt r11
+    eor v18.16b, v18.16b, v5.16b                    // aes.cs:70:46 encrypt r11
+    eor v18.16b, v18.16b, v31.16b                   // aes.cs:70:46 encrypt r11
+    eor v18.16b, v18.16b, v24.16b                   // aes.cs:70:46 encrypt r11
+    shl v24.16b, v0.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r11
+    sshr v29.16b, v0.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r11
+    and v29.16b, v29.16b, v2.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r11
+    eor v24.16b, v24.16b, v29.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r11
+    shl v29.16b, v28.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r11
+    sshr v31.16b, v28.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r11
+    and v31.16b, v31.16b, v2.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r11
+    eor v29.16b, v29.16b, v31.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r11
+    eor v31.16b, v20.16b, v17.16b                   // aes.cs:70:46 encrypt r11
+    eor v31.16b, v31.16b, v24.16b                   // aes.cs:70:46 encrypt r11
+    eor v31.16b, v31.16b, v28.16b                   // aes.cs:70:46 encrypt r11
+    eor v31.16b, v31.16b, v29.16b                   // aes.cs:70:46 encrypt r11
+    shl v4.16b, v17.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r11
+    sshr v5.16b, v17.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r11
+    and v5.16b, v5.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r11
+    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r11
+    eor v5.16b, v20.16b, v0.16b                     // aes.cs:70:46 encrypt r11
+    eor v29.16b, v5.16b, v29.16b                    // aes.cs:70:46 encrypt r11
+    eor v29.16b, v29.16b, v17.16b                   // aes.cs:70:46 encrypt r11
+    eor v29.16b, v29.16b, v4.16b                    // aes.cs:70:46 encrypt r11
+    shl v5.16b, v20.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r11
+    sshr v6.16b, v20.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r11
+    and v6.16b, v6.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r11
+    eor v5.16b, v5.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r11
+    eor v6.16b, v0.16b, v28.16b                     // aes.cs:70:46 encrypt r11
+    eor v4.16b, v6.16b, v4.16b                      // aes.cs:70:46 encrypt r11
+    eor v20.16b, v4.16b, v20.16b                    // aes.cs:70:46 encrypt r11
     eor v20.16b, v20.16b, v5.16b                    // aes.cs:70:46 encrypt r11
-    eor v26.16b, v26.16b, v1.16b                    // aes.cs:70:46 encrypt r11
-    eor v5.16b, v7.16b, v22.16b                     // aes.cs:70:46 encrypt r11
-    eor v29.16b, v29.16b, v3.16b                    // aes.cs:70:46 encrypt r11
-    eor v24.16b, v24.16b, v19.16b                   // aes.cs:70:46 encrypt r11
-    eor v25.16b, v26.16b, v25.16b                   // aes.cs:70:46 encrypt r11
-    eor v26.16b, v5.16b, v0.16b                     // aes.cs:70:46 encrypt r11
-    eor v21.16b, v29.16b, v21.16b                   // aes.cs:70:46 encrypt r11
-    eor v23.16b, v24.16b, v23.16b                   // aes.cs:70:46 encrypt r11
-    eor v20.16b, v20.16b, v4.16b                    // aes.cs:70:46 encrypt r11
-    eor v22.16b, v25.16b, v22.16b                   // aes.cs:70:46 encrypt r11
-    eor v24.16b, v26.16b, v3.16b                    // aes.cs:70:46 encrypt r11
-    eor v19.16b, v21.16b, v19.16b                   // aes.cs:70:46 encrypt r11
-    eor v21.16b, v23.16b, v1.16b                    // aes.cs:70:46 encrypt r11
-    ldr q23, [x0, #2896]                            // round key rk[11][5]
-    aese v2.16b, v23.16b                            // aes.cs:30:39 encrypt>SubBytes r12
-    ldr q23, [x0, #2912]                            // round key rk[11][6]
-    aese v31.16b, v23.16b                           // aes.cs:30:39 encrypt>SubBytes r12
-    ldr q23, [x0, #2928]                            // round key rk[11][7]
-    aese v18.16b, v23.16b                           // aes.cs:30:39 encrypt>SubBytes r12
-    ldr q23, [x0, #2944]                            // round key rk[11][8]
-    aese v6.16b, v23.16b                            // aes.cs:30:39 encrypt>SubBytes r12
-    ldr q23, [x0, #2960]                            // round key rk[11][9]
-    aese v30.16b, v23.16b                           // aes.cs:30:39 encrypt>SubBytes r12
-    ldr q23, [x0, #2976]                            // round key rk[11][10]
-    aese v17.16b, v23.16b                           // aes.cs:30:39 encrypt>SubBytes r12
-    ldr q23, [x0, #2992]                            // round key rk[11][11]
-    aese v20.16b, v23.16b                           // aes.cs:30:39 encrypt>SubBytes r12
-    ldr q23, [x0, #3008]                            // round key rk[11][12]
-    aese v22.16b, v23.16b                           // aes.cs:30:39 encrypt>SubBytes r12
-    ldr q23, [x0, #3024]                            // round key rk[11][13]
-    aese v24.16b, v23.16b                           // aes.cs:30:39 encrypt>SubBytes r12
-    ldr q23, [x0, #3040]                            // round key rk[11][14]
-    aese v19.16b, v23.16b                           // aes.cs:30:39 encrypt>SubBytes r12
-    ldr q23, [x0, #3056]                            // round key rk[11][15]
-    aese v21.16b, v23.16b                           // aes.cs:30:39 encrypt>SubBytes r12
-    sshr v23.16b, v9.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r12
-    sshr v25.16b, v2.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r12
-    sshr v26.16b, v17.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r12
-    sshr v29.16b, v21.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r12
-    sshr v0.16b, v11.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r12
-    sshr v1.16b, v30.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r12
-    sshr v3.16b, v19.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r12
-    sshr v4.16b, v16.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r12
-    sshr v5.16b, v6.16b, #7                         // aes.cs:39:6 encrypt>MixColumns>mix r12
-    sshr v7.16b, v24.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r12
-    and v23.16b, v23.16b, v10.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r12
-    and v25.16b, v25.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r12
-    and v26.16b, v26.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r12
-    and v29.16b, v29.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r12
-    and v0.16b, v0.16b, v10.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r12
-    and v1.16b, v1.16b, v10.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r12
-    and v3.16b, v3.16b, v10.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r12
-    and v4.16b, v4.16b, v10.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r12
-    and v5.16b, v5.16b, v10.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r12
-    and v7.16b, v7.16b, v10.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r12
-    shl v8.16b, v9.16b, #1                          // aes.cs:39:6 encrypt>MixColumns>mix r12
-    eor v23.16b, v8.16b, v23.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r12
-    shl v8.16b, v2.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r12
-    eor v25.16b, v8.16b, v25.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r12
-    eor v8.16b, v17.16b, v21.16b                    // aes.cs:70:46 encrypt r12
-    eor v8.16b, v8.16b, v23.16b                     // aes.cs:70:46 encrypt r12
-    eor v8.16b, v8.16b, v2.16b                      // aes.cs:70:46 encrypt r12
-    eor v8.16b, v8.16b, v25.16b                     // aes.cs:70:46 encrypt r12
-    ldr q12, [x0, #3072]                            // round key rk[12][0]
-    aese v8.16b, v12.16b                            // aes.cs:30:39 encrypt>SubBytes r13
-    shl v12.16b, v17.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r12
-    eor v26.16b, v12.16b, v26.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r12
-    eor v12.16b, v9.16b, v21.16b                    // aes.cs:70:46 encrypt r12
-    eor v25.16b, v12.16b, v25.16b                   // aes.cs:70:46 encrypt r12
-    eor v25.16b, v25.16b, v17.16b                   // aes.cs:70:46 encrypt r12
-    eor v25.16b, v25.16b, v26.16b                   // aes.cs:70:46 encrypt r12
-    eor v17.16b, v2.16b, v17.16b                    // aes.cs:70:46 encrypt r12
-    eor v2.16b, v9.16b, v2.16b                      // aes.cs:70:46 encrypt r12
-    eor v26.16b, v2.16b, v26.16b                    // aes.cs:70:46 encrypt r12
-    eor v26.16b, v26.16b, v21.16b                   // aes.cs:70:46 encrypt r12
-    shl v21.16b, v21.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r12
-    eor v21.16b, v21.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r12
-    sshr v29.16b, v28.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r12
-    eor v26.16b, v26.16b, v21.16b                   // aes.cs:70:46 encrypt r12
-    eor v17.16b, v17.16b, v21.16b                   // aes.cs:70:46 encrypt r12
-    sshr v21.16b, v18.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r12
-    eor v17.16b, v17.16b, v9.16b                    // aes.cs:70:46 encrypt r12
-    sshr v2.16b, v22.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r12
-    eor v17.16b, v17.16b, v23.16b                   // aes.cs:70:46 encrypt r12
-    sshr v23.16b, v27.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r12
-    and v29.16b, v29.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r12
-    and v21.16b, v21.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r12
-    and v2.16b, v2.16b, v10.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r12
-    and v23.16b, v23.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r12
-    ldr q9, [x0, #3088]                             // round key rk[12][1]
-    aese v25.16b, v9.16b                            // aes.cs:30:39 encrypt>SubBytes r13
-    ldr q9, [x0, #3104]                             // round key rk[12][2]
-    aese v26.16b, v9.16b                            // aes.cs:30:39 encrypt>SubBytes r13
-    ldr q9, [x0, #3120]                             // round key rk[12][3]
-    aese v17.16b, v9.16b                            // aes.cs:30:39 encrypt>SubBytes r13
-    shl v9.16b, v11.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r12
-    eor v0.16b, v9.16b, v0.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r12
-    shl v9.16b, v30.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r12
-    eor v1.16b, v9.16b, v1.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r12
-    eor v9.16b, v16.16b, v19.16b                    // aes.cs:70:46 encrypt r12
-    eor v9.16b, v9.16b, v0.16b                      // aes.cs:70:46 encrypt r12
-    eor v9.16b, v9.16b, v30.16b                     // aes.cs:70:46 encrypt r12
-    eor v9.16b, v9.16b, v1.16b                      // aes.cs:70:46 encrypt r12
-    ldr q12, [x0, #3136]                            // round key rk[12][4]
-    aese v9.16b, v12.16b                            // aes.cs:30:39 encrypt>SubBytes r13
-    shl v12.16b, v19.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r12
-    eor v3.16b, v12.16b, v3.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r12
-    eor v12.16b, v16.16b, v11.16b                   // aes.cs:70:46 encrypt r12
-    eor v1.16b, v12.16b, v1.16b                     // aes.cs:70:46 encrypt r12
-    eor v1.16b, v1.16b, v19.16b                     // aes.cs:70:46 encrypt r12
-    eor v1.16b, v1.16b, v3.16b                      // aes.cs:70:46 encrypt r12
-    eor v19.16b, v30.16b, v19.16b                   // aes.cs:70:46 encrypt r12
-    eor v30.16b, v11.16b, v30.16b                   // aes.cs:70:46 encrypt r12
-    eor v30.16b, v30.16b, v3.16b                    // aes.cs:70:46 encrypt r12
-    eor v30.16b, v30.16b, v16.16b                   // aes.cs:70:46 encrypt r12
-    shl v16.16b, v16.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r12
-    eor v16.16b, v16.16b, v4.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r12
-    sshr v3.16b, v31.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r12
-    eor v30.16b, v30.16b, v16.16b                   // aes.cs:70:46 encrypt r12
-    eor v16.16b, v19.16b, v16.16b                   // aes.cs:70:46 encrypt r12
-    sshr v19.16b, v20.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r12
-    eor v16.16b, v16.16b, v11.16b                   // aes.cs:70:46 encrypt r12
-    and v3.16b, v3.16b, v10.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r12
-    and v19.16b, v19.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r12
-    shl v4.16b, v6.16b, #1                          // aes.cs:39:6 encrypt>MixColumns>mix r12
-    eor v16.16b, v16.16b, v0.16b                    // aes.cs:70:46 encrypt r12
-    shl v0.16b, v24.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r12
-    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r12
-    shl v5.16b, v28.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r12
-    eor v0.16b, v0.16b, v7.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r12
-    shl v7.16b, v18.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r12
-    eor v29.16b, v5.16b, v29.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r12
-    shl v5.16b, v22.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r12
-    eor v21.16b, v7.16b, v21.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r12
-    shl v7.16b, v27.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r12
-    eor v2.16b, v5.16b, v2.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r12
-    shl v5.16b, v31.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r12
-    eor v23.16b, v7.16b, v23.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r12
-    shl v7.16b, v20.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r12
-    eor v3.16b, v5.16b, v3.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r12
-    eor v19.16b, v7.16b, v19.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r12
-    eor v5.16b, v28.16b, v18.16b                    // aes.cs:70:46 encrypt r12
-    eor v7.16b, v18.16b, v6.16b                     // aes.cs:70:46 encrypt r12
-    eor v5.16b, v5.16b, v4.16b                      // aes.cs:70:46 encrypt r12
-    eor v5.16b, v5.16b, v24.16b                     // aes.cs:70:46 encrypt r12
-    eor v5.16b, v5.16b, v0.16b                      // aes.cs:70:46 encrypt r12
-    eor v0.16b, v7.16b, v0.16b                      // aes.cs:70:46 encrypt r12
-    eor v7.16b, v6.16b, v24.16b                     // aes.cs:70:46 encrypt r12
-    eor v0.16b, v0.16b, v28.16b                     // aes.cs:70:46 encrypt r12
-    eor v24.16b, v28.16b, v24.16b                   // aes.cs:70:46 encrypt r12
-    eor v28.16b, v31.16b, v20.16b                   // aes.cs:70:46 encrypt r12
-    eor v0.16b, v0.16b, v29.16b                     // aes.cs:70:46 encrypt r12
-    eor v29.16b, v7.16b, v29.16b                    // aes.cs:70:46 encrypt r12
-    eor v7.16b, v20.16b, v22.16b                    // aes.cs:70:46 encrypt r12
-    eor v18.16b, v29.16b, v18.16b                   // aes.cs:70:46 encrypt r12
-    eor v29.16b, v27.16b, v22.16b                   // aes.cs:70:46 encrypt r12
-    eor v18.16b, v18.16b, v21.16b                   // aes.cs:70:46 encrypt r12
-    eor v21.16b, v24.16b, v21.16b                   // aes.cs:70:46 encrypt r12
-    eor v24.16b, v27.16b, v31.16b                   // aes.cs:70:46 encrypt r12
-    eor v21.16b, v21.16b, v6.16b                    // aes.cs:70:46 encrypt r12
-    eor v28.16b, v28.16b, v2.16b                    // aes.cs:70:46 encrypt r12
-    eor v6.16b, v7.16b, v23.16b                     // aes.cs:70:46 encrypt r12
-    eor v29.16b, v29.16b, v3.16b                    // aes.cs:70:46 encrypt r12
-    eor v24.16b, v24.16b, v19.16b                   // aes.cs:70:46 encrypt r12
-    eor v27.16b, v28.16b, v27.16b                   // aes.cs:70:46 encrypt r12
-    eor v28.16b, v6.16b, v31.16b                    // aes.cs:70:46 encrypt r12
-    eor v20.16b, v29.16b, v20.16b                   // aes.cs:70:46 encrypt r12
-    eor v22.16b, v24.16b, v22.16b                   // aes.cs:70:46 encrypt r12
-    eor v21.16b, v21.16b, v4.16b                    // aes.cs:70:46 encrypt r12
-    eor v23.16b, v27.16b, v23.16b                   // aes.cs:70:46 encrypt r12
-    eor v24.16b, v28.16b, v3.16b                    // aes.cs:70:46 encrypt r12
-    eor v19.16b, v20.16b, v19.16b                   // aes.cs:70:46 encrypt r12
-    eor v20.16b, v22.16b, v2.16b                    // aes.cs:70:46 encrypt r12
-    ldr q22, [x0, #3152]                            // round key rk[12][5]
-    aese v1.16b, v22.16b                            // aes.cs:30:39 encrypt>SubBytes r13
-    ldr q22, [x0, #3168]                            // round key rk[12][6]
-    aese v30.16b, v22.16b                           // aes.cs:30:39 encrypt>SubBytes r13
-    ldr q22, [x0, #3184]                            // round key rk[12][7]
-    aese v16.16b, v22.16b                           // aes.cs:30:39 encrypt>SubBytes r13
-    ldr q22, [x0, #3200]                            // round key rk[12][8]
-    aese v5.16b, v22.16b                            // aes.cs:30:39 encrypt>SubBytes r13
-    ldr q22, [x0, #3216]                            // round key rk[12][9]
-    aese v0.16b, v22.16b                            // aes.cs:30:39 encrypt>SubBytes r13
-    ldr q22, [x0, #3232]                            // round key rk[12][10]
-    aese v18.16b, v22.16b                           // aes.cs:30:39 encrypt>SubBytes r13
-    ldr q22, [x0, #3248]                            // round key rk[12][11]
-    aese v21.16b, v22.16b                           // aes.cs:30:39 encrypt>SubBytes r13
-    ldr q22, [x0, #3264]                            // round key rk[12][12]
-    aese v23.16b, v22.16b                           // aes.cs:30:39 encrypt>SubBytes r13
-    ldr q22, [x0, #3280]                            // round key rk[12][13]
-    aese v24.16b, v22.16b                           // aes.cs:30:39 encrypt>SubBytes r13
-    ldr q22, [x0, #3296]                            // round key rk[12][14]
-    aese v19.16b, v22.16b                           // aes.cs:30:39 encrypt>SubBytes r13
-    ldr q22, [x0, #3312]                            // round key rk[12][15]
-    aese v20.16b, v22.16b                           // aes.cs:30:39 encrypt>SubBytes r13
-    sshr v22.16b, v8.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r13
-    sshr v27.16b, v1.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r13
-    sshr v28.16b, v18.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r13
-    sshr v29.16b, v20.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r13
-    sshr v31.16b, v9.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r13
-    sshr v2.16b, v0.16b, #7                         // aes.cs:39:43 encrypt>MixColumns>mix r13
-    sshr v3.16b, v19.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r13
-    sshr v4.16b, v17.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r13
-    sshr v6.16b, v5.16b, #7                         // aes.cs:39:6 encrypt>MixColumns>mix r13
-    sshr v7.16b, v24.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r13
-    and v22.16b, v22.16b, v10.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r13
-    and v27.16b, v27.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r13
-    and v28.16b, v28.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r13
-    and v29.16b, v29.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r13
-    and v31.16b, v31.16b, v10.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r13
-    and v2.16b, v2.16b, v10.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r13
-    and v3.16b, v3.16b, v10.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r13
-    and v4.16b, v4.16b, v10.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r13
-    and v6.16b, v6.16b, v10.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r13
-    and v7.16b, v7.16b, v10.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r13
-    shl v11.16b, v8.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r13
-    eor v22.16b, v11.16b, v22.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r13
-    shl v11.16b, v1.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r13
-    eor v27.16b, v11.16b, v27.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r13
-    eor v11.16b, v18.16b, v20.16b                   // aes.cs:70:46 encrypt r13
-    eor v11.16b, v11.16b, v22.16b                   // aes.cs:70:46 encrypt r13
-    eor v11.16b, v11.16b, v1.16b                    // aes.cs:70:46 encrypt r13
-    eor v11.16b, v11.16b, v27.16b                   // aes.cs:70:46 encrypt r13
-    ldr q12, [x0, #3328]                            // round key rk[13][0]
-    aese v11.16b, v12.16b                           // aes.cs:30:39 encrypt>SubBytes
-    ldr q12, [x0, #3584]                            // round key rk[14][0]
-    eor v11.16b, v12.16b, v11.16b                   // aes.cs:72:32 encrypt
-    ldr q12, [x8, #512]                             // const ShiftRows^2 lanes
-    tbl v11.16b, {v11.16b}, v12.16b                 // realign lanes after AESE/AESD (aes.cs:72:32 encrypt)
-    shl v13.16b, v18.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r13
-    eor v28.16b, v13.16b, v28.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r13
-    eor v13.16b, v8.16b, v20.16b                    // aes.cs:70:46 encrypt r13
-    eor v27.16b, v13.16b, v27.16b                   // aes.cs:70:46 encrypt r13
-    eor v27.16b, v27.16b, v18.16b                   // aes.cs:70:46 encrypt r13
-    eor v27.16b, v27.16b, v28.16b                   // aes.cs:70:46 encrypt r13
-    eor v18.16b, v1.16b, v18.16b                    // aes.cs:70:46 encrypt r13
-    eor v1.16b, v8.16b, v1.16b                      // aes.cs:70:46 encrypt r13
-    eor v28.16b, v1.16b, v28.16b                    // aes.cs:70:46 encrypt r13
-    eor v28.16b, v28.16b, v20.16b                   // aes.cs:70:46 encrypt r13
-    shl v20.16b, v20.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r13
-    eor v20.16b, v20.16b, v29.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r13
-    sshr v29.16b, v26.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r13
-    eor v28.16b, v28.16b, v20.16b                   // aes.cs:70:46 encrypt r13
-    eor v18.16b, v18.16b, v20.16b                   // aes.cs:70:46 encrypt r13
-    sshr v20.16b, v16.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r13
-    eor v18.16b, v18.16b, v8.16b                    // aes.cs:70:46 encrypt r13
-    sshr v1.16b, v23.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r13
-    eor v18.16b, v18.16b, v22.16b                   // aes.cs:70:46 encrypt r13
-    sshr v22.16b, v25.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r13
-    and v29.16b, v29.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r13
-    and v20.16b, v20.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r13
-    and v1.16b, v1.16b, v10.16b                     // aes.cs:39:6 encrypt>MixColumns>mix r13
-    and v22.16b, v22.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r13
-    ldr q8, [x0, #3344]                             // round key rk[13][1]
-    aese v27.16b, v8.16b                            // aes.cs:30:39 encrypt>SubBytes
-    ldr q8, [x0, #3360]                             // round key rk[13][2]
-    aese v28.16b, v8.16b                            // aes.cs:30:39 encrypt>SubBytes
-    ldr q8, [x0, #3376]                             // round key rk[13][3]
-    aese v18.16b, v8.16b                            // aes.cs:30:39 encrypt>SubBytes
-    ldr q8, [x0, #3696]                             // round key rk[14][7]
-    eor v18.16b, v8.16b, v18.16b                    // aes.cs:72:32 encrypt
-    ldr q8, [x0, #3744]                             // round key rk[14][10]
-    eor v28.16b, v8.16b, v28.16b                    // aes.cs:72:32 encrypt
-    ldr q8, [x0, #3792]                             // round key rk[14][13]
-    eor v27.16b, v8.16b, v27.16b                    // aes.cs:72:32 encrypt
-    tbl v18.16b, {v18.16b}, v12.16b                 // realign lanes after AESE/AESD (aes.cs:72:32 encrypt)
-    tbl v28.16b, {v28.16b}, v12.16b                 // realign lanes after AESE/AESD (aes.cs:72:32 encrypt)
-    tbl v27.16b, {v27.16b}, v12.16b                 // realign lanes after AESE/AESD (aes.cs:72:32 encrypt)
-    shl v8.16b, v9.16b, #1                          // aes.cs:39:6 encrypt>MixColumns>mix r13
-    eor v31.16b, v8.16b, v31.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r13
-    shl v8.16b, v0.16b, #1                          // aes.cs:39:43 encrypt>MixColumns>mix r13
-    eor v2.16b, v8.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r13
-    eor v8.16b, v17.16b, v19.16b                    // aes.cs:70:46 encrypt r13
-    eor v8.16b, v8.16b, v31.16b                     // aes.cs:70:46 encrypt r13
-    eor v8.16b, v8.16b, v0.16b                      // aes.cs:70:46 encrypt r13
-    eor v8.16b, v8.16b, v2.16b                      // aes.cs:70:46 encrypt r13
-    ldr q13, [x0, #3392]                            // round key rk[13][4]
-    aese v8.16b, v13.16b                            // aes.cs:30:39 encrypt>SubBytes
-    ldr q13, [x0, #3648]                            // round key rk[14][4]
-    eor v8.16b, v13.16b, v8.16b                     // aes.cs:72:32 encrypt
-    tbl v8.16b, {v8.16b}, v12.16b                   // realign lanes after AESE/AESD (aes.cs:72:32 encrypt)
-    shl v13.16b, v19.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r13
-    eor v3.16b, v13.16b, v3.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r13
-    eor v13.16b, v17.16b, v9.16b                    // aes.cs:70:46 encrypt r13
-    eor v2.16b, v13.16b, v2.16b                     // aes.cs:70:46 encrypt r13
-    eor v2.16b, v2.16b, v19.16b                     // aes.cs:70:46 encrypt r13
-    eor v2.16b, v2.16b, v3.16b                      // aes.cs:70:46 encrypt r13
-    eor v19.16b, v0.16b, v19.16b                    // aes.cs:70:46 encrypt r13
-    eor v0.16b, v9.16b, v0.16b                      // aes.cs:70:46 encrypt r13
-    eor v0.16b, v0.16b, v3.16b                      // aes.cs:70:46 encrypt r13
-    eor v0.16b, v0.16b, v17.16b                     // aes.cs:70:46 encrypt r13
-    shl v17.16b, v17.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r13
-    eor v17.16b, v17.16b, v4.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r13
-    sshr v3.16b, v30.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r13
-    eor v0.16b, v0.16b, v17.16b                     // aes.cs:70:46 encrypt r13
-    eor v17.16b, v19.16b, v17.16b                   // aes.cs:70:46 encrypt r13
-    sshr v19.16b, v21.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r13
-    eor v17.16b, v17.16b, v9.16b                    // aes.cs:70:46 encrypt r13
-    and v3.16b, v3.16b, v10.16b                     // aes.cs:39:43 encrypt>MixColumns>mix r13
-    and v19.16b, v19.16b, v10.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r13
-    shl v4.16b, v5.16b, #1                          // aes.cs:39:6 encrypt>MixColumns>mix r13
-    eor v17.16b, v17.16b, v31.16b                   // aes.cs:70:46 encrypt r13
-    shl v31.16b, v24.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r13
-    eor v4.16b, v4.16b, v6.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r13
-    shl v6.16b, v26.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r13
-    eor v31.16b, v31.16b, v7.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r13
-    shl v7.16b, v16.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r13
-    eor v29.16b, v6.16b, v29.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r13
-    shl v6.16b, v23.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r13
-    eor v20.16b, v7.16b, v20.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r13
-    shl v7.16b, v25.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r13
-    eor v1.16b, v6.16b, v1.16b                      // aes.cs:39:6 encrypt>MixColumns>mix r13
-    shl v6.16b, v30.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r13
-    eor v22.16b, v7.16b, v22.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r13
-    shl v7.16b, v21.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r13
-    eor v3.16b, v6.16b, v3.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r13
-    eor v19.16b, v7.16b, v19.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r13
-    eor v6.16b, v26.16b, v16.16b                    // aes.cs:70:46 encrypt r13
-    eor v7.16b, v16.16b, v5.16b                     // aes.cs:70:46 encrypt r13
-    eor v6.16b, v6.16b, v4.16b                      // aes.cs:70:46 encrypt r13
-    eor v6.16b, v6.16b, v24.16b                     // aes.cs:70:46 encrypt r13
-    eor v6.16b, v6.16b, v31.16b                     // aes.cs:70:46 encrypt r13
-    eor v31.16b, v7.16b, v31.16b                    // aes.cs:70:46 encrypt r13
-    eor v7.16b, v5.16b, v24.16b                     // aes.cs:70:46 encrypt r13
-    eor v31.16b, v31.16b, v26.16b                   // aes.cs:70:46 encrypt r13
-    eor v24.16b, v26.16b, v24.16b                   // aes.cs:70:46 encrypt r13
-    eor v26.16b, v30.16b, v21.16b                   // aes.cs:70:46 encrypt r13
-    eor v31.16b, v31.16b, v29.16b                   // aes.cs:70:46 encrypt r13
-    eor v29.16b, v7.16b, v29.16b                    // aes.cs:70:46 encrypt r13
-    eor v7.16b, v21.16b, v23.16b                    // aes.cs:70:46 encrypt r13
-    eor v16.16b, v29.16b, v16.16b                   // aes.cs:70:46 encrypt r13
-    eor v29.16b, v25.16b, v23.16b                   // aes.cs:70:46 encrypt r13
-    eor v16.16b, v16.16b, v20.16b                   // aes.cs:70:46 encrypt r13
-    eor v20.16b, v24.16b, v20.16b                   // aes.cs:70:46 encrypt r13
-    eor v24.16b, v25.16b, v30.16b                   // aes.cs:70:46 encrypt r13
+    eor v17.16b, v28.16b, v17.16b                   // aes.cs:70:46 encrypt r11
+    eor v17.16b, v17.16b, v5.16b                    // aes.cs:70:46 encrypt r11
+    eor v17.16b, v17.16b, v0.16b                    // aes.cs:70:46 encrypt r11
+    eor v17.16b, v17.16b, v24.16b                   // aes.cs:70:46 encrypt r11
+    shl v24.16b, v1.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r11
+    sshr v28.16b, v1.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r11
+    and v28.16b, v28.16b, v2.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r11
+    eor v24.16b, v24.16b, v28.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r11
+    shl v28.16b, v27.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r11
+    sshr v0.16b, v27.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r11
+    and v0.16b, v0.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r11
+    eor v28.16b, v28.16b, v0.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r11
+    eor v0.16b, v16.16b, v22.16b                    // aes.cs:70:46 encrypt r11
+    eor v0.16b, v0.16b, v24.16b                     // aes.cs:70:46 encrypt r11
+    eor v0.16b, v0.16b, v27.16b                     // aes.cs:70:46 encrypt r11
+    eor v0.16b, v0.16b, v28.16b                     // aes.cs:70:46 encrypt r11
+    shl v4.16b, v16.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r11
+    sshr v5.16b, v16.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r11
+    and v5.16b, v5.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r11
+    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r11
+    eor v5.16b, v22.16b, v1.16b                     // aes.cs:70:46 encrypt r11
+    eor v28.16b, v5.16b, v28.16b                    // aes.cs:70:46 encrypt r11
+    eor v28.16b, v28.16b, v16.16b                   // aes.cs:70:46 encrypt r11
+    eor v28.16b, v28.16b, v4.16b                    // aes.cs:70:46 encrypt r11
+    shl v5.16b, v22.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r11
+    sshr v6.16b, v22.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r11
+    and v6.16b, v6.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r11
+    eor v5.16b, v5.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r11
+    eor v6.16b, v1.16b, v27.16b                     // aes.cs:70:46 encrypt r11
+    eor v4.16b, v6.16b, v4.16b                      // aes.cs:70:46 encrypt r11
+    eor v22.16b, v4.16b, v22.16b                    // aes.cs:70:46 encrypt r11
+    eor v22.16b, v22.16b, v5.16b                    // aes.cs:70:46 encrypt r11
+    eor v16.16b, v16.16b, v27.16b                   // aes.cs:70:46 encrypt r11
+    eor v16.16b, v16.16b, v5.16b                    // aes.cs:70:46 encrypt r11
+    eor v16.16b, v16.16b, v1.16b                    // aes.cs:70:46 encrypt r11
+    eor v16.16b, v16.16b, v24.16b                   // aes.cs:70:46 encrypt r11
+    shl v24.16b, v30.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r11
+    sshr v27.16b, v30.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r11
+    and v27.16b, v27.16b, v2.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r11
+    eor v24.16b, v24.16b, v27.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r11
+    shl v27.16b, v25.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r11
+    sshr v1.16b, v25.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r11
+    and v1.16b, v1.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r11
+    eor v27.16b, v27.16b, v1.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r11
+    eor v1.16b, v21.16b, v19.16b                    // aes.cs:70:46 encrypt r11
+    eor v1.16b, v1.16b, v24.16b                     // aes.cs:70:46 encrypt r11
+    eor v1.16b, v1.16b, v25.16b                     // aes.cs:70:46 encrypt r11
+    eor v1.16b, v1.16b, v27.16b                     // aes.cs:70:46 encrypt r11
+    shl v4.16b, v21.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r11
+    sshr v5.16b, v21.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r11
+    and v5.16b, v5.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r11
+    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r11
+    eor v5.16b, v19.16b, v30.16b                    // aes.cs:70:46 encrypt r11
+    eor v27.16b, v5.16b, v27.16b                    // aes.cs:70:46 encrypt r11
+    eor v27.16b, v27.16b, v21.16b                   // aes.cs:70:46 encrypt r11
+    eor v27.16b, v27.16b, v4.16b                    // aes.cs:70:46 encrypt r11
+    shl v5.16b, v19.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r11
+    sshr v6.16b, v19.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r11
+    and v6.16b, v6.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r11
+    eor v5.16b, v5.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r11
+    eor v6.16b, v25.16b, v30.16b                    // aes.cs:70:46 encrypt r11
+    eor v4.16b, v6.16b, v4.16b                      // aes.cs:70:46 encrypt r11
+    eor v19.16b, v4.16b, v19.16b                    // aes.cs:70:46 encrypt r11
+    eor v19.16b, v19.16b, v5.16b                    // aes.cs:70:46 encrypt r11
+    eor v21.16b, v25.16b, v21.16b                   // aes.cs:70:46 encrypt r11
+    eor v21.16b, v21.16b, v5.16b                    // aes.cs:70:46 encrypt r11
+    eor v21.16b, v21.16b, v30.16b                   // aes.cs:70:46 encrypt r11
+    eor v21.16b, v21.16b, v24.16b                   // aes.cs:70:46 encrypt r11
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[11][0], rk[11][1], rk[11][2], rk[11][3]
+    aese v3.16b, v4.16b                             // aes.cs:30:39 encrypt>SubBytes r12
+    aese v26.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r12
+    aese v23.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r12
+    aese v18.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes r12
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[11][4], rk[11][5], rk[11][6], rk[11][7]
+    aese v31.16b, v4.16b                            // aes.cs:30:39 encrypt>SubBytes r12
+    aese v29.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r12
+    aese v20.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r12
+    aese v17.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes r12
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[11][8], rk[11][9], rk[11][10], rk[11][11]
+    aese v0.16b, v4.16b                             // aes.cs:30:39 encrypt>SubBytes r12
+    aese v28.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r12
+    aese v22.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r12
+    aese v16.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes r12
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[11][12], rk[11][13], rk[11][14], rk[11][15]
+    aese v1.16b, v4.16b                             // aes.cs:30:39 encrypt>SubBytes r12
+    aese v27.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r12
+    aese v19.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r12
+    aese v21.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes r12
+    shl v24.16b, v3.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r12
+    sshr v25.16b, v3.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r12
+    and v25.16b, v25.16b, v2.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r12
+    eor v24.16b, v24.16b, v25.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r12
+    shl v25.16b, v29.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r12
+    sshr v30.16b, v29.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r12
+    and v30.16b, v30.16b, v2.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r12
+    eor v25.16b, v25.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r12
+    eor v30.16b, v22.16b, v21.16b                   // aes.cs:70:46 encrypt r12
+    eor v30.16b, v30.16b, v24.16b                   // aes.cs:70:46 encrypt r12
+    eor v30.16b, v30.16b, v29.16b                   // aes.cs:70:46 encrypt r12
+    eor v30.16b, v30.16b, v25.16b                   // aes.cs:70:46 encrypt r12
+    shl v4.16b, v22.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r12
+    sshr v5.16b, v22.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r12
+    and v5.16b, v5.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r12
+    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r12
+    eor v5.16b, v3.16b, v21.16b                     // aes.cs:70:46 encrypt r12
+    eor v25.16b, v5.16b, v25.16b                    // aes.cs:70:46 encrypt r12
+    eor v25.16b, v25.16b, v22.16b                   // aes.cs:70:46 encrypt r12
+    eor v25.16b, v25.16b, v4.16b                    // aes.cs:70:46 encrypt r12
+    shl v5.16b, v21.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r12
+    sshr v6.16b, v21.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r12
+    and v6.16b, v6.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r12
+    eor v5.16b, v5.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r12
+    eor v6.16b, v3.16b, v29.16b                     // aes.cs:70:46 encrypt r12
+    eor v4.16b, v6.16b, v4.16b                      // aes.cs:70:46 encrypt r12
+    eor v21.16b, v4.16b, v21.16b                    // aes.cs:70:46 encrypt r12
+    eor v21.16b, v21.16b, v5.16b                    // aes.cs:70:46 encrypt r12
+    eor v22.16b, v29.16b, v22.16b                   // aes.cs:70:46 encrypt r12
+    eor v22.16b, v22.16b, v5.16b                    // aes.cs:70:46 encrypt r12
+    eor v22.16b, v22.16b, v3.16b                    // aes.cs:70:46 encrypt r12
+    eor v22.16b, v22.16b, v24.16b                   // aes.cs:70:46 encrypt r12
+    shl v24.16b, v31.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r12
+    sshr v29.16b, v31.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r12
+    and v29.16b, v29.16b, v2.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r12
+    eor v24.16b, v24.16b, v29.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r12
+    shl v29.16b, v28.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r12
+    sshr v3.16b, v28.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r12
+    and v3.16b, v3.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r12
+    eor v29.16b, v29.16b, v3.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r12
+    eor v3.16b, v18.16b, v19.16b                    // aes.cs:70:46 encrypt r12
+    eor v3.16b, v3.16b, v24.16b                     // aes.cs:70:46 encrypt r12
+    eor v3.16b, v3.16b, v28.16b                     // aes.cs:70:46 encrypt r12
+    eor v3.16b, v3.16b, v29.16b                     // aes.cs:70:46 encrypt r12
+    shl v4.16b, v19.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r12
+    sshr v5.16b, v19.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r12
+    and v5.16b, v5.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r12
+    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r12
+    eor v5.16b, v18.16b, v31.16b                    // aes.cs:70:46 encrypt r12
+    eor v29.16b, v5.16b, v29.16b                    // aes.cs:70:46 encrypt r12
+    eor v29.16b, v29.16b, v19.16b                   // aes.cs:70:46 encrypt r12
+    eor v29.16b, v29.16b, v4.16b                    // aes.cs:70:46 encrypt r12
+    shl v5.16b, v18.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r12
+    sshr v6.16b, v18.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r12
+    and v6.16b, v6.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r12
+    eor v5.16b, v5.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r12
+    eor v6.16b, v31.16b, v28.16b                    // aes.cs:70:46 encrypt r12
+    eor v4.16b, v6.16b, v4.16b                      // aes.cs:70:46 encrypt r12
+    eor v18.16b, v4.16b, v18.16b                    // aes.cs:70:46 encrypt r12
+    eor v18.16b, v18.16b, v5.16b                    // aes.cs:70:46 encrypt r12
+    eor v19.16b, v28.16b, v19.16b                   // aes.cs:70:46 encrypt r12
+    eor v19.16b, v19.16b, v5.16b                    // aes.cs:70:46 encrypt r12
+    eor v19.16b, v19.16b, v31.16b                   // aes.cs:70:46 encrypt r12
+    eor v19.16b, v19.16b, v24.16b                   // aes.cs:70:46 encrypt r12
+    shl v24.16b, v0.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r12
+    sshr v28.16b, v0.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r12
+    and v28.16b, v28.16b, v2.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r12
+    eor v24.16b, v24.16b, v28.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r12
+    shl v28.16b, v27.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r12
+    sshr v31.16b, v27.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r12
+    and v31.16b, v31.16b, v2.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r12
+    eor v28.16b, v28.16b, v31.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r12
+    eor v31.16b, v23.16b, v17.16b                   // aes.cs:70:46 encrypt r12
+    eor v31.16b, v31.16b, v24.16b                   // aes.cs:70:46 encrypt r12
+    eor v31.16b, v31.16b, v27.16b                   // aes.cs:70:46 encrypt r12
+    eor v31.16b, v31.16b, v28.16b                   // aes.cs:70:46 encrypt r12
+    shl v4.16b, v23.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r12
+    sshr v5.16b, v23.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r12
+    and v5.16b, v5.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r12
+    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r12
+    eor v5.16b, v17.16b, v0.16b                     // aes.cs:70:46 encrypt r12
+    eor v28.16b, v5.16b, v28.16b                    // aes.cs:70:46 encrypt r12
+    eor v28.16b, v28.16b, v23.16b                   // aes.cs:70:46 encrypt r12
+    eor v28.16b, v28.16b, v4.16b                    // aes.cs:70:46 encrypt r12
+    shl v5.16b, v17.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r12
+    sshr v6.16b, v17.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r12
+    and v6.16b, v6.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r12
+    eor v5.16b, v5.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r12
+    eor v6.16b, v0.16b, v27.16b                     // aes.cs:70:46 encrypt r12
+    eor v4.16b, v6.16b, v4.16b                      // aes.cs:70:46 encrypt r12
+    eor v17.16b, v4.16b, v17.16b                    // aes.cs:70:46 encrypt r12
+    eor v17.16b, v17.16b, v5.16b                    // aes.cs:70:46 encrypt r12
+    eor v23.16b, v23.16b, v27.16b                   // aes.cs:70:46 encrypt r12
+    eor v23.16b, v23.16b, v5.16b                    // aes.cs:70:46 encrypt r12
+    eor v23.16b, v23.16b, v0.16b                    // aes.cs:70:46 encrypt r12
+    eor v23.16b, v23.16b, v24.16b                   // aes.cs:70:46 encrypt r12
+    shl v24.16b, v1.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r12
+    sshr v27.16b, v1.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r12
+    and v27.16b, v27.16b, v2.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r12
+    eor v24.16b, v24.16b, v27.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r12
+    shl v27.16b, v26.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r12
+    sshr v0.16b, v26.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r12
+    and v0.16b, v0.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r12
+    eor v27.16b, v27.16b, v0.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r12
+    eor v0.16b, v20.16b, v16.16b                    // aes.cs:70:46 encrypt r12
+    eor v0.16b, v0.16b, v24.16b                     // aes.cs:70:46 encrypt r12
+    eor v0.16b, v0.16b, v26.16b                     // aes.cs:70:46 encrypt r12
+    eor v0.16b, v0.16b, v27.16b                     // aes.cs:70:46 encrypt r12
+    shl v4.16b, v20.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r12
+    sshr v5.16b, v20.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r12
+    and v5.16b, v5.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r12
+    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r12
+    eor v5.16b, v16.16b, v1.16b                     // aes.cs:70:46 encrypt r12
+    eor v27.16b, v5.16b, v27.16b                    // aes.cs:70:46 encrypt r12
+    eor v27.16b, v27.16b, v20.16b                   // aes.cs:70:46 encrypt r12
+    eor v27.16b, v27.16b, v4.16b                    // aes.cs:70:46 encrypt r12
+    shl v5.16b, v16.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r12
+    sshr v6.16b, v16.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r12
+    and v6.16b, v6.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r12
+    eor v5.16b, v5.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r12
+    eor v6.16b, v26.16b, v1.16b                     // aes.cs:70:46 encrypt r12
+    eor v4.16b, v6.16b, v4.16b                      // aes.cs:70:46 encrypt r12
+    eor v16.16b, v4.16b, v16.16b                    // aes.cs:70:46 encrypt r12
+    eor v16.16b, v16.16b, v5.16b                    // aes.cs:70:46 encrypt r12
+    eor v20.16b, v26.16b, v20.16b                   // aes.cs:70:46 encrypt r12
+    eor v20.16b, v20.16b, v5.16b                    // aes.cs:70:46 encrypt r12
+    eor v20.16b, v20.16b, v1.16b                    // aes.cs:70:46 encrypt r12
+    eor v20.16b, v20.16b, v24.16b                   // aes.cs:70:46 encrypt r12
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[12][0], rk[12][1], rk[12][2], rk[12][3]
+    aese v30.16b, v4.16b                            // aes.cs:30:39 encrypt>SubBytes r13
+    aese v25.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r13
+    aese v21.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r13
+    aese v22.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes r13
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[12][4], rk[12][5], rk[12][6], rk[12][7]
+    aese v3.16b, v4.16b                             // aes.cs:30:39 encrypt>SubBytes r13
+    aese v29.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r13
+    aese v18.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r13
+    aese v19.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes r13
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[12][8], rk[12][9], rk[12][10], rk[12][11]
+    aese v31.16b, v4.16b                            // aes.cs:30:39 encrypt>SubBytes r13
+    aese v28.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r13
+    aese v17.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r13
+    aese v23.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes r13
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[12][12], rk[12][13], rk[12][14], rk[12][15]
+    aese v0.16b, v4.16b                             // aes.cs:30:39 encrypt>SubBytes r13
+    aese v27.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r13
+    aese v16.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r13
+    aese v20.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes r13
+    shl v24.16b, v30.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r13
+    sshr v26.16b, v30.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r13
+    and v26.16b, v26.16b, v2.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r13
+    eor v24.16b, v24.16b, v26.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r13
+    shl v26.16b, v29.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r13
+    sshr v1.16b, v29.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r13
+    and v1.16b, v1.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r13
+    eor v26.16b, v26.16b, v1.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r13
+    eor v1.16b, v17.16b, v20.16b                    // aes.cs:70:46 encrypt r13
+    eor v1.16b, v1.16b, v24.16b                     // aes.cs:70:46 encrypt r13
+    eor v1.16b, v1.16b, v29.16b                     // aes.cs:70:46 encrypt r13
+    eor v1.16b, v1.16b, v26.16b                     // aes.cs:70:46 encrypt r13
+    shl v4.16b, v17.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r13
+    sshr v5.16b, v17.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r13
+    and v5.16b, v5.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r13
+    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r13
+    eor v5.16b, v30.16b, v20.16b                    // aes.cs:70:46 encrypt r13
+    eor v26.16b, v5.16b, v26.16b                    // aes.cs:70:46 encrypt r13
+    eor v26.16b, v26.16b, v17.16b                   // aes.cs:70:46 encrypt r13
+    eor v26.16b, v26.16b, v4.16b                    // aes.cs:70:46 encrypt r13
+    shl v5.16b, v20.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r13
+    sshr v6.16b, v20.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r13
+    and v6.16b, v6.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r13
+    eor v5.16b, v5.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r13
+    eor v6.16b, v30.16b, v29.16b                    // aes.cs:70:46 encrypt r13
+    eor v4.16b, v6.16b, v4.16b                      // aes.cs:70:46 encrypt r13
+    eor v20.16b, v4.16b, v20.16b                    // aes.cs:70:46 encrypt r13
     eor v20.16b, v20.16b, v5.16b                    // aes.cs:70:46 encrypt r13
-    eor v26.16b, v26.16b, v1.16b                    // aes.cs:70:46 encrypt r13
-    eor v5.16b, v7.16b, v22.16b                     // aes.cs:70:46 encrypt r13
-    eor v29.16b, v29.16b, v3.16b                    // aes.cs:70:46 encrypt r13
-    eor v24.16b, v24.16b, v19.16b                   // aes.cs:70:46 encrypt r13
-    eor v25.16b, v26.16b, v25.16b                   // aes.cs:70:46 encrypt r13
-    eor v26.16b, v5.16b, v30.16b                    // aes.cs:70:46 encrypt r13
-    eor v21.16b, v29.16b, v21.16b                   // aes.cs:70:46 encrypt r13
-    eor v23.16b, v24.16b, v23.16b                   // aes.cs:70:46 encrypt r13
-    eor v20.16b, v20.16b, v4.16b                    // aes.cs:70:46 encrypt r13
-    eor v22.16b, v25.16b, v22.16b                   // aes.cs:70:46 encrypt r13
-    eor v24.16b, v26.16b, v3.16b                    // aes.cs:70:46 encrypt r13
-    eor v19.16b, v21.16b, v19.16b                   // aes.cs:70:46 encrypt r13
-    eor v21.16b, v23.16b, v1.16b                    // aes.cs:70:46 encrypt r13
-    ldr q23, [x0, #3408]                            // round key rk[13][5]
-    aese v2.16b, v23.16b                            // aes.cs:30:39 encrypt>SubBytes
-    ldr q23, [x0, #3424]                            // round key rk[13][6]
-    aese v0.16b, v23.16b                            // aes.cs:30:39 encrypt>SubBytes
-    ldr q23, [x0, #3440]                            // round key rk[13][7]
-    aese v17.16b, v23.16b                           // aes.cs:30:39 encrypt>SubBytes
-    ldr q23, [x0, #3456]                            // round key rk[13][8]
-    aese v6.16b, v23.16b                            // aes.cs:30:39 encrypt>SubBytes
-    ldr q23, [x0, #3472]                            // round key rk[13][9]
-    aese v31.16b, v23.16b                           // aes.cs:30:39 encrypt>SubBytes
-    ldr q23, [x0, #3488]                            // round key rk[13][10]
-    aese v16.16b, v23.16b                           // aes.cs:30:39 encrypt>SubBytes
-    ldr q23, [x0, #3504]                            // round key rk[13][11]
-    aese v20.16b, v23.16b                           // aes.cs:30:39 encrypt>SubBytes
-    ldr q23, [x0, #3520]                            // round key rk[13][12]
-    aese v22.16b, v23.16b                           // aes.cs:30:39 encrypt>SubBytes
-    ldr q23, [x0, #3536]                            // round key rk[13][13]
-    aese v24.16b, v23.16b                           // aes.cs:30:39 encrypt>SubBytes
-    ldr q23, [x0, #3552]                            // round key rk[13][14]
-    aese v19.16b, v23.16b                           // aes.cs:30:39 encrypt>SubBytes
-    ldr q23, [x0, #3568]                            // round key rk[13][15]
-    aese v21.16b, v23.16b                           // aes.cs:30:39 encrypt>SubBytes
-    ldr q23, [x0, #3600]                            // round key rk[14][1]
-    eor v23.16b, v23.16b, v2.16b                    // aes.cs:72:32 encrypt
-    ldr q25, [x0, #3616]                            // round key rk[14][2]
-    eor v16.16b, v25.16b, v16.16b                   // aes.cs:72:32 encrypt
-    ldr q25, [x0, #3632]                            // round key rk[14][3]
-    eor v21.16b, v25.16b, v21.16b                   // aes.cs:72:32 encrypt
-    ldr q25, [x0, #3664]                            // round key rk[14][5]
-    eor v25.16b, v25.16b, v31.16b                   // aes.cs:72:32 encrypt
-    ldr q26, [x0, #3680]                            // round key rk[14][6]
-    eor v19.16b, v26.16b, v19.16b                   // aes.cs:72:32 encrypt
-    ldr q26, [x0, #3712]                            // round key rk[14][8]
-    eor v26.16b, v26.16b, v6.16b                    // aes.cs:72:32 encrypt
-    ldr q29, [x0, #3728]                            // round key rk[14][9]
-    eor v24.16b, v29.16b, v24.16b                   // aes.cs:72:32 encrypt
-    ldr q29, [x0, #3760]                            // round key rk[14][11]
-    eor v17.16b, v29.16b, v17.16b                   // aes.cs:72:32 encrypt
-    ldr q29, [x0, #3776]                            // round key rk[14][12]
-    eor v22.16b, v29.16b, v22.16b                   // aes.cs:72:32 encrypt
-    ldr q29, [x0, #3808]                            // round key rk[14][14]
-    eor v29.16b, v29.16b, v0.16b                    // aes.cs:72:32 encrypt
-    ldr q30, [x0, #3824]                            // round key rk[14][15]
-    eor v20.16b, v30.16b, v20.16b                   // aes.cs:72:32 encrypt
-    tbl v23.16b, {v23.16b}, v12.16b                 // realign lanes after AESE/AESD (aes.cs:72:32 encrypt)
-    tbl v16.16b, {v16.16b}, v12.16b                 // realign lanes after AESE/AESD (aes.cs:72:32 encrypt)
-    tbl v21.16b, {v21.16b}, v12.16b                 // realign lanes after AESE/AESD (aes.cs:72:32 encrypt)
-    tbl v25.16b, {v25.16b}, v12.16b                 // realign lanes after AESE/AESD (aes.cs:72:32 encrypt)
-    tbl v19.16b, {v19.16b}, v12.16b                 // realign lanes after AESE/AESD (aes.cs:72:32 encrypt)
-    tbl v26.16b, {v26.16b}, v12.16b                 // realign lanes after AESE/AESD (aes.cs:72:32 encrypt)
-    tbl v24.16b, {v24.16b}, v12.16b                 // realign lanes after AESE/AESD (aes.cs:72:32 encrypt)
-    tbl v17.16b, {v17.16b}, v12.16b                 // realign lanes after AESE/AESD (aes.cs:72:32 encrypt)
-    tbl v22.16b, {v22.16b}, v12.16b                 // realign lanes after AESE/AESD (aes.cs:72:32 encrypt)
-    tbl v29.16b, {v29.16b}, v12.16b                 // realign lanes after AESE/AESD (aes.cs:72:32 encrypt)
-    tbl v20.16b, {v20.16b}, v12.16b                 // realign lanes after AESE/AESD (aes.cs:72:32 encrypt)
-    zip1 v30.16b, v18.16b, v20.16b                  // store blocks 0..15
-    zip1 v31.16b, v21.16b, v17.16b                  // store blocks 0..15
-    zip1 v0.16b, v19.16b, v29.16b                   // store blocks 0..15
-    zip1 v1.16b, v16.16b, v28.16b                   // store blocks 0..15
-    zip1 v2.16b, v25.16b, v27.16b                   // store blocks 0..15
-    zip1 v3.16b, v23.16b, v24.16b                   // store blocks 0..15
-    zip1 v4.16b, v8.16b, v22.16b                    // store blocks 0..15
-    zip1 v5.16b, v11.16b, v26.16b                   // store blocks 0..15
-    zip1 v15.16b, v31.16b, v30.16b                  // store blocks 0..15
-    zip1 v14.16b, v1.16b, v0.16b                    // store blocks 0..15
-    zip2 v18.16b, v18.16b, v20.16b                  // store blocks 0..15
-    zip1 v13.16b, v3.16b, v2.16b                    // store blocks 0..15
-    zip2 v17.16b, v21.16b, v17.16b                  // store blocks 0..15
-    zip1 v12.16b, v5.16b, v4.16b                    // store blocks 0..15
-    st4 {v12.16b-v15.16b}, [x2], #64                // store blocks 0..15
-    zip2 v19.16b, v19.16b, v29.16b                  // store blocks 0..15
-    zip2 v16.16b, v16.16b, v28.16b                  // store blocks 0..15
-    zip2 v20.16b, v25.16b, v27.16b                  // store blocks 0..15
-    zip2 v21.16b, v23.16b, v24.16b                  // store blocks 0..15
-    zip2 v22.16b, v8.16b, v22.16b                   // store blocks 0..15
-    zip2 v23.16b, v11.16b, v26.16b                  // store blocks 0..15
-    zip2 v9.16b, v31.16b, v30.16b                   // store blocks 0..15
-    zip2 v8.16b, v1.16b, v0.16b                     // store blocks 0..15
-    zip2 v7.16b, v3.16b, v2.16b                     // store blocks 0..15
-    zip2 v6.16b, v5.16b, v4.16b                     // store blocks 0..15
-    st4 {v6.16b-v9.16b}, [x2], #64                  // store blocks 0..15
-    zip1 v3.16b, v17.16b, v18.16b                   // store blocks 0..15
-    zip1 v2.16b, v16.16b, v19.16b                   // store blocks 0..15
-    zip1 v1.16b, v21.16b, v20.16b                   // store blocks 0..15
-    zip1 v0.16b, v23.16b, v22.16b                   // store blocks 0..15
-    st4 {v0.16b-v3.16b}, [x2], #64                  // store blocks 0..15
-    zip2 v3.16b, v17.16b, v18.16b                   // store blocks 0..15
-    zip2 v2.16b, v16.16b, v19.16b                   // store blocks 0..15
-    zip2 v1.16b, v21.16b, v20.16b                   // store blocks 0..15
-    zip2 v0.16b, v23.16b, v22.16b                   // store blocks 0..15
-    st4 {v0.16b-v3.16b}, [x2], #64                  // store blocks 0..15
+    eor v17.16b, v29.16b, v17.16b                   // aes.cs:70:46 encrypt r13
+    eor v17.16b, v17.16b, v5.16b                    // aes.cs:70:46 encrypt r13
+    eor v17.16b, v17.16b, v30.16b                   // aes.cs:70:46 encrypt r13
+    eor v17.16b, v17.16b, v24.16b                   // aes.cs:70:46 encrypt r13
+    shl v24.16b, v3.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r13
+    sshr v29.16b, v3.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r13
+    and v29.16b, v29.16b, v2.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r13
+    eor v24.16b, v24.16b, v29.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r13
+    shl v29.16b, v28.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r13
+    sshr v30.16b, v28.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r13
+    and v30.16b, v30.16b, v2.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r13
+    eor v29.16b, v29.16b, v30.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r13
+    eor v30.16b, v22.16b, v16.16b                   // aes.cs:70:46 encrypt r13
+    eor v30.16b, v30.16b, v24.16b                   // aes.cs:70:46 encrypt r13
+    eor v30.16b, v30.16b, v28.16b                   // aes.cs:70:46 encrypt r13
+    eor v30.16b, v30.16b, v29.16b                   // aes.cs:70:46 encrypt r13
+    shl v4.16b, v16.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r13
+    sshr v5.16b, v16.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r13
+    and v5.16b, v5.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r13
+    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r13
+    eor v5.16b, v22.16b, v3.16b                     // aes.cs:70:46 encrypt r13
+    eor v29.16b, v5.16b, v29.16b                    // aes.cs:70:46 encrypt r13
+    eor v29.16b, v29.16b, v16.16b                   // aes.cs:70:46 encrypt r13
+    eor v29.16b, v29.16b, v4.16b                    // aes.cs:70:46 encrypt r13
+    shl v5.16b, v22.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r13
+    sshr v6.16b, v22.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r13
+    and v6.16b, v6.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r13
+    eor v5.16b, v5.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r13
+    eor v6.16b, v3.16b, v28.16b                     // aes.cs:70:46 encrypt r13
+    eor v4.16b, v6.16b, v4.16b                      // aes.cs:70:46 encrypt r13
+    eor v22.16b, v4.16b, v22.16b                    // aes.cs:70:46 encrypt r13
+    eor v22.16b, v22.16b, v5.16b                    // aes.cs:70:46 encrypt r13
+    eor v16.16b, v28.16b, v16.16b                   // aes.cs:70:46 encrypt r13
+    eor v16.16b, v16.16b, v5.16b                    // aes.cs:70:46 encrypt r13
+    eor v16.16b, v16.16b, v3.16b                    // aes.cs:70:46 encrypt r13
+    eor v16.16b, v16.16b, v24.16b                   // aes.cs:70:46 encrypt r13
+    shl v24.16b, v31.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r13
+    sshr v28.16b, v31.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r13
+    and v28.16b, v28.16b, v2.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r13
+    eor v24.16b, v24.16b, v28.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r13
+    shl v28.16b, v27.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r13
+    sshr v3.16b, v27.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r13
+    and v3.16b, v3.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r13
+    eor v28.16b, v28.16b, v3.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r13
+    eor v3.16b, v21.16b, v19.16b                    // aes.cs:70:46 encrypt r13
+    eor v3.16b, v3.16b, v24.16b                     // aes.cs:70:46 encrypt r13
+    eor v3.16b, v3.16b, v27.16b                     // aes.cs:70:46 encrypt r13
+    eor v3.16b, v3.16b, v28.16b                     // aes.cs:70:46 encrypt r13
+    shl v4.16b, v21.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r13
+    sshr v5.16b, v21.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r13
+    and v5.16b, v5.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r13
+    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r13
+    eor v5.16b, v19.16b, v31.16b                    // aes.cs:70:46 encrypt r13
+    eor v28.16b, v5.16b, v28.16b                    // aes.cs:70:46 encrypt r13
+    eor v28.16b, v28.16b, v21.16b                   // aes.cs:70:46 encrypt r13
+    eor v28.16b, v28.16b, v4.16b                    // aes.cs:70:46 encrypt r13
+    shl v5.16b, v19.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r13
+    sshr v6.16b, v19.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r13
+    and v6.16b, v6.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r13
+    eor v5.16b, v5.16b, v6.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r13
+    eor v6.16b, v31.16b, v27.16b                    // aes.cs:70:46 encrypt r13
+    eor v4.16b, v6.16b, v4.16b                      // aes.cs:70:46 encrypt r13
+    eor v19.16b, v4.16b, v19.16b                    // aes.cs:70:46 encrypt r13
+    eor v19.16b, v19.16b, v5.16b                    // aes.cs:70:46 encrypt r13
+    eor v21.16b, v21.16b, v27.16b                   // aes.cs:70:46 encrypt r13
+    eor v21.16b, v21.16b, v5.16b                    // aes.cs:70:46 encrypt r13
+    eor v21.16b, v21.16b, v31.16b                   // aes.cs:70:46 encrypt r13
+    eor v21.16b, v21.16b, v24.16b                   // aes.cs:70:46 encrypt r13
+    shl v24.16b, v0.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r13
+    sshr v27.16b, v0.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r13
+    and v27.16b, v27.16b, v2.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r13
+    eor v24.16b, v24.16b, v27.16b                   // aes.cs:39:6 encrypt>MixColumns>mix r13
+    shl v27.16b, v25.16b, #1                        // aes.cs:39:43 encrypt>MixColumns>mix r13
+    sshr v31.16b, v25.16b, #7                       // aes.cs:39:43 encrypt>MixColumns>mix r13
+    and v31.16b, v31.16b, v2.16b                    // aes.cs:39:43 encrypt>MixColumns>mix r13
+    eor v27.16b, v27.16b, v31.16b                   // aes.cs:39:43 encrypt>MixColumns>mix r13
+    eor v31.16b, v18.16b, v23.16b                   // aes.cs:70:46 encrypt r13
+    eor v31.16b, v31.16b, v24.16b                   // aes.cs:70:46 encrypt r13
+    eor v31.16b, v31.16b, v25.16b                   // aes.cs:70:46 encrypt r13
+    eor v31.16b, v31.16b, v27.16b                   // aes.cs:70:46 encrypt r13
+    shl v4.16b, v18.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r13
+    sshr v5.16b, v18.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r13
+    and v5.16b, v5.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r13
+    eor v4.16b, v4.16b, v5.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r13
+    eor v5.16b, v23.16b, v0.16b                     // aes.cs:70:46 encrypt r13
+    eor v27.16b, v5.16b, v27.16b                    // aes.cs:70:46 encrypt r13
+    eor v27.16b, v27.16b, v18.16b                   // aes.cs:70:46 encrypt r13
+    eor v27.16b, v27.16b, v4.16b                    // aes.cs:70:46 encrypt r13
+    shl v5.16b, v23.16b, #1                         // aes.cs:39:43 encrypt>MixColumns>mix r13
+    sshr v6.16b, v23.16b, #7                        // aes.cs:39:43 encrypt>MixColumns>mix r13
+    and v2.16b, v6.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r13
+    eor v2.16b, v5.16b, v2.16b                      // aes.cs:39:43 encrypt>MixColumns>mix r13
+    eor v5.16b, v25.16b, v0.16b                     // aes.cs:70:46 encrypt r13
+    eor v4.16b, v5.16b, v4.16b                      // aes.cs:70:46 encrypt r13
+    eor v23.16b, v4.16b, v23.16b                    // aes.cs:70:46 encrypt r13
+    eor v23.16b, v23.16b, v2.16b                    // aes.cs:70:46 encrypt r13
+    eor v18.16b, v25.16b, v18.16b                   // aes.cs:70:46 encrypt r13
+    eor v18.16b, v18.16b, v2.16b                    // aes.cs:70:46 encrypt r13
+    eor v18.16b, v18.16b, v0.16b                    // aes.cs:70:46 encrypt r13
+    eor v18.16b, v18.16b, v24.16b                   // aes.cs:70:46 encrypt r13
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[13][0], rk[13][1], rk[13][2], rk[13][3]
+    aese v1.16b, v4.16b                             // aes.cs:30:39 encrypt>SubBytes
+    aese v26.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes
+    aese v20.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes
+    aese v17.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[13][4], rk[13][5], rk[13][6], rk[13][7]
+    aese v30.16b, v4.16b                            // aes.cs:30:39 encrypt>SubBytes
+    aese v29.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes
+    aese v22.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes
+    aese v16.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[13][8], rk[13][9], rk[13][10], rk[13][11]
+    aese v3.16b, v4.16b                             // aes.cs:30:39 encrypt>SubBytes
+    aese v28.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes
+    aese v19.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes
+    aese v21.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[13][12], rk[13][13], rk[13][14], rk[13][15]
+    aese v31.16b, v4.16b                            // aes.cs:30:39 encrypt>SubBytes
+    aese v27.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes
+    aese v23.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes
+    aese v18.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[14][0], rk[14][1], rk[14][2], rk[14][3]
+    eor v24.16b, v4.16b, v1.16b                     // aes.cs:72:32 encrypt
+    eor v25.16b, v5.16b, v29.16b                    // aes.cs:72:32 encrypt
+    eor v19.16b, v6.16b, v19.16b                    // aes.cs:72:32 encrypt
+    eor v18.16b, v7.16b, v18.16b                    // aes.cs:72:32 encrypt
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[14][4], rk[14][5], rk[14][6], rk[14][7]
+    eor v29.16b, v4.16b, v30.16b                    // aes.cs:72:32 encrypt
+    eor v28.16b, v5.16b, v28.16b                    // aes.cs:72:32 encrypt
+    eor v23.16b, v6.16b, v23.16b                    // aes.cs:72:32 encrypt
+    eor v17.16b, v7.16b, v17.16b                    // aes.cs:72:32 encrypt
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[14][8], rk[14][9], rk[14][10], rk[14][11]
+    eor v30.16b, v4.16b, v3.16b                     // aes.cs:72:32 encrypt
+    eor v27.16b, v5.16b, v27.16b                    // aes.cs:72:32 encrypt
+    eor v20.16b, v6.16b, v20.16b                    // aes.cs:72:32 encrypt
+    eor v16.16b, v7.16b, v16.16b                    // aes.cs:72:32 encrypt
+    ld1 {v0.16b-v3.16b}, [x14], #64                 // round keys rk[14][12], rk[14][13], rk[14][14], rk[14][15]
+    eor v31.16b, v0.16b, v31.16b                    // aes.cs:72:32 encrypt
+    eor v26.16b, v1.16b, v26.16b                    // aes.cs:72:32 encrypt
+    eor v22.16b, v2.16b, v22.16b                    // aes.cs:72:32 encrypt
+    eor v21.16b, v3.16b, v21.16b                    // aes.cs:72:32 encrypt
+    ldr q0, [x8, #512]                              // const ShiftRows^2 lanes
+    tbl v24.16b, {v24.16b}, v0.16b                  // realign lanes after AESE/AESD (aes.cs:72:32 encrypt)
+    tbl v25.16b, {v25.16b}, v0.16b                  // realign lanes after AESE/AESD (aes.cs:72:32 encrypt)
+    tbl v19.16b, {v19.16b}, v0.16b                  // realign lanes after AESE/AESD (aes.cs:72:32 encrypt)
+    tbl v18.16b, {v18.16b}, v0.16b                  // realign lanes after AESE/AESD (aes.cs:72:32 encrypt)
+    tbl v29.16b, {v29.16b}, v0.16b                  // realign lanes after AESE/AESD (aes.cs:72:32 encrypt)
+    tbl v28.16b, {v28.16b}, v0.16b                  // realign lanes after AESE/AESD (aes.cs:72:32 encrypt)
+    tbl v23.16b, {v23.16b}, v0.16b                  // realign lanes after AESE/AESD (aes.cs:72:32 encrypt)
+    tbl v17.16b, {v17.16b}, v0.16b                  // realign lanes after AESE/AESD (aes.cs:72:32 encrypt)
+    tbl v30.16b, {v30.16b}, v0.16b                  // realign lanes after AESE/AESD (aes.cs:72:32 encrypt)
+    tbl v27.16b, {v27.16b}, v0.16b                  // realign lanes after AESE/AESD (aes.cs:72:32 encrypt)
+    tbl v20.16b, {v20.16b}, v0.16b                  // realign lanes after AESE/AESD (aes.cs:72:32 encrypt)
+    tbl v16.16b, {v16.16b}, v0.16b                  // realign lanes after AESE/AESD (aes.cs:72:32 encrypt)
+    tbl v31.16b, {v31.16b}, v0.16b                  // realign lanes after AESE/AESD (aes.cs:72:32 encrypt)
+    tbl v26.16b, {v26.16b}, v0.16b                  // realign lanes after AESE/AESD (aes.cs:72:32 encrypt)
+    tbl v22.16b, {v22.16b}, v0.16b                  // realign lanes after AESE/AESD (aes.cs:72:32 encrypt)
+    tbl v21.16b, {v21.16b}, v0.16b                  // realign lanes after AESE/AESD (aes.cs:72:32 encrypt)
+    zip1 v0.16b, v17.16b, v21.16b                   // store blocks 0..15
+    zip2 v17.16b, v17.16b, v21.16b                  // store blocks 0..15
+    zip1 v21.16b, v18.16b, v16.16b                  // store blocks 0..15
+    zip2 v16.16b, v18.16b, v16.16b                  // store blocks 0..15
+    zip1 v18.16b, v23.16b, v22.16b                  // store blocks 0..15
+    zip2 v22.16b, v23.16b, v22.16b                  // store blocks 0..15
+    zip1 v23.16b, v19.16b, v20.16b                  // store blocks 0..15
+    zip2 v19.16b, v19.16b, v20.16b                  // store blocks 0..15
+    zip1 v20.16b, v28.16b, v26.16b                  // store blocks 0..15
+    zip2 v26.16b, v28.16b, v26.16b                  // store blocks 0..15
+    zip1 v28.16b, v25.16b, v27.16b                  // store blocks 0..15
+    zip2 v25.16b, v25.16b, v27.16b                  // store blocks 0..15
+    zip1 v27.16b, v29.16b, v31.16b                  // store blocks 0..15
+    zip2 v29.16b, v29.16b, v31.16b                  // store blocks 0..15
+    zip1 v31.16b, v24.16b, v30.16b                  // store blocks 0..15
+    zip2 v24.16b, v24.16b, v30.16b                  // store blocks 0..15
+    zip1 v4.16b, v16.16b, v17.16b                   // store blocks 0..15
+    zip2 v8.16b, v16.16b, v17.16b                   // store blocks 0..15
+    zip1 v3.16b, v19.16b, v22.16b                   // store blocks 0..15
+    zip2 v7.16b, v19.16b, v22.16b                   // store blocks 0..15
+    zip1 v2.16b, v25.16b, v26.16b                   // store blocks 0..15
+    zip2 v6.16b, v25.16b, v26.16b                   // store blocks 0..15
+    zip1 v1.16b, v24.16b, v29.16b                   // store blocks 0..15
+    zip2 v5.16b, v24.16b, v29.16b                   // store blocks 0..15
+    zip1 v12.16b, v21.16b, v0.16b                   // store blocks 0..15
+    zip2 v16.16b, v21.16b, v0.16b                   // store blocks 0..15
+    zip1 v11.16b, v23.16b, v18.16b                  // store blocks 0..15
+    zip2 v15.16b, v23.16b, v18.16b                  // store blocks 0..15
+    zip1 v10.16b, v28.16b, v20.16b                  // store blocks 0..15
+    zip2 v14.16b, v28.16b, v20.16b                  // store blocks 0..15
+    zip1 v9.16b, v31.16b, v27.16b                   // store blocks 0..15
+    zip2 v13.16b, v31.16b, v27.16b                  // store blocks 0..15
+    st4 {v9.16b-v12.16b}, [x2], #64                 // store blocks 0..15
+    st4 {v13.16b-v16.16b}, [x2], #64                // store blocks 0..15
+    st4 {v1.16b-v4.16b}, [x2], #64                  // store blocks 0..15
+    st4 {v5.16b-v8.16b}, [x2], #64                  // store blocks 0..15
     subs x3, x3, #1
     b.ne 1b
     ldp d8, d9, [sp, #0]
@@ -7710,7 +7538,7 @@ aes256_neon_b16_crypto_il1_ecb_decrypt:
 //   x4  IV (16 bytes; counter of block i = IV + i, big-endian over the whole block, wrapping)
 //   x5:x6 counter (hi:lo, native order)   x7 counter scratch on the stack   x9, x15 scratch
 //   x8  constant pool (tables, vector constants)   x9 scratch   x10, x11, x12, x13 table-slice addresses
-//   v0-v31 allocated (2369 instructions per group: 1 spills, 1 reloads, 242 rematerialised loads)
+//   v0-v31 allocated (2190 instructions per group: 1 spills, 1 reloads, 2 rematerialised loads)
 //   callee-saved registers preserved: d8, d9, d10, d11, d12, d13, d14, d15; stack frame 336 bytes
     .global aes256_neon_b16_crypto_il1_ctr
     .type aes256_neon_b16_crypto_il1_ctr, %function
@@ -7733,6 +7561,7 @@ aes256_neon_b16_crypto_il1_ctr:
     rev x5, x5
     rev x6, x6
 1:
+    mov x14, x0                                     // walk the round keys
     adds x9, x6, #0                                 // ctr block 0: IV + 0
     adc x15, x5, xzr                                // ctr block 0: IV + 0
     rev x9, x9                                      // ctr block 0: IV + 0
@@ -7850,38 +7679,26 @@ aes256_neon_b16_crypto_il1_ctr:
     uzp2 v22.16b, v22.16b, v30.16b                  // counter blocks 0..15
     uzp1 v30.16b, v19.16b, v27.16b                  // counter blocks 0..15
     uzp2 v19.16b, v19.16b, v27.16b                  // counter blocks 0..15
-    ldr q27, [x0, #0]                               // round key rk[0][0]
-    aese v31.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r1
-    ldr q27, [x0, #16]                              // round key rk[0][1]
-    aese v24.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r1
-    ldr q27, [x0, #32]                              // round key rk[0][2]
-    aese v25.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r1
-    ldr q27, [x0, #48]                              // round key rk[0][3]
-    aese v26.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r1
-    ldr q27, [x0, #64]                              // round key rk[0][4]
-    aese v0.16b, v27.16b                            // aes.cs:30:39 encrypt>SubBytes r1
-    ldr q27, [x0, #80]                              // round key rk[0][5]
-    aese v28.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r1
-    ldr q27, [x0, #96]                              // round key rk[0][6]
-    aese v29.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r1
-    ldr q27, [x0, #112]                             // round key rk[0][7]
-    aese v30.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r1
-    ldr q27, [x0, #128]                             // round key rk[0][8]
-    aese v23.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r1
-    ldr q27, [x0, #144]                             // round key rk[0][9]
-    aese v20.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r1
-    ldr q27, [x0, #160]                             // round key rk[0][10]
-    aese v21.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r1
-    ldr q27, [x0, #176]                             // round key rk[0][11]
-    aese v22.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r1
-    ldr q27, [x0, #192]                             // round key rk[0][12]
-    aese v16.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r1
-    ldr q27, [x0, #208]                             // round key rk[0][13]
-    aese v17.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r1
-    ldr q27, [x0, #224]                             // round key rk[0][14]
-    aese v18.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r1
-    ldr q27, [x0, #240]                             // round key rk[0][15]
-    aese v19.16b, v27.16b                           // aes.cs:30:39 encrypt>SubBytes r1
+    ld1 {v1.16b-v4.16b}, [x14], #64                 // round keys rk[0][0], rk[0][1], rk[0][2], rk[0][3]
+    aese v31.16b, v1.16b                            // aes.cs:30:39 encrypt>SubBytes r1
+    aese v24.16b, v2.16b                            // aes.cs:30:39 encrypt>SubBytes r1
+    aese v25.16b, v3.16b                            // aes.cs:30:39 encrypt>SubBytes r1
+    aese v26.16b, v4.16b                            // aes.cs:30:39 encrypt>SubBytes r1
+    ld1 {v1.16b-v4.16b}, [x14], #64                 // round keys rk[0][4], rk[0][5], rk[0][6], rk[0][7]
+    aese v0.16b, v1.16b                             // aes.cs:30:39 encrypt>SubBytes r1
+    aese v28.16b, v2.16b                            // aes.cs:30:39 encrypt>SubBytes r1
+    aese v29.16b, v3.16b                            // aes.cs:30:39 encrypt>SubBytes r1
+    aese v30.16b, v4.16b                            // aes.cs:30:39 encrypt>SubBytes r1
+    ld1 {v1.16b-v4.16b}, [x14], #64                 // round keys rk[0][8], rk[0][9], rk[0][10], rk[0][11]
+    aese v23.16b, v1.16b                            // aes.cs:30:39 encrypt>SubBytes r1
+    aese v20.16b, v2.16b                            // aes.cs:30:39 encrypt>SubBytes r1
+    aese v21.16b, v3.16b                            // aes.cs:30:39 encrypt>SubBytes r1
+    aese v22.16b, v4.16b                            // aes.cs:30:39 encrypt>SubBytes r1
+    ld1 {v1.16b-v4.16b}, [x14], #64                 // round keys rk[0][12], rk[0][13], rk[0][14], rk[0][15]
+    aese v16.16b, v1.16b                            // aes.cs:30:39 encrypt>SubBytes r1
+    aese v17.16b, v2.16b                            // aes.cs:30:39 encrypt>SubBytes r1
+    aese v18.16b, v3.16b                            // aes.cs:30:39 encrypt>SubBytes r1
+    aese v19.16b, v4.16b                            // aes.cs:30:39 encrypt>SubBytes r1
     shl v27.16b, v31.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r1
     sshr v1.16b, v31.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r1
     movi v2.16b, #0x1b                              // const
@@ -8011,38 +7828,26 @@ aes256_neon_b16_crypto_il1_ctr:
     eor v24.16b, v24.16b, v5.16b                    // aes.cs:70:46 encrypt r1
     eor v16.16b, v24.16b, v16.16b                   // aes.cs:70:46 encrypt r1
     eor v16.16b, v16.16b, v20.16b                   // aes.cs:70:46 encrypt r1
-    ldr q20, [x0, #256]                             // round key rk[1][0]
-    aese v3.16b, v20.16b                            // aes.cs:30:39 encrypt>SubBytes r2
-    ldr q20, [x0, #272]                             // round key rk[1][1]
-    aese v1.16b, v20.16b                            // aes.cs:30:39 encrypt>SubBytes r2
-    ldr q20, [x0, #288]                             // round key rk[1][2]
-    aese v19.16b, v20.16b                           // aes.cs:30:39 encrypt>SubBytes r2
-    ldr q20, [x0, #304]                             // round key rk[1][3]
-    aese v21.16b, v20.16b                           // aes.cs:30:39 encrypt>SubBytes r2
-    ldr q20, [x0, #320]                             // round key rk[1][4]
-    aese v31.16b, v20.16b                           // aes.cs:30:39 encrypt>SubBytes r2
-    ldr q20, [x0, #336]                             // round key rk[1][5]
-    aese v28.16b, v20.16b                           // aes.cs:30:39 encrypt>SubBytes r2
-    ldr q20, [x0, #352]                             // round key rk[1][6]
-    aese v26.16b, v20.16b                           // aes.cs:30:39 encrypt>SubBytes r2
-    ldr q20, [x0, #368]                             // round key rk[1][7]
-    aese v18.16b, v20.16b                           // aes.cs:30:39 encrypt>SubBytes r2
-    ldr q20, [x0, #384]                             // round key rk[1][8]
-    aese v0.16b, v20.16b                            // aes.cs:30:39 encrypt>SubBytes r2
-    ldr q20, [x0, #400]                             // round key rk[1][9]
-    aese v27.16b, v20.16b                           // aes.cs:30:39 encrypt>SubBytes r2
-    ldr q20, [x0, #416]                             // round key rk[1][10]
-    aese v30.16b, v20.16b                           // aes.cs:30:39 encrypt>SubBytes r2
-    ldr q20, [x0, #432]                             // round key rk[1][11]
-    aese v17.16b, v20.16b                           // aes.cs:30:39 encrypt>SubBytes r2
-    ldr q20, [x0, #448]                             // round key rk[1][12]
-    aese v25.16b, v20.16b                           // aes.cs:30:39 encrypt>SubBytes r2
-    ldr q20, [x0, #464]                             // round key rk[1][13]
-    aese v23.16b, v20.16b                           // aes.cs:30:39 encrypt>SubBytes r2
-    ldr q20, [x0, #480]                             // round key rk[1][14]
-    aese v22.16b, v20.16b                           // aes.cs:30:39 encrypt>SubBytes r2
-    ldr q20, [x0, #496]                             // round key rk[1][15]
-    aese v16.16b, v20.16b                           // aes.cs:30:39 encrypt>SubBytes r2
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[1][0], rk[1][1], rk[1][2], rk[1][3]
+    aese v3.16b, v4.16b                             // aes.cs:30:39 encrypt>SubBytes r2
+    aese v1.16b, v5.16b                             // aes.cs:30:39 encrypt>SubBytes r2
+    aese v19.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r2
+    aese v21.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes r2
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[1][4], rk[1][5], rk[1][6], rk[1][7]
+    aese v31.16b, v4.16b                            // aes.cs:30:39 encrypt>SubBytes r2
+    aese v28.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r2
+    aese v26.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r2
+    aese v18.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes r2
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[1][8], rk[1][9], rk[1][10], rk[1][11]
+    aese v0.16b, v4.16b                             // aes.cs:30:39 encrypt>SubBytes r2
+    aese v27.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r2
+    aese v30.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r2
+    aese v17.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes r2
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[1][12], rk[1][13], rk[1][14], rk[1][15]
+    aese v25.16b, v4.16b                            // aes.cs:30:39 encrypt>SubBytes r2
+    aese v23.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r2
+    aese v22.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r2
+    aese v16.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes r2
     shl v20.16b, v3.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r2
     sshr v24.16b, v3.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r2
     and v24.16b, v24.16b, v2.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r2
@@ -8171,38 +7976,26 @@ aes256_neon_b16_crypto_il1_ctr:
     eor v26.16b, v26.16b, v5.16b                    // aes.cs:70:46 encrypt r2
     eor v25.16b, v26.16b, v25.16b                   // aes.cs:70:46 encrypt r2
     eor v23.16b, v25.16b, v23.16b                   // aes.cs:70:46 encrypt r2
-    ldr q25, [x0, #512]                             // round key rk[2][0]
-    aese v29.16b, v25.16b                           // aes.cs:30:39 encrypt>SubBytes r3
-    ldr q25, [x0, #528]                             // round key rk[2][1]
-    aese v24.16b, v25.16b                           // aes.cs:30:39 encrypt>SubBytes r3
-    ldr q25, [x0, #544]                             // round key rk[2][2]
-    aese v16.16b, v25.16b                           // aes.cs:30:39 encrypt>SubBytes r3
-    ldr q25, [x0, #560]                             // round key rk[2][3]
-    aese v20.16b, v25.16b                           // aes.cs:30:39 encrypt>SubBytes r3
-    ldr q25, [x0, #576]                             // round key rk[2][4]
-    aese v3.16b, v25.16b                            // aes.cs:30:39 encrypt>SubBytes r3
-    ldr q25, [x0, #592]                             // round key rk[2][5]
-    aese v30.16b, v25.16b                           // aes.cs:30:39 encrypt>SubBytes r3
-    ldr q25, [x0, #608]                             // round key rk[2][6]
-    aese v21.16b, v25.16b                           // aes.cs:30:39 encrypt>SubBytes r3
-    ldr q25, [x0, #624]                             // round key rk[2][7]
-    aese v22.16b, v25.16b                           // aes.cs:30:39 encrypt>SubBytes r3
-    ldr q25, [x0, #640]                             // round key rk[2][8]
-    aese v31.16b, v25.16b                           // aes.cs:30:39 encrypt>SubBytes r3
-    ldr q25, [x0, #656]                             // round key rk[2][9]
-    aese v28.16b, v25.16b                           // aes.cs:30:39 encrypt>SubBytes r3
-    ldr q25, [x0, #672]                             // round key rk[2][10]
-    aese v18.16b, v25.16b                           // aes.cs:30:39 encrypt>SubBytes r3
-    ldr q25, [x0, #688]                             // round key rk[2][11]
-    aese v19.16b, v25.16b                           // aes.cs:30:39 encrypt>SubBytes r3
-    ldr q25, [x0, #704]                             // round key rk[2][12]
-    aese v0.16b, v25.16b                            // aes.cs:30:39 encrypt>SubBytes r3
-    ldr q25, [x0, #720]                             // round key rk[2][13]
-    aese v27.16b, v25.16b                           // aes.cs:30:39 encrypt>SubBytes r3
-    ldr q25, [x0, #736]                             // round key rk[2][14]
-    aese v17.16b, v25.16b                           // aes.cs:30:39 encrypt>SubBytes r3
-    ldr q25, [x0, #752]                             // round key rk[2][15]
-    aese v23.16b, v25.16b                           // aes.cs:30:39 encrypt>SubBytes r3
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[2][0], rk[2][1], rk[2][2], rk[2][3]
+    aese v29.16b, v4.16b                            // aes.cs:30:39 encrypt>SubBytes r3
+    aese v24.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r3
+    aese v16.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r3
+    aese v20.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes r3
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[2][4], rk[2][5], rk[2][6], rk[2][7]
+    aese v3.16b, v4.16b                             // aes.cs:30:39 encrypt>SubBytes r3
+    aese v30.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r3
+    aese v21.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r3
+    aese v22.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes r3
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[2][8], rk[2][9], rk[2][10], rk[2][11]
+    aese v31.16b, v4.16b                            // aes.cs:30:39 encrypt>SubBytes r3
+    aese v28.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r3
+    aese v18.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r3
+    aese v19.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes r3
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[2][12], rk[2][13], rk[2][14], rk[2][15]
+    aese v0.16b, v4.16b                             // aes.cs:30:39 encrypt>SubBytes r3
+    aese v27.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r3
+    aese v17.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r3
+    aese v23.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes r3
     shl v25.16b, v29.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r3
     sshr v26.16b, v29.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r3
     and v26.16b, v26.16b, v2.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r3
@@ -8331,38 +8124,26 @@ aes256_neon_b16_crypto_il1_ctr:
     eor v21.16b, v21.16b, v5.16b                    // aes.cs:70:46 encrypt r3
     eor v21.16b, v21.16b, v0.16b                    // aes.cs:70:46 encrypt r3
     eor v21.16b, v21.16b, v25.16b                   // aes.cs:70:46 encrypt r3
-    ldr q24, [x0, #768]                             // round key rk[3][0]
-    aese v1.16b, v24.16b                            // aes.cs:30:39 encrypt>SubBytes r4
-    ldr q24, [x0, #784]                             // round key rk[3][1]
-    aese v26.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r4
-    ldr q24, [x0, #800]                             // round key rk[3][2]
-    aese v23.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r4
-    ldr q24, [x0, #816]                             // round key rk[3][3]
-    aese v18.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r4
-    ldr q24, [x0, #832]                             // round key rk[3][4]
-    aese v30.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r4
-    ldr q24, [x0, #848]                             // round key rk[3][5]
-    aese v29.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r4
-    ldr q24, [x0, #864]                             // round key rk[3][6]
-    aese v20.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r4
-    ldr q24, [x0, #880]                             // round key rk[3][7]
-    aese v17.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r4
-    ldr q24, [x0, #896]                             // round key rk[3][8]
-    aese v3.16b, v24.16b                            // aes.cs:30:39 encrypt>SubBytes r4
-    ldr q24, [x0, #912]                             // round key rk[3][9]
-    aese v28.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r4
-    ldr q24, [x0, #928]                             // round key rk[3][10]
-    aese v22.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r4
-    ldr q24, [x0, #944]                             // round key rk[3][11]
-    aese v16.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r4
-    ldr q24, [x0, #960]                             // round key rk[3][12]
-    aese v31.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r4
-    ldr q24, [x0, #976]                             // round key rk[3][13]
-    aese v27.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r4
-    ldr q24, [x0, #992]                             // round key rk[3][14]
-    aese v19.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r4
-    ldr q24, [x0, #1008]                            // round key rk[3][15]
-    aese v21.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r4
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[3][0], rk[3][1], rk[3][2], rk[3][3]
+    aese v1.16b, v4.16b                             // aes.cs:30:39 encrypt>SubBytes r4
+    aese v26.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r4
+    aese v23.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r4
+    aese v18.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes r4
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[3][4], rk[3][5], rk[3][6], rk[3][7]
+    aese v30.16b, v4.16b                            // aes.cs:30:39 encrypt>SubBytes r4
+    aese v29.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r4
+    aese v20.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r4
+    aese v17.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes r4
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[3][8], rk[3][9], rk[3][10], rk[3][11]
+    aese v3.16b, v4.16b                             // aes.cs:30:39 encrypt>SubBytes r4
+    aese v28.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r4
+    aese v22.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r4
+    aese v16.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes r4
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[3][12], rk[3][13], rk[3][14], rk[3][15]
+    aese v31.16b, v4.16b                            // aes.cs:30:39 encrypt>SubBytes r4
+    aese v27.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r4
+    aese v19.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r4
+    aese v21.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes r4
     shl v24.16b, v1.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r4
     sshr v25.16b, v1.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r4
     and v25.16b, v25.16b, v2.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r4
@@ -8491,38 +8272,26 @@ aes256_neon_b16_crypto_il1_ctr:
     eor v20.16b, v20.16b, v5.16b                    // aes.cs:70:46 encrypt r4
     eor v20.16b, v20.16b, v31.16b                   // aes.cs:70:46 encrypt r4
     eor v20.16b, v20.16b, v24.16b                   // aes.cs:70:46 encrypt r4
-    ldr q24, [x0, #1024]                            // round key rk[4][0]
-    aese v0.16b, v24.16b                            // aes.cs:30:39 encrypt>SubBytes r5
-    ldr q24, [x0, #1040]                            // round key rk[4][1]
-    aese v25.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r5
-    ldr q24, [x0, #1056]                            // round key rk[4][2]
-    aese v21.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r5
-    ldr q24, [x0, #1072]                            // round key rk[4][3]
-    aese v22.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r5
-    ldr q24, [x0, #1088]                            // round key rk[4][4]
-    aese v1.16b, v24.16b                            // aes.cs:30:39 encrypt>SubBytes r5
-    ldr q24, [x0, #1104]                            // round key rk[4][5]
-    aese v29.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r5
-    ldr q24, [x0, #1120]                            // round key rk[4][6]
-    aese v18.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r5
-    ldr q24, [x0, #1136]                            // round key rk[4][7]
-    aese v19.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r5
-    ldr q24, [x0, #1152]                            // round key rk[4][8]
-    aese v30.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r5
-    ldr q24, [x0, #1168]                            // round key rk[4][9]
-    aese v28.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r5
-    ldr q24, [x0, #1184]                            // round key rk[4][10]
-    aese v17.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r5
-    ldr q24, [x0, #1200]                            // round key rk[4][11]
-    aese v23.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r5
-    ldr q24, [x0, #1216]                            // round key rk[4][12]
-    aese v3.16b, v24.16b                            // aes.cs:30:39 encrypt>SubBytes r5
-    ldr q24, [x0, #1232]                            // round key rk[4][13]
-    aese v27.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r5
-    ldr q24, [x0, #1248]                            // round key rk[4][14]
-    aese v16.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r5
-    ldr q24, [x0, #1264]                            // round key rk[4][15]
-    aese v20.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r5
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[4][0], rk[4][1], rk[4][2], rk[4][3]
+    aese v0.16b, v4.16b                             // aes.cs:30:39 encrypt>SubBytes r5
+    aese v25.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r5
+    aese v21.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r5
+    aese v22.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes r5
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[4][4], rk[4][5], rk[4][6], rk[4][7]
+    aese v1.16b, v4.16b                             // aes.cs:30:39 encrypt>SubBytes r5
+    aese v29.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r5
+    aese v18.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r5
+    aese v19.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes r5
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[4][8], rk[4][9], rk[4][10], rk[4][11]
+    aese v30.16b, v4.16b                            // aes.cs:30:39 encrypt>SubBytes r5
+    aese v28.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r5
+    aese v17.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r5
+    aese v23.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes r5
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[4][12], rk[4][13], rk[4][14], rk[4][15]
+    aese v3.16b, v4.16b                             // aes.cs:30:39 encrypt>SubBytes r5
+    aese v27.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r5
+    aese v16.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r5
+    aese v20.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes r5
     shl v24.16b, v0.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r5
     sshr v26.16b, v0.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r5
     and v26.16b, v26.16b, v2.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r5
@@ -8651,38 +8420,26 @@ aes256_neon_b16_crypto_il1_ctr:
     eor v18.16b, v18.16b, v5.16b                    // aes.cs:70:46 encrypt r5
     eor v18.16b, v18.16b, v3.16b                    // aes.cs:70:46 encrypt r5
     eor v18.16b, v18.16b, v24.16b                   // aes.cs:70:46 encrypt r5
-    ldr q24, [x0, #1280]                            // round key rk[5][0]
-    aese v31.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r6
-    ldr q24, [x0, #1296]                            // round key rk[5][1]
-    aese v26.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r6
-    ldr q24, [x0, #1312]                            // round key rk[5][2]
-    aese v20.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r6
-    ldr q24, [x0, #1328]                            // round key rk[5][3]
-    aese v17.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r6
-    ldr q24, [x0, #1344]                            // round key rk[5][4]
-    aese v0.16b, v24.16b                            // aes.cs:30:39 encrypt>SubBytes r6
-    ldr q24, [x0, #1360]                            // round key rk[5][5]
-    aese v29.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r6
-    ldr q24, [x0, #1376]                            // round key rk[5][6]
-    aese v22.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r6
-    ldr q24, [x0, #1392]                            // round key rk[5][7]
-    aese v16.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r6
-    ldr q24, [x0, #1408]                            // round key rk[5][8]
-    aese v1.16b, v24.16b                            // aes.cs:30:39 encrypt>SubBytes r6
-    ldr q24, [x0, #1424]                            // round key rk[5][9]
-    aese v28.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r6
-    ldr q24, [x0, #1440]                            // round key rk[5][10]
-    aese v19.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r6
-    ldr q24, [x0, #1456]                            // round key rk[5][11]
-    aese v21.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r6
-    ldr q24, [x0, #1472]                            // round key rk[5][12]
-    aese v30.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r6
-    ldr q24, [x0, #1488]                            // round key rk[5][13]
-    aese v27.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r6
-    ldr q24, [x0, #1504]                            // round key rk[5][14]
-    aese v23.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r6
-    ldr q24, [x0, #1520]                            // round key rk[5][15]
-    aese v18.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r6
+    ld1 {v3.16b-v6.16b}, [x14], #64                 // round keys rk[5][0], rk[5][1], rk[5][2], rk[5][3]
+    aese v31.16b, v3.16b                            // aes.cs:30:39 encrypt>SubBytes r6
+    aese v26.16b, v4.16b                            // aes.cs:30:39 encrypt>SubBytes r6
+    aese v20.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r6
+    aese v17.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r6
+    ld1 {v3.16b-v6.16b}, [x14], #64                 // round keys rk[5][4], rk[5][5], rk[5][6], rk[5][7]
+    aese v0.16b, v3.16b                             // aes.cs:30:39 encrypt>SubBytes r6
+    aese v29.16b, v4.16b                            // aes.cs:30:39 encrypt>SubBytes r6
+    aese v22.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r6
+    aese v16.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r6
+    ld1 {v3.16b-v6.16b}, [x14], #64                 // round keys rk[5][8], rk[5][9], rk[5][10], rk[5][11]
+    aese v1.16b, v3.16b                             // aes.cs:30:39 encrypt>SubBytes r6
+    aese v28.16b, v4.16b                            // aes.cs:30:39 encrypt>SubBytes r6
+    aese v19.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r6
+    aese v21.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r6
+    ld1 {v3.16b-v6.16b}, [x14], #64                 // round keys rk[5][12], rk[5][13], rk[5][14], rk[5][15]
+    aese v30.16b, v3.16b                            // aes.cs:30:39 encrypt>SubBytes r6
+    aese v27.16b, v4.16b                            // aes.cs:30:39 encrypt>SubBytes r6
+    aese v23.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r6
+    aese v18.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r6
     shl v24.16b, v31.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r6
     sshr v25.16b, v31.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r6
     and v25.16b, v25.16b, v2.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r6
@@ -8811,38 +8568,26 @@ aes256_neon_b16_crypto_il1_ctr:
     eor v22.16b, v22.16b, v5.16b                    // aes.cs:70:46 encrypt r6
     eor v22.16b, v22.16b, v30.16b                   // aes.cs:70:46 encrypt r6
     eor v22.16b, v22.16b, v24.16b                   // aes.cs:70:46 encrypt r6
-    ldr q24, [x0, #1536]                            // round key rk[6][0]
-    aese v3.16b, v24.16b                            // aes.cs:30:39 encrypt>SubBytes r7
-    ldr q24, [x0, #1552]                            // round key rk[6][1]
-    aese v25.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r7
-    ldr q24, [x0, #1568]                            // round key rk[6][2]
-    aese v18.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r7
-    ldr q24, [x0, #1584]                            // round key rk[6][3]
-    aese v19.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r7
-    ldr q24, [x0, #1600]                            // round key rk[6][4]
-    aese v31.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r7
-    ldr q24, [x0, #1616]                            // round key rk[6][5]
-    aese v29.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r7
-    ldr q24, [x0, #1632]                            // round key rk[6][6]
-    aese v17.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r7
-    ldr q24, [x0, #1648]                            // round key rk[6][7]
-    aese v23.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r7
-    ldr q24, [x0, #1664]                            // round key rk[6][8]
-    aese v0.16b, v24.16b                            // aes.cs:30:39 encrypt>SubBytes r7
-    ldr q24, [x0, #1680]                            // round key rk[6][9]
-    aese v28.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r7
-    ldr q24, [x0, #1696]                            // round key rk[6][10]
-    aese v16.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r7
-    ldr q24, [x0, #1712]                            // round key rk[6][11]
-    aese v20.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r7
-    ldr q24, [x0, #1728]                            // round key rk[6][12]
-    aese v1.16b, v24.16b                            // aes.cs:30:39 encrypt>SubBytes r7
-    ldr q24, [x0, #1744]                            // round key rk[6][13]
-    aese v27.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r7
-    ldr q24, [x0, #1760]                            // round key rk[6][14]
-    aese v21.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r7
-    ldr q24, [x0, #1776]                            // round key rk[6][15]
-    aese v22.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r7
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[6][0], rk[6][1], rk[6][2], rk[6][3]
+    aese v3.16b, v4.16b                             // aes.cs:30:39 encrypt>SubBytes r7
+    aese v25.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r7
+    aese v18.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r7
+    aese v19.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes r7
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[6][4], rk[6][5], rk[6][6], rk[6][7]
+    aese v31.16b, v4.16b                            // aes.cs:30:39 encrypt>SubBytes r7
+    aese v29.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r7
+    aese v17.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r7
+    aese v23.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes r7
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[6][8], rk[6][9], rk[6][10], rk[6][11]
+    aese v0.16b, v4.16b                             // aes.cs:30:39 encrypt>SubBytes r7
+    aese v28.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r7
+    aese v16.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r7
+    aese v20.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes r7
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[6][12], rk[6][13], rk[6][14], rk[6][15]
+    aese v1.16b, v4.16b                             // aes.cs:30:39 encrypt>SubBytes r7
+    aese v27.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r7
+    aese v21.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r7
+    aese v22.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes r7
     shl v24.16b, v3.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r7
     sshr v26.16b, v3.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r7
     and v26.16b, v26.16b, v2.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r7
@@ -8971,38 +8716,26 @@ aes256_neon_b16_crypto_il1_ctr:
     eor v17.16b, v17.16b, v5.16b                    // aes.cs:70:46 encrypt r7
     eor v17.16b, v17.16b, v1.16b                    // aes.cs:70:46 encrypt r7
     eor v17.16b, v17.16b, v24.16b                   // aes.cs:70:46 encrypt r7
-    ldr q24, [x0, #1792]                            // round key rk[7][0]
-    aese v30.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r8
-    ldr q24, [x0, #1808]                            // round key rk[7][1]
-    aese v26.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r8
-    ldr q24, [x0, #1824]                            // round key rk[7][2]
-    aese v22.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r8
-    ldr q24, [x0, #1840]                            // round key rk[7][3]
-    aese v16.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r8
-    ldr q24, [x0, #1856]                            // round key rk[7][4]
-    aese v3.16b, v24.16b                            // aes.cs:30:39 encrypt>SubBytes r8
-    ldr q24, [x0, #1872]                            // round key rk[7][5]
-    aese v29.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r8
-    ldr q24, [x0, #1888]                            // round key rk[7][6]
-    aese v19.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r8
-    ldr q24, [x0, #1904]                            // round key rk[7][7]
-    aese v21.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r8
-    ldr q24, [x0, #1920]                            // round key rk[7][8]
-    aese v31.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r8
-    ldr q24, [x0, #1936]                            // round key rk[7][9]
-    aese v28.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r8
-    ldr q24, [x0, #1952]                            // round key rk[7][10]
-    aese v23.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r8
-    ldr q24, [x0, #1968]                            // round key rk[7][11]
-    aese v18.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r8
-    ldr q24, [x0, #1984]                            // round key rk[7][12]
-    aese v0.16b, v24.16b                            // aes.cs:30:39 encrypt>SubBytes r8
-    ldr q24, [x0, #2000]                            // round key rk[7][13]
-    aese v27.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r8
-    ldr q24, [x0, #2016]                            // round key rk[7][14]
-    aese v20.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r8
-    ldr q24, [x0, #2032]                            // round key rk[7][15]
-    aese v17.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r8
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[7][0], rk[7][1], rk[7][2], rk[7][3]
+    aese v30.16b, v4.16b                            // aes.cs:30:39 encrypt>SubBytes r8
+    aese v26.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r8
+    aese v22.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r8
+    aese v16.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes r8
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[7][4], rk[7][5], rk[7][6], rk[7][7]
+    aese v3.16b, v4.16b                             // aes.cs:30:39 encrypt>SubBytes r8
+    aese v29.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r8
+    aese v19.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r8
+    aese v21.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes r8
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[7][8], rk[7][9], rk[7][10], rk[7][11]
+    aese v31.16b, v4.16b                            // aes.cs:30:39 encrypt>SubBytes r8
+    aese v28.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r8
+    aese v23.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r8
+    aese v18.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes r8
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[7][12], rk[7][13], rk[7][14], rk[7][15]
+    aese v0.16b, v4.16b                             // aes.cs:30:39 encrypt>SubBytes r8
+    aese v27.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r8
+    aese v20.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r8
+    aese v17.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes r8
     shl v24.16b, v30.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r8
     sshr v25.16b, v30.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r8
     and v25.16b, v25.16b, v2.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r8
@@ -9131,38 +8864,26 @@ aes256_neon_b16_crypto_il1_ctr:
     eor v19.16b, v19.16b, v5.16b                    // aes.cs:70:46 encrypt r8
     eor v19.16b, v19.16b, v0.16b                    // aes.cs:70:46 encrypt r8
     eor v19.16b, v19.16b, v24.16b                   // aes.cs:70:46 encrypt r8
-    ldr q24, [x0, #2048]                            // round key rk[8][0]
-    aese v1.16b, v24.16b                            // aes.cs:30:39 encrypt>SubBytes r9
-    ldr q24, [x0, #2064]                            // round key rk[8][1]
-    aese v25.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r9
-    ldr q24, [x0, #2080]                            // round key rk[8][2]
-    aese v17.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r9
-    ldr q24, [x0, #2096]                            // round key rk[8][3]
-    aese v23.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r9
-    ldr q24, [x0, #2112]                            // round key rk[8][4]
-    aese v30.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r9
-    ldr q24, [x0, #2128]                            // round key rk[8][5]
-    aese v29.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r9
-    ldr q24, [x0, #2144]                            // round key rk[8][6]
-    aese v16.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r9
-    ldr q24, [x0, #2160]                            // round key rk[8][7]
-    aese v20.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r9
-    ldr q24, [x0, #2176]                            // round key rk[8][8]
-    aese v3.16b, v24.16b                            // aes.cs:30:39 encrypt>SubBytes r9
-    ldr q24, [x0, #2192]                            // round key rk[8][9]
-    aese v28.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r9
-    ldr q24, [x0, #2208]                            // round key rk[8][10]
-    aese v21.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r9
-    ldr q24, [x0, #2224]                            // round key rk[8][11]
-    aese v22.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r9
-    ldr q24, [x0, #2240]                            // round key rk[8][12]
-    aese v31.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r9
-    ldr q24, [x0, #2256]                            // round key rk[8][13]
-    aese v27.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r9
-    ldr q24, [x0, #2272]                            // round key rk[8][14]
-    aese v18.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r9
-    ldr q24, [x0, #2288]                            // round key rk[8][15]
-    aese v19.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r9
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[8][0], rk[8][1], rk[8][2], rk[8][3]
+    aese v1.16b, v4.16b                             // aes.cs:30:39 encrypt>SubBytes r9
+    aese v25.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r9
+    aese v17.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r9
+    aese v23.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes r9
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[8][4], rk[8][5], rk[8][6], rk[8][7]
+    aese v30.16b, v4.16b                            // aes.cs:30:39 encrypt>SubBytes r9
+    aese v29.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r9
+    aese v16.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r9
+    aese v20.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes r9
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[8][8], rk[8][9], rk[8][10], rk[8][11]
+    aese v3.16b, v4.16b                             // aes.cs:30:39 encrypt>SubBytes r9
+    aese v28.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r9
+    aese v21.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r9
+    aese v22.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes r9
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[8][12], rk[8][13], rk[8][14], rk[8][15]
+    aese v31.16b, v4.16b                            // aes.cs:30:39 encrypt>SubBytes r9
+    aese v27.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r9
+    aese v18.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r9
+    aese v19.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes r9
     shl v24.16b, v1.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r9
     sshr v26.16b, v1.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r9
     and v26.16b, v26.16b, v2.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r9
@@ -9291,38 +9012,26 @@ aes256_neon_b16_crypto_il1_ctr:
     eor v16.16b, v16.16b, v5.16b                    // aes.cs:70:46 encrypt r9
     eor v16.16b, v16.16b, v31.16b                   // aes.cs:70:46 encrypt r9
     eor v16.16b, v16.16b, v24.16b                   // aes.cs:70:46 encrypt r9
-    ldr q24, [x0, #2304]                            // round key rk[9][0]
-    aese v0.16b, v24.16b                            // aes.cs:30:39 encrypt>SubBytes r10
-    ldr q24, [x0, #2320]                            // round key rk[9][1]
-    aese v26.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r10
-    ldr q24, [x0, #2336]                            // round key rk[9][2]
-    aese v19.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r10
-    ldr q24, [x0, #2352]                            // round key rk[9][3]
-    aese v21.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r10
-    ldr q24, [x0, #2368]                            // round key rk[9][4]
-    aese v1.16b, v24.16b                            // aes.cs:30:39 encrypt>SubBytes r10
-    ldr q24, [x0, #2384]                            // round key rk[9][5]
-    aese v29.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r10
-    ldr q24, [x0, #2400]                            // round key rk[9][6]
-    aese v23.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r10
-    ldr q24, [x0, #2416]                            // round key rk[9][7]
-    aese v18.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r10
-    ldr q24, [x0, #2432]                            // round key rk[9][8]
-    aese v30.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r10
-    ldr q24, [x0, #2448]                            // round key rk[9][9]
-    aese v28.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r10
-    ldr q24, [x0, #2464]                            // round key rk[9][10]
-    aese v20.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r10
-    ldr q24, [x0, #2480]                            // round key rk[9][11]
-    aese v17.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r10
-    ldr q24, [x0, #2496]                            // round key rk[9][12]
-    aese v3.16b, v24.16b                            // aes.cs:30:39 encrypt>SubBytes r10
-    ldr q24, [x0, #2512]                            // round key rk[9][13]
-    aese v27.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r10
-    ldr q24, [x0, #2528]                            // round key rk[9][14]
-    aese v22.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r10
-    ldr q24, [x0, #2544]                            // round key rk[9][15]
-    aese v16.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r10
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[9][0], rk[9][1], rk[9][2], rk[9][3]
+    aese v0.16b, v4.16b                             // aes.cs:30:39 encrypt>SubBytes r10
+    aese v26.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r10
+    aese v19.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r10
+    aese v21.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes r10
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[9][4], rk[9][5], rk[9][6], rk[9][7]
+    aese v1.16b, v4.16b                             // aes.cs:30:39 encrypt>SubBytes r10
+    aese v29.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r10
+    aese v23.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r10
+    aese v18.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes r10
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[9][8], rk[9][9], rk[9][10], rk[9][11]
+    aese v30.16b, v4.16b                            // aes.cs:30:39 encrypt>SubBytes r10
+    aese v28.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r10
+    aese v20.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r10
+    aese v17.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes r10
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[9][12], rk[9][13], rk[9][14], rk[9][15]
+    aese v3.16b, v4.16b                             // aes.cs:30:39 encrypt>SubBytes r10
+    aese v27.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r10
+    aese v22.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r10
+    aese v16.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes r10
     shl v24.16b, v0.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r10
     sshr v25.16b, v0.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r10
     and v25.16b, v25.16b, v2.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r10
@@ -9451,38 +9160,26 @@ aes256_neon_b16_crypto_il1_ctr:
     eor v23.16b, v23.16b, v5.16b                    // aes.cs:70:46 encrypt r10
     eor v23.16b, v23.16b, v3.16b                    // aes.cs:70:46 encrypt r10
     eor v23.16b, v23.16b, v24.16b                   // aes.cs:70:46 encrypt r10
-    ldr q24, [x0, #2560]                            // round key rk[10][0]
-    aese v31.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r11
-    ldr q24, [x0, #2576]                            // round key rk[10][1]
-    aese v25.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r11
-    ldr q24, [x0, #2592]                            // round key rk[10][2]
-    aese v16.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r11
-    ldr q24, [x0, #2608]                            // round key rk[10][3]
-    aese v20.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r11
-    ldr q24, [x0, #2624]                            // round key rk[10][4]
-    aese v0.16b, v24.16b                            // aes.cs:30:39 encrypt>SubBytes r11
-    ldr q24, [x0, #2640]                            // round key rk[10][5]
-    aese v29.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r11
-    ldr q24, [x0, #2656]                            // round key rk[10][6]
-    aese v21.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r11
-    ldr q24, [x0, #2672]                            // round key rk[10][7]
-    aese v22.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r11
-    ldr q24, [x0, #2688]                            // round key rk[10][8]
-    aese v1.16b, v24.16b                            // aes.cs:30:39 encrypt>SubBytes r11
-    ldr q24, [x0, #2704]                            // round key rk[10][9]
-    aese v28.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r11
-    ldr q24, [x0, #2720]                            // round key rk[10][10]
-    aese v18.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r11
-    ldr q24, [x0, #2736]                            // round key rk[10][11]
-    aese v19.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r11
-    ldr q24, [x0, #2752]                            // round key rk[10][12]
-    aese v30.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r11
-    ldr q24, [x0, #2768]                            // round key rk[10][13]
-    aese v27.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r11
-    ldr q24, [x0, #2784]                            // round key rk[10][14]
-    aese v17.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r11
-    ldr q24, [x0, #2800]                            // round key rk[10][15]
-    aese v23.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r11
+    ld1 {v3.16b-v6.16b}, [x14], #64                 // round keys rk[10][0], rk[10][1], rk[10][2], rk[10][3]
+    aese v31.16b, v3.16b                            // aes.cs:30:39 encrypt>SubBytes r11
+    aese v25.16b, v4.16b                            // aes.cs:30:39 encrypt>SubBytes r11
+    aese v16.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r11
+    aese v20.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r11
+    ld1 {v3.16b-v6.16b}, [x14], #64                 // round keys rk[10][4], rk[10][5], rk[10][6], rk[10][7]
+    aese v0.16b, v3.16b                             // aes.cs:30:39 encrypt>SubBytes r11
+    aese v29.16b, v4.16b                            // aes.cs:30:39 encrypt>SubBytes r11
+    aese v21.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r11
+    aese v22.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r11
+    ld1 {v3.16b-v6.16b}, [x14], #64                 // round keys rk[10][8], rk[10][9], rk[10][10], rk[10][11]
+    aese v1.16b, v3.16b                             // aes.cs:30:39 encrypt>SubBytes r11
+    aese v28.16b, v4.16b                            // aes.cs:30:39 encrypt>SubBytes r11
+    aese v18.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r11
+    aese v19.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r11
+    ld1 {v3.16b-v6.16b}, [x14], #64                 // round keys rk[10][12], rk[10][13], rk[10][14], rk[10][15]
+    aese v30.16b, v3.16b                            // aes.cs:30:39 encrypt>SubBytes r11
+    aese v27.16b, v4.16b                            // aes.cs:30:39 encrypt>SubBytes r11
+    aese v17.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r11
+    aese v23.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r11
     shl v24.16b, v31.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r11
     sshr v26.16b, v31.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r11
     and v26.16b, v26.16b, v2.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r11
@@ -9611,38 +9308,26 @@ aes256_neon_b16_crypto_il1_ctr:
     eor v21.16b, v21.16b, v5.16b                    // aes.cs:70:46 encrypt r11
     eor v21.16b, v21.16b, v30.16b                   // aes.cs:70:46 encrypt r11
     eor v21.16b, v21.16b, v24.16b                   // aes.cs:70:46 encrypt r11
-    ldr q24, [x0, #2816]                            // round key rk[11][0]
-    aese v3.16b, v24.16b                            // aes.cs:30:39 encrypt>SubBytes r12
-    ldr q24, [x0, #2832]                            // round key rk[11][1]
-    aese v26.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r12
-    ldr q24, [x0, #2848]                            // round key rk[11][2]
-    aese v23.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r12
-    ldr q24, [x0, #2864]                            // round key rk[11][3]
-    aese v18.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r12
-    ldr q24, [x0, #2880]                            // round key rk[11][4]
-    aese v31.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r12
-    ldr q24, [x0, #2896]                            // round key rk[11][5]
-    aese v29.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r12
-    ldr q24, [x0, #2912]                            // round key rk[11][6]
-    aese v20.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r12
-    ldr q24, [x0, #2928]                            // round key rk[11][7]
-    aese v17.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r12
-    ldr q24, [x0, #2944]                            // round key rk[11][8]
-    aese v0.16b, v24.16b                            // aes.cs:30:39 encrypt>SubBytes r12
-    ldr q24, [x0, #2960]                            // round key rk[11][9]
-    aese v28.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r12
-    ldr q24, [x0, #2976]                            // round key rk[11][10]
-    aese v22.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r12
-    ldr q24, [x0, #2992]                            // round key rk[11][11]
-    aese v16.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r12
-    ldr q24, [x0, #3008]                            // round key rk[11][12]
-    aese v1.16b, v24.16b                            // aes.cs:30:39 encrypt>SubBytes r12
-    ldr q24, [x0, #3024]                            // round key rk[11][13]
-    aese v27.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r12
-    ldr q24, [x0, #3040]                            // round key rk[11][14]
-    aese v19.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r12
-    ldr q24, [x0, #3056]                            // round key rk[11][15]
-    aese v21.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r12
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[11][0], rk[11][1], rk[11][2], rk[11][3]
+    aese v3.16b, v4.16b                             // aes.cs:30:39 encrypt>SubBytes r12
+    aese v26.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r12
+    aese v23.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r12
+    aese v18.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes r12
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[11][4], rk[11][5], rk[11][6], rk[11][7]
+    aese v31.16b, v4.16b                            // aes.cs:30:39 encrypt>SubBytes r12
+    aese v29.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r12
+    aese v20.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r12
+    aese v17.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes r12
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[11][8], rk[11][9], rk[11][10], rk[11][11]
+    aese v0.16b, v4.16b                             // aes.cs:30:39 encrypt>SubBytes r12
+    aese v28.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r12
+    aese v22.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r12
+    aese v16.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes r12
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[11][12], rk[11][13], rk[11][14], rk[11][15]
+    aese v1.16b, v4.16b                             // aes.cs:30:39 encrypt>SubBytes r12
+    aese v27.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r12
+    aese v19.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r12
+    aese v21.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes r12
     shl v24.16b, v3.16b, #1                         // aes.cs:39:6 encrypt>MixColumns>mix r12
     sshr v25.16b, v3.16b, #7                        // aes.cs:39:6 encrypt>MixColumns>mix r12
     and v25.16b, v25.16b, v2.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r12
@@ -9771,38 +9456,26 @@ aes256_neon_b16_crypto_il1_ctr:
     eor v20.16b, v20.16b, v5.16b                    // aes.cs:70:46 encrypt r12
     eor v20.16b, v20.16b, v1.16b                    // aes.cs:70:46 encrypt r12
     eor v20.16b, v20.16b, v24.16b                   // aes.cs:70:46 encrypt r12
-    ldr q24, [x0, #3072]                            // round key rk[12][0]
-    aese v30.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r13
-    ldr q24, [x0, #3088]                            // round key rk[12][1]
-    aese v25.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r13
-    ldr q24, [x0, #3104]                            // round key rk[12][2]
-    aese v21.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r13
-    ldr q24, [x0, #3120]                            // round key rk[12][3]
-    aese v22.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r13
-    ldr q24, [x0, #3136]                            // round key rk[12][4]
-    aese v3.16b, v24.16b                            // aes.cs:30:39 encrypt>SubBytes r13
-    ldr q24, [x0, #3152]                            // round key rk[12][5]
-    aese v29.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r13
-    ldr q24, [x0, #3168]                            // round key rk[12][6]
-    aese v18.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r13
-    ldr q24, [x0, #3184]                            // round key rk[12][7]
-    aese v19.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r13
-    ldr q24, [x0, #3200]                            // round key rk[12][8]
-    aese v31.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r13
-    ldr q24, [x0, #3216]                            // round key rk[12][9]
-    aese v28.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r13
-    ldr q24, [x0, #3232]                            // round key rk[12][10]
-    aese v17.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r13
-    ldr q24, [x0, #3248]                            // round key rk[12][11]
-    aese v23.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r13
-    ldr q24, [x0, #3264]                            // round key rk[12][12]
-    aese v0.16b, v24.16b                            // aes.cs:30:39 encrypt>SubBytes r13
-    ldr q24, [x0, #3280]                            // round key rk[12][13]
-    aese v27.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r13
-    ldr q24, [x0, #3296]                            // round key rk[12][14]
-    aese v16.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r13
-    ldr q24, [x0, #3312]                            // round key rk[12][15]
-    aese v20.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes r13
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[12][0], rk[12][1], rk[12][2], rk[12][3]
+    aese v30.16b, v4.16b                            // aes.cs:30:39 encrypt>SubBytes r13
+    aese v25.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r13
+    aese v21.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r13
+    aese v22.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes r13
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[12][4], rk[12][5], rk[12][6], rk[12][7]
+    aese v3.16b, v4.16b                             // aes.cs:30:39 encrypt>SubBytes r13
+    aese v29.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r13
+    aese v18.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r13
+    aese v19.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes r13
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[12][8], rk[12][9], rk[12][10], rk[12][11]
+    aese v31.16b, v4.16b                            // aes.cs:30:39 encrypt>SubBytes r13
+    aese v28.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r13
+    aese v17.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r13
+    aese v23.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes r13
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[12][12], rk[12][13], rk[12][14], rk[12][15]
+    aese v0.16b, v4.16b                             // aes.cs:30:39 encrypt>SubBytes r13
+    aese v27.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes r13
+    aese v16.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes r13
+    aese v20.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes r13
     shl v24.16b, v30.16b, #1                        // aes.cs:39:6 encrypt>MixColumns>mix r13
     sshr v26.16b, v30.16b, #7                       // aes.cs:39:6 encrypt>MixColumns>mix r13
     and v26.16b, v26.16b, v2.16b                    // aes.cs:39:6 encrypt>MixColumns>mix r13
@@ -9931,70 +9604,46 @@ aes256_neon_b16_crypto_il1_ctr:
     eor v18.16b, v18.16b, v2.16b                    // aes.cs:70:46 encrypt r13
     eor v18.16b, v18.16b, v0.16b                    // aes.cs:70:46 encrypt r13
     eor v18.16b, v18.16b, v24.16b                   // aes.cs:70:46 encrypt r13
-    ldr q24, [x0, #3328]                            // round key rk[13][0]
-    aese v1.16b, v24.16b                            // aes.cs:30:39 encrypt>SubBytes
-    ldr q24, [x0, #3344]                            // round key rk[13][1]
-    aese v26.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes
-    ldr q24, [x0, #3360]                            // round key rk[13][2]
-    aese v20.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes
-    ldr q24, [x0, #3376]                            // round key rk[13][3]
-    aese v17.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes
-    ldr q24, [x0, #3392]                            // round key rk[13][4]
-    aese v30.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes
-    ldr q24, [x0, #3408]                            // round key rk[13][5]
-    aese v29.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes
-    ldr q24, [x0, #3424]                            // round key rk[13][6]
-    aese v22.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes
-    ldr q24, [x0, #3440]                            // round key rk[13][7]
-    aese v16.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes
-    ldr q24, [x0, #3456]                            // round key rk[13][8]
-    aese v3.16b, v24.16b                            // aes.cs:30:39 encrypt>SubBytes
-    ldr q24, [x0, #3472]                            // round key rk[13][9]
-    aese v28.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes
-    ldr q24, [x0, #3488]                            // round key rk[13][10]
-    aese v19.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes
-    ldr q24, [x0, #3504]                            // round key rk[13][11]
-    aese v21.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes
-    ldr q24, [x0, #3520]                            // round key rk[13][12]
-    aese v31.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes
-    ldr q24, [x0, #3536]                            // round key rk[13][13]
-    aese v27.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes
-    ldr q24, [x0, #3552]                            // round key rk[13][14]
-    aese v23.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes
-    ldr q24, [x0, #3568]                            // round key rk[13][15]
-    aese v18.16b, v24.16b                           // aes.cs:30:39 encrypt>SubBytes
-    ldr q24, [x0, #3584]                            // round key rk[14][0]
-    eor v24.16b, v24.16b, v1.16b                    // aes.cs:72:32 encrypt
-    ldr q25, [x0, #3600]                            // round key rk[14][1]
-    eor v25.16b, v25.16b, v29.16b                   // aes.cs:72:32 encrypt
-    ldr q29, [x0, #3616]                            // round key rk[14][2]
-    eor v19.16b, v29.16b, v19.16b                   // aes.cs:72:32 encrypt
-    ldr q29, [x0, #3632]                            // round key rk[14][3]
-    eor v18.16b, v29.16b, v18.16b                   // aes.cs:72:32 encrypt
-    ldr q29, [x0, #3648]                            // round key rk[14][4]
-    eor v29.16b, v29.16b, v30.16b                   // aes.cs:72:32 encrypt
-    ldr q30, [x0, #3664]                            // round key rk[14][5]
-    eor v28.16b, v30.16b, v28.16b                   // aes.cs:72:32 encrypt
-    ldr q30, [x0, #3680]                            // round key rk[14][6]
-    eor v23.16b, v30.16b, v23.16b                   // aes.cs:72:32 encrypt
-    ldr q30, [x0, #3696]                            // round key rk[14][7]
-    eor v17.16b, v30.16b, v17.16b                   // aes.cs:72:32 encrypt
-    ldr q30, [x0, #3712]                            // round key rk[14][8]
-    eor v30.16b, v30.16b, v3.16b                    // aes.cs:72:32 encrypt
-    ldr q0, [x0, #3728]                             // round key rk[14][9]
-    eor v27.16b, v0.16b, v27.16b                    // aes.cs:72:32 encrypt
-    ldr q0, [x0, #3744]                             // round key rk[14][10]
-    eor v20.16b, v0.16b, v20.16b                    // aes.cs:72:32 encrypt
-    ldr q0, [x0, #3760]                             // round key rk[14][11]
-    eor v16.16b, v0.16b, v16.16b                    // aes.cs:72:32 encrypt
-    ldr q0, [x0, #3776]                             // round key rk[14][12]
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[13][0], rk[13][1], rk[13][2], rk[13][3]
+    aese v1.16b, v4.16b                             // aes.cs:30:39 encrypt>SubBytes
+    aese v26.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes
+    aese v20.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes
+    aese v17.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[13][4], rk[13][5], rk[13][6], rk[13][7]
+    aese v30.16b, v4.16b                            // aes.cs:30:39 encrypt>SubBytes
+    aese v29.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes
+    aese v22.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes
+    aese v16.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[13][8], rk[13][9], rk[13][10], rk[13][11]
+    aese v3.16b, v4.16b                             // aes.cs:30:39 encrypt>SubBytes
+    aese v28.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes
+    aese v19.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes
+    aese v21.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[13][12], rk[13][13], rk[13][14], rk[13][15]
+    aese v31.16b, v4.16b                            // aes.cs:30:39 encrypt>SubBytes
+    aese v27.16b, v5.16b                            // aes.cs:30:39 encrypt>SubBytes
+    aese v23.16b, v6.16b                            // aes.cs:30:39 encrypt>SubBytes
+    aese v18.16b, v7.16b                            // aes.cs:30:39 encrypt>SubBytes
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[14][0], rk[14][1], rk[14][2], rk[14][3]
+    eor v24.16b, v4.16b, v1.16b                     // aes.cs:72:32 encrypt
+    eor v25.16b, v5.16b, v29.16b                    // aes.cs:72:32 encrypt
+    eor v19.16b, v6.16b, v19.16b                    // aes.cs:72:32 encrypt
+    eor v18.16b, v7.16b, v18.16b                    // aes.cs:72:32 encrypt
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[14][4], rk[14][5], rk[14][6], rk[14][7]
+    eor v29.16b, v4.16b, v30.16b                    // aes.cs:72:32 encrypt
+    eor v28.16b, v5.16b, v28.16b                    // aes.cs:72:32 encrypt
+    eor v23.16b, v6.16b, v23.16b                    // aes.cs:72:32 encrypt
+    eor v17.16b, v7.16b, v17.16b                    // aes.cs:72:32 encrypt
+    ld1 {v4.16b-v7.16b}, [x14], #64                 // round keys rk[14][8], rk[14][9], rk[14][10], rk[14][11]
+    eor v30.16b, v4.16b, v3.16b                     // aes.cs:72:32 encrypt
+    eor v27.16b, v5.16b, v27.16b                    // aes.cs:72:32 encrypt
+    eor v20.16b, v6.16b, v20.16b                    // aes.cs:72:32 encrypt
+    eor v16.16b, v7.16b, v16.16b                    // aes.cs:72:32 encrypt
+    ld1 {v0.16b-v3.16b}, [x14], #64                 // round keys rk[14][12], rk[14][13], rk[14][14], rk[14][15]
     eor v31.16b, v0.16b, v31.16b                    // aes.cs:72:32 encrypt
-    ldr q0, [x0, #3792]                             // round key rk[14][13]
-    eor v26.16b, v0.16b, v26.16b                    // aes.cs:72:32 encrypt
-    ldr q0, [x0, #3808]                             // round key rk[14][14]
-    eor v22.16b, v0.16b, v22.16b                    // aes.cs:72:32 encrypt
-    ldr q0, [x0, #3824]                             // round key rk[14][15]
-    eor v21.16b, v0.16b, v21.16b                    // aes.cs:72:32 encrypt
+    eor v26.16b, v1.16b, v26.16b                    // aes.cs:72:32 encrypt
+    eor v22.16b, v2.16b, v22.16b                    // aes.cs:72:32 encrypt
+    eor v21.16b, v3.16b, v21.16b                    // aes.cs:72:32 encrypt
     ldr q0, [x8, #512]                              // const ShiftRows^2 lanes
     tbl v24.16b, {v24.16b}, v0.16b                  // realign lanes after AESE/AESD (aes.cs:72:32 encrypt)
     tbl v25.16b, {v25.16b}, v0.16b                  // realign lanes after AESE/AESD (aes.cs:72:32 encrypt)

@@ -12,7 +12,7 @@
 //   x1  input, 256 bytes per group (post-incremented)     x2  output (post-incremented)
 //   x3  number of groups of 16 blocks (0: returns at once)
 //   x8  constant pool (tables, vector constants)   x9 scratch
-//   v0-v31 allocated (2922 instructions per group: 0 spills, 0 reloads, 198 rematerialised loads)
+//   v0-v31 allocated (2914 instructions per group: 0 spills, 0 reloads, 187 rematerialised loads)
 //   callee-saved registers preserved: d8, d9, d10, d11, d12, d13, d14, d15; stack frame 64 bytes
     .global cham128_128_neon_b4_il4_ecb_encrypt
     .type cham128_128_neon_b4_il4_ecb_encrypt, %function
@@ -27,2926 +27,2902 @@ cham128_128_neon_b4_il4_ecb_encrypt:
     adrp x8, .Lcham128_128_neon_b4_il4_pool
     add x8, x8, :lo12:.Lcham128_128_neon_b4_il4_pool
 1:
+    mov x10, x0                                     // walk the round keys
     ld4 {v16.4s-v19.4s}, [x1], #64                  // load blocks 0..3
-    rev32 v16.16b, v16.16b                          // load blocks 0..3 (big-endian words)
+     ld4 {v20.4s-v23.4s}, [x1], #64                 // load blocks 4..7
+      ld4 {v24.4s-v27.4s}, [x1], #64                // load blocks 8..11
+       ld4 {v28.4s-v31.4s}, [x1], #64               // load blocks 12..15
     rev32 v17.16b, v17.16b                          // load blocks 0..3 (big-endian words)
+    ld1 {v0.16b-v3.16b}, [x10], #64                 // round keys rk[0], rk[1], rk[2], rk[3]
+     rev32 v21.16b, v21.16b                         // load blocks 4..7 (big-endian words)
+    shl v4.4s, v17.4s, #1                           // cham.cs:22:67 encrypt r0
+    sri v4.4s, v17.4s, #31                          // cham.cs:22:67 encrypt r0
+      rev32 v25.16b, v25.16b                        // load blocks 8..11 (big-endian words)
+     shl v5.4s, v21.4s, #1                          // cham.cs:22:67 encrypt r0
+     sri v5.4s, v21.4s, #31                         // cham.cs:22:67 encrypt r0
+    eor v4.16b, v0.16b, v4.16b                      // cham.cs:22:74 encrypt r0
+    rev32 v16.16b, v16.16b                          // load blocks 0..3 (big-endian words)
     rev32 v18.16b, v18.16b                          // load blocks 0..3 (big-endian words)
     rev32 v19.16b, v19.16b                          // load blocks 0..3 (big-endian words)
-     ld4 {v20.4s-v23.4s}, [x1], #64                 // load blocks 4..7
+       rev32 v29.16b, v29.16b                       // load blocks 12..15 (big-endian words)
+      shl v6.4s, v25.4s, #1                         // cham.cs:22:67 encrypt r0
+    add v16.4s, v16.4s, v4.4s                       // cham.cs:22:58 encrypt r0
+      sri v6.4s, v25.4s, #31                        // cham.cs:22:67 encrypt r0
+     eor v4.16b, v0.16b, v5.16b                     // cham.cs:22:74 encrypt r0
      rev32 v20.16b, v20.16b                         // load blocks 4..7 (big-endian words)
-     rev32 v21.16b, v21.16b                         // load blocks 4..7 (big-endian words)
      rev32 v22.16b, v22.16b                         // load blocks 4..7 (big-endian words)
      rev32 v23.16b, v23.16b                         // load blocks 4..7 (big-endian words)
-      ld4 {v24.4s-v27.4s}, [x1], #64                // load blocks 8..11
-      rev32 v24.16b, v24.16b                        // load blocks 8..11 (big-endian words)
-      rev32 v25.16b, v25.16b                        // load blocks 8..11 (big-endian words)
-      rev32 v26.16b, v26.16b                        // load blocks 8..11 (big-endian words)
-      rev32 v27.16b, v27.16b                        // load blocks 8..11 (big-endian words)
-       ld4 {v28.4s-v31.4s}, [x1], #64               // load blocks 12..15
-       rev32 v28.16b, v28.16b                       // load blocks 12..15 (big-endian words)
-       rev32 v29.16b, v29.16b                       // load blocks 12..15 (big-endian words)
-       rev32 v30.16b, v30.16b                       // load blocks 12..15 (big-endian words)
-       rev32 v31.16b, v31.16b                       // load blocks 12..15 (big-endian words)
-    shl v0.4s, v17.4s, #1                           // cham.cs:22:67 encrypt r0
-    sri v0.4s, v17.4s, #31                          // cham.cs:22:67 encrypt r0
-     shl v1.4s, v21.4s, #1                          // cham.cs:22:67 encrypt r0
-     sri v1.4s, v21.4s, #31                         // cham.cs:22:67 encrypt r0
-      shl v2.4s, v25.4s, #1                         // cham.cs:22:67 encrypt r0
-      sri v2.4s, v25.4s, #31                        // cham.cs:22:67 encrypt r0
-       shl v3.4s, v29.4s, #1                        // cham.cs:22:67 encrypt r0
-       sri v3.4s, v29.4s, #31                       // cham.cs:22:67 encrypt r0
-    ldp q4, q10, [x0, #0]                           // round key rk[0] + round key rk[1]
-    eor v0.16b, v4.16b, v0.16b                      // cham.cs:22:74 encrypt r0
-     eor v1.16b, v4.16b, v1.16b                     // cham.cs:22:74 encrypt r0
-      eor v2.16b, v4.16b, v2.16b                    // cham.cs:22:74 encrypt r0
-       eor v3.16b, v4.16b, v3.16b                   // cham.cs:22:74 encrypt r0
-    add v16.4s, v16.4s, v0.4s                       // cham.cs:22:58 encrypt r0
-     add v20.4s, v20.4s, v1.4s                      // cham.cs:22:58 encrypt r0
-      add v24.4s, v24.4s, v2.4s                     // cham.cs:22:58 encrypt r0
-       add v28.4s, v28.4s, v3.4s                    // cham.cs:22:58 encrypt r0
-    ldr q0, [x8, #0]                                // const rotl8.u32 bytes
-    tbl v1.16b, {v16.16b}, v0.16b                   // cham.cs:22:80 encrypt r0
-     tbl v2.16b, {v20.16b}, v0.16b                  // cham.cs:22:80 encrypt r0
-      tbl v3.16b, {v24.16b}, v0.16b                 // cham.cs:22:80 encrypt r0
-       tbl v5.16b, {v28.16b}, v0.16b                // cham.cs:22:80 encrypt r0
+       shl v5.4s, v29.4s, #1                        // cham.cs:22:67 encrypt r0
+    ldr q7, [x8, #0]                                // const rotl8.u32 bytes
+    tbl v8.16b, {v18.16b}, v7.16b                   // cham.cs:23:67 encrypt r1
+    shl v9.4s, v19.4s, #1                           // cham.cs:22:67 encrypt r2
+     add v20.4s, v20.4s, v4.4s                      // cham.cs:22:58 encrypt r0
+       sri v5.4s, v29.4s, #31                       // cham.cs:22:67 encrypt r0
+      eor v4.16b, v0.16b, v6.16b                    // cham.cs:22:74 encrypt r0
     movi v6.4s, #0x1, lsl #0                        // const
     eor v17.16b, v17.16b, v6.16b                    // cham.cs:23:53 encrypt r1
+    eor v8.16b, v1.16b, v8.16b                      // cham.cs:23:74 encrypt r1
+    sri v9.4s, v19.4s, #31                          // cham.cs:22:67 encrypt r2
+      rev32 v24.16b, v24.16b                        // load blocks 8..11 (big-endian words)
+      rev32 v26.16b, v26.16b                        // load blocks 8..11 (big-endian words)
+      rev32 v27.16b, v27.16b                        // load blocks 8..11 (big-endian words)
+     tbl v10.16b, {v22.16b}, v7.16b                 // cham.cs:23:67 encrypt r1
+     shl v11.4s, v23.4s, #1                         // cham.cs:22:67 encrypt r2
+    rev32 v12.8h, v16.8h                            // cham.cs:23:67 encrypt r3
+      add v24.4s, v24.4s, v4.4s                     // cham.cs:22:58 encrypt r0
+    add v17.4s, v17.4s, v8.4s                       // cham.cs:23:58 encrypt r1
+       eor v4.16b, v0.16b, v5.16b                   // cham.cs:22:74 encrypt r0
      eor v21.16b, v21.16b, v6.16b                   // cham.cs:23:53 encrypt r1
+     eor v5.16b, v1.16b, v10.16b                    // cham.cs:23:74 encrypt r1
+    movi v8.4s, #0x2, lsl #0                        // const
+    eor v18.16b, v18.16b, v8.16b                    // cham.cs:22:53 encrypt r2
+     sri v11.4s, v23.4s, #31                        // cham.cs:22:67 encrypt r2
+    eor v9.16b, v2.16b, v9.16b                      // cham.cs:22:74 encrypt r2
+    movi v10.4s, #0x3, lsl #0                       // const
+    eor v19.16b, v19.16b, v10.16b                   // cham.cs:23:53 encrypt r3
+    eor v12.16b, v3.16b, v12.16b                    // cham.cs:23:74 encrypt r3
+       rev32 v28.16b, v28.16b                       // load blocks 12..15 (big-endian words)
+       rev32 v30.16b, v30.16b                       // load blocks 12..15 (big-endian words)
+       rev32 v31.16b, v31.16b                       // load blocks 12..15 (big-endian words)
+      tbl v13.16b, {v26.16b}, v7.16b                // cham.cs:23:67 encrypt r1
+      shl v14.4s, v27.4s, #1                        // cham.cs:22:67 encrypt r2
+     rev32 v15.8h, v20.8h                           // cham.cs:23:67 encrypt r3
+    ld1 {v0.16b-v3.16b}, [x10], #64                 // round keys rk[4], rk[5], rk[6], rk[7]
+       add v28.4s, v28.4s, v4.4s                    // cham.cs:22:58 encrypt r0
+     add v21.4s, v21.4s, v5.4s                      // cham.cs:23:58 encrypt r1
+    add v18.4s, v18.4s, v9.4s                       // cham.cs:22:58 encrypt r2
+    add v19.4s, v19.4s, v12.4s                      // cham.cs:23:58 encrypt r3
       eor v25.16b, v25.16b, v6.16b                  // cham.cs:23:53 encrypt r1
+      ldp q4, q9, [x0, #16]                         // round key rk[1] + round key rk[2]
+      eor v5.16b, v4.16b, v13.16b                   // cham.cs:23:74 encrypt r1
+     eor v22.16b, v22.16b, v8.16b                   // cham.cs:22:53 encrypt r2
+      sri v14.4s, v27.4s, #31                       // cham.cs:22:67 encrypt r2
+     eor v11.16b, v9.16b, v11.16b                   // cham.cs:22:74 encrypt r2
+     eor v23.16b, v23.16b, v10.16b                  // cham.cs:23:53 encrypt r3
+     ldr q12, [x0, #48]                             // round key rk[3]
+     eor v13.16b, v12.16b, v15.16b                  // cham.cs:23:74 encrypt r3
+       tbl v15.16b, {v30.16b}, v7.16b               // cham.cs:23:67 encrypt r1
+    shl v3.4s, v17.4s, #1                           // cham.cs:23:80 encrypt r1
+       shl v2.4s, v31.4s, #1                        // cham.cs:22:67 encrypt r2
+      rev32 v1.8h, v24.8h                           // cham.cs:23:67 encrypt r3
+      add v25.4s, v25.4s, v5.4s                     // cham.cs:23:58 encrypt r1
+    shl v5.4s, v17.4s, #2                           // cham.cs:22:67 encrypt r4
+     add v22.4s, v22.4s, v11.4s                     // cham.cs:22:58 encrypt r2
+     add v23.4s, v23.4s, v13.4s                     // cham.cs:23:58 encrypt r3
+    tbl v16.16b, {v16.16b}, v7.16b                  // cham.cs:22:80 encrypt r0
        eor v29.16b, v29.16b, v6.16b                 // cham.cs:23:53 encrypt r1
-    tbl v6.16b, {v18.16b}, v0.16b                   // cham.cs:23:67 encrypt r1
-     tbl v7.16b, {v22.16b}, v0.16b                  // cham.cs:23:67 encrypt r1
-      tbl v8.16b, {v26.16b}, v0.16b                 // cham.cs:23:67 encrypt r1
-       tbl v9.16b, {v30.16b}, v0.16b                // cham.cs:23:67 encrypt r1
-    eor v6.16b, v10.16b, v6.16b                     // cham.cs:23:74 encrypt r1
-     eor v7.16b, v10.16b, v7.16b                    // cham.cs:23:74 encrypt r1
-      eor v8.16b, v10.16b, v8.16b                   // cham.cs:23:74 encrypt r1
-       eor v9.16b, v10.16b, v9.16b                  // cham.cs:23:74 encrypt r1
-    add v17.4s, v17.4s, v6.4s                       // cham.cs:23:58 encrypt r1
-     add v21.4s, v21.4s, v7.4s                      // cham.cs:23:58 encrypt r1
-      add v25.4s, v25.4s, v8.4s                     // cham.cs:23:58 encrypt r1
-       add v29.4s, v29.4s, v9.4s                    // cham.cs:23:58 encrypt r1
-    shl v6.4s, v17.4s, #1                           // cham.cs:23:80 encrypt r1
-    sri v6.4s, v17.4s, #31                          // cham.cs:23:80 encrypt r1
-     shl v7.4s, v21.4s, #1                          // cham.cs:23:80 encrypt r1
-     sri v7.4s, v21.4s, #31                         // cham.cs:23:80 encrypt r1
-      shl v8.4s, v25.4s, #1                         // cham.cs:23:80 encrypt r1
-      sri v8.4s, v25.4s, #31                        // cham.cs:23:80 encrypt r1
-       shl v9.4s, v29.4s, #1                        // cham.cs:23:80 encrypt r1
-       sri v9.4s, v29.4s, #31                       // cham.cs:23:80 encrypt r1
-    movi v11.4s, #0x2, lsl #0                       // const
-    eor v18.16b, v18.16b, v11.16b                   // cham.cs:22:53 encrypt r2
-     eor v22.16b, v22.16b, v11.16b                  // cham.cs:22:53 encrypt r2
-      eor v26.16b, v26.16b, v11.16b                 // cham.cs:22:53 encrypt r2
-       eor v30.16b, v30.16b, v11.16b                // cham.cs:22:53 encrypt r2
-    shl v11.4s, v19.4s, #1                          // cham.cs:22:67 encrypt r2
-    sri v11.4s, v19.4s, #31                         // cham.cs:22:67 encrypt r2
-     shl v12.4s, v23.4s, #1                         // cham.cs:22:67 encrypt r2
-     sri v12.4s, v23.4s, #31                        // cham.cs:22:67 encrypt r2
-      shl v13.4s, v27.4s, #1                        // cham.cs:22:67 encrypt r2
-      sri v13.4s, v27.4s, #31                       // cham.cs:22:67 encrypt r2
-       shl v14.4s, v31.4s, #1                       // cham.cs:22:67 encrypt r2
-       sri v14.4s, v31.4s, #31                      // cham.cs:22:67 encrypt r2
-    ldr q15, [x0, #32]                              // round key rk[2]
-    eor v11.16b, v15.16b, v11.16b                   // cham.cs:22:74 encrypt r2
-     eor v12.16b, v15.16b, v12.16b                  // cham.cs:22:74 encrypt r2
-      eor v13.16b, v15.16b, v13.16b                 // cham.cs:22:74 encrypt r2
-       eor v14.16b, v15.16b, v14.16b                // cham.cs:22:74 encrypt r2
-    add v18.4s, v18.4s, v11.4s                      // cham.cs:22:58 encrypt r2
-     add v22.4s, v22.4s, v12.4s                     // cham.cs:22:58 encrypt r2
-      add v26.4s, v26.4s, v13.4s                    // cham.cs:22:58 encrypt r2
-       add v30.4s, v30.4s, v14.4s                   // cham.cs:22:58 encrypt r2
-    tbl v11.16b, {v18.16b}, v0.16b                  // cham.cs:22:80 encrypt r2
-     tbl v12.16b, {v22.16b}, v0.16b                 // cham.cs:22:80 encrypt r2
-      tbl v13.16b, {v26.16b}, v0.16b                // cham.cs:22:80 encrypt r2
-       tbl v14.16b, {v30.16b}, v0.16b               // cham.cs:22:80 encrypt r2
-    movi v15.4s, #0x3, lsl #0                       // const
-    eor v19.16b, v19.16b, v15.16b                   // cham.cs:23:53 encrypt r3
-     eor v23.16b, v23.16b, v15.16b                  // cham.cs:23:53 encrypt r3
-      eor v27.16b, v27.16b, v15.16b                 // cham.cs:23:53 encrypt r3
-       eor v31.16b, v31.16b, v15.16b                // cham.cs:23:53 encrypt r3
-    rev32 v16.8h, v16.8h                            // cham.cs:23:67 encrypt r3
-     rev32 v20.8h, v20.8h                           // cham.cs:23:67 encrypt r3
-      rev32 v24.8h, v24.8h                          // cham.cs:23:67 encrypt r3
-       rev32 v28.8h, v28.8h                         // cham.cs:23:67 encrypt r3
-    ldr q15, [x0, #48]                              // round key rk[3]
-    eor v16.16b, v15.16b, v16.16b                   // cham.cs:23:74 encrypt r3
-     eor v20.16b, v15.16b, v20.16b                  // cham.cs:23:74 encrypt r3
-      eor v24.16b, v15.16b, v24.16b                 // cham.cs:23:74 encrypt r3
-       eor v28.16b, v15.16b, v28.16b                // cham.cs:23:74 encrypt r3
-    add v16.4s, v19.4s, v16.4s                      // cham.cs:23:58 encrypt r3
-     add v19.4s, v23.4s, v20.4s                     // cham.cs:23:58 encrypt r3
-      add v20.4s, v27.4s, v24.4s                    // cham.cs:23:58 encrypt r3
-       add v23.4s, v31.4s, v28.4s                   // cham.cs:23:58 encrypt r3
-    shl v24.4s, v16.4s, #1                          // cham.cs:23:80 encrypt r3
-    sri v24.4s, v16.4s, #31                         // cham.cs:23:80 encrypt r3
-     shl v27.4s, v19.4s, #1                         // cham.cs:23:80 encrypt r3
-     sri v27.4s, v19.4s, #31                        // cham.cs:23:80 encrypt r3
-      shl v28.4s, v20.4s, #1                        // cham.cs:23:80 encrypt r3
-      sri v28.4s, v20.4s, #31                       // cham.cs:23:80 encrypt r3
-       shl v31.4s, v23.4s, #1                       // cham.cs:23:80 encrypt r3
-       sri v31.4s, v23.4s, #31                      // cham.cs:23:80 encrypt r3
-    movi v15.4s, #0x4, lsl #0                       // const
-    eor v1.16b, v1.16b, v15.16b                     // cham.cs:22:53 encrypt r4
-     eor v2.16b, v2.16b, v15.16b                    // cham.cs:22:53 encrypt r4
-      eor v3.16b, v3.16b, v15.16b                   // cham.cs:22:53 encrypt r4
-       eor v5.16b, v5.16b, v15.16b                  // cham.cs:22:53 encrypt r4
-    shl v15.4s, v17.4s, #2                          // cham.cs:22:67 encrypt r4
-    sri v15.4s, v17.4s, #30                         // cham.cs:22:67 encrypt r4
-     shl v17.4s, v21.4s, #2                         // cham.cs:22:67 encrypt r4
-     sri v17.4s, v21.4s, #30                        // cham.cs:22:67 encrypt r4
-      shl v21.4s, v25.4s, #2                        // cham.cs:22:67 encrypt r4
-      sri v21.4s, v25.4s, #30                       // cham.cs:22:67 encrypt r4
-       shl v25.4s, v29.4s, #2                       // cham.cs:22:67 encrypt r4
-       sri v25.4s, v29.4s, #30                      // cham.cs:22:67 encrypt r4
-    ldr q29, [x0, #64]                              // round key rk[4]
-    eor v15.16b, v29.16b, v15.16b                   // cham.cs:22:74 encrypt r4
-     eor v17.16b, v29.16b, v17.16b                  // cham.cs:22:74 encrypt r4
-      eor v21.16b, v29.16b, v21.16b                 // cham.cs:22:74 encrypt r4
-       eor v25.16b, v29.16b, v25.16b                // cham.cs:22:74 encrypt r4
-    add v1.4s, v1.4s, v15.4s                        // cham.cs:22:58 encrypt r4
-     add v17.4s, v2.4s, v17.4s                      // cham.cs:22:58 encrypt r4
-      add v21.4s, v3.4s, v21.4s                     // cham.cs:22:58 encrypt r4
-       add v25.4s, v5.4s, v25.4s                    // cham.cs:22:58 encrypt r4
-    tbl v2.16b, {v1.16b}, v0.16b                    // cham.cs:22:80 encrypt r4
-     tbl v3.16b, {v17.16b}, v0.16b                  // cham.cs:22:80 encrypt r4
-      tbl v5.16b, {v21.16b}, v0.16b                 // cham.cs:22:80 encrypt r4
-       tbl v15.16b, {v25.16b}, v0.16b               // cham.cs:22:80 encrypt r4
-    movi v29.4s, #0x5, lsl #0                       // const
-    eor v6.16b, v6.16b, v29.16b                     // cham.cs:23:53 encrypt r5
-     eor v7.16b, v7.16b, v29.16b                    // cham.cs:23:53 encrypt r5
-      eor v8.16b, v8.16b, v29.16b                   // cham.cs:23:53 encrypt r5
-       eor v29.16b, v9.16b, v29.16b                 // cham.cs:23:53 encrypt r5
-    rev32 v18.8h, v18.8h                            // cham.cs:23:67 encrypt r5
-     rev32 v22.8h, v22.8h                           // cham.cs:23:67 encrypt r5
-      rev32 v26.8h, v26.8h                          // cham.cs:23:67 encrypt r5
-       rev32 v30.8h, v30.8h                         // cham.cs:23:67 encrypt r5
-    ldr q9, [x0, #80]                               // round key rk[5]
-    eor v18.16b, v9.16b, v18.16b                    // cham.cs:23:74 encrypt r5
-     eor v22.16b, v9.16b, v22.16b                   // cham.cs:23:74 encrypt r5
-      eor v26.16b, v9.16b, v26.16b                  // cham.cs:23:74 encrypt r5
-       eor v30.16b, v9.16b, v30.16b                 // cham.cs:23:74 encrypt r5
-    add v18.4s, v6.4s, v18.4s                       // cham.cs:23:58 encrypt r5
-     add v22.4s, v7.4s, v22.4s                      // cham.cs:23:58 encrypt r5
-      add v26.4s, v8.4s, v26.4s                     // cham.cs:23:58 encrypt r5
-       add v29.4s, v29.4s, v30.4s                   // cham.cs:23:58 encrypt r5
-    shl v30.4s, v18.4s, #1                          // cham.cs:23:80 encrypt r5
-    sri v30.4s, v18.4s, #31                         // cham.cs:23:80 encrypt r5
-     shl v6.4s, v22.4s, #1                          // cham.cs:23:80 encrypt r5
-     sri v6.4s, v22.4s, #31                         // cham.cs:23:80 encrypt r5
-      shl v7.4s, v26.4s, #1                         // cham.cs:23:80 encrypt r5
-      sri v7.4s, v26.4s, #31                        // cham.cs:23:80 encrypt r5
-       shl v8.4s, v29.4s, #1                        // cham.cs:23:80 encrypt r5
-       sri v8.4s, v29.4s, #31                       // cham.cs:23:80 encrypt r5
-    movi v9.4s, #0x6, lsl #0                        // const
-    eor v11.16b, v11.16b, v9.16b                    // cham.cs:22:53 encrypt r6
-     eor v12.16b, v12.16b, v9.16b                   // cham.cs:22:53 encrypt r6
-      eor v13.16b, v13.16b, v9.16b                  // cham.cs:22:53 encrypt r6
-       eor v9.16b, v14.16b, v9.16b                  // cham.cs:22:53 encrypt r6
-    shl v14.4s, v16.4s, #2                          // cham.cs:22:67 encrypt r6
-    sri v14.4s, v16.4s, #30                         // cham.cs:22:67 encrypt r6
-     shl v16.4s, v19.4s, #2                         // cham.cs:22:67 encrypt r6
-     sri v16.4s, v19.4s, #30                        // cham.cs:22:67 encrypt r6
-      shl v19.4s, v20.4s, #2                        // cham.cs:22:67 encrypt r6
-      sri v19.4s, v20.4s, #30                       // cham.cs:22:67 encrypt r6
-       shl v20.4s, v23.4s, #2                       // cham.cs:22:67 encrypt r6
-       sri v20.4s, v23.4s, #30                      // cham.cs:22:67 encrypt r6
-    ldr q23, [x0, #96]                              // round key rk[6]
-    eor v14.16b, v23.16b, v14.16b                   // cham.cs:22:74 encrypt r6
-     eor v16.16b, v23.16b, v16.16b                  // cham.cs:22:74 encrypt r6
-      eor v19.16b, v23.16b, v19.16b                 // cham.cs:22:74 encrypt r6
-       eor v20.16b, v23.16b, v20.16b                // cham.cs:22:74 encrypt r6
-    add v11.4s, v11.4s, v14.4s                      // cham.cs:22:58 encrypt r6
-     add v16.4s, v12.4s, v16.4s                     // cham.cs:22:58 encrypt r6
-      add v19.4s, v13.4s, v19.4s                    // cham.cs:22:58 encrypt r6
-       add v20.4s, v9.4s, v20.4s                    // cham.cs:22:58 encrypt r6
-    tbl v9.16b, {v11.16b}, v0.16b                   // cham.cs:22:80 encrypt r6
-     tbl v12.16b, {v16.16b}, v0.16b                 // cham.cs:22:80 encrypt r6
-      tbl v13.16b, {v19.16b}, v0.16b                // cham.cs:22:80 encrypt r6
-       tbl v14.16b, {v20.16b}, v0.16b               // cham.cs:22:80 encrypt r6
-    movi v23.4s, #0x7, lsl #0                       // const
-    eor v24.16b, v24.16b, v23.16b                   // cham.cs:23:53 encrypt r7
-     eor v27.16b, v27.16b, v23.16b                  // cham.cs:23:53 encrypt r7
-      eor v28.16b, v28.16b, v23.16b                 // cham.cs:23:53 encrypt r7
-       eor v23.16b, v31.16b, v23.16b                // cham.cs:23:53 encrypt r7
-    rev32 v31.8h, v1.8h                             // cham.cs:23:67 encrypt r7
-     rev32 v17.8h, v17.8h                           // cham.cs:23:67 encrypt r7
-      rev32 v21.8h, v21.8h                          // cham.cs:23:67 encrypt r7
-       rev32 v25.8h, v25.8h                         // cham.cs:23:67 encrypt r7
-    ldr q1, [x0, #112]                              // round key rk[7]
-    eor v31.16b, v1.16b, v31.16b                    // cham.cs:23:74 encrypt r7
-     eor v17.16b, v1.16b, v17.16b                   // cham.cs:23:74 encrypt r7
-      eor v21.16b, v1.16b, v21.16b                  // cham.cs:23:74 encrypt r7
-       eor v25.16b, v1.16b, v25.16b                 // cham.cs:23:74 encrypt r7
-    add v24.4s, v24.4s, v31.4s                      // cham.cs:23:58 encrypt r7
-     add v17.4s, v27.4s, v17.4s                     // cham.cs:23:58 encrypt r7
-      add v21.4s, v28.4s, v21.4s                    // cham.cs:23:58 encrypt r7
-       add v23.4s, v23.4s, v25.4s                   // cham.cs:23:58 encrypt r7
-    shl v25.4s, v24.4s, #1                          // cham.cs:23:80 encrypt r7
-    sri v25.4s, v24.4s, #31                         // cham.cs:23:80 encrypt r7
-     shl v27.4s, v17.4s, #1                         // cham.cs:23:80 encrypt r7
-     sri v27.4s, v17.4s, #31                        // cham.cs:23:80 encrypt r7
-      shl v28.4s, v21.4s, #1                        // cham.cs:23:80 encrypt r7
-      sri v28.4s, v21.4s, #31                       // cham.cs:23:80 encrypt r7
-       shl v31.4s, v23.4s, #1                       // cham.cs:23:80 encrypt r7
-       sri v31.4s, v23.4s, #31                      // cham.cs:23:80 encrypt r7
-    movi v1.4s, #0x8, lsl #0                        // const
-    eor v2.16b, v2.16b, v1.16b                      // cham.cs:22:53 encrypt r8
-     eor v3.16b, v3.16b, v1.16b                     // cham.cs:22:53 encrypt r8
-      eor v5.16b, v5.16b, v1.16b                    // cham.cs:22:53 encrypt r8
-       eor v1.16b, v15.16b, v1.16b                  // cham.cs:22:53 encrypt r8
-    shl v15.4s, v18.4s, #2                          // cham.cs:22:67 encrypt r8
-    sri v15.4s, v18.4s, #30                         // cham.cs:22:67 encrypt r8
-     shl v18.4s, v22.4s, #2                         // cham.cs:22:67 encrypt r8
-     sri v18.4s, v22.4s, #30                        // cham.cs:22:67 encrypt r8
-      shl v22.4s, v26.4s, #2                        // cham.cs:22:67 encrypt r8
-      sri v22.4s, v26.4s, #30                       // cham.cs:22:67 encrypt r8
-       shl v26.4s, v29.4s, #2                       // cham.cs:22:67 encrypt r8
-       sri v26.4s, v29.4s, #30                      // cham.cs:22:67 encrypt r8
-    eor v29.16b, v4.16b, v15.16b                    // cham.cs:22:74 encrypt r8
-     eor v18.16b, v4.16b, v18.16b                   // cham.cs:22:74 encrypt r8
-      eor v22.16b, v4.16b, v22.16b                  // cham.cs:22:74 encrypt r8
-       eor v26.16b, v4.16b, v26.16b                 // cham.cs:22:74 encrypt r8
-    add v29.4s, v2.4s, v29.4s                       // cham.cs:22:58 encrypt r8
-     add v18.4s, v3.4s, v18.4s                      // cham.cs:22:58 encrypt r8
-      add v22.4s, v5.4s, v22.4s                     // cham.cs:22:58 encrypt r8
-       add v26.4s, v1.4s, v26.4s                    // cham.cs:22:58 encrypt r8
-    tbl v1.16b, {v29.16b}, v0.16b                   // cham.cs:22:80 encrypt r8
-     tbl v2.16b, {v18.16b}, v0.16b                  // cham.cs:22:80 encrypt r8
-      tbl v3.16b, {v22.16b}, v0.16b                 // cham.cs:22:80 encrypt r8
-       tbl v5.16b, {v26.16b}, v0.16b                // cham.cs:22:80 encrypt r8
-    movi v15.4s, #0x9, lsl #0                       // const
-    eor v30.16b, v30.16b, v15.16b                   // cham.cs:23:53 encrypt r9
-     eor v6.16b, v6.16b, v15.16b                    // cham.cs:23:53 encrypt r9
-      eor v7.16b, v7.16b, v15.16b                   // cham.cs:23:53 encrypt r9
-       eor v8.16b, v8.16b, v15.16b                  // cham.cs:23:53 encrypt r9
-    rev32 v11.8h, v11.8h                            // cham.cs:23:67 encrypt r9
-     rev32 v16.8h, v16.8h                           // cham.cs:23:67 encrypt r9
-      rev32 v19.8h, v19.8h                          // cham.cs:23:67 encrypt r9
-       rev32 v20.8h, v20.8h                         // cham.cs:23:67 encrypt r9
-    eor v11.16b, v10.16b, v11.16b                   // cham.cs:23:74 encrypt r9
-     eor v16.16b, v10.16b, v16.16b                  // cham.cs:23:74 encrypt r9
-      eor v19.16b, v10.16b, v19.16b                 // cham.cs:23:74 encrypt r9
-       eor v20.16b, v10.16b, v20.16b                // cham.cs:23:74 encrypt r9
-    add v30.4s, v30.4s, v11.4s                      // cham.cs:23:58 encrypt r9
-     add v16.4s, v6.4s, v16.4s                      // cham.cs:23:58 encrypt r9
-      add v19.4s, v7.4s, v19.4s                     // cham.cs:23:58 encrypt r9
-       add v20.4s, v8.4s, v20.4s                    // cham.cs:23:58 encrypt r9
-    shl v6.4s, v30.4s, #1                           // cham.cs:23:80 encrypt r9
-    sri v6.4s, v30.4s, #31                          // cham.cs:23:80 encrypt r9
-     shl v7.4s, v16.4s, #1                          // cham.cs:23:80 encrypt r9
-     sri v7.4s, v16.4s, #31                         // cham.cs:23:80 encrypt r9
-      shl v8.4s, v19.4s, #1                         // cham.cs:23:80 encrypt r9
-      sri v8.4s, v19.4s, #31                        // cham.cs:23:80 encrypt r9
-       shl v11.4s, v20.4s, #1                       // cham.cs:23:80 encrypt r9
-       sri v11.4s, v20.4s, #31                      // cham.cs:23:80 encrypt r9
-    movi v15.4s, #0xa, lsl #0                       // const
-    eor v9.16b, v9.16b, v15.16b                     // cham.cs:22:53 encrypt r10
-     eor v12.16b, v12.16b, v15.16b                  // cham.cs:22:53 encrypt r10
-      eor v13.16b, v13.16b, v15.16b                 // cham.cs:22:53 encrypt r10
-       eor v14.16b, v14.16b, v15.16b                // cham.cs:22:53 encrypt r10
-    shl v15.4s, v24.4s, #2                          // cham.cs:22:67 encrypt r10
-    sri v15.4s, v24.4s, #30                         // cham.cs:22:67 encrypt r10
-     shl v24.4s, v17.4s, #2                         // cham.cs:22:67 encrypt r10
-     sri v24.4s, v17.4s, #30                        // cham.cs:22:67 encrypt r10
-      shl v17.4s, v21.4s, #2                        // cham.cs:22:67 encrypt r10
-      sri v17.4s, v21.4s, #30                       // cham.cs:22:67 encrypt r10
-       shl v21.4s, v23.4s, #2                       // cham.cs:22:67 encrypt r10
-       sri v21.4s, v23.4s, #30                      // cham.cs:22:67 encrypt r10
-    ldr q23, [x0, #32]                              // round key rk[2]
-    eor v15.16b, v23.16b, v15.16b                   // cham.cs:22:74 encrypt r10
-     eor v24.16b, v23.16b, v24.16b                  // cham.cs:22:74 encrypt r10
-      eor v17.16b, v23.16b, v17.16b                 // cham.cs:22:74 encrypt r10
-       eor v21.16b, v23.16b, v21.16b                // cham.cs:22:74 encrypt r10
-    add v9.4s, v9.4s, v15.4s                        // cham.cs:22:58 encrypt r10
-     add v24.4s, v12.4s, v24.4s                     // cham.cs:22:58 encrypt r10
-      add v17.4s, v13.4s, v17.4s                    // cham.cs:22:58 encrypt r10
-       add v21.4s, v14.4s, v21.4s                   // cham.cs:22:58 encrypt r10
-    tbl v12.16b, {v9.16b}, v0.16b                   // cham.cs:22:80 encrypt r10
-     tbl v13.16b, {v24.16b}, v0.16b                 // cham.cs:22:80 encrypt r10
-      tbl v14.16b, {v17.16b}, v0.16b                // cham.cs:22:80 encrypt r10
-       tbl v15.16b, {v21.16b}, v0.16b               // cham.cs:22:80 encrypt r10
-    movi v23.4s, #0xb, lsl #0                       // const
-    eor v25.16b, v25.16b, v23.16b                   // cham.cs:23:53 encrypt r11
-     eor v27.16b, v27.16b, v23.16b                  // cham.cs:23:53 encrypt r11
-      eor v28.16b, v28.16b, v23.16b                 // cham.cs:23:53 encrypt r11
-       eor v23.16b, v31.16b, v23.16b                // cham.cs:23:53 encrypt r11
-    rev32 v29.8h, v29.8h                            // cham.cs:23:67 encrypt r11
-     rev32 v18.8h, v18.8h                           // cham.cs:23:67 encrypt r11
-      rev32 v22.8h, v22.8h                          // cham.cs:23:67 encrypt r11
-       rev32 v26.8h, v26.8h                         // cham.cs:23:67 encrypt r11
-    ldr q31, [x0, #48]                              // round key rk[3]
-    eor v29.16b, v31.16b, v29.16b                   // cham.cs:23:74 encrypt r11
-     eor v18.16b, v31.16b, v18.16b                  // cham.cs:23:74 encrypt r11
-      eor v22.16b, v31.16b, v22.16b                 // cham.cs:23:74 encrypt r11
-       eor v26.16b, v31.16b, v26.16b                // cham.cs:23:74 encrypt r11
-    add v25.4s, v25.4s, v29.4s                      // cham.cs:23:58 encrypt r11
-     add v18.4s, v27.4s, v18.4s                     // cham.cs:23:58 encrypt r11
-      add v22.4s, v28.4s, v22.4s                    // cham.cs:23:58 encrypt r11
-       add v23.4s, v23.4s, v26.4s                   // cham.cs:23:58 encrypt r11
-    shl v26.4s, v25.4s, #1                          // cham.cs:23:80 encrypt r11
-    sri v26.4s, v25.4s, #31                         // cham.cs:23:80 encrypt r11
-     shl v27.4s, v18.4s, #1                         // cham.cs:23:80 encrypt r11
-     sri v27.4s, v18.4s, #31                        // cham.cs:23:80 encrypt r11
-      shl v28.4s, v22.4s, #1                        // cham.cs:23:80 encrypt r11
-      sri v28.4s, v22.4s, #31                       // cham.cs:23:80 encrypt r11
-       shl v29.4s, v23.4s, #1                       // cham.cs:23:80 encrypt r11
-       sri v29.4s, v23.4s, #31                      // cham.cs:23:80 encrypt r11
-    movi v31.4s, #0xc, lsl #0                       // const
-    eor v1.16b, v1.16b, v31.16b                     // cham.cs:22:53 encrypt r12
-     eor v2.16b, v2.16b, v31.16b                    // cham.cs:22:53 encrypt r12
-      eor v3.16b, v3.16b, v31.16b                   // cham.cs:22:53 encrypt r12
-       eor v31.16b, v5.16b, v31.16b                 // cham.cs:22:53 encrypt r12
-    shl v5.4s, v30.4s, #2                           // cham.cs:22:67 encrypt r12
-    sri v5.4s, v30.4s, #30                          // cham.cs:22:67 encrypt r12
-     shl v30.4s, v16.4s, #2                         // cham.cs:22:67 encrypt r12
-     sri v30.4s, v16.4s, #30                        // cham.cs:22:67 encrypt r12
-      shl v16.4s, v19.4s, #2                        // cham.cs:22:67 encrypt r12
-      sri v16.4s, v19.4s, #30                       // cham.cs:22:67 encrypt r12
-       shl v19.4s, v20.4s, #2                       // cham.cs:22:67 encrypt r12
-       sri v19.4s, v20.4s, #30                      // cham.cs:22:67 encrypt r12
-    ldr q20, [x0, #64]                              // round key rk[4]
-    eor v5.16b, v20.16b, v5.16b                     // cham.cs:22:74 encrypt r12
-     eor v30.16b, v20.16b, v30.16b                  // cham.cs:22:74 encrypt r12
-      eor v16.16b, v20.16b, v16.16b                 // cham.cs:22:74 encrypt r12
-       eor v19.16b, v20.16b, v19.16b                // cham.cs:22:74 encrypt r12
-    add v1.4s, v1.4s, v5.4s                         // cham.cs:22:58 encrypt r12
-     add v30.4s, v2.4s, v30.4s                      // cham.cs:22:58 encrypt r12
-      add v16.4s, v3.4s, v16.4s                     // cham.cs:22:58 encrypt r12
-       add v19.4s, v31.4s, v19.4s                   // cham.cs:22:58 encrypt r12
-    tbl v31.16b, {v1.16b}, v0.16b                   // cham.cs:22:80 encrypt r12
-     tbl v2.16b, {v30.16b}, v0.16b                  // cham.cs:22:80 encrypt r12
-      tbl v3.16b, {v16.16b}, v0.16b                 // cham.cs:22:80 encrypt r12
-       tbl v5.16b, {v19.16b}, v0.16b                // cham.cs:22:80 encrypt r12
-    movi v20.4s, #0xd, lsl #0                       // const
-    eor v6.16b, v6.16b, v20.16b                     // cham.cs:23:53 encrypt r13
-     eor v7.16b, v7.16b, v20.16b                    // cham.cs:23:53 encrypt r13
-      eor v8.16b, v8.16b, v20.16b                   // cham.cs:23:53 encrypt r13
-       eor v20.16b, v11.16b, v20.16b                // cham.cs:23:53 encrypt r13
-    rev32 v9.8h, v9.8h                              // cham.cs:23:67 encrypt r13
-     rev32 v24.8h, v24.8h                           // cham.cs:23:67 encrypt r13
-      rev32 v17.8h, v17.8h                          // cham.cs:23:67 encrypt r13
-       rev32 v21.8h, v21.8h                         // cham.cs:23:67 encrypt r13
-    ldr q11, [x0, #80]                              // round key rk[5]
-    eor v9.16b, v11.16b, v9.16b                     // cham.cs:23:74 encrypt r13
-     eor v24.16b, v11.16b, v24.16b                  // cham.cs:23:74 encrypt r13
-      eor v17.16b, v11.16b, v17.16b                 // cham.cs:23:74 encrypt r13
-       eor v21.16b, v11.16b, v21.16b                // cham.cs:23:74 encrypt r13
-    add v6.4s, v6.4s, v9.4s                         // cham.cs:23:58 encrypt r13
-     add v24.4s, v7.4s, v24.4s                      // cham.cs:23:58 encrypt r13
-      add v17.4s, v8.4s, v17.4s                     // cham.cs:23:58 encrypt r13
-       add v20.4s, v20.4s, v21.4s                   // cham.cs:23:58 encrypt r13
-    shl v21.4s, v6.4s, #1                           // cham.cs:23:80 encrypt r13
-    sri v21.4s, v6.4s, #31                          // cham.cs:23:80 encrypt r13
-     shl v7.4s, v24.4s, #1                          // cham.cs:23:80 encrypt r13
-     sri v7.4s, v24.4s, #31                         // cham.cs:23:80 encrypt r13
-      shl v8.4s, v17.4s, #1                         // cham.cs:23:80 encrypt r13
-      sri v8.4s, v17.4s, #31                        // cham.cs:23:80 encrypt r13
-       shl v9.4s, v20.4s, #1                        // cham.cs:23:80 encrypt r13
-       sri v9.4s, v20.4s, #31                       // cham.cs:23:80 encrypt r13
-    movi v11.4s, #0xe, lsl #0                       // const
-    eor v12.16b, v12.16b, v11.16b                   // cham.cs:22:53 encrypt r14
-     eor v13.16b, v13.16b, v11.16b                  // cham.cs:22:53 encrypt r14
-      eor v14.16b, v14.16b, v11.16b                 // cham.cs:22:53 encrypt r14
-       eor v11.16b, v15.16b, v11.16b                // cham.cs:22:53 encrypt r14
-    shl v15.4s, v25.4s, #2                          // cham.cs:22:67 encrypt r14
-    sri v15.4s, v25.4s, #30                         // cham.cs:22:67 encrypt r14
-     shl v25.4s, v18.4s, #2                         // cham.cs:22:67 encrypt r14
-     sri v25.4s, v18.4s, #30                        // cham.cs:22:67 encrypt r14
-      shl v18.4s, v22.4s, #2                        // cham.cs:22:67 encrypt r14
-      sri v18.4s, v22.4s, #30                       // cham.cs:22:67 encrypt r14
-       shl v22.4s, v23.4s, #2                       // cham.cs:22:67 encrypt r14
-       sri v22.4s, v23.4s, #30                      // cham.cs:22:67 encrypt r14
-    ldr q23, [x0, #96]                              // round key rk[6]
-    eor v15.16b, v23.16b, v15.16b                   // cham.cs:22:74 encrypt r14
-     eor v25.16b, v23.16b, v25.16b                  // cham.cs:22:74 encrypt r14
-      eor v18.16b, v23.16b, v18.16b                 // cham.cs:22:74 encrypt r14
-       eor v22.16b, v23.16b, v22.16b                // cham.cs:22:74 encrypt r14
-    add v12.4s, v12.4s, v15.4s                      // cham.cs:22:58 encrypt r14
-     add v25.4s, v13.4s, v25.4s                     // cham.cs:22:58 encrypt r14
-      add v18.4s, v14.4s, v18.4s                    // cham.cs:22:58 encrypt r14
-       add v22.4s, v11.4s, v22.4s                   // cham.cs:22:58 encrypt r14
-    tbl v11.16b, {v12.16b}, v0.16b                  // cham.cs:22:80 encrypt r14
-     tbl v13.16b, {v25.16b}, v0.16b                 // cham.cs:22:80 encrypt r14
-      tbl v14.16b, {v18.16b}, v0.16b                // cham.cs:22:80 encrypt r14
-       tbl v15.16b, {v22.16b}, v0.16b               // cham.cs:22:80 encrypt r14
-    movi v23.4s, #0xf, lsl #0                       // const
-    eor v26.16b, v26.16b, v23.16b                   // cham.cs:23:53 encrypt r15
-     eor v27.16b, v27.16b, v23.16b                  // cham.cs:23:53 encrypt r15
-      eor v28.16b, v28.16b, v23.16b                 // cham.cs:23:53 encrypt r15
-       eor v23.16b, v29.16b, v23.16b                // cham.cs:23:53 encrypt r15
-    rev32 v29.8h, v1.8h                             // cham.cs:23:67 encrypt r15
-     rev32 v30.8h, v30.8h                           // cham.cs:23:67 encrypt r15
-      rev32 v16.8h, v16.8h                          // cham.cs:23:67 encrypt r15
-       rev32 v19.8h, v19.8h                         // cham.cs:23:67 encrypt r15
-    ldr q1, [x0, #112]                              // round key rk[7]
-    eor v29.16b, v1.16b, v29.16b                    // cham.cs:23:74 encrypt r15
-     eor v30.16b, v1.16b, v30.16b                   // cham.cs:23:74 encrypt r15
-      eor v16.16b, v1.16b, v16.16b                  // cham.cs:23:74 encrypt r15
-       eor v19.16b, v1.16b, v19.16b                 // cham.cs:23:74 encrypt r15
-    add v26.4s, v26.4s, v29.4s                      // cham.cs:23:58 encrypt r15
-     add v27.4s, v27.4s, v30.4s                     // cham.cs:23:58 encrypt r15
-      add v16.4s, v28.4s, v16.4s                    // cham.cs:23:58 encrypt r15
-       add v19.4s, v23.4s, v19.4s                   // cham.cs:23:58 encrypt r15
-    shl v23.4s, v26.4s, #1                          // cham.cs:23:80 encrypt r15
-    sri v23.4s, v26.4s, #31                         // cham.cs:23:80 encrypt r15
-     shl v28.4s, v27.4s, #1                         // cham.cs:23:80 encrypt r15
-     sri v28.4s, v27.4s, #31                        // cham.cs:23:80 encrypt r15
-      shl v29.4s, v16.4s, #1                        // cham.cs:23:80 encrypt r15
-      sri v29.4s, v16.4s, #31                       // cham.cs:23:80 encrypt r15
-       shl v30.4s, v19.4s, #1                       // cham.cs:23:80 encrypt r15
-       sri v30.4s, v19.4s, #31                      // cham.cs:23:80 encrypt r15
-    movi v1.4s, #0x10, lsl #0                       // const
-    eor v31.16b, v31.16b, v1.16b                    // cham.cs:22:53 encrypt r16
-     eor v2.16b, v2.16b, v1.16b                     // cham.cs:22:53 encrypt r16
-      eor v3.16b, v3.16b, v1.16b                    // cham.cs:22:53 encrypt r16
-       eor v1.16b, v5.16b, v1.16b                   // cham.cs:22:53 encrypt r16
-    shl v5.4s, v6.4s, #2                            // cham.cs:22:67 encrypt r16
-    sri v5.4s, v6.4s, #30                           // cham.cs:22:67 encrypt r16
-     shl v6.4s, v24.4s, #2                          // cham.cs:22:67 encrypt r16
-     sri v6.4s, v24.4s, #30                         // cham.cs:22:67 encrypt r16
-      shl v24.4s, v17.4s, #2                        // cham.cs:22:67 encrypt r16
-      sri v24.4s, v17.4s, #30                       // cham.cs:22:67 encrypt r16
-       shl v17.4s, v20.4s, #2                       // cham.cs:22:67 encrypt r16
-       sri v17.4s, v20.4s, #30                      // cham.cs:22:67 encrypt r16
-    eor v20.16b, v4.16b, v5.16b                     // cham.cs:22:74 encrypt r16
-     eor v5.16b, v4.16b, v6.16b                     // cham.cs:22:74 encrypt r16
-      eor v24.16b, v4.16b, v24.16b                  // cham.cs:22:74 encrypt r16
-       eor v17.16b, v4.16b, v17.16b                 // cham.cs:22:74 encrypt r16
-    add v20.4s, v31.4s, v20.4s                      // cham.cs:22:58 encrypt r16
-     add v31.4s, v2.4s, v5.4s                       // cham.cs:22:58 encrypt r16
-      add v24.4s, v3.4s, v24.4s                     // cham.cs:22:58 encrypt r16
-       add v17.4s, v1.4s, v17.4s                    // cham.cs:22:58 encrypt r16
-    tbl v1.16b, {v20.16b}, v0.16b                   // cham.cs:22:80 encrypt r16
-     tbl v2.16b, {v31.16b}, v0.16b                  // cham.cs:22:80 encrypt r16
-      tbl v3.16b, {v24.16b}, v0.16b                 // cham.cs:22:80 encrypt r16
-       tbl v5.16b, {v17.16b}, v0.16b                // cham.cs:22:80 encrypt r16
-    movi v6.4s, #0x11, lsl #0                       // const
-    eor v21.16b, v21.16b, v6.16b                    // cham.cs:23:53 encrypt r17
-     eor v7.16b, v7.16b, v6.16b                     // cham.cs:23:53 encrypt r17
-      eor v8.16b, v8.16b, v6.16b                    // cham.cs:23:53 encrypt r17
-       eor v6.16b, v9.16b, v6.16b                   // cham.cs:23:53 encrypt r17
-    rev32 v9.8h, v12.8h                             // cham.cs:23:67 encrypt r17
-     rev32 v25.8h, v25.8h                           // cham.cs:23:67 encrypt r17
-      rev32 v18.8h, v18.8h                          // cham.cs:23:67 encrypt r17
-       rev32 v22.8h, v22.8h                         // cham.cs:23:67 encrypt r17
-    eor v9.16b, v10.16b, v9.16b                     // cham.cs:23:74 encrypt r17
-     eor v25.16b, v10.16b, v25.16b                  // cham.cs:23:74 encrypt r17
-      eor v18.16b, v10.16b, v18.16b                 // cham.cs:23:74 encrypt r17
-       eor v22.16b, v10.16b, v22.16b                // cham.cs:23:74 encrypt r17
-    add v21.4s, v21.4s, v9.4s                       // cham.cs:23:58 encrypt r17
-     add v25.4s, v7.4s, v25.4s                      // cham.cs:23:58 encrypt r17
-      add v18.4s, v8.4s, v18.4s                     // cham.cs:23:58 encrypt r17
-       add v22.4s, v6.4s, v22.4s                    // cham.cs:23:58 encrypt r17
-    shl v6.4s, v21.4s, #1                           // cham.cs:23:80 encrypt r17
-    sri v6.4s, v21.4s, #31                          // cham.cs:23:80 encrypt r17
-     shl v7.4s, v25.4s, #1                          // cham.cs:23:80 encrypt r17
-     sri v7.4s, v25.4s, #31                         // cham.cs:23:80 encrypt r17
-      shl v8.4s, v18.4s, #1                         // cham.cs:23:80 encrypt r17
-      sri v8.4s, v18.4s, #31                        // cham.cs:23:80 encrypt r17
-       shl v9.4s, v22.4s, #1                        // cham.cs:23:80 encrypt r17
-       sri v9.4s, v22.4s, #31                       // cham.cs:23:80 encrypt r17
-    movi v12.4s, #0x12, lsl #0                      // const
-    eor v11.16b, v11.16b, v12.16b                   // cham.cs:22:53 encrypt r18
-     eor v13.16b, v13.16b, v12.16b                  // cham.cs:22:53 encrypt r18
-      eor v14.16b, v14.16b, v12.16b                 // cham.cs:22:53 encrypt r18
-       eor v12.16b, v15.16b, v12.16b                // cham.cs:22:53 encrypt r18
-    shl v15.4s, v26.4s, #2                          // cham.cs:22:67 encrypt r18
-    sri v15.4s, v26.4s, #30                         // cham.cs:22:67 encrypt r18
-     shl v26.4s, v27.4s, #2                         // cham.cs:22:67 encrypt r18
-     sri v26.4s, v27.4s, #30                        // cham.cs:22:67 encrypt r18
-      shl v27.4s, v16.4s, #2                        // cham.cs:22:67 encrypt r18
-      sri v27.4s, v16.4s, #30                       // cham.cs:22:67 encrypt r18
-       shl v16.4s, v19.4s, #2                       // cham.cs:22:67 encrypt r18
-       sri v16.4s, v19.4s, #30                      // cham.cs:22:67 encrypt r18
-    ldr q19, [x0, #32]                              // round key rk[2]
-    eor v15.16b, v19.16b, v15.16b                   // cham.cs:22:74 encrypt r18
-     eor v26.16b, v19.16b, v26.16b                  // cham.cs:22:74 encrypt r18
-      eor v27.16b, v19.16b, v27.16b                 // cham.cs:22:74 encrypt r18
-       eor v16.16b, v19.16b, v16.16b                // cham.cs:22:74 encrypt r18
-    add v11.4s, v11.4s, v15.4s                      // cham.cs:22:58 encrypt r18
-     add v26.4s, v13.4s, v26.4s                     // cham.cs:22:58 encrypt r18
-      add v27.4s, v14.4s, v27.4s                    // cham.cs:22:58 encrypt r18
-       add v16.4s, v12.4s, v16.4s                   // cham.cs:22:58 encrypt r18
-    tbl v12.16b, {v11.16b}, v0.16b                  // cham.cs:22:80 encrypt r18
-     tbl v13.16b, {v26.16b}, v0.16b                 // cham.cs:22:80 encrypt r18
-      tbl v14.16b, {v27.16b}, v0.16b                // cham.cs:22:80 encrypt r18
-       tbl v15.16b, {v16.16b}, v0.16b               // cham.cs:22:80 encrypt r18
-    movi v19.4s, #0x13, lsl #0                      // const
-    eor v23.16b, v23.16b, v19.16b                   // cham.cs:23:53 encrypt r19
-     eor v28.16b, v28.16b, v19.16b                  // cham.cs:23:53 encrypt r19
-      eor v29.16b, v29.16b, v19.16b                 // cham.cs:23:53 encrypt r19
-       eor v19.16b, v30.16b, v19.16b                // cham.cs:23:53 encrypt r19
-    rev32 v20.8h, v20.8h                            // cham.cs:23:67 encrypt r19
-     rev32 v30.8h, v31.8h                           // cham.cs:23:67 encrypt r19
-      rev32 v24.8h, v24.8h                          // cham.cs:23:67 encrypt r19
-       rev32 v17.8h, v17.8h                         // cham.cs:23:67 encrypt r19
-    ldr q31, [x0, #48]                              // round key rk[3]
-    eor v20.16b, v31.16b, v20.16b                   // cham.cs:23:74 encrypt r19
-     eor v30.16b, v31.16b, v30.16b                  // cham.cs:23:74 encrypt r19
-      eor v24.16b, v31.16b, v24.16b                 // cham.cs:23:74 encrypt r19
-       eor v17.16b, v31.16b, v17.16b                // cham.cs:23:74 encrypt r19
-    add v20.4s, v23.4s, v20.4s                      // cham.cs:23:58 encrypt r19
-     add v23.4s, v28.4s, v30.4s                     // cham.cs:23:58 encrypt r19
-      add v24.4s, v29.4s, v24.4s                    // cham.cs:23:58 encrypt r19
-       add v17.4s, v19.4s, v17.4s                   // cham.cs:23:58 encrypt r19
-    shl v19.4s, v20.4s, #1                          // cham.cs:23:80 encrypt r19
-    sri v19.4s, v20.4s, #31                         // cham.cs:23:80 encrypt r19
-     shl v28.4s, v23.4s, #1                         // cham.cs:23:80 encrypt r19
-     sri v28.4s, v23.4s, #31                        // cham.cs:23:80 encrypt r19
-      shl v29.4s, v24.4s, #1                        // cham.cs:23:80 encrypt r19
-      sri v29.4s, v24.4s, #31                       // cham.cs:23:80 encrypt r19
-       shl v30.4s, v17.4s, #1                       // cham.cs:23:80 encrypt r19
-       sri v30.4s, v17.4s, #31                      // cham.cs:23:80 encrypt r19
-    movi v31.4s, #0x14, lsl #0                      // const
-    eor v1.16b, v1.16b, v31.16b                     // cham.cs:22:53 encrypt r20
-     eor v2.16b, v2.16b, v31.16b                    // cham.cs:22:53 encrypt r20
-      eor v3.16b, v3.16b, v31.16b                   // cham.cs:22:53 encrypt r20
-       eor v31.16b, v5.16b, v31.16b                 // cham.cs:22:53 encrypt r20
-    shl v5.4s, v21.4s, #2                           // cham.cs:22:67 encrypt r20
-    sri v5.4s, v21.4s, #30                          // cham.cs:22:67 encrypt r20
-     shl v21.4s, v25.4s, #2                         // cham.cs:22:67 encrypt r20
-     sri v21.4s, v25.4s, #30                        // cham.cs:22:67 encrypt r20
-      shl v25.4s, v18.4s, #2                        // cham.cs:22:67 encrypt r20
-      sri v25.4s, v18.4s, #30                       // cham.cs:22:67 encrypt r20
-       shl v18.4s, v22.4s, #2                       // cham.cs:22:67 encrypt r20
-       sri v18.4s, v22.4s, #30                      // cham.cs:22:67 encrypt r20
-    ldr q22, [x0, #64]                              // round key rk[4]
-    eor v5.16b, v22.16b, v5.16b                     // cham.cs:22:74 encrypt r20
-     eor v21.16b, v22.16b, v21.16b                  // cham.cs:22:74 encrypt r20
-      eor v25.16b, v22.16b, v25.16b                 // cham.cs:22:74 encrypt r20
-       eor v18.16b, v22.16b, v18.16b                // cham.cs:22:74 encrypt r20
-    add v1.4s, v1.4s, v5.4s                         // cham.cs:22:58 encrypt r20
-     add v21.4s, v2.4s, v21.4s                      // cham.cs:22:58 encrypt r20
-      add v25.4s, v3.4s, v25.4s                     // cham.cs:22:58 encrypt r20
-       add v18.4s, v31.4s, v18.4s                   // cham.cs:22:58 encrypt r20
-    tbl v31.16b, {v1.16b}, v0.16b                   // cham.cs:22:80 encrypt r20
-     tbl v2.16b, {v21.16b}, v0.16b                  // cham.cs:22:80 encrypt r20
-      tbl v3.16b, {v25.16b}, v0.16b                 // cham.cs:22:80 encrypt r20
-       tbl v5.16b, {v18.16b}, v0.16b                // cham.cs:22:80 encrypt r20
-    movi v22.4s, #0x15, lsl #0                      // const
-    eor v6.16b, v6.16b, v22.16b                     // cham.cs:23:53 encrypt r21
-     eor v7.16b, v7.16b, v22.16b                    // cham.cs:23:53 encrypt r21
-      eor v8.16b, v8.16b, v22.16b                   // cham.cs:23:53 encrypt r21
-       eor v22.16b, v9.16b, v22.16b                 // cham.cs:23:53 encrypt r21
-    rev32 v9.8h, v11.8h                             // cham.cs:23:67 encrypt r21
-     rev32 v26.8h, v26.8h                           // cham.cs:23:67 encrypt r21
-      rev32 v27.8h, v27.8h                          // cham.cs:23:67 encrypt r21
-       rev32 v16.8h, v16.8h                         // cham.cs:23:67 encrypt r21
-    ldr q11, [x0, #80]                              // round key rk[5]
-    eor v9.16b, v11.16b, v9.16b                     // cham.cs:23:74 encrypt r21
-     eor v26.16b, v11.16b, v26.16b                  // cham.cs:23:74 encrypt r21
-      eor v27.16b, v11.16b, v27.16b                 // cham.cs:23:74 encrypt r21
-       eor v16.16b, v11.16b, v16.16b                // cham.cs:23:74 encrypt r21
-    add v6.4s, v6.4s, v9.4s                         // cham.cs:23:58 encrypt r21
-     add v26.4s, v7.4s, v26.4s                      // cham.cs:23:58 encrypt r21
-      add v27.4s, v8.4s, v27.4s                     // cham.cs:23:58 encrypt r21
-       add v16.4s, v22.4s, v16.4s                   // cham.cs:23:58 encrypt r21
-    shl v22.4s, v6.4s, #1                           // cham.cs:23:80 encrypt r21
-    sri v22.4s, v6.4s, #31                          // cham.cs:23:80 encrypt r21
-     shl v7.4s, v26.4s, #1                          // cham.cs:23:80 encrypt r21
-     sri v7.4s, v26.4s, #31                         // cham.cs:23:80 encrypt r21
-      shl v8.4s, v27.4s, #1                         // cham.cs:23:80 encrypt r21
-      sri v8.4s, v27.4s, #31                        // cham.cs:23:80 encrypt r21
-       shl v9.4s, v16.4s, #1                        // cham.cs:23:80 encrypt r21
-       sri v9.4s, v16.4s, #31                       // cham.cs:23:80 encrypt r21
-    movi v11.4s, #0x16, lsl #0                      // const
-    eor v12.16b, v12.16b, v11.16b                   // cham.cs:22:53 encrypt r22
-     eor v13.16b, v13.16b, v11.16b                  // cham.cs:22:53 encrypt r22
-      eor v14.16b, v14.16b, v11.16b                 // cham.cs:22:53 encrypt r22
-       eor v11.16b, v15.16b, v11.16b                // cham.cs:22:53 encrypt r22
-    shl v15.4s, v20.4s, #2                          // cham.cs:22:67 encrypt r22
-    sri v15.4s, v20.4s, #30                         // cham.cs:22:67 encrypt r22
-     shl v20.4s, v23.4s, #2                         // cham.cs:22:67 encrypt r22
-     sri v20.4s, v23.4s, #30                        // cham.cs:22:67 encrypt r22
-      shl v23.4s, v24.4s, #2                        // cham.cs:22:67 encrypt r22
-      sri v23.4s, v24.4s, #30                       // cham.cs:22:67 encrypt r22
-       shl v24.4s, v17.4s, #2                       // cham.cs:22:67 encrypt r22
-       sri v24.4s, v17.4s, #30                      // cham.cs:22:67 encrypt r22
-    ldr q17, [x0, #96]                              // round key rk[6]
-    eor v15.16b, v17.16b, v15.16b                   // cham.cs:22:74 encrypt r22
-     eor v20.16b, v17.16b, v20.16b                  // cham.cs:22:74 encrypt r22
-      eor v23.16b, v17.16b, v23.16b                 // cham.cs:22:74 encrypt r22
-       eor v24.16b, v17.16b, v24.16b                // cham.cs:22:74 encrypt r22
-    add v12.4s, v12.4s, v15.4s                      // cham.cs:22:58 encrypt r22
-     add v20.4s, v13.4s, v20.4s                     // cham.cs:22:58 encrypt r22
-      add v23.4s, v14.4s, v23.4s                    // cham.cs:22:58 encrypt r22
-       add v24.4s, v11.4s, v24.4s                   // cham.cs:22:58 encrypt r22
-    tbl v11.16b, {v12.16b}, v0.16b                  // cham.cs:22:80 encrypt r22
-     tbl v13.16b, {v20.16b}, v0.16b                 // cham.cs:22:80 encrypt r22
-      tbl v14.16b, {v23.16b}, v0.16b                // cham.cs:22:80 encrypt r22
-       tbl v15.16b, {v24.16b}, v0.16b               // cham.cs:22:80 encrypt r22
-    movi v17.4s, #0x17, lsl #0                      // const
-    eor v19.16b, v19.16b, v17.16b                   // cham.cs:23:53 encrypt r23
-     eor v28.16b, v28.16b, v17.16b                  // cham.cs:23:53 encrypt r23
-      eor v29.16b, v29.16b, v17.16b                 // cham.cs:23:53 encrypt r23
-       eor v17.16b, v30.16b, v17.16b                // cham.cs:23:53 encrypt r23
-    rev32 v30.8h, v1.8h                             // cham.cs:23:67 encrypt r23
-     rev32 v21.8h, v21.8h                           // cham.cs:23:67 encrypt r23
-      rev32 v25.8h, v25.8h                          // cham.cs:23:67 encrypt r23
-       rev32 v18.8h, v18.8h                         // cham.cs:23:67 encrypt r23
-    ldr q1, [x0, #112]                              // round key rk[7]
-    eor v30.16b, v1.16b, v30.16b                    // cham.cs:23:74 encrypt r23
-     eor v21.16b, v1.16b, v21.16b                   // cham.cs:23:74 encrypt r23
-      eor v25.16b, v1.16b, v25.16b                  // cham.cs:23:74 encrypt r23
-       eor v18.16b, v1.16b, v18.16b                 // cham.cs:23:74 encrypt r23
-    add v19.4s, v19.4s, v30.4s                      // cham.cs:23:58 encrypt r23
-     add v21.4s, v28.4s, v21.4s                     // cham.cs:23:58 encrypt r23
-      add v25.4s, v29.4s, v25.4s                    // cham.cs:23:58 encrypt r23
-       add v17.4s, v17.4s, v18.4s                   // cham.cs:23:58 encrypt r23
-    shl v18.4s, v19.4s, #1                          // cham.cs:23:80 encrypt r23
-    sri v18.4s, v19.4s, #31                         // cham.cs:23:80 encrypt r23
-     shl v28.4s, v21.4s, #1                         // cham.cs:23:80 encrypt r23
-     sri v28.4s, v21.4s, #31                        // cham.cs:23:80 encrypt r23
-      shl v29.4s, v25.4s, #1                        // cham.cs:23:80 encrypt r23
-      sri v29.4s, v25.4s, #31                       // cham.cs:23:80 encrypt r23
-       shl v30.4s, v17.4s, #1                       // cham.cs:23:80 encrypt r23
-       sri v30.4s, v17.4s, #31                      // cham.cs:23:80 encrypt r23
-    movi v1.4s, #0x18, lsl #0                       // const
-    eor v31.16b, v31.16b, v1.16b                    // cham.cs:22:53 encrypt r24
-     eor v2.16b, v2.16b, v1.16b                     // cham.cs:22:53 encrypt r24
-      eor v3.16b, v3.16b, v1.16b                    // cham.cs:22:53 encrypt r24
-       eor v1.16b, v5.16b, v1.16b                   // cham.cs:22:53 encrypt r24
-    shl v5.4s, v6.4s, #2                            // cham.cs:22:67 encrypt r24
-    sri v5.4s, v6.4s, #30                           // cham.cs:22:67 encrypt r24
-     shl v6.4s, v26.4s, #2                          // cham.cs:22:67 encrypt r24
-     sri v6.4s, v26.4s, #30                         // cham.cs:22:67 encrypt r24
-      shl v26.4s, v27.4s, #2                        // cham.cs:22:67 encrypt r24
-      sri v26.4s, v27.4s, #30                       // cham.cs:22:67 encrypt r24
-       shl v27.4s, v16.4s, #2                       // cham.cs:22:67 encrypt r24
-       sri v27.4s, v16.4s, #30                      // cham.cs:22:67 encrypt r24
-    eor v16.16b, v4.16b, v5.16b                     // cham.cs:22:74 encrypt r24
-     eor v5.16b, v4.16b, v6.16b                     // cham.cs:22:74 encrypt r24
-      eor v26.16b, v4.16b, v26.16b                  // cham.cs:22:74 encrypt r24
-       eor v27.16b, v4.16b, v27.16b                 // cham.cs:22:74 encrypt r24
-    add v16.4s, v31.4s, v16.4s                      // cham.cs:22:58 encrypt r24
-     add v31.4s, v2.4s, v5.4s                       // cham.cs:22:58 encrypt r24
-      add v26.4s, v3.4s, v26.4s                     // cham.cs:22:58 encrypt r24
-       add v27.4s, v1.4s, v27.4s                    // cham.cs:22:58 encrypt r24
-    tbl v1.16b, {v16.16b}, v0.16b                   // cham.cs:22:80 encrypt r24
-     tbl v2.16b, {v31.16b}, v0.16b                  // cham.cs:22:80 encrypt r24
-      tbl v3.16b, {v26.16b}, v0.16b                 // cham.cs:22:80 encrypt r24
-       tbl v5.16b, {v27.16b}, v0.16b                // cham.cs:22:80 encrypt r24
-    movi v6.4s, #0x19, lsl #0                       // const
-    eor v22.16b, v22.16b, v6.16b                    // cham.cs:23:53 encrypt r25
-     eor v7.16b, v7.16b, v6.16b                     // cham.cs:23:53 encrypt r25
-      eor v8.16b, v8.16b, v6.16b                    // cham.cs:23:53 encrypt r25
-       eor v6.16b, v9.16b, v6.16b                   // cham.cs:23:53 encrypt r25
-    rev32 v9.8h, v12.8h                             // cham.cs:23:67 encrypt r25
-     rev32 v20.8h, v20.8h                           // cham.cs:23:67 encrypt r25
-      rev32 v23.8h, v23.8h                          // cham.cs:23:67 encrypt r25
-       rev32 v24.8h, v24.8h                         // cham.cs:23:67 encrypt r25
-    eor v9.16b, v10.16b, v9.16b                     // cham.cs:23:74 encrypt r25
-     eor v20.16b, v10.16b, v20.16b                  // cham.cs:23:74 encrypt r25
-      eor v23.16b, v10.16b, v23.16b                 // cham.cs:23:74 encrypt r25
-       eor v24.16b, v10.16b, v24.16b                // cham.cs:23:74 encrypt r25
-    add v22.4s, v22.4s, v9.4s                       // cham.cs:23:58 encrypt r25
-     add v20.4s, v7.4s, v20.4s                      // cham.cs:23:58 encrypt r25
-      add v23.4s, v8.4s, v23.4s                     // cham.cs:23:58 encrypt r25
-       add v24.4s, v6.4s, v24.4s                    // cham.cs:23:58 encrypt r25
-    shl v6.4s, v22.4s, #1                           // cham.cs:23:80 encrypt r25
-    sri v6.4s, v22.4s, #31                          // cham.cs:23:80 encrypt r25
-     shl v7.4s, v20.4s, #1                          // cham.cs:23:80 encrypt r25
-     sri v7.4s, v20.4s, #31                         // cham.cs:23:80 encrypt r25
-      shl v8.4s, v23.4s, #1                         // cham.cs:23:80 encrypt r25
-      sri v8.4s, v23.4s, #31                        // cham.cs:23:80 encrypt r25
-       shl v9.4s, v24.4s, #1                        // cham.cs:23:80 encrypt r25
-       sri v9.4s, v24.4s, #31                       // cham.cs:23:80 encrypt r25
-    movi v12.4s, #0x1a, lsl #0                      // const
-    eor v11.16b, v11.16b, v12.16b                   // cham.cs:22:53 encrypt r26
-     eor v13.16b, v13.16b, v12.16b                  // cham.cs:22:53 encrypt r26
-      eor v14.16b, v14.16b, v12.16b                 // cham.cs:22:53 encrypt r26
-       eor v12.16b, v15.16b, v12.16b                // cham.cs:22:53 encrypt r26
-    shl v15.4s, v19.4s, #2                          // cham.cs:22:67 encrypt r26
-    sri v15.4s, v19.4s, #30                         // cham.cs:22:67 encrypt r26
-     shl v19.4s, v21.4s, #2                         // cham.cs:22:67 encrypt r26
-     sri v19.4s, v21.4s, #30                        // cham.cs:22:67 encrypt r26
-      shl v21.4s, v25.4s, #2                        // cham.cs:22:67 encrypt r26
-      sri v21.4s, v25.4s, #30                       // cham.cs:22:67 encrypt r26
-       shl v25.4s, v17.4s, #2                       // cham.cs:22:67 encrypt r26
-       sri v25.4s, v17.4s, #30                      // cham.cs:22:67 encrypt r26
-    ldr q17, [x0, #32]                              // round key rk[2]
-    eor v15.16b, v17.16b, v15.16b                   // cham.cs:22:74 encrypt r26
-     eor v19.16b, v17.16b, v19.16b                  // cham.cs:22:74 encrypt r26
-      eor v21.16b, v17.16b, v21.16b                 // cham.cs:22:74 encrypt r26
-       eor v25.16b, v17.16b, v25.16b                // cham.cs:22:74 encrypt r26
-    add v11.4s, v11.4s, v15.4s                      // cham.cs:22:58 encrypt r26
-     add v19.4s, v13.4s, v19.4s                     // cham.cs:22:58 encrypt r26
-      add v21.4s, v14.4s, v21.4s                    // cham.cs:22:58 encrypt r26
-       add v25.4s, v12.4s, v25.4s                   // cham.cs:22:58 encrypt r26
-    tbl v12.16b, {v11.16b}, v0.16b                  // cham.cs:22:80 encrypt r26
-     tbl v13.16b, {v19.16b}, v0.16b                 // cham.cs:22:80 encrypt r26
-      tbl v14.16b, {v21.16b}, v0.16b                // cham.cs:22:80 encrypt r26
-       tbl v15.16b, {v25.16b}, v0.16b               // cham.cs:22:80 encrypt r26
-    movi v17.4s, #0x1b, lsl #0                      // const
-    eor v18.16b, v18.16b, v17.16b                   // cham.cs:23:53 encrypt r27
-     eor v28.16b, v28.16b, v17.16b                  // cham.cs:23:53 encrypt r27
-      eor v29.16b, v29.16b, v17.16b                 // cham.cs:23:53 encrypt r27
-       eor v17.16b, v30.16b, v17.16b                // cham.cs:23:53 encrypt r27
-    rev32 v16.8h, v16.8h                            // cham.cs:23:67 encrypt r27
-     rev32 v30.8h, v31.8h                           // cham.cs:23:67 encrypt r27
-      rev32 v26.8h, v26.8h                          // cham.cs:23:67 encrypt r27
-       rev32 v27.8h, v27.8h                         // cham.cs:23:67 encrypt r27
-    ldr q31, [x0, #48]                              // round key rk[3]
-    eor v16.16b, v31.16b, v16.16b                   // cham.cs:23:74 encrypt r27
-     eor v30.16b, v31.16b, v30.16b                  // cham.cs:23:74 encrypt r27
-      eor v26.16b, v31.16b, v26.16b                 // cham.cs:23:74 encrypt r27
-       eor v27.16b, v31.16b, v27.16b                // cham.cs:23:74 encrypt r27
-    add v16.4s, v18.4s, v16.4s                      // cham.cs:23:58 encrypt r27
-     add v18.4s, v28.4s, v30.4s                     // cham.cs:23:58 encrypt r27
-      add v26.4s, v29.4s, v26.4s                    // cham.cs:23:58 encrypt r27
-       add v17.4s, v17.4s, v27.4s                   // cham.cs:23:58 encrypt r27
-    shl v27.4s, v16.4s, #1                          // cham.cs:23:80 encrypt r27
-    sri v27.4s, v16.4s, #31                         // cham.cs:23:80 encrypt r27
-     shl v28.4s, v18.4s, #1                         // cham.cs:23:80 encrypt r27
-     sri v28.4s, v18.4s, #31                        // cham.cs:23:80 encrypt r27
-      shl v29.4s, v26.4s, #1                        // cham.cs:23:80 encrypt r27
-      sri v29.4s, v26.4s, #31                       // cham.cs:23:80 encrypt r27
-       shl v30.4s, v17.4s, #1                       // cham.cs:23:80 encrypt r27
-       sri v30.4s, v17.4s, #31                      // cham.cs:23:80 encrypt r27
-    movi v31.4s, #0x1c, lsl #0                      // const
-    eor v1.16b, v1.16b, v31.16b                     // cham.cs:22:53 encrypt r28
-     eor v2.16b, v2.16b, v31.16b                    // cham.cs:22:53 encrypt r28
-      eor v3.16b, v3.16b, v31.16b                   // cham.cs:22:53 encrypt r28
-       eor v31.16b, v5.16b, v31.16b                 // cham.cs:22:53 encrypt r28
-    shl v5.4s, v22.4s, #2                           // cham.cs:22:67 encrypt r28
-    sri v5.4s, v22.4s, #30                          // cham.cs:22:67 encrypt r28
-     shl v22.4s, v20.4s, #2                         // cham.cs:22:67 encrypt r28
-     sri v22.4s, v20.4s, #30                        // cham.cs:22:67 encrypt r28
-      shl v20.4s, v23.4s, #2                        // cham.cs:22:67 encrypt r28
-      sri v20.4s, v23.4s, #30                       // cham.cs:22:67 encrypt r28
-       shl v23.4s, v24.4s, #2                       // cham.cs:22:67 encrypt r28
-       sri v23.4s, v24.4s, #30                      // cham.cs:22:67 encrypt r28
-    ldr q24, [x0, #64]                              // round key rk[4]
-    eor v5.16b, v24.16b, v5.16b                     // cham.cs:22:74 encrypt r28
-     eor v22.16b, v24.16b, v22.16b                  // cham.cs:22:74 encrypt r28
-      eor v20.16b, v24.16b, v20.16b                 // cham.cs:22:74 encrypt r28
-       eor v23.16b, v24.16b, v23.16b                // cham.cs:22:74 encrypt r28
-    add v1.4s, v1.4s, v5.4s                         // cham.cs:22:58 encrypt r28
-     add v22.4s, v2.4s, v22.4s                      // cham.cs:22:58 encrypt r28
-      add v20.4s, v3.4s, v20.4s                     // cham.cs:22:58 encrypt r28
-       add v23.4s, v31.4s, v23.4s                   // cham.cs:22:58 encrypt r28
-    tbl v31.16b, {v1.16b}, v0.16b                   // cham.cs:22:80 encrypt r28
-     tbl v2.16b, {v22.16b}, v0.16b                  // cham.cs:22:80 encrypt r28
-      tbl v3.16b, {v20.16b}, v0.16b                 // cham.cs:22:80 encrypt r28
-       tbl v5.16b, {v23.16b}, v0.16b                // cham.cs:22:80 encrypt r28
-    movi v24.4s, #0x1d, lsl #0                      // const
-    eor v6.16b, v6.16b, v24.16b                     // cham.cs:23:53 encrypt r29
-     eor v7.16b, v7.16b, v24.16b                    // cham.cs:23:53 encrypt r29
-      eor v8.16b, v8.16b, v24.16b                   // cham.cs:23:53 encrypt r29
-       eor v24.16b, v9.16b, v24.16b                 // cham.cs:23:53 encrypt r29
-    rev32 v9.8h, v11.8h                             // cham.cs:23:67 encrypt r29
-     rev32 v19.8h, v19.8h                           // cham.cs:23:67 encrypt r29
-      rev32 v21.8h, v21.8h                          // cham.cs:23:67 encrypt r29
-       rev32 v25.8h, v25.8h                         // cham.cs:23:67 encrypt r29
-    ldr q11, [x0, #80]                              // round key rk[5]
-    eor v9.16b, v11.16b, v9.16b                     // cham.cs:23:74 encrypt r29
-     eor v19.16b, v11.16b, v19.16b                  // cham.cs:23:74 encrypt r29
-      eor v21.16b, v11.16b, v21.16b                 // cham.cs:23:74 encrypt r29
-       eor v25.16b, v11.16b, v25.16b                // cham.cs:23:74 encrypt r29
-    add v6.4s, v6.4s, v9.4s                         // cham.cs:23:58 encrypt r29
-     add v19.4s, v7.4s, v19.4s                      // cham.cs:23:58 encrypt r29
-      add v21.4s, v8.4s, v21.4s                     // cham.cs:23:58 encrypt r29
-       add v24.4s, v24.4s, v25.4s                   // cham.cs:23:58 encrypt r29
-    shl v25.4s, v6.4s, #1                           // cham.cs:23:80 encrypt r29
-    sri v25.4s, v6.4s, #31                          // cham.cs:23:80 encrypt r29
-     shl v7.4s, v19.4s, #1                          // cham.cs:23:80 encrypt r29
-     sri v7.4s, v19.4s, #31                         // cham.cs:23:80 encrypt r29
-      shl v8.4s, v21.4s, #1                         // cham.cs:23:80 encrypt r29
-      sri v8.4s, v21.4s, #31                        // cham.cs:23:80 encrypt r29
-       shl v9.4s, v24.4s, #1                        // cham.cs:23:80 encrypt r29
-       sri v9.4s, v24.4s, #31                       // cham.cs:23:80 encrypt r29
-    movi v11.4s, #0x1e, lsl #0                      // const
-    eor v12.16b, v12.16b, v11.16b                   // cham.cs:22:53 encrypt r30
-     eor v13.16b, v13.16b, v11.16b                  // cham.cs:22:53 encrypt r30
-      eor v14.16b, v14.16b, v11.16b                 // cham.cs:22:53 encrypt r30
-       eor v11.16b, v15.16b, v11.16b                // cham.cs:22:53 encrypt r30
-    shl v15.4s, v16.4s, #2                          // cham.cs:22:67 encrypt r30
-    sri v15.4s, v16.4s, #30                         // cham.cs:22:67 encrypt r30
-     shl v16.4s, v18.4s, #2                         // cham.cs:22:67 encrypt r30
-     sri v16.4s, v18.4s, #30                        // cham.cs:22:67 encrypt r30
-      shl v18.4s, v26.4s, #2                        // cham.cs:22:67 encrypt r30
-      sri v18.4s, v26.4s, #30                       // cham.cs:22:67 encrypt r30
-       shl v26.4s, v17.4s, #2                       // cham.cs:22:67 encrypt r30
-       sri v26.4s, v17.4s, #30                      // cham.cs:22:67 encrypt r30
-    ldr q17, [x0, #96]                              // round key rk[6]
-    eor v15.16b, v17.16b, v15.16b                   // cham.cs:22:74 encrypt r30
-     eor v16.16b, v17.16b, v16.16b                  // cham.cs:22:74 encrypt r30
-      eor v18.16b, v17.16b, v18.16b                 // cham.cs:22:74 encrypt r30
-       eor v26.16b, v17.16b, v26.16b                // cham.cs:22:74 encrypt r30
-    add v12.4s, v12.4s, v15.4s                      // cham.cs:22:58 encrypt r30
-     add v16.4s, v13.4s, v16.4s                     // cham.cs:22:58 encrypt r30
-      add v18.4s, v14.4s, v18.4s                    // cham.cs:22:58 encrypt r30
-       add v26.4s, v11.4s, v26.4s                   // cham.cs:22:58 encrypt r30
-    tbl v11.16b, {v12.16b}, v0.16b                  // cham.cs:22:80 encrypt r30
-     tbl v13.16b, {v16.16b}, v0.16b                 // cham.cs:22:80 encrypt r30
-      tbl v14.16b, {v18.16b}, v0.16b                // cham.cs:22:80 encrypt r30
-       tbl v15.16b, {v26.16b}, v0.16b               // cham.cs:22:80 encrypt r30
-    movi v17.4s, #0x1f, lsl #0                      // const
-    eor v27.16b, v27.16b, v17.16b                   // cham.cs:23:53 encrypt r31
-     eor v28.16b, v28.16b, v17.16b                  // cham.cs:23:53 encrypt r31
-      eor v29.16b, v29.16b, v17.16b                 // cham.cs:23:53 encrypt r31
-       eor v17.16b, v30.16b, v17.16b                // cham.cs:23:53 encrypt r31
-    rev32 v30.8h, v1.8h                             // cham.cs:23:67 encrypt r31
-     rev32 v22.8h, v22.8h                           // cham.cs:23:67 encrypt r31
-      rev32 v20.8h, v20.8h                          // cham.cs:23:67 encrypt r31
-       rev32 v23.8h, v23.8h                         // cham.cs:23:67 encrypt r31
-    ldr q1, [x0, #112]                              // round key rk[7]
-    eor v30.16b, v1.16b, v30.16b                    // cham.cs:23:74 encrypt r31
-     eor v22.16b, v1.16b, v22.16b                   // cham.cs:23:74 encrypt r31
-      eor v20.16b, v1.16b, v20.16b                  // cham.cs:23:74 encrypt r31
-       eor v23.16b, v1.16b, v23.16b                 // cham.cs:23:74 encrypt r31
-    add v27.4s, v27.4s, v30.4s                      // cham.cs:23:58 encrypt r31
-     add v22.4s, v28.4s, v22.4s                     // cham.cs:23:58 encrypt r31
-      add v20.4s, v29.4s, v20.4s                    // cham.cs:23:58 encrypt r31
-       add v17.4s, v17.4s, v23.4s                   // cham.cs:23:58 encrypt r31
-    shl v23.4s, v27.4s, #1                          // cham.cs:23:80 encrypt r31
-    sri v23.4s, v27.4s, #31                         // cham.cs:23:80 encrypt r31
-     shl v28.4s, v22.4s, #1                         // cham.cs:23:80 encrypt r31
-     sri v28.4s, v22.4s, #31                        // cham.cs:23:80 encrypt r31
-      shl v29.4s, v20.4s, #1                        // cham.cs:23:80 encrypt r31
-      sri v29.4s, v20.4s, #31                       // cham.cs:23:80 encrypt r31
-       shl v30.4s, v17.4s, #1                       // cham.cs:23:80 encrypt r31
-       sri v30.4s, v17.4s, #31                      // cham.cs:23:80 encrypt r31
-    movi v1.4s, #0x20, lsl #0                       // const
-    eor v31.16b, v31.16b, v1.16b                    // cham.cs:22:53 encrypt r32
-     eor v2.16b, v2.16b, v1.16b                     // cham.cs:22:53 encrypt r32
-      eor v3.16b, v3.16b, v1.16b                    // cham.cs:22:53 encrypt r32
-       eor v1.16b, v5.16b, v1.16b                   // cham.cs:22:53 encrypt r32
-    shl v5.4s, v6.4s, #2                            // cham.cs:22:67 encrypt r32
-    sri v5.4s, v6.4s, #30                           // cham.cs:22:67 encrypt r32
-     shl v6.4s, v19.4s, #2                          // cham.cs:22:67 encrypt r32
-     sri v6.4s, v19.4s, #30                         // cham.cs:22:67 encrypt r32
-      shl v19.4s, v21.4s, #2                        // cham.cs:22:67 encrypt r32
-      sri v19.4s, v21.4s, #30                       // cham.cs:22:67 encrypt r32
-       shl v21.4s, v24.4s, #2                       // cham.cs:22:67 encrypt r32
-       sri v21.4s, v24.4s, #30                      // cham.cs:22:67 encrypt r32
-    eor v24.16b, v4.16b, v5.16b                     // cham.cs:22:74 encrypt r32
-     eor v5.16b, v4.16b, v6.16b                     // cham.cs:22:74 encrypt r32
-      eor v19.16b, v4.16b, v19.16b                  // cham.cs:22:74 encrypt r32
-       eor v21.16b, v4.16b, v21.16b                 // cham.cs:22:74 encrypt r32
-    add v24.4s, v31.4s, v24.4s                      // cham.cs:22:58 encrypt r32
-     add v31.4s, v2.4s, v5.4s                       // cham.cs:22:58 encrypt r32
-      add v19.4s, v3.4s, v19.4s                     // cham.cs:22:58 encrypt r32
-       add v21.4s, v1.4s, v21.4s                    // cham.cs:22:58 encrypt r32
-    tbl v1.16b, {v24.16b}, v0.16b                   // cham.cs:22:80 encrypt r32
-     tbl v2.16b, {v31.16b}, v0.16b                  // cham.cs:22:80 encrypt r32
-      tbl v3.16b, {v19.16b}, v0.16b                 // cham.cs:22:80 encrypt r32
-       tbl v5.16b, {v21.16b}, v0.16b                // cham.cs:22:80 encrypt r32
-    movi v6.4s, #0x21, lsl #0                       // const
-    eor v25.16b, v25.16b, v6.16b                    // cham.cs:23:53 encrypt r33
-     eor v7.16b, v7.16b, v6.16b                     // cham.cs:23:53 encrypt r33
-      eor v8.16b, v8.16b, v6.16b                    // cham.cs:23:53 encrypt r33
-       eor v6.16b, v9.16b, v6.16b                   // cham.cs:23:53 encrypt r33
-    rev32 v9.8h, v12.8h                             // cham.cs:23:67 encrypt r33
-     rev32 v16.8h, v16.8h                           // cham.cs:23:67 encrypt r33
-      rev32 v18.8h, v18.8h                          // cham.cs:23:67 encrypt r33
-       rev32 v26.8h, v26.8h                         // cham.cs:23:67 encrypt r33
-    eor v9.16b, v10.16b, v9.16b                     // cham.cs:23:74 encrypt r33
-     eor v16.16b, v10.16b, v16.16b                  // cham.cs:23:74 encrypt r33
-      eor v18.16b, v10.16b, v18.16b                 // cham.cs:23:74 encrypt r33
-       eor v26.16b, v10.16b, v26.16b                // cham.cs:23:74 encrypt r33
-    add v25.4s, v25.4s, v9.4s                       // cham.cs:23:58 encrypt r33
-     add v16.4s, v7.4s, v16.4s                      // cham.cs:23:58 encrypt r33
-      add v18.4s, v8.4s, v18.4s                     // cham.cs:23:58 encrypt r33
-       add v26.4s, v6.4s, v26.4s                    // cham.cs:23:58 encrypt r33
-    shl v6.4s, v25.4s, #1                           // cham.cs:23:80 encrypt r33
-    sri v6.4s, v25.4s, #31                          // cham.cs:23:80 encrypt r33
-     shl v7.4s, v16.4s, #1                          // cham.cs:23:80 encrypt r33
-     sri v7.4s, v16.4s, #31                         // cham.cs:23:80 encrypt r33
-      shl v8.4s, v18.4s, #1                         // cham.cs:23:80 encrypt r33
-      sri v8.4s, v18.4s, #31                        // cham.cs:23:80 encrypt r33
-       shl v9.4s, v26.4s, #1                        // cham.cs:23:80 encrypt r33
-       sri v9.4s, v26.4s, #31                       // cham.cs:23:80 encrypt r33
-    movi v12.4s, #0x22, lsl #0                      // const
-    eor v11.16b, v11.16b, v12.16b                   // cham.cs:22:53 encrypt r34
-     eor v13.16b, v13.16b, v12.16b                  // cham.cs:22:53 encrypt r34
-      eor v14.16b, v14.16b, v12.16b                 // cham.cs:22:53 encrypt r34
-       eor v12.16b, v15.16b, v12.16b                // cham.cs:22:53 encrypt r34
-    shl v15.4s, v27.4s, #2                          // cham.cs:22:67 encrypt r34
-    sri v15.4s, v27.4s, #30                         // cham.cs:22:67 encrypt r34
-     shl v27.4s, v22.4s, #2                         // cham.cs:22:67 encrypt r34
-     sri v27.4s, v22.4s, #30                        // cham.cs:22:67 encrypt r34
-      shl v22.4s, v20.4s, #2                        // cham.cs:22:67 encrypt r34
-      sri v22.4s, v20.4s, #30                       // cham.cs:22:67 encrypt r34
-       shl v20.4s, v17.4s, #2                       // cham.cs:22:67 encrypt r34
-       sri v20.4s, v17.4s, #30                      // cham.cs:22:67 encrypt r34
-    ldr q17, [x0, #32]                              // round key rk[2]
-    eor v15.16b, v17.16b, v15.16b                   // cham.cs:22:74 encrypt r34
-     eor v27.16b, v17.16b, v27.16b                  // cham.cs:22:74 encrypt r34
-      eor v22.16b, v17.16b, v22.16b                 // cham.cs:22:74 encrypt r34
-       eor v20.16b, v17.16b, v20.16b                // cham.cs:22:74 encrypt r34
-    add v11.4s, v11.4s, v15.4s                      // cham.cs:22:58 encrypt r34
-     add v27.4s, v13.4s, v27.4s                     // cham.cs:22:58 encrypt r34
-      add v22.4s, v14.4s, v22.4s                    // cham.cs:22:58 encrypt r34
-       add v20.4s, v12.4s, v20.4s                   // cham.cs:22:58 encrypt r34
-    tbl v12.16b, {v11.16b}, v0.16b                  // cham.cs:22:80 encrypt r34
-     tbl v13.16b, {v27.16b}, v0.16b                 // cham.cs:22:80 encrypt r34
-      tbl v14.16b, {v22.16b}, v0.16b                // cham.cs:22:80 encrypt r34
-       tbl v15.16b, {v20.16b}, v0.16b               // cham.cs:22:80 encrypt r34
-    movi v17.4s, #0x23, lsl #0                      // const
-    eor v23.16b, v23.16b, v17.16b                   // cham.cs:23:53 encrypt r35
-     eor v28.16b, v28.16b, v17.16b                  // cham.cs:23:53 encrypt r35
-      eor v29.16b, v29.16b, v17.16b                 // cham.cs:23:53 encrypt r35
-       eor v17.16b, v30.16b, v17.16b                // cham.cs:23:53 encrypt r35
-    rev32 v24.8h, v24.8h                            // cham.cs:23:67 encrypt r35
-     rev32 v30.8h, v31.8h                           // cham.cs:23:67 encrypt r35
-      rev32 v19.8h, v19.8h                          // cham.cs:23:67 encrypt r35
-       rev32 v21.8h, v21.8h                         // cham.cs:23:67 encrypt r35
-    ldr q31, [x0, #48]                              // round key rk[3]
-    eor v24.16b, v31.16b, v24.16b                   // cham.cs:23:74 encrypt r35
-     eor v30.16b, v31.16b, v30.16b                  // cham.cs:23:74 encrypt r35
-      eor v19.16b, v31.16b, v19.16b                 // cham.cs:23:74 encrypt r35
-       eor v21.16b, v31.16b, v21.16b                // cham.cs:23:74 encrypt r35
-    add v23.4s, v23.4s, v24.4s                      // cham.cs:23:58 encrypt r35
-     add v24.4s, v28.4s, v30.4s                     // cham.cs:23:58 encrypt r35
-      add v19.4s, v29.4s, v19.4s                    // cham.cs:23:58 encrypt r35
-       add v17.4s, v17.4s, v21.4s                   // cham.cs:23:58 encrypt r35
-    shl v21.4s, v23.4s, #1                          // cham.cs:23:80 encrypt r35
-    sri v21.4s, v23.4s, #31                         // cham.cs:23:80 encrypt r35
-     shl v28.4s, v24.4s, #1                         // cham.cs:23:80 encrypt r35
-     sri v28.4s, v24.4s, #31                        // cham.cs:23:80 encrypt r35
-      shl v29.4s, v19.4s, #1                        // cham.cs:23:80 encrypt r35
-      sri v29.4s, v19.4s, #31                       // cham.cs:23:80 encrypt r35
-       shl v30.4s, v17.4s, #1                       // cham.cs:23:80 encrypt r35
-       sri v30.4s, v17.4s, #31                      // cham.cs:23:80 encrypt r35
-    movi v31.4s, #0x24, lsl #0                      // const
-    eor v1.16b, v1.16b, v31.16b                     // cham.cs:22:53 encrypt r36
-     eor v2.16b, v2.16b, v31.16b                    // cham.cs:22:53 encrypt r36
-      eor v3.16b, v3.16b, v31.16b                   // cham.cs:22:53 encrypt r36
-       eor v31.16b, v5.16b, v31.16b                 // cham.cs:22:53 encrypt r36
-    shl v5.4s, v25.4s, #2                           // cham.cs:22:67 encrypt r36
-    sri v5.4s, v25.4s, #30                          // cham.cs:22:67 encrypt r36
-     shl v25.4s, v16.4s, #2                         // cham.cs:22:67 encrypt r36
-     sri v25.4s, v16.4s, #30                        // cham.cs:22:67 encrypt r36
-      shl v16.4s, v18.4s, #2                        // cham.cs:22:67 encrypt r36
-      sri v16.4s, v18.4s, #30                       // cham.cs:22:67 encrypt r36
-       shl v18.4s, v26.4s, #2                       // cham.cs:22:67 encrypt r36
-       sri v18.4s, v26.4s, #30                      // cham.cs:22:67 encrypt r36
-    ldr q26, [x0, #64]                              // round key rk[4]
-    eor v5.16b, v26.16b, v5.16b                     // cham.cs:22:74 encrypt r36
-     eor v25.16b, v26.16b, v25.16b                  // cham.cs:22:74 encrypt r36
-      eor v16.16b, v26.16b, v16.16b                 // cham.cs:22:74 encrypt r36
-       eor v18.16b, v26.16b, v18.16b                // cham.cs:22:74 encrypt r36
-    add v1.4s, v1.4s, v5.4s                         // cham.cs:22:58 encrypt r36
-     add v25.4s, v2.4s, v25.4s                      // cham.cs:22:58 encrypt r36
-      add v16.4s, v3.4s, v16.4s                     // cham.cs:22:58 encrypt r36
-       add v18.4s, v31.4s, v18.4s                   // cham.cs:22:58 encrypt r36
-    tbl v31.16b, {v1.16b}, v0.16b                   // cham.cs:22:80 encrypt r36
-     tbl v2.16b, {v25.16b}, v0.16b                  // cham.cs:22:80 encrypt r36
-      tbl v3.16b, {v16.16b}, v0.16b                 // cham.cs:22:80 encrypt r36
-       tbl v5.16b, {v18.16b}, v0.16b                // cham.cs:22:80 encrypt r36
-    movi v26.4s, #0x25, lsl #0                      // const
-    eor v6.16b, v6.16b, v26.16b                     // cham.cs:23:53 encrypt r37
-     eor v7.16b, v7.16b, v26.16b                    // cham.cs:23:53 encrypt r37
-      eor v8.16b, v8.16b, v26.16b                   // cham.cs:23:53 encrypt r37
-       eor v26.16b, v9.16b, v26.16b                 // cham.cs:23:53 encrypt r37
-    rev32 v9.8h, v11.8h                             // cham.cs:23:67 encrypt r37
-     rev32 v27.8h, v27.8h                           // cham.cs:23:67 encrypt r37
-      rev32 v22.8h, v22.8h                          // cham.cs:23:67 encrypt r37
-       rev32 v20.8h, v20.8h                         // cham.cs:23:67 encrypt r37
-    ldr q11, [x0, #80]                              // round key rk[5]
-    eor v9.16b, v11.16b, v9.16b                     // cham.cs:23:74 encrypt r37
-     eor v27.16b, v11.16b, v27.16b                  // cham.cs:23:74 encrypt r37
-      eor v22.16b, v11.16b, v22.16b                 // cham.cs:23:74 encrypt r37
-       eor v20.16b, v11.16b, v20.16b                // cham.cs:23:74 encrypt r37
-    add v6.4s, v6.4s, v9.4s                         // cham.cs:23:58 encrypt r37
-     add v27.4s, v7.4s, v27.4s                      // cham.cs:23:58 encrypt r37
-      add v22.4s, v8.4s, v22.4s                     // cham.cs:23:58 encrypt r37
-       add v20.4s, v26.4s, v20.4s                   // cham.cs:23:58 encrypt r37
-    shl v26.4s, v6.4s, #1                           // cham.cs:23:80 encrypt r37
-    sri v26.4s, v6.4s, #31                          // cham.cs:23:80 encrypt r37
-     shl v7.4s, v27.4s, #1                          // cham.cs:23:80 encrypt r37
-     sri v7.4s, v27.4s, #31                         // cham.cs:23:80 encrypt r37
-      shl v8.4s, v22.4s, #1                         // cham.cs:23:80 encrypt r37
-      sri v8.4s, v22.4s, #31                        // cham.cs:23:80 encrypt r37
-       shl v9.4s, v20.4s, #1                        // cham.cs:23:80 encrypt r37
-       sri v9.4s, v20.4s, #31                       // cham.cs:23:80 encrypt r37
-    movi v11.4s, #0x26, lsl #0                      // const
-    eor v12.16b, v12.16b, v11.16b                   // cham.cs:22:53 encrypt r38
-     eor v13.16b, v13.16b, v11.16b                  // cham.cs:22:53 encrypt r38
-      eor v14.16b, v14.16b, v11.16b                 // cham.cs:22:53 encrypt r38
-       eor v11.16b, v15.16b, v11.16b                // cham.cs:22:53 encrypt r38
-    shl v15.4s, v23.4s, #2                          // cham.cs:22:67 encrypt r38
-    sri v15.4s, v23.4s, #30                         // cham.cs:22:67 encrypt r38
-     shl v23.4s, v24.4s, #2                         // cham.cs:22:67 encrypt r38
-     sri v23.4s, v24.4s, #30                        // cham.cs:22:67 encrypt r38
-      shl v24.4s, v19.4s, #2                        // cham.cs:22:67 encrypt r38
-      sri v24.4s, v19.4s, #30                       // cham.cs:22:67 encrypt r38
-       shl v19.4s, v17.4s, #2                       // cham.cs:22:67 encrypt r38
-       sri v19.4s, v17.4s, #30                      // cham.cs:22:67 encrypt r38
-    ldr q17, [x0, #96]                              // round key rk[6]
-    eor v15.16b, v17.16b, v15.16b                   // cham.cs:22:74 encrypt r38
-     eor v23.16b, v17.16b, v23.16b                  // cham.cs:22:74 encrypt r38
-      eor v24.16b, v17.16b, v24.16b                 // cham.cs:22:74 encrypt r38
-       eor v19.16b, v17.16b, v19.16b                // cham.cs:22:74 encrypt r38
-    add v12.4s, v12.4s, v15.4s                      // cham.cs:22:58 encrypt r38
-     add v23.4s, v13.4s, v23.4s                     // cham.cs:22:58 encrypt r38
-      add v24.4s, v14.4s, v24.4s                    // cham.cs:22:58 encrypt r38
-       add v19.4s, v11.4s, v19.4s                   // cham.cs:22:58 encrypt r38
-    tbl v11.16b, {v12.16b}, v0.16b                  // cham.cs:22:80 encrypt r38
-     tbl v13.16b, {v23.16b}, v0.16b                 // cham.cs:22:80 encrypt r38
-      tbl v14.16b, {v24.16b}, v0.16b                // cham.cs:22:80 encrypt r38
-       tbl v15.16b, {v19.16b}, v0.16b               // cham.cs:22:80 encrypt r38
-    movi v17.4s, #0x27, lsl #0                      // const
-    eor v21.16b, v21.16b, v17.16b                   // cham.cs:23:53 encrypt r39
-     eor v28.16b, v28.16b, v17.16b                  // cham.cs:23:53 encrypt r39
-      eor v29.16b, v29.16b, v17.16b                 // cham.cs:23:53 encrypt r39
-       eor v17.16b, v30.16b, v17.16b                // cham.cs:23:53 encrypt r39
-    rev32 v30.8h, v1.8h                             // cham.cs:23:67 encrypt r39
-     rev32 v25.8h, v25.8h                           // cham.cs:23:67 encrypt r39
-      rev32 v16.8h, v16.8h                          // cham.cs:23:67 encrypt r39
-       rev32 v18.8h, v18.8h                         // cham.cs:23:67 encrypt r39
-    ldr q1, [x0, #112]                              // round key rk[7]
-    eor v30.16b, v1.16b, v30.16b                    // cham.cs:23:74 encrypt r39
-     eor v25.16b, v1.16b, v25.16b                   // cham.cs:23:74 encrypt r39
-      eor v16.16b, v1.16b, v16.16b                  // cham.cs:23:74 encrypt r39
-       eor v18.16b, v1.16b, v18.16b                 // cham.cs:23:74 encrypt r39
-    add v21.4s, v21.4s, v30.4s                      // cham.cs:23:58 encrypt r39
-     add v25.4s, v28.4s, v25.4s                     // cham.cs:23:58 encrypt r39
-      add v16.4s, v29.4s, v16.4s                    // cham.cs:23:58 encrypt r39
-       add v17.4s, v17.4s, v18.4s                   // cham.cs:23:58 encrypt r39
-    shl v18.4s, v21.4s, #1                          // cham.cs:23:80 encrypt r39
-    sri v18.4s, v21.4s, #31                         // cham.cs:23:80 encrypt r39
-     shl v28.4s, v25.4s, #1                         // cham.cs:23:80 encrypt r39
-     sri v28.4s, v25.4s, #31                        // cham.cs:23:80 encrypt r39
-      shl v29.4s, v16.4s, #1                        // cham.cs:23:80 encrypt r39
-      sri v29.4s, v16.4s, #31                       // cham.cs:23:80 encrypt r39
-       shl v30.4s, v17.4s, #1                       // cham.cs:23:80 encrypt r39
-       sri v30.4s, v17.4s, #31                      // cham.cs:23:80 encrypt r39
-    movi v1.4s, #0x28, lsl #0                       // const
-    eor v31.16b, v31.16b, v1.16b                    // cham.cs:22:53 encrypt r40
-     eor v2.16b, v2.16b, v1.16b                     // cham.cs:22:53 encrypt r40
-      eor v3.16b, v3.16b, v1.16b                    // cham.cs:22:53 encrypt r40
-       eor v1.16b, v5.16b, v1.16b                   // cham.cs:22:53 encrypt r40
-    shl v5.4s, v6.4s, #2                            // cham.cs:22:67 encrypt r40
-    sri v5.4s, v6.4s, #30                           // cham.cs:22:67 encrypt r40
-     shl v6.4s, v27.4s, #2                          // cham.cs:22:67 encrypt r40
-     sri v6.4s, v27.4s, #30                         // cham.cs:22:67 encrypt r40
-      shl v27.4s, v22.4s, #2                        // cham.cs:22:67 encrypt r40
-      sri v27.4s, v22.4s, #30                       // cham.cs:22:67 encrypt r40
-       shl v22.4s, v20.4s, #2                       // cham.cs:22:67 encrypt r40
-       sri v22.4s, v20.4s, #30                      // cham.cs:22:67 encrypt r40
-    eor v20.16b, v4.16b, v5.16b                     // cham.cs:22:74 encrypt r40
-     eor v5.16b, v4.16b, v6.16b                     // cham.cs:22:74 encrypt r40
-      eor v27.16b, v4.16b, v27.16b                  // cham.cs:22:74 encrypt r40
-       eor v22.16b, v4.16b, v22.16b                 // cham.cs:22:74 encrypt r40
-    add v20.4s, v31.4s, v20.4s                      // cham.cs:22:58 encrypt r40
-     add v31.4s, v2.4s, v5.4s                       // cham.cs:22:58 encrypt r40
-      add v27.4s, v3.4s, v27.4s                     // cham.cs:22:58 encrypt r40
-       add v22.4s, v1.4s, v22.4s                    // cham.cs:22:58 encrypt r40
-    tbl v1.16b, {v20.16b}, v0.16b                   // cham.cs:22:80 encrypt r40
-     tbl v2.16b, {v31.16b}, v0.16b                  // cham.cs:22:80 encrypt r40
-      tbl v3.16b, {v27.16b}, v0.16b                 // cham.cs:22:80 encrypt r40
-       tbl v5.16b, {v22.16b}, v0.16b                // cham.cs:22:80 encrypt r40
-    movi v6.4s, #0x29, lsl #0                       // const
-    eor v26.16b, v26.16b, v6.16b                    // cham.cs:23:53 encrypt r41
-     eor v7.16b, v7.16b, v6.16b                     // cham.cs:23:53 encrypt r41
-      eor v8.16b, v8.16b, v6.16b                    // cham.cs:23:53 encrypt r41
-       eor v6.16b, v9.16b, v6.16b                   // cham.cs:23:53 encrypt r41
-    rev32 v9.8h, v12.8h                             // cham.cs:23:67 encrypt r41
-     rev32 v23.8h, v23.8h                           // cham.cs:23:67 encrypt r41
-      rev32 v24.8h, v24.8h                          // cham.cs:23:67 encrypt r41
-       rev32 v19.8h, v19.8h                         // cham.cs:23:67 encrypt r41
-    eor v9.16b, v10.16b, v9.16b                     // cham.cs:23:74 encrypt r41
-     eor v23.16b, v10.16b, v23.16b                  // cham.cs:23:74 encrypt r41
-      eor v24.16b, v10.16b, v24.16b                 // cham.cs:23:74 encrypt r41
-       eor v19.16b, v10.16b, v19.16b                // cham.cs:23:74 encrypt r41
-    add v26.4s, v26.4s, v9.4s                       // cham.cs:23:58 encrypt r41
-     add v23.4s, v7.4s, v23.4s                      // cham.cs:23:58 encrypt r41
-      add v24.4s, v8.4s, v24.4s                     // cham.cs:23:58 encrypt r41
-       add v19.4s, v6.4s, v19.4s                    // cham.cs:23:58 encrypt r41
-    shl v6.4s, v26.4s, #1                           // cham.cs:23:80 encrypt r41
-    sri v6.4s, v26.4s, #31                          // cham.cs:23:80 encrypt r41
-     shl v7.4s, v23.4s, #1                          // cham.cs:23:80 encrypt r41
-     sri v7.4s, v23.4s, #31                         // cham.cs:23:80 encrypt r41
-      shl v8.4s, v24.4s, #1                         // cham.cs:23:80 encrypt r41
-      sri v8.4s, v24.4s, #31                        // cham.cs:23:80 encrypt r41
-       shl v9.4s, v19.4s, #1                        // cham.cs:23:80 encrypt r41
-       sri v9.4s, v19.4s, #31                       // cham.cs:23:80 encrypt r41
-    movi v12.4s, #0x2a, lsl #0                      // const
-    eor v11.16b, v11.16b, v12.16b                   // cham.cs:22:53 encrypt r42
-     eor v13.16b, v13.16b, v12.16b                  // cham.cs:22:53 encrypt r42
-      eor v14.16b, v14.16b, v12.16b                 // cham.cs:22:53 encrypt r42
-       eor v12.16b, v15.16b, v12.16b                // cham.cs:22:53 encrypt r42
-    shl v15.4s, v21.4s, #2                          // cham.cs:22:67 encrypt r42
-    sri v15.4s, v21.4s, #30                         // cham.cs:22:67 encrypt r42
-     shl v21.4s, v25.4s, #2                         // cham.cs:22:67 encrypt r42
-     sri v21.4s, v25.4s, #30                        // cham.cs:22:67 encrypt r42
-      shl v25.4s, v16.4s, #2                        // cham.cs:22:67 encrypt r42
-      sri v25.4s, v16.4s, #30                       // cham.cs:22:67 encrypt r42
-       shl v16.4s, v17.4s, #2                       // cham.cs:22:67 encrypt r42
-       sri v16.4s, v17.4s, #30                      // cham.cs:22:67 encrypt r42
-    ldr q17, [x0, #32]                              // round key rk[2]
-    eor v15.16b, v17.16b, v15.16b                   // cham.cs:22:74 encrypt r42
-     eor v21.16b, v17.16b, v21.16b                  // cham.cs:22:74 encrypt r42
-      eor v25.16b, v17.16b, v25.16b                 // cham.cs:22:74 encrypt r42
-       eor v16.16b, v17.16b, v16.16b                // cham.cs:22:74 encrypt r42
-    add v11.4s, v11.4s, v15.4s                      // cham.cs:22:58 encrypt r42
-     add v21.4s, v13.4s, v21.4s                     // cham.cs:22:58 encrypt r42
-      add v25.4s, v14.4s, v25.4s                    // cham.cs:22:58 encrypt r42
-       add v16.4s, v12.4s, v16.4s                   // cham.cs:22:58 encrypt r42
-    tbl v12.16b, {v11.16b}, v0.16b                  // cham.cs:22:80 encrypt r42
-     tbl v13.16b, {v21.16b}, v0.16b                 // cham.cs:22:80 encrypt r42
-      tbl v14.16b, {v25.16b}, v0.16b                // cham.cs:22:80 encrypt r42
-       tbl v15.16b, {v16.16b}, v0.16b               // cham.cs:22:80 encrypt r42
-    movi v17.4s, #0x2b, lsl #0                      // const
-    eor v18.16b, v18.16b, v17.16b                   // cham.cs:23:53 encrypt r43
-     eor v28.16b, v28.16b, v17.16b                  // cham.cs:23:53 encrypt r43
-      eor v29.16b, v29.16b, v17.16b                 // cham.cs:23:53 encrypt r43
-       eor v17.16b, v30.16b, v17.16b                // cham.cs:23:53 encrypt r43
-    rev32 v20.8h, v20.8h                            // cham.cs:23:67 encrypt r43
-     rev32 v30.8h, v31.8h                           // cham.cs:23:67 encrypt r43
-      rev32 v27.8h, v27.8h                          // cham.cs:23:67 encrypt r43
-       rev32 v22.8h, v22.8h                         // cham.cs:23:67 encrypt r43
-    ldr q31, [x0, #48]                              // round key rk[3]
-    eor v20.16b, v31.16b, v20.16b                   // cham.cs:23:74 encrypt r43
-     eor v30.16b, v31.16b, v30.16b                  // cham.cs:23:74 encrypt r43
-      eor v27.16b, v31.16b, v27.16b                 // cham.cs:23:74 encrypt r43
-       eor v22.16b, v31.16b, v22.16b                // cham.cs:23:74 encrypt r43
-    add v18.4s, v18.4s, v20.4s                      // cham.cs:23:58 encrypt r43
-     add v20.4s, v28.4s, v30.4s                     // cham.cs:23:58 encrypt r43
-      add v27.4s, v29.4s, v27.4s                    // cham.cs:23:58 encrypt r43
-       add v17.4s, v17.4s, v22.4s                   // cham.cs:23:58 encrypt r43
-    shl v22.4s, v18.4s, #1                          // cham.cs:23:80 encrypt r43
-    sri v22.4s, v18.4s, #31                         // cham.cs:23:80 encrypt r43
-     shl v28.4s, v20.4s, #1                         // cham.cs:23:80 encrypt r43
-     sri v28.4s, v20.4s, #31                        // cham.cs:23:80 encrypt r43
-      shl v29.4s, v27.4s, #1                        // cham.cs:23:80 encrypt r43
-      sri v29.4s, v27.4s, #31                       // cham.cs:23:80 encrypt r43
-       shl v30.4s, v17.4s, #1                       // cham.cs:23:80 encrypt r43
-       sri v30.4s, v17.4s, #31                      // cham.cs:23:80 encrypt r43
-    movi v31.4s, #0x2c, lsl #0                      // const
-    eor v1.16b, v1.16b, v31.16b                     // cham.cs:22:53 encrypt r44
-     eor v2.16b, v2.16b, v31.16b                    // cham.cs:22:53 encrypt r44
-      eor v3.16b, v3.16b, v31.16b                   // cham.cs:22:53 encrypt r44
-       eor v31.16b, v5.16b, v31.16b                 // cham.cs:22:53 encrypt r44
-    shl v5.4s, v26.4s, #2                           // cham.cs:22:67 encrypt r44
-    sri v5.4s, v26.4s, #30                          // cham.cs:22:67 encrypt r44
-     shl v26.4s, v23.4s, #2                         // cham.cs:22:67 encrypt r44
-     sri v26.4s, v23.4s, #30                        // cham.cs:22:67 encrypt r44
-      shl v23.4s, v24.4s, #2                        // cham.cs:22:67 encrypt r44
-      sri v23.4s, v24.4s, #30                       // cham.cs:22:67 encrypt r44
-       shl v24.4s, v19.4s, #2                       // cham.cs:22:67 encrypt r44
-       sri v24.4s, v19.4s, #30                      // cham.cs:22:67 encrypt r44
-    ldr q19, [x0, #64]                              // round key rk[4]
-    eor v5.16b, v19.16b, v5.16b                     // cham.cs:22:74 encrypt r44
-     eor v26.16b, v19.16b, v26.16b                  // cham.cs:22:74 encrypt r44
-      eor v23.16b, v19.16b, v23.16b                 // cham.cs:22:74 encrypt r44
-       eor v24.16b, v19.16b, v24.16b                // cham.cs:22:74 encrypt r44
-    add v1.4s, v1.4s, v5.4s                         // cham.cs:22:58 encrypt r44
-     add v26.4s, v2.4s, v26.4s                      // cham.cs:22:58 encrypt r44
-      add v23.4s, v3.4s, v23.4s                     // cham.cs:22:58 encrypt r44
-       add v24.4s, v31.4s, v24.4s                   // cham.cs:22:58 encrypt r44
-    tbl v31.16b, {v1.16b}, v0.16b                   // cham.cs:22:80 encrypt r44
-     tbl v2.16b, {v26.16b}, v0.16b                  // cham.cs:22:80 encrypt r44
-      tbl v3.16b, {v23.16b}, v0.16b                 // cham.cs:22:80 encrypt r44
-       tbl v5.16b, {v24.16b}, v0.16b                // cham.cs:22:80 encrypt r44
-    movi v19.4s, #0x2d, lsl #0                      // const
-    eor v6.16b, v6.16b, v19.16b                     // cham.cs:23:53 encrypt r45
-     eor v7.16b, v7.16b, v19.16b                    // cham.cs:23:53 encrypt r45
-      eor v8.16b, v8.16b, v19.16b                   // cham.cs:23:53 encrypt r45
-       eor v19.16b, v9.16b, v19.16b                 // cham.cs:23:53 encrypt r45
-    rev32 v9.8h, v11.8h                             // cham.cs:23:67 encrypt r45
-     rev32 v21.8h, v21.8h                           // cham.cs:23:67 encrypt r45
-      rev32 v25.8h, v25.8h                          // cham.cs:23:67 encrypt r45
-       rev32 v16.8h, v16.8h                         // cham.cs:23:67 encrypt r45
-    ldr q11, [x0, #80]                              // round key rk[5]
-    eor v9.16b, v11.16b, v9.16b                     // cham.cs:23:74 encrypt r45
-     eor v21.16b, v11.16b, v21.16b                  // cham.cs:23:74 encrypt r45
-      eor v25.16b, v11.16b, v25.16b                 // cham.cs:23:74 encrypt r45
-       eor v16.16b, v11.16b, v16.16b                // cham.cs:23:74 encrypt r45
-    add v6.4s, v6.4s, v9.4s                         // cham.cs:23:58 encrypt r45
-     add v21.4s, v7.4s, v21.4s                      // cham.cs:23:58 encrypt r45
-      add v25.4s, v8.4s, v25.4s                     // cham.cs:23:58 encrypt r45
-       add v16.4s, v19.4s, v16.4s                   // cham.cs:23:58 encrypt r45
-    shl v19.4s, v6.4s, #1                           // cham.cs:23:80 encrypt r45
-    sri v19.4s, v6.4s, #31                          // cham.cs:23:80 encrypt r45
-     shl v7.4s, v21.4s, #1                          // cham.cs:23:80 encrypt r45
-     sri v7.4s, v21.4s, #31                         // cham.cs:23:80 encrypt r45
-      shl v8.4s, v25.4s, #1                         // cham.cs:23:80 encrypt r45
-      sri v8.4s, v25.4s, #31                        // cham.cs:23:80 encrypt r45
-       shl v9.4s, v16.4s, #1                        // cham.cs:23:80 encrypt r45
-       sri v9.4s, v16.4s, #31                       // cham.cs:23:80 encrypt r45
-    movi v11.4s, #0x2e, lsl #0                      // const
-    eor v12.16b, v12.16b, v11.16b                   // cham.cs:22:53 encrypt r46
-     eor v13.16b, v13.16b, v11.16b                  // cham.cs:22:53 encrypt r46
-      eor v14.16b, v14.16b, v11.16b                 // cham.cs:22:53 encrypt r46
-       eor v11.16b, v15.16b, v11.16b                // cham.cs:22:53 encrypt r46
-    shl v15.4s, v18.4s, #2                          // cham.cs:22:67 encrypt r46
-    sri v15.4s, v18.4s, #30                         // cham.cs:22:67 encrypt r46
-     shl v18.4s, v20.4s, #2                         // cham.cs:22:67 encrypt r46
-     sri v18.4s, v20.4s, #30                        // cham.cs:22:67 encrypt r46
-      shl v20.4s, v27.4s, #2                        // cham.cs:22:67 encrypt r46
-      sri v20.4s, v27.4s, #30                       // cham.cs:22:67 encrypt r46
-       shl v27.4s, v17.4s, #2                       // cham.cs:22:67 encrypt r46
-       sri v27.4s, v17.4s, #30                      // cham.cs:22:67 encrypt r46
-    ldr q17, [x0, #96]                              // round key rk[6]
-    eor v15.16b, v17.16b, v15.16b                   // cham.cs:22:74 encrypt r46
-     eor v18.16b, v17.16b, v18.16b                  // cham.cs:22:74 encrypt r46
-      eor v20.16b, v17.16b, v20.16b                 // cham.cs:22:74 encrypt r46
-       eor v27.16b, v17.16b, v27.16b                // cham.cs:22:74 encrypt r46
-    add v12.4s, v12.4s, v15.4s                      // cham.cs:22:58 encrypt r46
-     add v18.4s, v13.4s, v18.4s                     // cham.cs:22:58 encrypt r46
-      add v20.4s, v14.4s, v20.4s                    // cham.cs:22:58 encrypt r46
-       add v27.4s, v11.4s, v27.4s                   // cham.cs:22:58 encrypt r46
-    tbl v11.16b, {v12.16b}, v0.16b                  // cham.cs:22:80 encrypt r46
-     tbl v13.16b, {v18.16b}, v0.16b                 // cham.cs:22:80 encrypt r46
-      tbl v14.16b, {v20.16b}, v0.16b                // cham.cs:22:80 encrypt r46
-       tbl v15.16b, {v27.16b}, v0.16b               // cham.cs:22:80 encrypt r46
-    movi v17.4s, #0x2f, lsl #0                      // const
-    eor v22.16b, v22.16b, v17.16b                   // cham.cs:23:53 encrypt r47
-     eor v28.16b, v28.16b, v17.16b                  // cham.cs:23:53 encrypt r47
-      eor v29.16b, v29.16b, v17.16b                 // cham.cs:23:53 encrypt r47
-       eor v17.16b, v30.16b, v17.16b                // cham.cs:23:53 encrypt r47
-    rev32 v30.8h, v1.8h                             // cham.cs:23:67 encrypt r47
-     rev32 v26.8h, v26.8h                           // cham.cs:23:67 encrypt r47
-      rev32 v23.8h, v23.8h                          // cham.cs:23:67 encrypt r47
-       rev32 v24.8h, v24.8h                         // cham.cs:23:67 encrypt r47
-    ldr q1, [x0, #112]                              // round key rk[7]
-    eor v30.16b, v1.16b, v30.16b                    // cham.cs:23:74 encrypt r47
-     eor v26.16b, v1.16b, v26.16b                   // cham.cs:23:74 encrypt r47
-      eor v23.16b, v1.16b, v23.16b                  // cham.cs:23:74 encrypt r47
-       eor v24.16b, v1.16b, v24.16b                 // cham.cs:23:74 encrypt r47
-    add v22.4s, v22.4s, v30.4s                      // cham.cs:23:58 encrypt r47
-     add v26.4s, v28.4s, v26.4s                     // cham.cs:23:58 encrypt r47
-      add v23.4s, v29.4s, v23.4s                    // cham.cs:23:58 encrypt r47
-       add v17.4s, v17.4s, v24.4s                   // cham.cs:23:58 encrypt r47
-    shl v24.4s, v22.4s, #1                          // cham.cs:23:80 encrypt r47
-    sri v24.4s, v22.4s, #31                         // cham.cs:23:80 encrypt r47
-     shl v28.4s, v26.4s, #1                         // cham.cs:23:80 encrypt r47
-     sri v28.4s, v26.4s, #31                        // cham.cs:23:80 encrypt r47
-      shl v29.4s, v23.4s, #1                        // cham.cs:23:80 encrypt r47
-      sri v29.4s, v23.4s, #31                       // cham.cs:23:80 encrypt r47
-       shl v30.4s, v17.4s, #1                       // cham.cs:23:80 encrypt r47
-       sri v30.4s, v17.4s, #31                      // cham.cs:23:80 encrypt r47
-    movi v1.4s, #0x30, lsl #0                       // const
-    eor v31.16b, v31.16b, v1.16b                    // cham.cs:22:53 encrypt r48
-     eor v2.16b, v2.16b, v1.16b                     // cham.cs:22:53 encrypt r48
-      eor v3.16b, v3.16b, v1.16b                    // cham.cs:22:53 encrypt r48
-       eor v1.16b, v5.16b, v1.16b                   // cham.cs:22:53 encrypt r48
-    shl v5.4s, v6.4s, #2                            // cham.cs:22:67 encrypt r48
-    sri v5.4s, v6.4s, #30                           // cham.cs:22:67 encrypt r48
-     shl v6.4s, v21.4s, #2                          // cham.cs:22:67 encrypt r48
-     sri v6.4s, v21.4s, #30                         // cham.cs:22:67 encrypt r48
-      shl v21.4s, v25.4s, #2                        // cham.cs:22:67 encrypt r48
-      sri v21.4s, v25.4s, #30                       // cham.cs:22:67 encrypt r48
-       shl v25.4s, v16.4s, #2                       // cham.cs:22:67 encrypt r48
-       sri v25.4s, v16.4s, #30                      // cham.cs:22:67 encrypt r48
-    eor v16.16b, v4.16b, v5.16b                     // cham.cs:22:74 encrypt r48
-     eor v5.16b, v4.16b, v6.16b                     // cham.cs:22:74 encrypt r48
-      eor v21.16b, v4.16b, v21.16b                  // cham.cs:22:74 encrypt r48
-       eor v25.16b, v4.16b, v25.16b                 // cham.cs:22:74 encrypt r48
-    add v16.4s, v31.4s, v16.4s                      // cham.cs:22:58 encrypt r48
-     add v31.4s, v2.4s, v5.4s                       // cham.cs:22:58 encrypt r48
-      add v21.4s, v3.4s, v21.4s                     // cham.cs:22:58 encrypt r48
-       add v25.4s, v1.4s, v25.4s                    // cham.cs:22:58 encrypt r48
-    tbl v1.16b, {v16.16b}, v0.16b                   // cham.cs:22:80 encrypt r48
-     tbl v2.16b, {v31.16b}, v0.16b                  // cham.cs:22:80 encrypt r48
-      tbl v3.16b, {v21.16b}, v0.16b                 // cham.cs:22:80 encrypt r48
-       tbl v5.16b, {v25.16b}, v0.16b                // cham.cs:22:80 encrypt r48
-    movi v6.4s, #0x31, lsl #0                       // const
-    eor v19.16b, v19.16b, v6.16b                    // cham.cs:23:53 encrypt r49
-     eor v7.16b, v7.16b, v6.16b                     // cham.cs:23:53 encrypt r49
-      eor v8.16b, v8.16b, v6.16b                    // cham.cs:23:53 encrypt r49
-       eor v6.16b, v9.16b, v6.16b                   // cham.cs:23:53 encrypt r49
-    rev32 v9.8h, v12.8h                             // cham.cs:23:67 encrypt r49
-     rev32 v18.8h, v18.8h                           // cham.cs:23:67 encrypt r49
-      rev32 v20.8h, v20.8h                          // cham.cs:23:67 encrypt r49
-       rev32 v27.8h, v27.8h                         // cham.cs:23:67 encrypt r49
-    eor v9.16b, v10.16b, v9.16b                     // cham.cs:23:74 encrypt r49
-     eor v18.16b, v10.16b, v18.16b                  // cham.cs:23:74 encrypt r49
-      eor v20.16b, v10.16b, v20.16b                 // cham.cs:23:74 encrypt r49
-       eor v27.16b, v10.16b, v27.16b                // cham.cs:23:74 encrypt r49
-    add v19.4s, v19.4s, v9.4s                       // cham.cs:23:58 encrypt r49
-     add v18.4s, v7.4s, v18.4s                      // cham.cs:23:58 encrypt r49
-      add v20.4s, v8.4s, v20.4s                     // cham.cs:23:58 encrypt r49
-       add v27.4s, v6.4s, v27.4s                    // cham.cs:23:58 encrypt r49
-    shl v6.4s, v19.4s, #1                           // cham.cs:23:80 encrypt r49
-    sri v6.4s, v19.4s, #31                          // cham.cs:23:80 encrypt r49
-     shl v7.4s, v18.4s, #1                          // cham.cs:23:80 encrypt r49
-     sri v7.4s, v18.4s, #31                         // cham.cs:23:80 encrypt r49
-      shl v8.4s, v20.4s, #1                         // cham.cs:23:80 encrypt r49
-      sri v8.4s, v20.4s, #31                        // cham.cs:23:80 encrypt r49
-       shl v9.4s, v27.4s, #1                        // cham.cs:23:80 encrypt r49
-       sri v9.4s, v27.4s, #31                       // cham.cs:23:80 encrypt r49
-    movi v12.4s, #0x32, lsl #0                      // const
-    eor v11.16b, v11.16b, v12.16b                   // cham.cs:22:53 encrypt r50
-     eor v13.16b, v13.16b, v12.16b                  // cham.cs:22:53 encrypt r50
-      eor v14.16b, v14.16b, v12.16b                 // cham.cs:22:53 encrypt r50
-       eor v12.16b, v15.16b, v12.16b                // cham.cs:22:53 encrypt r50
-    shl v15.4s, v22.4s, #2                          // cham.cs:22:67 encrypt r50
-    sri v15.4s, v22.4s, #30                         // cham.cs:22:67 encrypt r50
-     shl v22.4s, v26.4s, #2                         // cham.cs:22:67 encrypt r50
-     sri v22.4s, v26.4s, #30                        // cham.cs:22:67 encrypt r50
-      shl v26.4s, v23.4s, #2                        // cham.cs:22:67 encrypt r50
-      sri v26.4s, v23.4s, #30                       // cham.cs:22:67 encrypt r50
-       shl v23.4s, v17.4s, #2                       // cham.cs:22:67 encrypt r50
-       sri v23.4s, v17.4s, #30                      // cham.cs:22:67 encrypt r50
-    ldr q17, [x0, #32]                              // round key rk[2]
-    eor v15.16b, v17.16b, v15.16b                   // cham.cs:22:74 encrypt r50
-     eor v22.16b, v17.16b, v22.16b                  // cham.cs:22:74 encrypt r50
-      eor v26.16b, v17.16b, v26.16b                 // cham.cs:22:74 encrypt r50
-       eor v23.16b, v17.16b, v23.16b                // cham.cs:22:74 encrypt r50
-    add v11.4s, v11.4s, v15.4s                      // cham.cs:22:58 encrypt r50
-     add v22.4s, v13.4s, v22.4s                     // cham.cs:22:58 encrypt r50
-      add v26.4s, v14.4s, v26.4s                    // cham.cs:22:58 encrypt r50
-       add v23.4s, v12.4s, v23.4s                   // cham.cs:22:58 encrypt r50
-    tbl v12.16b, {v11.16b}, v0.16b                  // cham.cs:22:80 encrypt r50
-     tbl v13.16b, {v22.16b}, v0.16b                 // cham.cs:22:80 encrypt r50
-      tbl v14.16b, {v26.16b}, v0.16b                // cham.cs:22:80 encrypt r50
-       tbl v15.16b, {v23.16b}, v0.16b               // cham.cs:22:80 encrypt r50
-    movi v17.4s, #0x33, lsl #0                      // const
-    eor v24.16b, v24.16b, v17.16b                   // cham.cs:23:53 encrypt r51
-     eor v28.16b, v28.16b, v17.16b                  // cham.cs:23:53 encrypt r51
-      eor v29.16b, v29.16b, v17.16b                 // cham.cs:23:53 encrypt r51
-       eor v17.16b, v30.16b, v17.16b                // cham.cs:23:53 encrypt r51
-    rev32 v16.8h, v16.8h                            // cham.cs:23:67 encrypt r51
-     rev32 v30.8h, v31.8h                           // cham.cs:23:67 encrypt r51
-      rev32 v21.8h, v21.8h                          // cham.cs:23:67 encrypt r51
-       rev32 v25.8h, v25.8h                         // cham.cs:23:67 encrypt r51
-    ldr q31, [x0, #48]                              // round key rk[3]
-    eor v16.16b, v31.16b, v16.16b                   // cham.cs:23:74 encrypt r51
-     eor v30.16b, v31.16b, v30.16b                  // cham.cs:23:74 encrypt r51
-      eor v21.16b, v31.16b, v21.16b                 // cham.cs:23:74 encrypt r51
-       eor v25.16b, v31.16b, v25.16b                // cham.cs:23:74 encrypt r51
-    add v16.4s, v24.4s, v16.4s                      // cham.cs:23:58 encrypt r51
-     add v24.4s, v28.4s, v30.4s                     // cham.cs:23:58 encrypt r51
-      add v21.4s, v29.4s, v21.4s                    // cham.cs:23:58 encrypt r51
-       add v17.4s, v17.4s, v25.4s                   // cham.cs:23:58 encrypt r51
-    shl v25.4s, v16.4s, #1                          // cham.cs:23:80 encrypt r51
-    sri v25.4s, v16.4s, #31                         // cham.cs:23:80 encrypt r51
-     shl v28.4s, v24.4s, #1                         // cham.cs:23:80 encrypt r51
-     sri v28.4s, v24.4s, #31                        // cham.cs:23:80 encrypt r51
-      shl v29.4s, v21.4s, #1                        // cham.cs:23:80 encrypt r51
-      sri v29.4s, v21.4s, #31                       // cham.cs:23:80 encrypt r51
-       shl v30.4s, v17.4s, #1                       // cham.cs:23:80 encrypt r51
-       sri v30.4s, v17.4s, #31                      // cham.cs:23:80 encrypt r51
-    movi v31.4s, #0x34, lsl #0                      // const
-    eor v1.16b, v1.16b, v31.16b                     // cham.cs:22:53 encrypt r52
-     eor v2.16b, v2.16b, v31.16b                    // cham.cs:22:53 encrypt r52
-      eor v3.16b, v3.16b, v31.16b                   // cham.cs:22:53 encrypt r52
-       eor v31.16b, v5.16b, v31.16b                 // cham.cs:22:53 encrypt r52
-    shl v5.4s, v19.4s, #2                           // cham.cs:22:67 encrypt r52
-    sri v5.4s, v19.4s, #30                          // cham.cs:22:67 encrypt r52
-     shl v19.4s, v18.4s, #2                         // cham.cs:22:67 encrypt r52
-     sri v19.4s, v18.4s, #30                        // cham.cs:22:67 encrypt r52
-      shl v18.4s, v20.4s, #2                        // cham.cs:22:67 encrypt r52
-      sri v18.4s, v20.4s, #30                       // cham.cs:22:67 encrypt r52
-       shl v20.4s, v27.4s, #2                       // cham.cs:22:67 encrypt r52
-       sri v20.4s, v27.4s, #30                      // cham.cs:22:67 encrypt r52
-    ldr q27, [x0, #64]                              // round key rk[4]
-    eor v5.16b, v27.16b, v5.16b                     // cham.cs:22:74 encrypt r52
-     eor v19.16b, v27.16b, v19.16b                  // cham.cs:22:74 encrypt r52
-      eor v18.16b, v27.16b, v18.16b                 // cham.cs:22:74 encrypt r52
-       eor v20.16b, v27.16b, v20.16b                // cham.cs:22:74 encrypt r52
-    add v1.4s, v1.4s, v5.4s                         // cham.cs:22:58 encrypt r52
-     add v19.4s, v2.4s, v19.4s                      // cham.cs:22:58 encrypt r52
-      add v18.4s, v3.4s, v18.4s                     // cham.cs:22:58 encrypt r52
-       add v20.4s, v31.4s, v20.4s                   // cham.cs:22:58 encrypt r52
-    tbl v31.16b, {v1.16b}, v0.16b                   // cham.cs:22:80 encrypt r52
-     tbl v2.16b, {v19.16b}, v0.16b                  // cham.cs:22:80 encrypt r52
-      tbl v3.16b, {v18.16b}, v0.16b                 // cham.cs:22:80 encrypt r52
-       tbl v5.16b, {v20.16b}, v0.16b                // cham.cs:22:80 encrypt r52
-    movi v27.4s, #0x35, lsl #0                      // const
-    eor v6.16b, v6.16b, v27.16b                     // cham.cs:23:53 encrypt r53
-     eor v7.16b, v7.16b, v27.16b                    // cham.cs:23:53 encrypt r53
-      eor v8.16b, v8.16b, v27.16b                   // cham.cs:23:53 encrypt r53
-       eor v27.16b, v9.16b, v27.16b                 // cham.cs:23:53 encrypt r53
-    rev32 v9.8h, v11.8h                             // cham.cs:23:67 encrypt r53
-     rev32 v22.8h, v22.8h                           // cham.cs:23:67 encrypt r53
-      rev32 v26.8h, v26.8h                          // cham.cs:23:67 encrypt r53
-       rev32 v23.8h, v23.8h                         // cham.cs:23:67 encrypt r53
-    ldr q11, [x0, #80]                              // round key rk[5]
-    eor v9.16b, v11.16b, v9.16b                     // cham.cs:23:74 encrypt r53
-     eor v22.16b, v11.16b, v22.16b                  // cham.cs:23:74 encrypt r53
-      eor v26.16b, v11.16b, v26.16b                 // cham.cs:23:74 encrypt r53
-       eor v23.16b, v11.16b, v23.16b                // cham.cs:23:74 encrypt r53
-    add v6.4s, v6.4s, v9.4s                         // cham.cs:23:58 encrypt r53
-     add v22.4s, v7.4s, v22.4s                      // cham.cs:23:58 encrypt r53
-      add v26.4s, v8.4s, v26.4s                     // cham.cs:23:58 encrypt r53
-       add v23.4s, v27.4s, v23.4s                   // cham.cs:23:58 encrypt r53
-    shl v27.4s, v6.4s, #1                           // cham.cs:23:80 encrypt r53
-    sri v27.4s, v6.4s, #31                          // cham.cs:23:80 encrypt r53
-     shl v7.4s, v22.4s, #1                          // cham.cs:23:80 encrypt r53
-     sri v7.4s, v22.4s, #31                         // cham.cs:23:80 encrypt r53
-      shl v8.4s, v26.4s, #1                         // cham.cs:23:80 encrypt r53
-      sri v8.4s, v26.4s, #31                        // cham.cs:23:80 encrypt r53
-       shl v9.4s, v23.4s, #1                        // cham.cs:23:80 encrypt r53
-       sri v9.4s, v23.4s, #31                       // cham.cs:23:80 encrypt r53
-    movi v11.4s, #0x36, lsl #0                      // const
-    eor v12.16b, v12.16b, v11.16b                   // cham.cs:22:53 encrypt r54
-     eor v13.16b, v13.16b, v11.16b                  // cham.cs:22:53 encrypt r54
-      eor v14.16b, v14.16b, v11.16b                 // cham.cs:22:53 encrypt r54
-       eor v11.16b, v15.16b, v11.16b                // cham.cs:22:53 encrypt r54
-    shl v15.4s, v16.4s, #2                          // cham.cs:22:67 encrypt r54
-    sri v15.4s, v16.4s, #30                         // cham.cs:22:67 encrypt r54
-     shl v16.4s, v24.4s, #2                         // cham.cs:22:67 encrypt r54
-     sri v16.4s, v24.4s, #30                        // cham.cs:22:67 encrypt r54
-      shl v24.4s, v21.4s, #2                        // cham.cs:22:67 encrypt r54
-      sri v24.4s, v21.4s, #30                       // cham.cs:22:67 encrypt r54
-       shl v21.4s, v17.4s, #2                       // cham.cs:22:67 encrypt r54
-       sri v21.4s, v17.4s, #30                      // cham.cs:22:67 encrypt r54
-    ldr q17, [x0, #96]                              // round key rk[6]
-    eor v15.16b, v17.16b, v15.16b                   // cham.cs:22:74 encrypt r54
-     eor v16.16b, v17.16b, v16.16b                  // cham.cs:22:74 encrypt r54
-      eor v24.16b, v17.16b, v24.16b                 // cham.cs:22:74 encrypt r54
-       eor v21.16b, v17.16b, v21.16b                // cham.cs:22:74 encrypt r54
-    add v12.4s, v12.4s, v15.4s                      // cham.cs:22:58 encrypt r54
-     add v16.4s, v13.4s, v16.4s                     // cham.cs:22:58 encrypt r54
-      add v24.4s, v14.4s, v24.4s                    // cham.cs:22:58 encrypt r54
-       add v21.4s, v11.4s, v21.4s                   // cham.cs:22:58 encrypt r54
-    tbl v11.16b, {v12.16b}, v0.16b                  // cham.cs:22:80 encrypt r54
-     tbl v13.16b, {v16.16b}, v0.16b                 // cham.cs:22:80 encrypt r54
-      tbl v14.16b, {v24.16b}, v0.16b                // cham.cs:22:80 encrypt r54
-       tbl v15.16b, {v21.16b}, v0.16b               // cham.cs:22:80 encrypt r54
-    movi v17.4s, #0x37, lsl #0                      // const
-    eor v25.16b, v25.16b, v17.16b                   // cham.cs:23:53 encrypt r55
-     eor v28.16b, v28.16b, v17.16b                  // cham.cs:23:53 encrypt r55
-      eor v29.16b, v29.16b, v17.16b                 // cham.cs:23:53 encrypt r55
-       eor v17.16b, v30.16b, v17.16b                // cham.cs:23:53 encrypt r55
-    rev32 v30.8h, v1.8h                             // cham.cs:23:67 encrypt r55
-     rev32 v19.8h, v19.8h                           // cham.cs:23:67 encrypt r55
-      rev32 v18.8h, v18.8h                          // cham.cs:23:67 encrypt r55
-       rev32 v20.8h, v20.8h                         // cham.cs:23:67 encrypt r55
-    ldr q1, [x0, #112]                              // round key rk[7]
-    eor v30.16b, v1.16b, v30.16b                    // cham.cs:23:74 encrypt r55
-     eor v19.16b, v1.16b, v19.16b                   // cham.cs:23:74 encrypt r55
-      eor v18.16b, v1.16b, v18.16b                  // cham.cs:23:74 encrypt r55
-       eor v20.16b, v1.16b, v20.16b                 // cham.cs:23:74 encrypt r55
-    add v25.4s, v25.4s, v30.4s                      // cham.cs:23:58 encrypt r55
-     add v19.4s, v28.4s, v19.4s                     // cham.cs:23:58 encrypt r55
-      add v18.4s, v29.4s, v18.4s                    // cham.cs:23:58 encrypt r55
-       add v17.4s, v17.4s, v20.4s                   // cham.cs:23:58 encrypt r55
-    shl v20.4s, v25.4s, #1                          // cham.cs:23:80 encrypt r55
-    sri v20.4s, v25.4s, #31                         // cham.cs:23:80 encrypt r55
-     shl v28.4s, v19.4s, #1                         // cham.cs:23:80 encrypt r55
-     sri v28.4s, v19.4s, #31                        // cham.cs:23:80 encrypt r55
-      shl v29.4s, v18.4s, #1                        // cham.cs:23:80 encrypt r55
-      sri v29.4s, v18.4s, #31                       // cham.cs:23:80 encrypt r55
-       shl v30.4s, v17.4s, #1                       // cham.cs:23:80 encrypt r55
-       sri v30.4s, v17.4s, #31                      // cham.cs:23:80 encrypt r55
-    movi v1.4s, #0x38, lsl #0                       // const
-    eor v31.16b, v31.16b, v1.16b                    // cham.cs:22:53 encrypt r56
-     eor v2.16b, v2.16b, v1.16b                     // cham.cs:22:53 encrypt r56
-      eor v3.16b, v3.16b, v1.16b                    // cham.cs:22:53 encrypt r56
-       eor v1.16b, v5.16b, v1.16b                   // cham.cs:22:53 encrypt r56
-    shl v5.4s, v6.4s, #2                            // cham.cs:22:67 encrypt r56
-    sri v5.4s, v6.4s, #30                           // cham.cs:22:67 encrypt r56
-     shl v6.4s, v22.4s, #2                          // cham.cs:22:67 encrypt r56
-     sri v6.4s, v22.4s, #30                         // cham.cs:22:67 encrypt r56
-      shl v22.4s, v26.4s, #2                        // cham.cs:22:67 encrypt r56
-      sri v22.4s, v26.4s, #30                       // cham.cs:22:67 encrypt r56
-       shl v26.4s, v23.4s, #2                       // cham.cs:22:67 encrypt r56
-       sri v26.4s, v23.4s, #30                      // cham.cs:22:67 encrypt r56
-    eor v23.16b, v4.16b, v5.16b                     // cham.cs:22:74 encrypt r56
-     eor v5.16b, v4.16b, v6.16b                     // cham.cs:22:74 encrypt r56
-      eor v22.16b, v4.16b, v22.16b                  // cham.cs:22:74 encrypt r56
-       eor v26.16b, v4.16b, v26.16b                 // cham.cs:22:74 encrypt r56
-    add v23.4s, v31.4s, v23.4s                      // cham.cs:22:58 encrypt r56
-     add v31.4s, v2.4s, v5.4s                       // cham.cs:22:58 encrypt r56
-      add v22.4s, v3.4s, v22.4s                     // cham.cs:22:58 encrypt r56
-       add v26.4s, v1.4s, v26.4s                    // cham.cs:22:58 encrypt r56
-    tbl v1.16b, {v23.16b}, v0.16b                   // cham.cs:22:80 encrypt r56
-     tbl v2.16b, {v31.16b}, v0.16b                  // cham.cs:22:80 encrypt r56
-      tbl v3.16b, {v22.16b}, v0.16b                 // cham.cs:22:80 encrypt r56
-       tbl v5.16b, {v26.16b}, v0.16b                // cham.cs:22:80 encrypt r56
-    movi v6.4s, #0x39, lsl #0                       // const
-    eor v27.16b, v27.16b, v6.16b                    // cham.cs:23:53 encrypt r57
-     eor v7.16b, v7.16b, v6.16b                     // cham.cs:23:53 encrypt r57
-      eor v8.16b, v8.16b, v6.16b                    // cham.cs:23:53 encrypt r57
-       eor v6.16b, v9.16b, v6.16b                   // cham.cs:23:53 encrypt r57
-    rev32 v9.8h, v12.8h                             // cham.cs:23:67 encrypt r57
-     rev32 v16.8h, v16.8h                           // cham.cs:23:67 encrypt r57
-      rev32 v24.8h, v24.8h                          // cham.cs:23:67 encrypt r57
-       rev32 v21.8h, v21.8h                         // cham.cs:23:67 encrypt r57
-    eor v9.16b, v10.16b, v9.16b                     // cham.cs:23:74 encrypt r57
-     eor v16.16b, v10.16b, v16.16b                  // cham.cs:23:74 encrypt r57
-      eor v24.16b, v10.16b, v24.16b                 // cham.cs:23:74 encrypt r57
-       eor v21.16b, v10.16b, v21.16b                // cham.cs:23:74 encrypt r57
-    add v27.4s, v27.4s, v9.4s                       // cham.cs:23:58 encrypt r57
-     add v16.4s, v7.4s, v16.4s                      // cham.cs:23:58 encrypt r57
-      add v24.4s, v8.4s, v24.4s                     // cham.cs:23:58 encrypt r57
-       add v21.4s, v6.4s, v21.4s                    // cham.cs:23:58 encrypt r57
-    shl v6.4s, v27.4s, #1                           // cham.cs:23:80 encrypt r57
-    sri v6.4s, v27.4s, #31                          // cham.cs:23:80 encrypt r57
-     shl v7.4s, v16.4s, #1                          // cham.cs:23:80 encrypt r57
-     sri v7.4s, v16.4s, #31                         // cham.cs:23:80 encrypt r57
-      shl v8.4s, v24.4s, #1                         // cham.cs:23:80 encrypt r57
-      sri v8.4s, v24.4s, #31                        // cham.cs:23:80 encrypt r57
-       shl v9.4s, v21.4s, #1                        // cham.cs:23:80 encrypt r57
-       sri v9.4s, v21.4s, #31                       // cham.cs:23:80 encrypt r57
-    movi v12.4s, #0x3a, lsl #0                      // const
-    eor v11.16b, v11.16b, v12.16b                   // cham.cs:22:53 encrypt r58
-     eor v13.16b, v13.16b, v12.16b                  // cham.cs:22:53 encrypt r58
-      eor v14.16b, v14.16b, v12.16b                 // cham.cs:22:53 encrypt r58
-       eor v12.16b, v15.16b, v12.16b                // cham.cs:22:53 encrypt r58
-    shl v15.4s, v25.4s, #2                          // cham.cs:22:67 encrypt r58
-    sri v15.4s, v25.4s, #30                         // cham.cs:22:67 encrypt r58
-     shl v25.4s, v19.4s, #2                         // cham.cs:22:67 encrypt r58
-     sri v25.4s, v19.4s, #30                        // cham.cs:22:67 encrypt r58
-      shl v19.4s, v18.4s, #2                        // cham.cs:22:67 encrypt r58
-      sri v19.4s, v18.4s, #30                       // cham.cs:22:67 encrypt r58
-       shl v18.4s, v17.4s, #2                       // cham.cs:22:67 encrypt r58
-       sri v18.4s, v17.4s, #30                      // cham.cs:22:67 encrypt r58
-    ldr q17, [x0, #32]                              // round key rk[2]
-    eor v15.16b, v17.16b, v15.16b                   // cham.cs:22:74 encrypt r58
-     eor v25.16b, v17.16b, v25.16b                  // cham.cs:22:74 encrypt r58
-      eor v19.16b, v17.16b, v19.16b                 // cham.cs:22:74 encrypt r58
-       eor v18.16b, v17.16b, v18.16b                // cham.cs:22:74 encrypt r58
-    add v11.4s, v11.4s, v15.4s                      // cham.cs:22:58 encrypt r58
-     add v25.4s, v13.4s, v25.4s                     // cham.cs:22:58 encrypt r58
-      add v19.4s, v14.4s, v19.4s                    // cham.cs:22:58 encrypt r58
-       add v18.4s, v12.4s, v18.4s                   // cham.cs:22:58 encrypt r58
-    tbl v12.16b, {v11.16b}, v0.16b                  // cham.cs:22:80 encrypt r58
-     tbl v13.16b, {v25.16b}, v0.16b                 // cham.cs:22:80 encrypt r58
-      tbl v14.16b, {v19.16b}, v0.16b                // cham.cs:22:80 encrypt r58
-       tbl v15.16b, {v18.16b}, v0.16b               // cham.cs:22:80 encrypt r58
-    movi v17.4s, #0x3b, lsl #0                      // const
-    eor v20.16b, v20.16b, v17.16b                   // cham.cs:23:53 encrypt r59
-     eor v28.16b, v28.16b, v17.16b                  // cham.cs:23:53 encrypt r59
-      eor v29.16b, v29.16b, v17.16b                 // cham.cs:23:53 encrypt r59
-       eor v17.16b, v30.16b, v17.16b                // cham.cs:23:53 encrypt r59
-    rev32 v23.8h, v23.8h                            // cham.cs:23:67 encrypt r59
-     rev32 v30.8h, v31.8h                           // cham.cs:23:67 encrypt r59
-      rev32 v22.8h, v22.8h                          // cham.cs:23:67 encrypt r59
-       rev32 v26.8h, v26.8h                         // cham.cs:23:67 encrypt r59
-    ldr q31, [x0, #48]                              // round key rk[3]
-    eor v23.16b, v31.16b, v23.16b                   // cham.cs:23:74 encrypt r59
-     eor v30.16b, v31.16b, v30.16b                  // cham.cs:23:74 encrypt r59
-      eor v22.16b, v31.16b, v22.16b                 // cham.cs:23:74 encrypt r59
-       eor v26.16b, v31.16b, v26.16b                // cham.cs:23:74 encrypt r59
-    add v20.4s, v20.4s, v23.4s                      // cham.cs:23:58 encrypt r59
-     add v23.4s, v28.4s, v30.4s                     // cham.cs:23:58 encrypt r59
-      add v22.4s, v29.4s, v22.4s                    // cham.cs:23:58 encrypt r59
-       add v17.4s, v17.4s, v26.4s                   // cham.cs:23:58 encrypt r59
-    shl v26.4s, v20.4s, #1                          // cham.cs:23:80 encrypt r59
-    sri v26.4s, v20.4s, #31                         // cham.cs:23:80 encrypt r59
-     shl v28.4s, v23.4s, #1                         // cham.cs:23:80 encrypt r59
-     sri v28.4s, v23.4s, #31                        // cham.cs:23:80 encrypt r59
-      shl v29.4s, v22.4s, #1                        // cham.cs:23:80 encrypt r59
-      sri v29.4s, v22.4s, #31                       // cham.cs:23:80 encrypt r59
-       shl v30.4s, v17.4s, #1                       // cham.cs:23:80 encrypt r59
-       sri v30.4s, v17.4s, #31                      // cham.cs:23:80 encrypt r59
-    movi v31.4s, #0x3c, lsl #0                      // const
-    eor v1.16b, v1.16b, v31.16b                     // cham.cs:22:53 encrypt r60
-     eor v2.16b, v2.16b, v31.16b                    // cham.cs:22:53 encrypt r60
-      eor v3.16b, v3.16b, v31.16b                   // cham.cs:22:53 encrypt r60
-       eor v31.16b, v5.16b, v31.16b                 // cham.cs:22:53 encrypt r60
-    shl v5.4s, v27.4s, #2                           // cham.cs:22:67 encrypt r60
-    sri v5.4s, v27.4s, #30                          // cham.cs:22:67 encrypt r60
-     shl v27.4s, v16.4s, #2                         // cham.cs:22:67 encrypt r60
-     sri v27.4s, v16.4s, #30                        // cham.cs:22:67 encrypt r60
-      shl v16.4s, v24.4s, #2                        // cham.cs:22:67 encrypt r60
-      sri v16.4s, v24.4s, #30                       // cham.cs:22:67 encrypt r60
-       shl v24.4s, v21.4s, #2                       // cham.cs:22:67 encrypt r60
-       sri v24.4s, v21.4s, #30                      // cham.cs:22:67 encrypt r60
-    ldr q21, [x0, #64]                              // round key rk[4]
-    eor v5.16b, v21.16b, v5.16b                     // cham.cs:22:74 encrypt r60
-     eor v27.16b, v21.16b, v27.16b                  // cham.cs:22:74 encrypt r60
-      eor v16.16b, v21.16b, v16.16b                 // cham.cs:22:74 encrypt r60
-       eor v24.16b, v21.16b, v24.16b                // cham.cs:22:74 encrypt r60
-    add v1.4s, v1.4s, v5.4s                         // cham.cs:22:58 encrypt r60
-     add v27.4s, v2.4s, v27.4s                      // cham.cs:22:58 encrypt r60
-      add v16.4s, v3.4s, v16.4s                     // cham.cs:22:58 encrypt r60
-       add v24.4s, v31.4s, v24.4s                   // cham.cs:22:58 encrypt r60
-    tbl v31.16b, {v1.16b}, v0.16b                   // cham.cs:22:80 encrypt r60
-     tbl v2.16b, {v27.16b}, v0.16b                  // cham.cs:22:80 encrypt r60
-      tbl v3.16b, {v16.16b}, v0.16b                 // cham.cs:22:80 encrypt r60
-       tbl v5.16b, {v24.16b}, v0.16b                // cham.cs:22:80 encrypt r60
-    movi v21.4s, #0x3d, lsl #0                      // const
-    eor v6.16b, v6.16b, v21.16b                     // cham.cs:23:53 encrypt r61
-     eor v7.16b, v7.16b, v21.16b                    // cham.cs:23:53 encrypt r61
-      eor v8.16b, v8.16b, v21.16b                   // cham.cs:23:53 encrypt r61
-       eor v21.16b, v9.16b, v21.16b                 // cham.cs:23:53 encrypt r61
-    rev32 v9.8h, v11.8h                             // cham.cs:23:67 encrypt r61
-     rev32 v25.8h, v25.8h                           // cham.cs:23:67 encrypt r61
-      rev32 v19.8h, v19.8h                          // cham.cs:23:67 encrypt r61
-       rev32 v18.8h, v18.8h                         // cham.cs:23:67 encrypt r61
-    ldr q11, [x0, #80]                              // round key rk[5]
-    eor v9.16b, v11.16b, v9.16b                     // cham.cs:23:74 encrypt r61
-     eor v25.16b, v11.16b, v25.16b                  // cham.cs:23:74 encrypt r61
-      eor v19.16b, v11.16b, v19.16b                 // cham.cs:23:74 encrypt r61
-       eor v18.16b, v11.16b, v18.16b                // cham.cs:23:74 encrypt r61
-    add v6.4s, v6.4s, v9.4s                         // cham.cs:23:58 encrypt r61
-     add v25.4s, v7.4s, v25.4s                      // cham.cs:23:58 encrypt r61
-      add v19.4s, v8.4s, v19.4s                     // cham.cs:23:58 encrypt r61
-       add v18.4s, v21.4s, v18.4s                   // cham.cs:23:58 encrypt r61
-    shl v21.4s, v6.4s, #1                           // cham.cs:23:80 encrypt r61
-    sri v21.4s, v6.4s, #31                          // cham.cs:23:80 encrypt r61
-     shl v7.4s, v25.4s, #1                          // cham.cs:23:80 encrypt r61
-     sri v7.4s, v25.4s, #31                         // cham.cs:23:80 encrypt r61
-      shl v8.4s, v19.4s, #1                         // cham.cs:23:80 encrypt r61
-      sri v8.4s, v19.4s, #31                        // cham.cs:23:80 encrypt r61
-       shl v9.4s, v18.4s, #1                        // cham.cs:23:80 encrypt r61
-       sri v9.4s, v18.4s, #31                       // cham.cs:23:80 encrypt r61
-    movi v11.4s, #0x3e, lsl #0                      // const
-    eor v12.16b, v12.16b, v11.16b                   // cham.cs:22:53 encrypt r62
-     eor v13.16b, v13.16b, v11.16b                  // cham.cs:22:53 encrypt r62
-      eor v14.16b, v14.16b, v11.16b                 // cham.cs:22:53 encrypt r62
-       eor v11.16b, v15.16b, v11.16b                // cham.cs:22:53 encrypt r62
-    shl v15.4s, v20.4s, #2                          // cham.cs:22:67 encrypt r62
-    sri v15.4s, v20.4s, #30                         // cham.cs:22:67 encrypt r62
-     shl v20.4s, v23.4s, #2                         // cham.cs:22:67 encrypt r62
-     sri v20.4s, v23.4s, #30                        // cham.cs:22:67 encrypt r62
-      shl v23.4s, v22.4s, #2                        // cham.cs:22:67 encrypt r62
-      sri v23.4s, v22.4s, #30                       // cham.cs:22:67 encrypt r62
-       shl v22.4s, v17.4s, #2                       // cham.cs:22:67 encrypt r62
-       sri v22.4s, v17.4s, #30                      // cham.cs:22:67 encrypt r62
-    ldr q17, [x0, #96]                              // round key rk[6]
-    eor v15.16b, v17.16b, v15.16b                   // cham.cs:22:74 encrypt r62
-     eor v20.16b, v17.16b, v20.16b                  // cham.cs:22:74 encrypt r62
-      eor v23.16b, v17.16b, v23.16b                 // cham.cs:22:74 encrypt r62
-       eor v22.16b, v17.16b, v22.16b                // cham.cs:22:74 encrypt r62
-    add v12.4s, v12.4s, v15.4s                      // cham.cs:22:58 encrypt r62
-     add v20.4s, v13.4s, v20.4s                     // cham.cs:22:58 encrypt r62
-      add v23.4s, v14.4s, v23.4s                    // cham.cs:22:58 encrypt r62
-       add v22.4s, v11.4s, v22.4s                   // cham.cs:22:58 encrypt r62
-    tbl v11.16b, {v12.16b}, v0.16b                  // cham.cs:22:80 encrypt r62
-     tbl v13.16b, {v20.16b}, v0.16b                 // cham.cs:22:80 encrypt r62
-      tbl v14.16b, {v23.16b}, v0.16b                // cham.cs:22:80 encrypt r62
-       tbl v15.16b, {v22.16b}, v0.16b               // cham.cs:22:80 encrypt r62
-    movi v17.4s, #0x3f, lsl #0                      // const
-    eor v26.16b, v26.16b, v17.16b                   // cham.cs:23:53 encrypt r63
-     eor v28.16b, v28.16b, v17.16b                  // cham.cs:23:53 encrypt r63
-      eor v29.16b, v29.16b, v17.16b                 // cham.cs:23:53 encrypt r63
-       eor v17.16b, v30.16b, v17.16b                // cham.cs:23:53 encrypt r63
-    rev32 v30.8h, v1.8h                             // cham.cs:23:67 encrypt r63
-     rev32 v27.8h, v27.8h                           // cham.cs:23:67 encrypt r63
-      rev32 v16.8h, v16.8h                          // cham.cs:23:67 encrypt r63
-       rev32 v24.8h, v24.8h                         // cham.cs:23:67 encrypt r63
-    ldr q1, [x0, #112]                              // round key rk[7]
-    eor v30.16b, v1.16b, v30.16b                    // cham.cs:23:74 encrypt r63
-     eor v27.16b, v1.16b, v27.16b                   // cham.cs:23:74 encrypt r63
-      eor v16.16b, v1.16b, v16.16b                  // cham.cs:23:74 encrypt r63
-       eor v24.16b, v1.16b, v24.16b                 // cham.cs:23:74 encrypt r63
-    add v26.4s, v26.4s, v30.4s                      // cham.cs:23:58 encrypt r63
-     add v27.4s, v28.4s, v27.4s                     // cham.cs:23:58 encrypt r63
-      add v16.4s, v29.4s, v16.4s                    // cham.cs:23:58 encrypt r63
-       add v17.4s, v17.4s, v24.4s                   // cham.cs:23:58 encrypt r63
-    shl v24.4s, v26.4s, #1                          // cham.cs:23:80 encrypt r63
-    sri v24.4s, v26.4s, #31                         // cham.cs:23:80 encrypt r63
-     shl v28.4s, v27.4s, #1                         // cham.cs:23:80 encrypt r63
-     sri v28.4s, v27.4s, #31                        // cham.cs:23:80 encrypt r63
-      shl v29.4s, v16.4s, #1                        // cham.cs:23:80 encrypt r63
-      sri v29.4s, v16.4s, #31                       // cham.cs:23:80 encrypt r63
-       shl v30.4s, v17.4s, #1                       // cham.cs:23:80 encrypt r63
-       sri v30.4s, v17.4s, #31                      // cham.cs:23:80 encrypt r63
-    movi v1.4s, #0x40, lsl #0                       // const
-    eor v31.16b, v31.16b, v1.16b                    // cham.cs:22:53 encrypt r64
-     eor v2.16b, v2.16b, v1.16b                     // cham.cs:22:53 encrypt r64
-      eor v3.16b, v3.16b, v1.16b                    // cham.cs:22:53 encrypt r64
-       eor v1.16b, v5.16b, v1.16b                   // cham.cs:22:53 encrypt r64
-    shl v5.4s, v6.4s, #2                            // cham.cs:22:67 encrypt r64
-    sri v5.4s, v6.4s, #30                           // cham.cs:22:67 encrypt r64
-     shl v6.4s, v25.4s, #2                          // cham.cs:22:67 encrypt r64
-     sri v6.4s, v25.4s, #30                         // cham.cs:22:67 encrypt r64
-      shl v25.4s, v19.4s, #2                        // cham.cs:22:67 encrypt r64
-      sri v25.4s, v19.4s, #30                       // cham.cs:22:67 encrypt r64
-       shl v19.4s, v18.4s, #2                       // cham.cs:22:67 encrypt r64
-       sri v19.4s, v18.4s, #30                      // cham.cs:22:67 encrypt r64
-    eor v18.16b, v4.16b, v5.16b                     // cham.cs:22:74 encrypt r64
-     eor v5.16b, v4.16b, v6.16b                     // cham.cs:22:74 encrypt r64
-      eor v25.16b, v4.16b, v25.16b                  // cham.cs:22:74 encrypt r64
-       eor v19.16b, v4.16b, v19.16b                 // cham.cs:22:74 encrypt r64
-    add v18.4s, v31.4s, v18.4s                      // cham.cs:22:58 encrypt r64
-     add v31.4s, v2.4s, v5.4s                       // cham.cs:22:58 encrypt r64
-      add v25.4s, v3.4s, v25.4s                     // cham.cs:22:58 encrypt r64
-       add v19.4s, v1.4s, v19.4s                    // cham.cs:22:58 encrypt r64
-    tbl v1.16b, {v18.16b}, v0.16b                   // cham.cs:22:80 encrypt r64
-     tbl v2.16b, {v31.16b}, v0.16b                  // cham.cs:22:80 encrypt r64
-      tbl v3.16b, {v25.16b}, v0.16b                 // cham.cs:22:80 encrypt r64
-       tbl v5.16b, {v19.16b}, v0.16b                // cham.cs:22:80 encrypt r64
-    movi v6.4s, #0x41, lsl #0                       // const
-    eor v21.16b, v21.16b, v6.16b                    // cham.cs:23:53 encrypt r65
-     eor v7.16b, v7.16b, v6.16b                     // cham.cs:23:53 encrypt r65
-      eor v8.16b, v8.16b, v6.16b                    // cham.cs:23:53 encrypt r65
-       eor v6.16b, v9.16b, v6.16b                   // cham.cs:23:53 encrypt r65
-    rev32 v9.8h, v12.8h                             // cham.cs:23:67 encrypt r65
-     rev32 v20.8h, v20.8h                           // cham.cs:23:67 encrypt r65
-      rev32 v23.8h, v23.8h                          // cham.cs:23:67 encrypt r65
-       rev32 v22.8h, v22.8h                         // cham.cs:23:67 encrypt r65
-    eor v9.16b, v10.16b, v9.16b                     // cham.cs:23:74 encrypt r65
-     eor v20.16b, v10.16b, v20.16b                  // cham.cs:23:74 encrypt r65
-      eor v23.16b, v10.16b, v23.16b                 // cham.cs:23:74 encrypt r65
-       eor v22.16b, v10.16b, v22.16b                // cham.cs:23:74 encrypt r65
-    add v21.4s, v21.4s, v9.4s                       // cham.cs:23:58 encrypt r65
-     add v20.4s, v7.4s, v20.4s                      // cham.cs:23:58 encrypt r65
-      add v23.4s, v8.4s, v23.4s                     // cham.cs:23:58 encrypt r65
-       add v22.4s, v6.4s, v22.4s                    // cham.cs:23:58 encrypt r65
-    shl v6.4s, v21.4s, #1                           // cham.cs:23:80 encrypt r65
-    sri v6.4s, v21.4s, #31                          // cham.cs:23:80 encrypt r65
-     shl v7.4s, v20.4s, #1                          // cham.cs:23:80 encrypt r65
-     sri v7.4s, v20.4s, #31                         // cham.cs:23:80 encrypt r65
-      shl v8.4s, v23.4s, #1                         // cham.cs:23:80 encrypt r65
-      sri v8.4s, v23.4s, #31                        // cham.cs:23:80 encrypt r65
-       shl v9.4s, v22.4s, #1                        // cham.cs:23:80 encrypt r65
-       sri v9.4s, v22.4s, #31                       // cham.cs:23:80 encrypt r65
-    movi v12.4s, #0x42, lsl #0                      // const
-    eor v11.16b, v11.16b, v12.16b                   // cham.cs:22:53 encrypt r66
-     eor v13.16b, v13.16b, v12.16b                  // cham.cs:22:53 encrypt r66
-      eor v14.16b, v14.16b, v12.16b                 // cham.cs:22:53 encrypt r66
-       eor v12.16b, v15.16b, v12.16b                // cham.cs:22:53 encrypt r66
-    shl v15.4s, v26.4s, #2                          // cham.cs:22:67 encrypt r66
-    sri v15.4s, v26.4s, #30                         // cham.cs:22:67 encrypt r66
-     shl v26.4s, v27.4s, #2                         // cham.cs:22:67 encrypt r66
-     sri v26.4s, v27.4s, #30                        // cham.cs:22:67 encrypt r66
-      shl v27.4s, v16.4s, #2                        // cham.cs:22:67 encrypt r66
-      sri v27.4s, v16.4s, #30                       // cham.cs:22:67 encrypt r66
-       shl v16.4s, v17.4s, #2                       // cham.cs:22:67 encrypt r66
-       sri v16.4s, v17.4s, #30                      // cham.cs:22:67 encrypt r66
-    ldr q17, [x0, #32]                              // round key rk[2]
-    eor v15.16b, v17.16b, v15.16b                   // cham.cs:22:74 encrypt r66
-     eor v26.16b, v17.16b, v26.16b                  // cham.cs:22:74 encrypt r66
-      eor v27.16b, v17.16b, v27.16b                 // cham.cs:22:74 encrypt r66
-       eor v16.16b, v17.16b, v16.16b                // cham.cs:22:74 encrypt r66
-    add v11.4s, v11.4s, v15.4s                      // cham.cs:22:58 encrypt r66
-     add v26.4s, v13.4s, v26.4s                     // cham.cs:22:58 encrypt r66
-      add v27.4s, v14.4s, v27.4s                    // cham.cs:22:58 encrypt r66
-       add v16.4s, v12.4s, v16.4s                   // cham.cs:22:58 encrypt r66
-    tbl v12.16b, {v11.16b}, v0.16b                  // cham.cs:22:80 encrypt r66
-     tbl v13.16b, {v26.16b}, v0.16b                 // cham.cs:22:80 encrypt r66
-      tbl v14.16b, {v27.16b}, v0.16b                // cham.cs:22:80 encrypt r66
-       tbl v15.16b, {v16.16b}, v0.16b               // cham.cs:22:80 encrypt r66
-    movi v17.4s, #0x43, lsl #0                      // const
-    eor v24.16b, v24.16b, v17.16b                   // cham.cs:23:53 encrypt r67
-     eor v28.16b, v28.16b, v17.16b                  // cham.cs:23:53 encrypt r67
-      eor v29.16b, v29.16b, v17.16b                 // cham.cs:23:53 encrypt r67
-       eor v17.16b, v30.16b, v17.16b                // cham.cs:23:53 encrypt r67
-    rev32 v18.8h, v18.8h                            // cham.cs:23:67 encrypt r67
-     rev32 v30.8h, v31.8h                           // cham.cs:23:67 encrypt r67
-      rev32 v25.8h, v25.8h                          // cham.cs:23:67 encrypt r67
-       rev32 v19.8h, v19.8h                         // cham.cs:23:67 encrypt r67
-    ldr q31, [x0, #48]                              // round key rk[3]
-    eor v18.16b, v31.16b, v18.16b                   // cham.cs:23:74 encrypt r67
-     eor v30.16b, v31.16b, v30.16b                  // cham.cs:23:74 encrypt r67
-      eor v25.16b, v31.16b, v25.16b                 // cham.cs:23:74 encrypt r67
-       eor v19.16b, v31.16b, v19.16b                // cham.cs:23:74 encrypt r67
-    add v18.4s, v24.4s, v18.4s                      // cham.cs:23:58 encrypt r67
-     add v24.4s, v28.4s, v30.4s                     // cham.cs:23:58 encrypt r67
-      add v25.4s, v29.4s, v25.4s                    // cham.cs:23:58 encrypt r67
-       add v17.4s, v17.4s, v19.4s                   // cham.cs:23:58 encrypt r67
-    shl v19.4s, v18.4s, #1                          // cham.cs:23:80 encrypt r67
-    sri v19.4s, v18.4s, #31                         // cham.cs:23:80 encrypt r67
-     shl v28.4s, v24.4s, #1                         // cham.cs:23:80 encrypt r67
-     sri v28.4s, v24.4s, #31                        // cham.cs:23:80 encrypt r67
-      shl v29.4s, v25.4s, #1                        // cham.cs:23:80 encrypt r67
-      sri v29.4s, v25.4s, #31                       // cham.cs:23:80 encrypt r67
-       shl v30.4s, v17.4s, #1                       // cham.cs:23:80 encrypt r67
-       sri v30.4s, v17.4s, #31                      // cham.cs:23:80 encrypt r67
-    movi v31.4s, #0x44, lsl #0                      // const
-    eor v1.16b, v1.16b, v31.16b                     // cham.cs:22:53 encrypt r68
-     eor v2.16b, v2.16b, v31.16b                    // cham.cs:22:53 encrypt r68
-      eor v3.16b, v3.16b, v31.16b                   // cham.cs:22:53 encrypt r68
-       eor v31.16b, v5.16b, v31.16b                 // cham.cs:22:53 encrypt r68
-    shl v5.4s, v21.4s, #2                           // cham.cs:22:67 encrypt r68
-    sri v5.4s, v21.4s, #30                          // cham.cs:22:67 encrypt r68
-     shl v21.4s, v20.4s, #2                         // cham.cs:22:67 encrypt r68
-     sri v21.4s, v20.4s, #30                        // cham.cs:22:67 encrypt r68
-      shl v20.4s, v23.4s, #2                        // cham.cs:22:67 encrypt r68
-      sri v20.4s, v23.4s, #30                       // cham.cs:22:67 encrypt r68
-       shl v23.4s, v22.4s, #2                       // cham.cs:22:67 encrypt r68
-       sri v23.4s, v22.4s, #30                      // cham.cs:22:67 encrypt r68
-    ldr q22, [x0, #64]                              // round key rk[4]
-    eor v5.16b, v22.16b, v5.16b                     // cham.cs:22:74 encrypt r68
-     eor v21.16b, v22.16b, v21.16b                  // cham.cs:22:74 encrypt r68
-      eor v20.16b, v22.16b, v20.16b                 // cham.cs:22:74 encrypt r68
-       eor v23.16b, v22.16b, v23.16b                // cham.cs:22:74 encrypt r68
-    add v1.4s, v1.4s, v5.4s                         // cham.cs:22:58 encrypt r68
-     add v21.4s, v2.4s, v21.4s                      // cham.cs:22:58 encrypt r68
-      add v20.4s, v3.4s, v20.4s                     // cham.cs:22:58 encrypt r68
-       add v23.4s, v31.4s, v23.4s                   // cham.cs:22:58 encrypt r68
-    tbl v31.16b, {v1.16b}, v0.16b                   // cham.cs:22:80 encrypt r68
-     tbl v2.16b, {v21.16b}, v0.16b                  // cham.cs:22:80 encrypt r68
-      tbl v3.16b, {v20.16b}, v0.16b                 // cham.cs:22:80 encrypt r68
-       tbl v5.16b, {v23.16b}, v0.16b                // cham.cs:22:80 encrypt r68
-    movi v22.4s, #0x45, lsl #0                      // const
-    eor v6.16b, v6.16b, v22.16b                     // cham.cs:23:53 encrypt r69
-     eor v7.16b, v7.16b, v22.16b                    // cham.cs:23:53 encrypt r69
-      eor v8.16b, v8.16b, v22.16b                   // cham.cs:23:53 encrypt r69
-       eor v22.16b, v9.16b, v22.16b                 // cham.cs:23:53 encrypt r69
-    rev32 v9.8h, v11.8h                             // cham.cs:23:67 encrypt r69
-     rev32 v26.8h, v26.8h                           // cham.cs:23:67 encrypt r69
-      rev32 v27.8h, v27.8h                          // cham.cs:23:67 encrypt r69
-       rev32 v16.8h, v16.8h                         // cham.cs:23:67 encrypt r69
-    ldr q11, [x0, #80]                              // round key rk[5]
-    eor v9.16b, v11.16b, v9.16b                     // cham.cs:23:74 encrypt r69
-     eor v26.16b, v11.16b, v26.16b                  // cham.cs:23:74 encrypt r69
-      eor v27.16b, v11.16b, v27.16b                 // cham.cs:23:74 encrypt r69
-       eor v16.16b, v11.16b, v16.16b                // cham.cs:23:74 encrypt r69
-    add v6.4s, v6.4s, v9.4s                         // cham.cs:23:58 encrypt r69
-     add v26.4s, v7.4s, v26.4s                      // cham.cs:23:58 encrypt r69
-      add v27.4s, v8.4s, v27.4s                     // cham.cs:23:58 encrypt r69
-       add v16.4s, v22.4s, v16.4s                   // cham.cs:23:58 encrypt r69
-    shl v22.4s, v6.4s, #1                           // cham.cs:23:80 encrypt r69
-    sri v22.4s, v6.4s, #31                          // cham.cs:23:80 encrypt r69
-     shl v7.4s, v26.4s, #1                          // cham.cs:23:80 encrypt r69
-     sri v7.4s, v26.4s, #31                         // cham.cs:23:80 encrypt r69
-      shl v8.4s, v27.4s, #1                         // cham.cs:23:80 encrypt r69
-      sri v8.4s, v27.4s, #31                        // cham.cs:23:80 encrypt r69
-       shl v9.4s, v16.4s, #1                        // cham.cs:23:80 encrypt r69
-       sri v9.4s, v16.4s, #31                       // cham.cs:23:80 encrypt r69
-    movi v11.4s, #0x46, lsl #0                      // const
-    eor v12.16b, v12.16b, v11.16b                   // cham.cs:22:53 encrypt r70
-     eor v13.16b, v13.16b, v11.16b                  // cham.cs:22:53 encrypt r70
-      eor v14.16b, v14.16b, v11.16b                 // cham.cs:22:53 encrypt r70
-       eor v11.16b, v15.16b, v11.16b                // cham.cs:22:53 encrypt r70
-    shl v15.4s, v18.4s, #2                          // cham.cs:22:67 encrypt r70
-    sri v15.4s, v18.4s, #30                         // cham.cs:22:67 encrypt r70
-     shl v18.4s, v24.4s, #2                         // cham.cs:22:67 encrypt r70
-     sri v18.4s, v24.4s, #30                        // cham.cs:22:67 encrypt r70
-      shl v24.4s, v25.4s, #2                        // cham.cs:22:67 encrypt r70
-      sri v24.4s, v25.4s, #30                       // cham.cs:22:67 encrypt r70
-       shl v25.4s, v17.4s, #2                       // cham.cs:22:67 encrypt r70
-       sri v25.4s, v17.4s, #30                      // cham.cs:22:67 encrypt r70
-    ldr q17, [x0, #96]                              // round key rk[6]
-    eor v15.16b, v17.16b, v15.16b                   // cham.cs:22:74 encrypt r70
-     eor v18.16b, v17.16b, v18.16b                  // cham.cs:22:74 encrypt r70
-      eor v24.16b, v17.16b, v24.16b                 // cham.cs:22:74 encrypt r70
-       eor v25.16b, v17.16b, v25.16b                // cham.cs:22:74 encrypt r70
-    add v12.4s, v12.4s, v15.4s                      // cham.cs:22:58 encrypt r70
-     add v18.4s, v13.4s, v18.4s                     // cham.cs:22:58 encrypt r70
-      add v24.4s, v14.4s, v24.4s                    // cham.cs:22:58 encrypt r70
-       add v25.4s, v11.4s, v25.4s                   // cham.cs:22:58 encrypt r70
-    tbl v11.16b, {v12.16b}, v0.16b                  // cham.cs:22:80 encrypt r70
-     tbl v13.16b, {v18.16b}, v0.16b                 // cham.cs:22:80 encrypt r70
-      tbl v14.16b, {v24.16b}, v0.16b                // cham.cs:22:80 encrypt r70
-       tbl v15.16b, {v25.16b}, v0.16b               // cham.cs:22:80 encrypt r70
-    movi v17.4s, #0x47, lsl #0                      // const
-    eor v19.16b, v19.16b, v17.16b                   // cham.cs:23:53 encrypt r71
-     eor v28.16b, v28.16b, v17.16b                  // cham.cs:23:53 encrypt r71
-      eor v29.16b, v29.16b, v17.16b                 // cham.cs:23:53 encrypt r71
-       eor v17.16b, v30.16b, v17.16b                // cham.cs:23:53 encrypt r71
-    rev32 v30.8h, v1.8h                             // cham.cs:23:67 encrypt r71
-     rev32 v21.8h, v21.8h                           // cham.cs:23:67 encrypt r71
-      rev32 v20.8h, v20.8h                          // cham.cs:23:67 encrypt r71
-       rev32 v23.8h, v23.8h                         // cham.cs:23:67 encrypt r71
-    ldr q1, [x0, #112]                              // round key rk[7]
-    eor v30.16b, v1.16b, v30.16b                    // cham.cs:23:74 encrypt r71
-     eor v21.16b, v1.16b, v21.16b                   // cham.cs:23:74 encrypt r71
-      eor v20.16b, v1.16b, v20.16b                  // cham.cs:23:74 encrypt r71
-       eor v23.16b, v1.16b, v23.16b                 // cham.cs:23:74 encrypt r71
-    add v19.4s, v19.4s, v30.4s                      // cham.cs:23:58 encrypt r71
-     add v21.4s, v28.4s, v21.4s                     // cham.cs:23:58 encrypt r71
-      add v20.4s, v29.4s, v20.4s                    // cham.cs:23:58 encrypt r71
-       add v17.4s, v17.4s, v23.4s                   // cham.cs:23:58 encrypt r71
-    shl v23.4s, v19.4s, #1                          // cham.cs:23:80 encrypt r71
-    sri v23.4s, v19.4s, #31                         // cham.cs:23:80 encrypt r71
-     shl v28.4s, v21.4s, #1                         // cham.cs:23:80 encrypt r71
-     sri v28.4s, v21.4s, #31                        // cham.cs:23:80 encrypt r71
-      shl v29.4s, v20.4s, #1                        // cham.cs:23:80 encrypt r71
-      sri v29.4s, v20.4s, #31                       // cham.cs:23:80 encrypt r71
-       shl v30.4s, v17.4s, #1                       // cham.cs:23:80 encrypt r71
-       sri v30.4s, v17.4s, #31                      // cham.cs:23:80 encrypt r71
-    movi v1.4s, #0x48, lsl #0                       // const
-    eor v31.16b, v31.16b, v1.16b                    // cham.cs:22:53 encrypt r72
-     eor v2.16b, v2.16b, v1.16b                     // cham.cs:22:53 encrypt r72
-      eor v3.16b, v3.16b, v1.16b                    // cham.cs:22:53 encrypt r72
-       eor v1.16b, v5.16b, v1.16b                   // cham.cs:22:53 encrypt r72
-    shl v5.4s, v6.4s, #2                            // cham.cs:22:67 encrypt r72
-    sri v5.4s, v6.4s, #30                           // cham.cs:22:67 encrypt r72
-     shl v6.4s, v26.4s, #2                          // cham.cs:22:67 encrypt r72
-     sri v6.4s, v26.4s, #30                         // cham.cs:22:67 encrypt r72
-      shl v26.4s, v27.4s, #2                        // cham.cs:22:67 encrypt r72
-      sri v26.4s, v27.4s, #30                       // cham.cs:22:67 encrypt r72
-       shl v27.4s, v16.4s, #2                       // cham.cs:22:67 encrypt r72
-       sri v27.4s, v16.4s, #30                      // cham.cs:22:67 encrypt r72
-    eor v16.16b, v4.16b, v5.16b                     // cham.cs:22:74 encrypt r72
-     eor v5.16b, v4.16b, v6.16b                     // cham.cs:22:74 encrypt r72
-      eor v26.16b, v4.16b, v26.16b                  // cham.cs:22:74 encrypt r72
-       eor v27.16b, v4.16b, v27.16b                 // cham.cs:22:74 encrypt r72
-    add v16.4s, v31.4s, v16.4s                      // cham.cs:22:58 encrypt r72
-     add v31.4s, v2.4s, v5.4s                       // cham.cs:22:58 encrypt r72
-      add v26.4s, v3.4s, v26.4s                     // cham.cs:22:58 encrypt r72
-       add v27.4s, v1.4s, v27.4s                    // cham.cs:22:58 encrypt r72
-    tbl v1.16b, {v16.16b}, v0.16b                   // cham.cs:22:80 encrypt r72
-     tbl v2.16b, {v31.16b}, v0.16b                  // cham.cs:22:80 encrypt r72
-      tbl v3.16b, {v26.16b}, v0.16b                 // cham.cs:22:80 encrypt r72
-       tbl v5.16b, {v27.16b}, v0.16b                // cham.cs:22:80 encrypt r72
-    movi v6.4s, #0x49, lsl #0                       // const
-    eor v22.16b, v22.16b, v6.16b                    // cham.cs:23:53 encrypt r73
-     eor v7.16b, v7.16b, v6.16b                     // cham.cs:23:53 encrypt r73
-      eor v8.16b, v8.16b, v6.16b                    // cham.cs:23:53 encrypt r73
-       eor v6.16b, v9.16b, v6.16b                   // cham.cs:23:53 encrypt r73
-    rev32 v9.8h, v12.8h                             // cham.cs:23:67 encrypt r73
-     rev32 v18.8h, v18.8h                           // cham.cs:23:67 encrypt r73
-      rev32 v24.8h, v24.8h                          // cham.cs:23:67 encrypt r73
-       rev32 v25.8h, v25.8h                         // cham.cs:23:67 encrypt r73
-    eor v9.16b, v10.16b, v9.16b                     // cham.cs:23:74 encrypt r73
-     eor v18.16b, v10.16b, v18.16b                  // cham.cs:23:74 encrypt r73
-      eor v24.16b, v10.16b, v24.16b                 // cham.cs:23:74 encrypt r73
-       eor v25.16b, v10.16b, v25.16b                // cham.cs:23:74 encrypt r73
-    add v22.4s, v22.4s, v9.4s                       // cham.cs:23:58 encrypt r73
-     add v18.4s, v7.4s, v18.4s                      // cham.cs:23:58 encrypt r73
-      add v24.4s, v8.4s, v24.4s                     // cham.cs:23:58 encrypt r73
-       add v25.4s, v6.4s, v25.4s                    // cham.cs:23:58 encrypt r73
-    shl v6.4s, v22.4s, #1                           // cham.cs:23:80 encrypt r73
-    sri v6.4s, v22.4s, #31                          // cham.cs:23:80 encrypt r73
-     shl v7.4s, v18.4s, #1                          // cham.cs:23:80 encrypt r73
-     sri v7.4s, v18.4s, #31                         // cham.cs:23:80 encrypt r73
-      shl v8.4s, v24.4s, #1                         // cham.cs:23:80 encrypt r73
-      sri v8.4s, v24.4s, #31                        // cham.cs:23:80 encrypt r73
-       shl v9.4s, v25.4s, #1                        // cham.cs:23:80 encrypt r73
-       sri v9.4s, v25.4s, #31                       // cham.cs:23:80 encrypt r73
-    movi v12.4s, #0x4a, lsl #0                      // const
-    eor v11.16b, v11.16b, v12.16b                   // cham.cs:22:53 encrypt r74
-     eor v13.16b, v13.16b, v12.16b                  // cham.cs:22:53 encrypt r74
-      eor v14.16b, v14.16b, v12.16b                 // cham.cs:22:53 encrypt r74
-       eor v12.16b, v15.16b, v12.16b                // cham.cs:22:53 encrypt r74
-    shl v15.4s, v19.4s, #2                          // cham.cs:22:67 encrypt r74
-    sri v15.4s, v19.4s, #30                         // cham.cs:22:67 encrypt r74
-     shl v19.4s, v21.4s, #2                         // cham.cs:22:67 encrypt r74
-     sri v19.4s, v21.4s, #30                        // cham.cs:22:67 encrypt r74
-      shl v21.4s, v20.4s, #2                        // cham.cs:22:67 encrypt r74
-      sri v21.4s, v20.4s, #30                       // cham.cs:22:67 encrypt r74
-       shl v20.4s, v17.4s, #2                       // cham.cs:22:67 encrypt r74
-       sri v20.4s, v17.4s, #30                      // cham.cs:22:67 encrypt r74
-    ldr q17, [x0, #32]                              // round key rk[2]
-    eor v15.16b, v17.16b, v15.16b                   // cham.cs:22:74 encrypt r74
-     eor v19.16b, v17.16b, v19.16b                  // cham.cs:22:74 encrypt r74
-      eor v21.16b, v17.16b, v21.16b                 // cham.cs:22:74 encrypt r74
-       eor v20.16b, v17.16b, v20.16b                // cham.cs:22:74 encrypt r74
-    add v11.4s, v11.4s, v15.4s                      // cham.cs:22:58 encrypt r74
-     add v19.4s, v13.4s, v19.4s                     // cham.cs:22:58 encrypt r74
-      add v21.4s, v14.4s, v21.4s                    // cham.cs:22:58 encrypt r74
-       add v20.4s, v12.4s, v20.4s                   // cham.cs:22:58 encrypt r74
-    tbl v12.16b, {v11.16b}, v0.16b                  // cham.cs:22:80 encrypt r74
-     tbl v13.16b, {v19.16b}, v0.16b                 // cham.cs:22:80 encrypt r74
-      tbl v14.16b, {v21.16b}, v0.16b                // cham.cs:22:80 encrypt r74
-       tbl v15.16b, {v20.16b}, v0.16b               // cham.cs:22:80 encrypt r74
-    movi v17.4s, #0x4b, lsl #0                      // const
-    eor v23.16b, v23.16b, v17.16b                   // cham.cs:23:53 encrypt r75
-     eor v28.16b, v28.16b, v17.16b                  // cham.cs:23:53 encrypt r75
-      eor v29.16b, v29.16b, v17.16b                 // cham.cs:23:53 encrypt r75
-       eor v17.16b, v30.16b, v17.16b                // cham.cs:23:53 encrypt r75
-    rev32 v16.8h, v16.8h                            // cham.cs:23:67 encrypt r75
-     rev32 v30.8h, v31.8h                           // cham.cs:23:67 encrypt r75
-      rev32 v26.8h, v26.8h                          // cham.cs:23:67 encrypt r75
-       rev32 v27.8h, v27.8h                         // cham.cs:23:67 encrypt r75
-    ldr q31, [x0, #48]                              // round key rk[3]
-    eor v16.16b, v31.16b, v16.16b                   // cham.cs:23:74 encrypt r75
-     eor v30.16b, v31.16b, v30.16b                  // cham.cs:23:74 encrypt r75
-      eor v26.16b, v31.16b, v26.16b                 // cham.cs:23:74 encrypt r75
-       eor v27.16b, v31.16b, v27.16b                // cham.cs:23:74 encrypt r75
-    add v16.4s, v23.4s, v16.4s                      // cham.cs:23:58 encrypt r75
-     add v23.4s, v28.4s, v30.4s                     // cham.cs:23:58 encrypt r75
-      add v26.4s, v29.4s, v26.4s                    // cham.cs:23:58 encrypt r75
-       add v17.4s, v17.4s, v27.4s                   // cham.cs:23:58 encrypt r75
-    shl v27.4s, v16.4s, #1                          // cham.cs:23:80 encrypt r75
-    sri v27.4s, v16.4s, #31                         // cham.cs:23:80 encrypt r75
-     shl v28.4s, v23.4s, #1                         // cham.cs:23:80 encrypt r75
-     sri v28.4s, v23.4s, #31                        // cham.cs:23:80 encrypt r75
-      shl v29.4s, v26.4s, #1                        // cham.cs:23:80 encrypt r75
-      sri v29.4s, v26.4s, #31                       // cham.cs:23:80 encrypt r75
-       shl v30.4s, v17.4s, #1                       // cham.cs:23:80 encrypt r75
-       sri v30.4s, v17.4s, #31                      // cham.cs:23:80 encrypt r75
-    movi v31.4s, #0x4c, lsl #0                      // const
-    eor v1.16b, v1.16b, v31.16b                     // cham.cs:22:53 encrypt r76
-     eor v2.16b, v2.16b, v31.16b                    // cham.cs:22:53 encrypt r76
-      eor v3.16b, v3.16b, v31.16b                   // cham.cs:22:53 encrypt r76
-       eor v31.16b, v5.16b, v31.16b                 // cham.cs:22:53 encrypt r76
-    shl v5.4s, v22.4s, #2                           // cham.cs:22:67 encrypt r76
-    sri v5.4s, v22.4s, #30                          // cham.cs:22:67 encrypt r76
-     shl v22.4s, v18.4s, #2                         // cham.cs:22:67 encrypt r76
-     sri v22.4s, v18.4s, #30                        // cham.cs:22:67 encrypt r76
-      shl v18.4s, v24.4s, #2                        // cham.cs:22:67 encrypt r76
-      sri v18.4s, v24.4s, #30                       // cham.cs:22:67 encrypt r76
-       shl v24.4s, v25.4s, #2                       // cham.cs:22:67 encrypt r76
-       sri v24.4s, v25.4s, #30                      // cham.cs:22:67 encrypt r76
-    ldr q25, [x0, #64]                              // round key rk[4]
-    eor v5.16b, v25.16b, v5.16b                     // cham.cs:22:74 encrypt r76
-     eor v22.16b, v25.16b, v22.16b                  // cham.cs:22:74 encrypt r76
-      eor v18.16b, v25.16b, v18.16b                 // cham.cs:22:74 encrypt r76
-       eor v24.16b, v25.16b, v24.16b                // cham.cs:22:74 encrypt r76
-    add v1.4s, v1.4s, v5.4s                         // cham.cs:22:58 encrypt r76
-     add v22.4s, v2.4s, v22.4s                      // cham.cs:22:58 encrypt r76
-      add v18.4s, v3.4s, v18.4s                     // cham.cs:22:58 encrypt r76
-       add v24.4s, v31.4s, v24.4s                   // cham.cs:22:58 encrypt r76
-    tbl v31.16b, {v1.16b}, v0.16b                   // cham.cs:22:80 encrypt r76
-     tbl v2.16b, {v22.16b}, v0.16b                  // cham.cs:22:80 encrypt r76
-      tbl v3.16b, {v18.16b}, v0.16b                 // cham.cs:22:80 encrypt r76
-       tbl v5.16b, {v24.16b}, v0.16b                // cham.cs:22:80 encrypt r76
-    movi v25.4s, #0x4d, lsl #0                      // const
-    eor v6.16b, v6.16b, v25.16b                     // cham.cs:23:53 encrypt r77
-     eor v7.16b, v7.16b, v25.16b                    // cham.cs:23:53 encrypt r77
-      eor v8.16b, v8.16b, v25.16b                   // cham.cs:23:53 encrypt r77
-       eor v25.16b, v9.16b, v25.16b                 // cham.cs:23:53 encrypt r77
-    rev32 v9.8h, v11.8h                             // cham.cs:23:67 encrypt r77
-     rev32 v19.8h, v19.8h                           // cham.cs:23:67 encrypt r77
-      rev32 v21.8h, v21.8h                          // cham.cs:23:67 encrypt r77
-       rev32 v20.8h, v20.8h                         // cham.cs:23:67 encrypt r77
-    ldr q11, [x0, #80]                              // round key rk[5]
-    eor v9.16b, v11.16b, v9.16b                     // cham.cs:23:74 encrypt r77
-     eor v19.16b, v11.16b, v19.16b                  // cham.cs:23:74 encrypt r77
-      eor v21.16b, v11.16b, v21.16b                 // cham.cs:23:74 encrypt r77
-       eor v20.16b, v11.16b, v20.16b                // cham.cs:23:74 encrypt r77
-    add v6.4s, v6.4s, v9.4s                         // cham.cs:23:58 encrypt r77
-     add v19.4s, v7.4s, v19.4s                      // cham.cs:23:58 encrypt r77
-      add v21.4s, v8.4s, v21.4s                     // cham.cs:23:58 encrypt r77
-       add v20.4s, v25.4s, v20.4s                   // cham.cs:23:58 encrypt r77
-    shl v25.4s, v6.4s, #1                           // cham.cs:23:80 encrypt r77
-    sri v25.4s, v6.4s, #31                          // cham.cs:23:80 encrypt r77
-     shl v7.4s, v19.4s, #1                          // cham.cs:23:80 encrypt r77
-     sri v7.4s, v19.4s, #31                         // cham.cs:23:80 encrypt r77
-      shl v8.4s, v21.4s, #1                         // cham.cs:23:80 encrypt r77
-      sri v8.4s, v21.4s, #31                        // cham.cs:23:80 encrypt r77
-       shl v9.4s, v20.4s, #1                        // cham.cs:23:80 encrypt r77
-       sri v9.4s, v20.4s, #31                       // cham.cs:23:80 encrypt r77
-    movi v11.4s, #0x4e, lsl #0                      // const
-    eor v12.16b, v12.16b, v11.16b                   // cham.cs:22:53 encrypt r78
-     eor v13.16b, v13.16b, v11.16b                  // cham.cs:22:53 encrypt r78
-      eor v14.16b, v14.16b, v11.16b                 // cham.cs:22:53 encrypt r78
-       eor v11.16b, v15.16b, v11.16b                // cham.cs:22:53 encrypt r78
-    shl v15.4s, v16.4s, #2                          // cham.cs:22:67 encrypt r78
-    sri v15.4s, v16.4s, #30                         // cham.cs:22:67 encrypt r78
-     shl v16.4s, v23.4s, #2                         // cham.cs:22:67 encrypt r78
-     sri v16.4s, v23.4s, #30                        // cham.cs:22:67 encrypt r78
-      shl v23.4s, v26.4s, #2                        // cham.cs:22:67 encrypt r78
-      sri v23.4s, v26.4s, #30                       // cham.cs:22:67 encrypt r78
-       shl v26.4s, v17.4s, #2                       // cham.cs:22:67 encrypt r78
-       sri v26.4s, v17.4s, #30                      // cham.cs:22:67 encrypt r78
-    ldr q17, [x0, #96]                              // round key rk[6]
-    eor v15.16b, v17.16b, v15.16b                   // cham.cs:22:74 encrypt r78
-     eor v16.16b, v17.16b, v16.16b                  // cham.cs:22:74 encrypt r78
-      eor v23.16b, v17.16b, v23.16b                 // cham.cs:22:74 encrypt r78
-       eor v26.16b, v17.16b, v26.16b                // cham.cs:22:74 encrypt r78
-    add v12.4s, v12.4s, v15.4s                      // cham.cs:22:58 encrypt r78
-     add v16.4s, v13.4s, v16.4s                     // cham.cs:22:58 encrypt r78
-      add v23.4s, v14.4s, v23.4s                    // cham.cs:22:58 encrypt r78
-       add v26.4s, v11.4s, v26.4s                   // cham.cs:22:58 encrypt r78
-    tbl v11.16b, {v12.16b}, v0.16b                  // cham.cs:22:80 encrypt r78
-     tbl v13.16b, {v16.16b}, v0.16b                 // cham.cs:22:80 encrypt r78
-      tbl v14.16b, {v23.16b}, v0.16b                // cham.cs:22:80 encrypt r78
-       tbl v15.16b, {v26.16b}, v0.16b               // cham.cs:22:80 encrypt r78
-    movi v17.4s, #0x4f, lsl #0                      // const
-    eor v27.16b, v27.16b, v17.16b                   // cham.cs:23:53 encrypt r79
-     eor v28.16b, v28.16b, v17.16b                  // cham.cs:23:53 encrypt r79
-      eor v29.16b, v29.16b, v17.16b                 // cham.cs:23:53 encrypt r79
-       eor v17.16b, v30.16b, v17.16b                // cham.cs:23:53 encrypt r79
-    rev32 v30.8h, v1.8h                             // cham.cs:23:67 encrypt r79
-     rev32 v22.8h, v22.8h                           // cham.cs:23:67 encrypt r79
-      rev32 v18.8h, v18.8h                          // cham.cs:23:67 encrypt r79
-       rev32 v24.8h, v24.8h                         // cham.cs:23:67 encrypt r79
-    ldr q1, [x0, #112]                              // round key rk[7]
-    eor v30.16b, v1.16b, v30.16b                    // cham.cs:23:74 encrypt r79
-     eor v22.16b, v1.16b, v22.16b                   // cham.cs:23:74 encrypt r79
-      eor v18.16b, v1.16b, v18.16b                  // cham.cs:23:74 encrypt r79
-       eor v24.16b, v1.16b, v24.16b                 // cham.cs:23:74 encrypt r79
-    add v27.4s, v27.4s, v30.4s                      // cham.cs:23:58 encrypt r79
-     add v22.4s, v28.4s, v22.4s                     // cham.cs:23:58 encrypt r79
-      add v18.4s, v29.4s, v18.4s                    // cham.cs:23:58 encrypt r79
-       add v17.4s, v17.4s, v24.4s                   // cham.cs:23:58 encrypt r79
-    shl v24.4s, v27.4s, #1                          // cham.cs:23:80 encrypt r79
-    sri v24.4s, v27.4s, #31                         // cham.cs:23:80 encrypt r79
-     shl v28.4s, v22.4s, #1                         // cham.cs:23:80 encrypt r79
-     sri v28.4s, v22.4s, #31                        // cham.cs:23:80 encrypt r79
-      shl v29.4s, v18.4s, #1                        // cham.cs:23:80 encrypt r79
-      sri v29.4s, v18.4s, #31                       // cham.cs:23:80 encrypt r79
-       shl v30.4s, v17.4s, #1                       // cham.cs:23:80 encrypt r79
-       sri v30.4s, v17.4s, #31                      // cham.cs:23:80 encrypt r79
-    movi v1.4s, #0x50, lsl #0                       // const
-    eor v31.16b, v31.16b, v1.16b                    // cham.cs:22:53 encrypt r80
-     eor v2.16b, v2.16b, v1.16b                     // cham.cs:22:53 encrypt r80
-      eor v3.16b, v3.16b, v1.16b                    // cham.cs:22:53 encrypt r80
-       eor v1.16b, v5.16b, v1.16b                   // cham.cs:22:53 encrypt r80
-    shl v5.4s, v6.4s, #2                            // cham.cs:22:67 encrypt r80
-    sri v5.4s, v6.4s, #30                           // cham.cs:22:67 encrypt r80
-     shl v6.4s, v19.4s, #2                          // cham.cs:22:67 encrypt r80
-     sri v6.4s, v19.4s, #30                         // cham.cs:22:67 encrypt r80
-      shl v19.4s, v21.4s, #2                        // cham.cs:22:67 encrypt r80
-      sri v19.4s, v21.4s, #30                       // cham.cs:22:67 encrypt r80
-       shl v21.4s, v20.4s, #2                       // cham.cs:22:67 encrypt r80
-       sri v21.4s, v20.4s, #30                      // cham.cs:22:67 encrypt r80
-    eor v20.16b, v4.16b, v5.16b                     // cham.cs:22:74 encrypt r80
-     eor v5.16b, v4.16b, v6.16b                     // cham.cs:22:74 encrypt r80
-      eor v19.16b, v4.16b, v19.16b                  // cham.cs:22:74 encrypt r80
-       eor v21.16b, v4.16b, v21.16b                 // cham.cs:22:74 encrypt r80
-    add v20.4s, v31.4s, v20.4s                      // cham.cs:22:58 encrypt r80
-     add v31.4s, v2.4s, v5.4s                       // cham.cs:22:58 encrypt r80
-      add v19.4s, v3.4s, v19.4s                     // cham.cs:22:58 encrypt r80
-       add v21.4s, v1.4s, v21.4s                    // cham.cs:22:58 encrypt r80
-    tbl v1.16b, {v20.16b}, v0.16b                   // cham.cs:22:80 encrypt r80
-     tbl v2.16b, {v31.16b}, v0.16b                  // cham.cs:22:80 encrypt r80
-      tbl v3.16b, {v19.16b}, v0.16b                 // cham.cs:22:80 encrypt r80
-       tbl v5.16b, {v21.16b}, v0.16b                // cham.cs:22:80 encrypt r80
-    movi v6.4s, #0x51, lsl #0                       // const
-    eor v25.16b, v25.16b, v6.16b                    // cham.cs:23:53 encrypt r81
-     eor v7.16b, v7.16b, v6.16b                     // cham.cs:23:53 encrypt r81
-      eor v8.16b, v8.16b, v6.16b                    // cham.cs:23:53 encrypt r81
-       eor v6.16b, v9.16b, v6.16b                   // cham.cs:23:53 encrypt r81
-    rev32 v9.8h, v12.8h                             // cham.cs:23:67 encrypt r81
-     rev32 v16.8h, v16.8h                           // cham.cs:23:67 encrypt r81
-      rev32 v23.8h, v23.8h                          // cham.cs:23:67 encrypt r81
-       rev32 v26.8h, v26.8h                         // cham.cs:23:67 encrypt r81
-    eor v9.16b, v10.16b, v9.16b                     // cham.cs:23:74 encrypt r81
-     eor v16.16b, v10.16b, v16.16b                  // cham.cs:23:74 encrypt r81
-      eor v23.16b, v10.16b, v23.16b                 // cham.cs:23:74 encrypt r81
-       eor v26.16b, v10.16b, v26.16b                // cham.cs:23:74 encrypt r81
-    add v25.4s, v25.4s, v9.4s                       // cham.cs:23:58 encrypt r81
-     add v16.4s, v7.4s, v16.4s                      // cham.cs:23:58 encrypt r81
-      add v23.4s, v8.4s, v23.4s                     // cham.cs:23:58 encrypt r81
-       add v26.4s, v6.4s, v26.4s                    // cham.cs:23:58 encrypt r81
-    shl v6.4s, v25.4s, #1                           // cham.cs:23:80 encrypt r81
-    sri v6.4s, v25.4s, #31                          // cham.cs:23:80 encrypt r81
-     shl v7.4s, v16.4s, #1                          // cham.cs:23:80 encrypt r81
-     sri v7.4s, v16.4s, #31                         // cham.cs:23:80 encrypt r81
-      shl v8.4s, v23.4s, #1                         // cham.cs:23:80 encrypt r81
-      sri v8.4s, v23.4s, #31                        // cham.cs:23:80 encrypt r81
-       shl v9.4s, v26.4s, #1                        // cham.cs:23:80 encrypt r81
-       sri v9.4s, v26.4s, #31                       // cham.cs:23:80 encrypt r81
-    movi v12.4s, #0x52, lsl #0                      // const
-    eor v11.16b, v11.16b, v12.16b                   // cham.cs:22:53 encrypt r82
-     eor v13.16b, v13.16b, v12.16b                  // cham.cs:22:53 encrypt r82
-      eor v14.16b, v14.16b, v12.16b                 // cham.cs:22:53 encrypt r82
-       eor v12.16b, v15.16b, v12.16b                // cham.cs:22:53 encrypt r82
-    shl v15.4s, v27.4s, #2                          // cham.cs:22:67 encrypt r82
-    sri v15.4s, v27.4s, #30                         // cham.cs:22:67 encrypt r82
-     shl v27.4s, v22.4s, #2                         // cham.cs:22:67 encrypt r82
-     sri v27.4s, v22.4s, #30                        // cham.cs:22:67 encrypt r82
-      shl v22.4s, v18.4s, #2                        // cham.cs:22:67 encrypt r82
-      sri v22.4s, v18.4s, #30                       // cham.cs:22:67 encrypt r82
-       shl v18.4s, v17.4s, #2                       // cham.cs:22:67 encrypt r82
-       sri v18.4s, v17.4s, #30                      // cham.cs:22:67 encrypt r82
-    ldr q17, [x0, #32]                              // round key rk[2]
-    eor v15.16b, v17.16b, v15.16b                   // cham.cs:22:74 encrypt r82
-     eor v27.16b, v17.16b, v27.16b                  // cham.cs:22:74 encrypt r82
-      eor v22.16b, v17.16b, v22.16b                 // cham.cs:22:74 encrypt r82
-       eor v18.16b, v17.16b, v18.16b                // cham.cs:22:74 encrypt r82
-    add v11.4s, v11.4s, v15.4s                      // cham.cs:22:58 encrypt r82
-     add v27.4s, v13.4s, v27.4s                     // cham.cs:22:58 encrypt r82
-      add v22.4s, v14.4s, v22.4s                    // cham.cs:22:58 encrypt r82
-       add v18.4s, v12.4s, v18.4s                   // cham.cs:22:58 encrypt r82
-    tbl v12.16b, {v11.16b}, v0.16b                  // cham.cs:22:80 encrypt r82
-     tbl v13.16b, {v27.16b}, v0.16b                 // cham.cs:22:80 encrypt r82
-      tbl v14.16b, {v22.16b}, v0.16b                // cham.cs:22:80 encrypt r82
-       tbl v15.16b, {v18.16b}, v0.16b               // cham.cs:22:80 encrypt r82
-    movi v17.4s, #0x53, lsl #0                      // const
-    eor v24.16b, v24.16b, v17.16b                   // cham.cs:23:53 encrypt r83
-     eor v28.16b, v28.16b, v17.16b                  // cham.cs:23:53 encrypt r83
-      eor v29.16b, v29.16b, v17.16b                 // cham.cs:23:53 encrypt r83
-       eor v17.16b, v30.16b, v17.16b                // cham.cs:23:53 encrypt r83
-    rev32 v20.8h, v20.8h                            // cham.cs:23:67 encrypt r83
-     rev32 v30.8h, v31.8h                           // cham.cs:23:67 encrypt r83
-      rev32 v19.8h, v19.8h                          // cham.cs:23:67 encrypt r83
-       rev32 v21.8h, v21.8h                         // cham.cs:23:67 encrypt r83
-    ldr q31, [x0, #48]                              // round key rk[3]
-    eor v20.16b, v31.16b, v20.16b                   // cham.cs:23:74 encrypt r83
-     eor v30.16b, v31.16b, v30.16b                  // cham.cs:23:74 encrypt r83
-      eor v19.16b, v31.16b, v19.16b                 // cham.cs:23:74 encrypt r83
-       eor v21.16b, v31.16b, v21.16b                // cham.cs:23:74 encrypt r83
-    add v20.4s, v24.4s, v20.4s                      // cham.cs:23:58 encrypt r83
-     add v24.4s, v28.4s, v30.4s                     // cham.cs:23:58 encrypt r83
-      add v19.4s, v29.4s, v19.4s                    // cham.cs:23:58 encrypt r83
-       add v17.4s, v17.4s, v21.4s                   // cham.cs:23:58 encrypt r83
-    shl v21.4s, v20.4s, #1                          // cham.cs:23:80 encrypt r83
-    sri v21.4s, v20.4s, #31                         // cham.cs:23:80 encrypt r83
-     shl v28.4s, v24.4s, #1                         // cham.cs:23:80 encrypt r83
-     sri v28.4s, v24.4s, #31                        // cham.cs:23:80 encrypt r83
-      shl v29.4s, v19.4s, #1                        // cham.cs:23:80 encrypt r83
-      sri v29.4s, v19.4s, #31                       // cham.cs:23:80 encrypt r83
-       shl v30.4s, v17.4s, #1                       // cham.cs:23:80 encrypt r83
-       sri v30.4s, v17.4s, #31                      // cham.cs:23:80 encrypt r83
-    movi v31.4s, #0x54, lsl #0                      // const
-    eor v1.16b, v1.16b, v31.16b                     // cham.cs:22:53 encrypt r84
-     eor v2.16b, v2.16b, v31.16b                    // cham.cs:22:53 encrypt r84
-      eor v3.16b, v3.16b, v31.16b                   // cham.cs:22:53 encrypt r84
-       eor v31.16b, v5.16b, v31.16b                 // cham.cs:22:53 encrypt r84
-    shl v5.4s, v25.4s, #2                           // cham.cs:22:67 encrypt r84
-    sri v5.4s, v25.4s, #30                          // cham.cs:22:67 encrypt r84
-     shl v25.4s, v16.4s, #2                         // cham.cs:22:67 encrypt r84
-     sri v25.4s, v16.4s, #30                        // cham.cs:22:67 encrypt r84
-      shl v16.4s, v23.4s, #2                        // cham.cs:22:67 encrypt r84
-      sri v16.4s, v23.4s, #30                       // cham.cs:22:67 encrypt r84
-       shl v23.4s, v26.4s, #2                       // cham.cs:22:67 encrypt r84
-       sri v23.4s, v26.4s, #30                      // cham.cs:22:67 encrypt r84
-    ldr q26, [x0, #64]                              // round key rk[4]
-    eor v5.16b, v26.16b, v5.16b                     // cham.cs:22:74 encrypt r84
-     eor v25.16b, v26.16b, v25.16b                  // cham.cs:22:74 encrypt r84
-      eor v16.16b, v26.16b, v16.16b                 // cham.cs:22:74 encrypt r84
-       eor v23.16b, v26.16b, v23.16b                // cham.cs:22:74 encrypt r84
-    add v1.4s, v1.4s, v5.4s                         // cham.cs:22:58 encrypt r84
-     add v25.4s, v2.4s, v25.4s                      // cham.cs:22:58 encrypt r84
-      add v16.4s, v3.4s, v16.4s                     // cham.cs:22:58 encrypt r84
-       add v23.4s, v31.4s, v23.4s                   // cham.cs:22:58 encrypt r84
-    tbl v31.16b, {v1.16b}, v0.16b                   // cham.cs:22:80 encrypt r84
-     tbl v2.16b, {v25.16b}, v0.16b                  // cham.cs:22:80 encrypt r84
-      tbl v3.16b, {v16.16b}, v0.16b                 // cham.cs:22:80 encrypt r84
-       tbl v5.16b, {v23.16b}, v0.16b                // cham.cs:22:80 encrypt r84
-    movi v26.4s, #0x55, lsl #0                      // const
-    eor v6.16b, v6.16b, v26.16b                     // cham.cs:23:53 encrypt r85
-     eor v7.16b, v7.16b, v26.16b                    // cham.cs:23:53 encrypt r85
-      eor v8.16b, v8.16b, v26.16b                   // cham.cs:23:53 encrypt r85
-       eor v26.16b, v9.16b, v26.16b                 // cham.cs:23:53 encrypt r85
-    rev32 v9.8h, v11.8h                             // cham.cs:23:67 encrypt r85
-     rev32 v27.8h, v27.8h                           // cham.cs:23:67 encrypt r85
-      rev32 v22.8h, v22.8h                          // cham.cs:23:67 encrypt r85
-       rev32 v18.8h, v18.8h                         // cham.cs:23:67 encrypt r85
-    ldr q11, [x0, #80]                              // round key rk[5]
-    eor v9.16b, v11.16b, v9.16b                     // cham.cs:23:74 encrypt r85
-     eor v27.16b, v11.16b, v27.16b                  // cham.cs:23:74 encrypt r85
-      eor v22.16b, v11.16b, v22.16b                 // cham.cs:23:74 encrypt r85
-       eor v18.16b, v11.16b, v18.16b                // cham.cs:23:74 encrypt r85
-    add v6.4s, v6.4s, v9.4s                         // cham.cs:23:58 encrypt r85
-     add v27.4s, v7.4s, v27.4s                      // cham.cs:23:58 encrypt r85
-      add v22.4s, v8.4s, v22.4s                     // cham.cs:23:58 encrypt r85
-       add v18.4s, v26.4s, v18.4s                   // cham.cs:23:58 encrypt r85
-    shl v26.4s, v6.4s, #1                           // cham.cs:23:80 encrypt r85
-    sri v26.4s, v6.4s, #31                          // cham.cs:23:80 encrypt r85
-     shl v7.4s, v27.4s, #1                          // cham.cs:23:80 encrypt r85
-     sri v7.4s, v27.4s, #31                         // cham.cs:23:80 encrypt r85
-      shl v8.4s, v22.4s, #1                         // cham.cs:23:80 encrypt r85
-      sri v8.4s, v22.4s, #31                        // cham.cs:23:80 encrypt r85
-       shl v9.4s, v18.4s, #1                        // cham.cs:23:80 encrypt r85
-       sri v9.4s, v18.4s, #31                       // cham.cs:23:80 encrypt r85
-    movi v11.4s, #0x56, lsl #0                      // const
-    eor v12.16b, v12.16b, v11.16b                   // cham.cs:22:53 encrypt r86
-     eor v13.16b, v13.16b, v11.16b                  // cham.cs:22:53 encrypt r86
-      eor v14.16b, v14.16b, v11.16b                 // cham.cs:22:53 encrypt r86
-       eor v11.16b, v15.16b, v11.16b                // cham.cs:22:53 encrypt r86
-    shl v15.4s, v20.4s, #2                          // cham.cs:22:67 encrypt r86
-    sri v15.4s, v20.4s, #30                         // cham.cs:22:67 encrypt r86
-     shl v20.4s, v24.4s, #2                         // cham.cs:22:67 encrypt r86
-     sri v20.4s, v24.4s, #30                        // cham.cs:22:67 encrypt r86
-      shl v24.4s, v19.4s, #2                        // cham.cs:22:67 encrypt r86
-      sri v24.4s, v19.4s, #30                       // cham.cs:22:67 encrypt r86
-       shl v19.4s, v17.4s, #2                       // cham.cs:22:67 encrypt r86
-       sri v19.4s, v17.4s, #30                      // cham.cs:22:67 encrypt r86
-    ldr q17, [x0, #96]                              // round key rk[6]
-    eor v15.16b, v17.16b, v15.16b                   // cham.cs:22:74 encrypt r86
-     eor v20.16b, v17.16b, v20.16b                  // cham.cs:22:74 encrypt r86
-      eor v24.16b, v17.16b, v24.16b                 // cham.cs:22:74 encrypt r86
-       eor v19.16b, v17.16b, v19.16b                // cham.cs:22:74 encrypt r86
-    add v12.4s, v12.4s, v15.4s                      // cham.cs:22:58 encrypt r86
-     add v20.4s, v13.4s, v20.4s                     // cham.cs:22:58 encrypt r86
-      add v24.4s, v14.4s, v24.4s                    // cham.cs:22:58 encrypt r86
-       add v19.4s, v11.4s, v19.4s                   // cham.cs:22:58 encrypt r86
-    tbl v11.16b, {v12.16b}, v0.16b                  // cham.cs:22:80 encrypt r86
-     tbl v13.16b, {v20.16b}, v0.16b                 // cham.cs:22:80 encrypt r86
-      tbl v14.16b, {v24.16b}, v0.16b                // cham.cs:22:80 encrypt r86
-       tbl v15.16b, {v19.16b}, v0.16b               // cham.cs:22:80 encrypt r86
-    movi v17.4s, #0x57, lsl #0                      // const
-    eor v21.16b, v21.16b, v17.16b                   // cham.cs:23:53 encrypt r87
-     eor v28.16b, v28.16b, v17.16b                  // cham.cs:23:53 encrypt r87
-      eor v29.16b, v29.16b, v17.16b                 // cham.cs:23:53 encrypt r87
-       eor v17.16b, v30.16b, v17.16b                // cham.cs:23:53 encrypt r87
-    rev32 v30.8h, v1.8h                             // cham.cs:23:67 encrypt r87
-     rev32 v25.8h, v25.8h                           // cham.cs:23:67 encrypt r87
-      rev32 v16.8h, v16.8h                          // cham.cs:23:67 encrypt r87
-       rev32 v23.8h, v23.8h                         // cham.cs:23:67 encrypt r87
-    ldr q1, [x0, #112]                              // round key rk[7]
-    eor v30.16b, v1.16b, v30.16b                    // cham.cs:23:74 encrypt r87
-     eor v25.16b, v1.16b, v25.16b                   // cham.cs:23:74 encrypt r87
-      eor v16.16b, v1.16b, v16.16b                  // cham.cs:23:74 encrypt r87
-       eor v23.16b, v1.16b, v23.16b                 // cham.cs:23:74 encrypt r87
-    add v21.4s, v21.4s, v30.4s                      // cham.cs:23:58 encrypt r87
-     add v25.4s, v28.4s, v25.4s                     // cham.cs:23:58 encrypt r87
-      add v16.4s, v29.4s, v16.4s                    // cham.cs:23:58 encrypt r87
-       add v17.4s, v17.4s, v23.4s                   // cham.cs:23:58 encrypt r87
-    shl v23.4s, v21.4s, #1                          // cham.cs:23:80 encrypt r87
-    sri v23.4s, v21.4s, #31                         // cham.cs:23:80 encrypt r87
-     shl v28.4s, v25.4s, #1                         // cham.cs:23:80 encrypt r87
-     sri v28.4s, v25.4s, #31                        // cham.cs:23:80 encrypt r87
-      shl v29.4s, v16.4s, #1                        // cham.cs:23:80 encrypt r87
-      sri v29.4s, v16.4s, #31                       // cham.cs:23:80 encrypt r87
-       shl v30.4s, v17.4s, #1                       // cham.cs:23:80 encrypt r87
-       sri v30.4s, v17.4s, #31                      // cham.cs:23:80 encrypt r87
-    movi v1.4s, #0x58, lsl #0                       // const
-    eor v31.16b, v31.16b, v1.16b                    // cham.cs:22:53 encrypt r88
-     eor v2.16b, v2.16b, v1.16b                     // cham.cs:22:53 encrypt r88
-      eor v3.16b, v3.16b, v1.16b                    // cham.cs:22:53 encrypt r88
-       eor v1.16b, v5.16b, v1.16b                   // cham.cs:22:53 encrypt r88
-    shl v5.4s, v6.4s, #2                            // cham.cs:22:67 encrypt r88
-    sri v5.4s, v6.4s, #30                           // cham.cs:22:67 encrypt r88
-     shl v6.4s, v27.4s, #2                          // cham.cs:22:67 encrypt r88
-     sri v6.4s, v27.4s, #30                         // cham.cs:22:67 encrypt r88
-      shl v27.4s, v22.4s, #2                        // cham.cs:22:67 encrypt r88
-      sri v27.4s, v22.4s, #30                       // cham.cs:22:67 encrypt r88
-       shl v22.4s, v18.4s, #2                       // cham.cs:22:67 encrypt r88
-       sri v22.4s, v18.4s, #30                      // cham.cs:22:67 encrypt r88
-    eor v18.16b, v4.16b, v5.16b                     // cham.cs:22:74 encrypt r88
-     eor v5.16b, v4.16b, v6.16b                     // cham.cs:22:74 encrypt r88
-      eor v27.16b, v4.16b, v27.16b                  // cham.cs:22:74 encrypt r88
-       eor v22.16b, v4.16b, v22.16b                 // cham.cs:22:74 encrypt r88
-    add v18.4s, v31.4s, v18.4s                      // cham.cs:22:58 encrypt r88
-     add v31.4s, v2.4s, v5.4s                       // cham.cs:22:58 encrypt r88
-      add v27.4s, v3.4s, v27.4s                     // cham.cs:22:58 encrypt r88
-       add v22.4s, v1.4s, v22.4s                    // cham.cs:22:58 encrypt r88
-    tbl v1.16b, {v18.16b}, v0.16b                   // cham.cs:22:80 encrypt r88
-     tbl v2.16b, {v31.16b}, v0.16b                  // cham.cs:22:80 encrypt r88
-      tbl v3.16b, {v27.16b}, v0.16b                 // cham.cs:22:80 encrypt r88
-       tbl v5.16b, {v22.16b}, v0.16b                // cham.cs:22:80 encrypt r88
-    movi v6.4s, #0x59, lsl #0                       // const
-    eor v26.16b, v26.16b, v6.16b                    // cham.cs:23:53 encrypt r89
-     eor v7.16b, v7.16b, v6.16b                     // cham.cs:23:53 encrypt r89
-      eor v8.16b, v8.16b, v6.16b                    // cham.cs:23:53 encrypt r89
-       eor v6.16b, v9.16b, v6.16b                   // cham.cs:23:53 encrypt r89
-    rev32 v9.8h, v12.8h                             // cham.cs:23:67 encrypt r89
-     rev32 v20.8h, v20.8h                           // cham.cs:23:67 encrypt r89
-      rev32 v24.8h, v24.8h                          // cham.cs:23:67 encrypt r89
-       rev32 v19.8h, v19.8h                         // cham.cs:23:67 encrypt r89
-    eor v9.16b, v10.16b, v9.16b                     // cham.cs:23:74 encrypt r89
-     eor v20.16b, v10.16b, v20.16b                  // cham.cs:23:74 encrypt r89
-      eor v24.16b, v10.16b, v24.16b                 // cham.cs:23:74 encrypt r89
-       eor v19.16b, v10.16b, v19.16b                // cham.cs:23:74 encrypt r89
-    add v26.4s, v26.4s, v9.4s                       // cham.cs:23:58 encrypt r89
-     add v20.4s, v7.4s, v20.4s                      // cham.cs:23:58 encrypt r89
-      add v24.4s, v8.4s, v24.4s                     // cham.cs:23:58 encrypt r89
-       add v19.4s, v6.4s, v19.4s                    // cham.cs:23:58 encrypt r89
-    shl v6.4s, v26.4s, #1                           // cham.cs:23:80 encrypt r89
-    sri v6.4s, v26.4s, #31                          // cham.cs:23:80 encrypt r89
-     shl v7.4s, v20.4s, #1                          // cham.cs:23:80 encrypt r89
-     sri v7.4s, v20.4s, #31                         // cham.cs:23:80 encrypt r89
-      shl v8.4s, v24.4s, #1                         // cham.cs:23:80 encrypt r89
-      sri v8.4s, v24.4s, #31                        // cham.cs:23:80 encrypt r89
-       shl v9.4s, v19.4s, #1                        // cham.cs:23:80 encrypt r89
-       sri v9.4s, v19.4s, #31                       // cham.cs:23:80 encrypt r89
-    movi v12.4s, #0x5a, lsl #0                      // const
-    eor v11.16b, v11.16b, v12.16b                   // cham.cs:22:53 encrypt r90
-     eor v13.16b, v13.16b, v12.16b                  // cham.cs:22:53 encrypt r90
-      eor v14.16b, v14.16b, v12.16b                 // cham.cs:22:53 encrypt r90
-       eor v12.16b, v15.16b, v12.16b                // cham.cs:22:53 encrypt r90
-    shl v15.4s, v21.4s, #2                          // cham.cs:22:67 encrypt r90
-    sri v15.4s, v21.4s, #30                         // cham.cs:22:67 encrypt r90
-     shl v21.4s, v25.4s, #2                         // cham.cs:22:67 encrypt r90
-     sri v21.4s, v25.4s, #30                        // cham.cs:22:67 encrypt r90
-      shl v25.4s, v16.4s, #2                        // cham.cs:22:67 encrypt r90
-      sri v25.4s, v16.4s, #30                       // cham.cs:22:67 encrypt r90
-       shl v16.4s, v17.4s, #2                       // cham.cs:22:67 encrypt r90
-       sri v16.4s, v17.4s, #30                      // cham.cs:22:67 encrypt r90
-    ldr q17, [x0, #32]                              // round key rk[2]
-    eor v15.16b, v17.16b, v15.16b                   // cham.cs:22:74 encrypt r90
-     eor v21.16b, v17.16b, v21.16b                  // cham.cs:22:74 encrypt r90
-      eor v25.16b, v17.16b, v25.16b                 // cham.cs:22:74 encrypt r90
-       eor v16.16b, v17.16b, v16.16b                // cham.cs:22:74 encrypt r90
-    add v11.4s, v11.4s, v15.4s                      // cham.cs:22:58 encrypt r90
-     add v21.4s, v13.4s, v21.4s                     // cham.cs:22:58 encrypt r90
-      add v25.4s, v14.4s, v25.4s                    // cham.cs:22:58 encrypt r90
-       add v16.4s, v12.4s, v16.4s                   // cham.cs:22:58 encrypt r90
-    tbl v12.16b, {v11.16b}, v0.16b                  // cham.cs:22:80 encrypt r90
-     tbl v13.16b, {v21.16b}, v0.16b                 // cham.cs:22:80 encrypt r90
-      tbl v14.16b, {v25.16b}, v0.16b                // cham.cs:22:80 encrypt r90
-       tbl v15.16b, {v16.16b}, v0.16b               // cham.cs:22:80 encrypt r90
-    movi v17.4s, #0x5b, lsl #0                      // const
-    eor v23.16b, v23.16b, v17.16b                   // cham.cs:23:53 encrypt r91
-     eor v28.16b, v28.16b, v17.16b                  // cham.cs:23:53 encrypt r91
-      eor v29.16b, v29.16b, v17.16b                 // cham.cs:23:53 encrypt r91
-       eor v17.16b, v30.16b, v17.16b                // cham.cs:23:53 encrypt r91
-    rev32 v18.8h, v18.8h                            // cham.cs:23:67 encrypt r91
-     rev32 v30.8h, v31.8h                           // cham.cs:23:67 encrypt r91
-      rev32 v27.8h, v27.8h                          // cham.cs:23:67 encrypt r91
-       rev32 v22.8h, v22.8h                         // cham.cs:23:67 encrypt r91
-    ldr q31, [x0, #48]                              // round key rk[3]
-    eor v18.16b, v31.16b, v18.16b                   // cham.cs:23:74 encrypt r91
-     eor v30.16b, v31.16b, v30.16b                  // cham.cs:23:74 encrypt r91
-      eor v27.16b, v31.16b, v27.16b                 // cham.cs:23:74 encrypt r91
-       eor v22.16b, v31.16b, v22.16b                // cham.cs:23:74 encrypt r91
-    add v18.4s, v23.4s, v18.4s                      // cham.cs:23:58 encrypt r91
-     add v23.4s, v28.4s, v30.4s                     // cham.cs:23:58 encrypt r91
-      add v27.4s, v29.4s, v27.4s                    // cham.cs:23:58 encrypt r91
-       add v17.4s, v17.4s, v22.4s                   // cham.cs:23:58 encrypt r91
-    shl v22.4s, v18.4s, #1                          // cham.cs:23:80 encrypt r91
-    sri v22.4s, v18.4s, #31                         // cham.cs:23:80 encrypt r91
-     shl v28.4s, v23.4s, #1                         // cham.cs:23:80 encrypt r91
-     sri v28.4s, v23.4s, #31                        // cham.cs:23:80 encrypt r91
-      shl v29.4s, v27.4s, #1                        // cham.cs:23:80 encrypt r91
-      sri v29.4s, v27.4s, #31                       // cham.cs:23:80 encrypt r91
-       shl v30.4s, v17.4s, #1                       // cham.cs:23:80 encrypt r91
-       sri v30.4s, v17.4s, #31                      // cham.cs:23:80 encrypt r91
-    movi v31.4s, #0x5c, lsl #0                      // const
-    eor v1.16b, v1.16b, v31.16b                     // cham.cs:22:53 encrypt r92
-     eor v2.16b, v2.16b, v31.16b                    // cham.cs:22:53 encrypt r92
-      eor v3.16b, v3.16b, v31.16b                   // cham.cs:22:53 encrypt r92
-       eor v31.16b, v5.16b, v31.16b                 // cham.cs:22:53 encrypt r92
-    shl v5.4s, v26.4s, #2                           // cham.cs:22:67 encrypt r92
-    sri v5.4s, v26.4s, #30                          // cham.cs:22:67 encrypt r92
-     shl v26.4s, v20.4s, #2                         // cham.cs:22:67 encrypt r92
-     sri v26.4s, v20.4s, #30                        // cham.cs:22:67 encrypt r92
-      shl v20.4s, v24.4s, #2                        // cham.cs:22:67 encrypt r92
-      sri v20.4s, v24.4s, #30                       // cham.cs:22:67 encrypt r92
-       shl v24.4s, v19.4s, #2                       // cham.cs:22:67 encrypt r92
-       sri v24.4s, v19.4s, #30                      // cham.cs:22:67 encrypt r92
-    ldr q19, [x0, #64]                              // round key rk[4]
-    eor v5.16b, v19.16b, v5.16b                     // cham.cs:22:74 encrypt r92
-     eor v26.16b, v19.16b, v26.16b                  // cham.cs:22:74 encrypt r92
-      eor v20.16b, v19.16b, v20.16b                 // cham.cs:22:74 encrypt r92
-       eor v24.16b, v19.16b, v24.16b                // cham.cs:22:74 encrypt r92
-    add v1.4s, v1.4s, v5.4s                         // cham.cs:22:58 encrypt r92
-     add v26.4s, v2.4s, v26.4s                      // cham.cs:22:58 encrypt r92
-      add v20.4s, v3.4s, v20.4s                     // cham.cs:22:58 encrypt r92
-       add v24.4s, v31.4s, v24.4s                   // cham.cs:22:58 encrypt r92
-    tbl v31.16b, {v1.16b}, v0.16b                   // cham.cs:22:80 encrypt r92
-     tbl v2.16b, {v26.16b}, v0.16b                  // cham.cs:22:80 encrypt r92
-      tbl v3.16b, {v20.16b}, v0.16b                 // cham.cs:22:80 encrypt r92
-       tbl v5.16b, {v24.16b}, v0.16b                // cham.cs:22:80 encrypt r92
-    movi v19.4s, #0x5d, lsl #0                      // const
-    eor v6.16b, v6.16b, v19.16b                     // cham.cs:23:53 encrypt r93
-     eor v7.16b, v7.16b, v19.16b                    // cham.cs:23:53 encrypt r93
-      eor v8.16b, v8.16b, v19.16b                   // cham.cs:23:53 encrypt r93
-       eor v19.16b, v9.16b, v19.16b                 // cham.cs:23:53 encrypt r93
-    rev32 v9.8h, v11.8h                             // cham.cs:23:67 encrypt r93
-     rev32 v21.8h, v21.8h                           // cham.cs:23:67 encrypt r93
-      rev32 v25.8h, v25.8h                          // cham.cs:23:67 encrypt r93
-       rev32 v16.8h, v16.8h                         // cham.cs:23:67 encrypt r93
-    ldr q11, [x0, #80]                              // round key rk[5]
-    eor v9.16b, v11.16b, v9.16b                     // cham.cs:23:74 encrypt r93
-     eor v21.16b, v11.16b, v21.16b                  // cham.cs:23:74 encrypt r93
-      eor v25.16b, v11.16b, v25.16b                 // cham.cs:23:74 encrypt r93
-       eor v16.16b, v11.16b, v16.16b                // cham.cs:23:74 encrypt r93
-    add v6.4s, v6.4s, v9.4s                         // cham.cs:23:58 encrypt r93
-     add v21.4s, v7.4s, v21.4s                      // cham.cs:23:58 encrypt r93
-      add v25.4s, v8.4s, v25.4s                     // cham.cs:23:58 encrypt r93
-       add v16.4s, v19.4s, v16.4s                   // cham.cs:23:58 encrypt r93
-    shl v19.4s, v6.4s, #1                           // cham.cs:23:80 encrypt r93
-    sri v19.4s, v6.4s, #31                          // cham.cs:23:80 encrypt r93
-     shl v7.4s, v21.4s, #1                          // cham.cs:23:80 encrypt r93
-     sri v7.4s, v21.4s, #31                         // cham.cs:23:80 encrypt r93
-      shl v8.4s, v25.4s, #1                         // cham.cs:23:80 encrypt r93
-      sri v8.4s, v25.4s, #31                        // cham.cs:23:80 encrypt r93
-       shl v9.4s, v16.4s, #1                        // cham.cs:23:80 encrypt r93
-       sri v9.4s, v16.4s, #31                       // cham.cs:23:80 encrypt r93
-    movi v11.4s, #0x5e, lsl #0                      // const
-    eor v12.16b, v12.16b, v11.16b                   // cham.cs:22:53 encrypt r94
-     eor v13.16b, v13.16b, v11.16b                  // cham.cs:22:53 encrypt r94
-      eor v14.16b, v14.16b, v11.16b                 // cham.cs:22:53 encrypt r94
-       eor v11.16b, v15.16b, v11.16b                // cham.cs:22:53 encrypt r94
-    shl v15.4s, v18.4s, #2                          // cham.cs:22:67 encrypt r94
-    sri v15.4s, v18.4s, #30                         // cham.cs:22:67 encrypt r94
-     shl v18.4s, v23.4s, #2                         // cham.cs:22:67 encrypt r94
-     sri v18.4s, v23.4s, #30                        // cham.cs:22:67 encrypt r94
-      shl v23.4s, v27.4s, #2                        // cham.cs:22:67 encrypt r94
-      sri v23.4s, v27.4s, #30                       // cham.cs:22:67 encrypt r94
-       shl v27.4s, v17.4s, #2                       // cham.cs:22:67 encrypt r94
-       sri v27.4s, v17.4s, #30                      // cham.cs:22:67 encrypt r94
-    ldr q17, [x0, #96]                              // round key rk[6]
-    eor v15.16b, v17.16b, v15.16b                   // cham.cs:22:74 encrypt r94
-     eor v18.16b, v17.16b, v18.16b                  // cham.cs:22:74 encrypt r94
-      eor v23.16b, v17.16b, v23.16b                 // cham.cs:22:74 encrypt r94
-       eor v27.16b, v17.16b, v27.16b                // cham.cs:22:74 encrypt r94
-    add v12.4s, v12.4s, v15.4s                      // cham.cs:22:58 encrypt r94
-     add v18.4s, v13.4s, v18.4s                     // cham.cs:22:58 encrypt r94
-      add v23.4s, v14.4s, v23.4s                    // cham.cs:22:58 encrypt r94
-       add v27.4s, v11.4s, v27.4s                   // cham.cs:22:58 encrypt r94
-    tbl v11.16b, {v12.16b}, v0.16b                  // cham.cs:22:80 encrypt r94
-     tbl v13.16b, {v18.16b}, v0.16b                 // cham.cs:22:80 encrypt r94
-      tbl v14.16b, {v23.16b}, v0.16b                // cham.cs:22:80 encrypt r94
-       tbl v15.16b, {v27.16b}, v0.16b               // cham.cs:22:80 encrypt r94
-    movi v17.4s, #0x5f, lsl #0                      // const
-    eor v22.16b, v22.16b, v17.16b                   // cham.cs:23:53 encrypt r95
-     eor v28.16b, v28.16b, v17.16b                  // cham.cs:23:53 encrypt r95
-      eor v29.16b, v29.16b, v17.16b                 // cham.cs:23:53 encrypt r95
-       eor v17.16b, v30.16b, v17.16b                // cham.cs:23:53 encrypt r95
-    rev32 v30.8h, v1.8h                             // cham.cs:23:67 encrypt r95
-     rev32 v26.8h, v26.8h                           // cham.cs:23:67 encrypt r95
-      rev32 v20.8h, v20.8h                          // cham.cs:23:67 encrypt r95
-       rev32 v24.8h, v24.8h                         // cham.cs:23:67 encrypt r95
-    ldr q1, [x0, #112]                              // round key rk[7]
-    eor v30.16b, v1.16b, v30.16b                    // cham.cs:23:74 encrypt r95
-     eor v26.16b, v1.16b, v26.16b                   // cham.cs:23:74 encrypt r95
-      eor v20.16b, v1.16b, v20.16b                  // cham.cs:23:74 encrypt r95
-       eor v24.16b, v1.16b, v24.16b                 // cham.cs:23:74 encrypt r95
-    add v22.4s, v22.4s, v30.4s                      // cham.cs:23:58 encrypt r95
-     add v26.4s, v28.4s, v26.4s                     // cham.cs:23:58 encrypt r95
-      add v20.4s, v29.4s, v20.4s                    // cham.cs:23:58 encrypt r95
-       add v17.4s, v17.4s, v24.4s                   // cham.cs:23:58 encrypt r95
-    shl v24.4s, v22.4s, #1                          // cham.cs:23:80 encrypt r95
-    sri v24.4s, v22.4s, #31                         // cham.cs:23:80 encrypt r95
-     shl v28.4s, v26.4s, #1                         // cham.cs:23:80 encrypt r95
-     sri v28.4s, v26.4s, #31                        // cham.cs:23:80 encrypt r95
-      shl v29.4s, v20.4s, #1                        // cham.cs:23:80 encrypt r95
-      sri v29.4s, v20.4s, #31                       // cham.cs:23:80 encrypt r95
-       shl v30.4s, v17.4s, #1                       // cham.cs:23:80 encrypt r95
-       sri v30.4s, v17.4s, #31                      // cham.cs:23:80 encrypt r95
-    movi v1.4s, #0x60, lsl #0                       // const
-    eor v31.16b, v31.16b, v1.16b                    // cham.cs:22:53 encrypt r96
-     eor v2.16b, v2.16b, v1.16b                     // cham.cs:22:53 encrypt r96
-      eor v3.16b, v3.16b, v1.16b                    // cham.cs:22:53 encrypt r96
-       eor v1.16b, v5.16b, v1.16b                   // cham.cs:22:53 encrypt r96
-    shl v5.4s, v6.4s, #2                            // cham.cs:22:67 encrypt r96
-    sri v5.4s, v6.4s, #30                           // cham.cs:22:67 encrypt r96
-     shl v6.4s, v21.4s, #2                          // cham.cs:22:67 encrypt r96
-     sri v6.4s, v21.4s, #30                         // cham.cs:22:67 encrypt r96
-      shl v21.4s, v25.4s, #2                        // cham.cs:22:67 encrypt r96
-      sri v21.4s, v25.4s, #30                       // cham.cs:22:67 encrypt r96
-       shl v25.4s, v16.4s, #2                       // cham.cs:22:67 encrypt r96
-       sri v25.4s, v16.4s, #30                      // cham.cs:22:67 encrypt r96
-    eor v16.16b, v4.16b, v5.16b                     // cham.cs:22:74 encrypt r96
-     eor v5.16b, v4.16b, v6.16b                     // cham.cs:22:74 encrypt r96
-      eor v21.16b, v4.16b, v21.16b                  // cham.cs:22:74 encrypt r96
-       eor v25.16b, v4.16b, v25.16b                 // cham.cs:22:74 encrypt r96
-    add v16.4s, v31.4s, v16.4s                      // cham.cs:22:58 encrypt r96
-     add v31.4s, v2.4s, v5.4s                       // cham.cs:22:58 encrypt r96
-      add v21.4s, v3.4s, v21.4s                     // cham.cs:22:58 encrypt r96
-       add v25.4s, v1.4s, v25.4s                    // cham.cs:22:58 encrypt r96
-    tbl v1.16b, {v16.16b}, v0.16b                   // cham.cs:22:80 encrypt r96
-     tbl v2.16b, {v31.16b}, v0.16b                  // cham.cs:22:80 encrypt r96
-      tbl v3.16b, {v21.16b}, v0.16b                 // cham.cs:22:80 encrypt r96
-       tbl v5.16b, {v25.16b}, v0.16b                // cham.cs:22:80 encrypt r96
-    movi v6.4s, #0x61, lsl #0                       // const
-    eor v19.16b, v19.16b, v6.16b                    // cham.cs:23:53 encrypt r97
-     eor v7.16b, v7.16b, v6.16b                     // cham.cs:23:53 encrypt r97
-      eor v8.16b, v8.16b, v6.16b                    // cham.cs:23:53 encrypt r97
-       eor v6.16b, v9.16b, v6.16b                   // cham.cs:23:53 encrypt r97
-    rev32 v9.8h, v12.8h                             // cham.cs:23:67 encrypt r97
-     rev32 v18.8h, v18.8h                           // cham.cs:23:67 encrypt r97
-      rev32 v23.8h, v23.8h                          // cham.cs:23:67 encrypt r97
-       rev32 v27.8h, v27.8h                         // cham.cs:23:67 encrypt r97
-    eor v9.16b, v10.16b, v9.16b                     // cham.cs:23:74 encrypt r97
-     eor v18.16b, v10.16b, v18.16b                  // cham.cs:23:74 encrypt r97
-      eor v23.16b, v10.16b, v23.16b                 // cham.cs:23:74 encrypt r97
-       eor v27.16b, v10.16b, v27.16b                // cham.cs:23:74 encrypt r97
-    add v19.4s, v19.4s, v9.4s                       // cham.cs:23:58 encrypt r97
-     add v18.4s, v7.4s, v18.4s                      // cham.cs:23:58 encrypt r97
-      add v23.4s, v8.4s, v23.4s                     // cham.cs:23:58 encrypt r97
-       add v27.4s, v6.4s, v27.4s                    // cham.cs:23:58 encrypt r97
-    shl v6.4s, v19.4s, #1                           // cham.cs:23:80 encrypt r97
-    sri v6.4s, v19.4s, #31                          // cham.cs:23:80 encrypt r97
-     shl v7.4s, v18.4s, #1                          // cham.cs:23:80 encrypt r97
-     sri v7.4s, v18.4s, #31                         // cham.cs:23:80 encrypt r97
-      shl v8.4s, v23.4s, #1                         // cham.cs:23:80 encrypt r97
-      sri v8.4s, v23.4s, #31                        // cham.cs:23:80 encrypt r97
-       shl v9.4s, v27.4s, #1                        // cham.cs:23:80 encrypt r97
-       sri v9.4s, v27.4s, #31                       // cham.cs:23:80 encrypt r97
-    movi v12.4s, #0x62, lsl #0                      // const
-    eor v11.16b, v11.16b, v12.16b                   // cham.cs:22:53 encrypt r98
-     eor v13.16b, v13.16b, v12.16b                  // cham.cs:22:53 encrypt r98
-      eor v14.16b, v14.16b, v12.16b                 // cham.cs:22:53 encrypt r98
-       eor v12.16b, v15.16b, v12.16b                // cham.cs:22:53 encrypt r98
-    shl v15.4s, v22.4s, #2                          // cham.cs:22:67 encrypt r98
-    sri v15.4s, v22.4s, #30                         // cham.cs:22:67 encrypt r98
-     shl v22.4s, v26.4s, #2                         // cham.cs:22:67 encrypt r98
-     sri v22.4s, v26.4s, #30                        // cham.cs:22:67 encrypt r98
-      shl v26.4s, v20.4s, #2                        // cham.cs:22:67 encrypt r98
-      sri v26.4s, v20.4s, #30                       // cham.cs:22:67 encrypt r98
-       shl v20.4s, v17.4s, #2                       // cham.cs:22:67 encrypt r98
-       sri v20.4s, v17.4s, #30                      // cham.cs:22:67 encrypt r98
-    ldr q17, [x0, #32]                              // round key rk[2]
-    eor v15.16b, v17.16b, v15.16b                   // cham.cs:22:74 encrypt r98
-     eor v22.16b, v17.16b, v22.16b                  // cham.cs:22:74 encrypt r98
-      eor v26.16b, v17.16b, v26.16b                 // cham.cs:22:74 encrypt r98
-       eor v20.16b, v17.16b, v20.16b                // cham.cs:22:74 encrypt r98
-    add v11.4s, v11.4s, v15.4s                      // cham.cs:22:58 encrypt r98
-     add v22.4s, v13.4s, v22.4s                     // cham.cs:22:58 encrypt r98
-      add v26.4s, v14.4s, v26.4s                    // cham.cs:22:58 encrypt r98
-       add v20.4s, v12.4s, v20.4s                   // cham.cs:22:58 encrypt r98
-    tbl v12.16b, {v11.16b}, v0.16b                  // cham.cs:22:80 encrypt r98
-     tbl v13.16b, {v22.16b}, v0.16b                 // cham.cs:22:80 encrypt r98
-      tbl v14.16b, {v26.16b}, v0.16b                // cham.cs:22:80 encrypt r98
-       tbl v15.16b, {v20.16b}, v0.16b               // cham.cs:22:80 encrypt r98
-    movi v17.4s, #0x63, lsl #0                      // const
-    eor v24.16b, v24.16b, v17.16b                   // cham.cs:23:53 encrypt r99
-     eor v28.16b, v28.16b, v17.16b                  // cham.cs:23:53 encrypt r99
-      eor v29.16b, v29.16b, v17.16b                 // cham.cs:23:53 encrypt r99
-       eor v17.16b, v30.16b, v17.16b                // cham.cs:23:53 encrypt r99
-    rev32 v16.8h, v16.8h                            // cham.cs:23:67 encrypt r99
-     rev32 v30.8h, v31.8h                           // cham.cs:23:67 encrypt r99
-      rev32 v21.8h, v21.8h                          // cham.cs:23:67 encrypt r99
-       rev32 v25.8h, v25.8h                         // cham.cs:23:67 encrypt r99
-    ldr q31, [x0, #48]                              // round key rk[3]
-    eor v16.16b, v31.16b, v16.16b                   // cham.cs:23:74 encrypt r99
-     eor v30.16b, v31.16b, v30.16b                  // cham.cs:23:74 encrypt r99
-      eor v21.16b, v31.16b, v21.16b                 // cham.cs:23:74 encrypt r99
-       eor v25.16b, v31.16b, v25.16b                // cham.cs:23:74 encrypt r99
-    add v16.4s, v24.4s, v16.4s                      // cham.cs:23:58 encrypt r99
-     add v24.4s, v28.4s, v30.4s                     // cham.cs:23:58 encrypt r99
-      add v21.4s, v29.4s, v21.4s                    // cham.cs:23:58 encrypt r99
-       add v17.4s, v17.4s, v25.4s                   // cham.cs:23:58 encrypt r99
-    shl v25.4s, v16.4s, #1                          // cham.cs:23:80 encrypt r99
-    sri v25.4s, v16.4s, #31                         // cham.cs:23:80 encrypt r99
-     shl v28.4s, v24.4s, #1                         // cham.cs:23:80 encrypt r99
-     sri v28.4s, v24.4s, #31                        // cham.cs:23:80 encrypt r99
-      shl v29.4s, v21.4s, #1                        // cham.cs:23:80 encrypt r99
-      sri v29.4s, v21.4s, #31                       // cham.cs:23:80 encrypt r99
-       shl v30.4s, v17.4s, #1                       // cham.cs:23:80 encrypt r99
-       sri v30.4s, v17.4s, #31                      // cham.cs:23:80 encrypt r99
-    movi v31.4s, #0x64, lsl #0                      // const
-    eor v1.16b, v1.16b, v31.16b                     // cham.cs:22:53 encrypt r100
-     eor v2.16b, v2.16b, v31.16b                    // cham.cs:22:53 encrypt r100
-      eor v3.16b, v3.16b, v31.16b                   // cham.cs:22:53 encrypt r100
-       eor v31.16b, v5.16b, v31.16b                 // cham.cs:22:53 encrypt r100
-    shl v5.4s, v19.4s, #2                           // cham.cs:22:67 encrypt r100
-    sri v5.4s, v19.4s, #30                          // cham.cs:22:67 encrypt r100
-     shl v19.4s, v18.4s, #2                         // cham.cs:22:67 encrypt r100
-     sri v19.4s, v18.4s, #30                        // cham.cs:22:67 encrypt r100
-      shl v18.4s, v23.4s, #2                        // cham.cs:22:67 encrypt r100
-      sri v18.4s, v23.4s, #30                       // cham.cs:22:67 encrypt r100
-       shl v23.4s, v27.4s, #2                       // cham.cs:22:67 encrypt r100
-       sri v23.4s, v27.4s, #30                      // cham.cs:22:67 encrypt r100
-    ldr q27, [x0, #64]                              // round key rk[4]
-    eor v5.16b, v27.16b, v5.16b                     // cham.cs:22:74 encrypt r100
-     eor v19.16b, v27.16b, v19.16b                  // cham.cs:22:74 encrypt r100
-      eor v18.16b, v27.16b, v18.16b                 // cham.cs:22:74 encrypt r100
-       eor v23.16b, v27.16b, v23.16b                // cham.cs:22:74 encrypt r100
-    add v1.4s, v1.4s, v5.4s                         // cham.cs:22:58 encrypt r100
-     add v19.4s, v2.4s, v19.4s                      // cham.cs:22:58 encrypt r100
-      add v18.4s, v3.4s, v18.4s                     // cham.cs:22:58 encrypt r100
-       add v23.4s, v31.4s, v23.4s                   // cham.cs:22:58 encrypt r100
-    tbl v31.16b, {v1.16b}, v0.16b                   // cham.cs:22:80 encrypt r100
-     tbl v2.16b, {v19.16b}, v0.16b                  // cham.cs:22:80 encrypt r100
-      tbl v3.16b, {v18.16b}, v0.16b                 // cham.cs:22:80 encrypt r100
-       tbl v5.16b, {v23.16b}, v0.16b                // cham.cs:22:80 encrypt r100
-    movi v27.4s, #0x65, lsl #0                      // const
-    eor v6.16b, v6.16b, v27.16b                     // cham.cs:23:53 encrypt r101
-     eor v7.16b, v7.16b, v27.16b                    // cham.cs:23:53 encrypt r101
-      eor v8.16b, v8.16b, v27.16b                   // cham.cs:23:53 encrypt r101
-       eor v27.16b, v9.16b, v27.16b                 // cham.cs:23:53 encrypt r101
-    rev32 v9.8h, v11.8h                             // cham.cs:23:67 encrypt r101
-     rev32 v22.8h, v22.8h                           // cham.cs:23:67 encrypt r101
-      rev32 v26.8h, v26.8h                          // cham.cs:23:67 encrypt r101
-       rev32 v20.8h, v20.8h                         // cham.cs:23:67 encrypt r101
-    ldr q11, [x0, #80]                              // round key rk[5]
-    eor v9.16b, v11.16b, v9.16b                     // cham.cs:23:74 encrypt r101
-     eor v22.16b, v11.16b, v22.16b                  // cham.cs:23:74 encrypt r101
-      eor v26.16b, v11.16b, v26.16b                 // cham.cs:23:74 encrypt r101
-       eor v20.16b, v11.16b, v20.16b                // cham.cs:23:74 encrypt r101
-    add v6.4s, v6.4s, v9.4s                         // cham.cs:23:58 encrypt r101
-     add v22.4s, v7.4s, v22.4s                      // cham.cs:23:58 encrypt r101
-      add v26.4s, v8.4s, v26.4s                     // cham.cs:23:58 encrypt r101
-       add v20.4s, v27.4s, v20.4s                   // cham.cs:23:58 encrypt r101
-    shl v27.4s, v6.4s, #1                           // cham.cs:23:80 encrypt r101
-    sri v27.4s, v6.4s, #31                          // cham.cs:23:80 encrypt r101
-     shl v7.4s, v22.4s, #1                          // cham.cs:23:80 encrypt r101
-     sri v7.4s, v22.4s, #31                         // cham.cs:23:80 encrypt r101
-      shl v8.4s, v26.4s, #1                         // cham.cs:23:80 encrypt r101
-      sri v8.4s, v26.4s, #31                        // cham.cs:23:80 encrypt r101
-       shl v9.4s, v20.4s, #1                        // cham.cs:23:80 encrypt r101
-       sri v9.4s, v20.4s, #31                       // cham.cs:23:80 encrypt r101
-    movi v11.4s, #0x66, lsl #0                      // const
-    eor v12.16b, v12.16b, v11.16b                   // cham.cs:22:53 encrypt r102
-     eor v13.16b, v13.16b, v11.16b                  // cham.cs:22:53 encrypt r102
-      eor v14.16b, v14.16b, v11.16b                 // cham.cs:22:53 encrypt r102
-       eor v11.16b, v15.16b, v11.16b                // cham.cs:22:53 encrypt r102
-    shl v15.4s, v16.4s, #2                          // cham.cs:22:67 encrypt r102
-    sri v15.4s, v16.4s, #30                         // cham.cs:22:67 encrypt r102
-     shl v16.4s, v24.4s, #2                         // cham.cs:22:67 encrypt r102
-     sri v16.4s, v24.4s, #30                        // cham.cs:22:67 encrypt r102
-      shl v24.4s, v21.4s, #2                        // cham.cs:22:67 encrypt r102
-      sri v24.4s, v21.4s, #30                       // cham.cs:22:67 encrypt r102
-       shl v21.4s, v17.4s, #2                       // cham.cs:22:67 encrypt r102
-       sri v21.4s, v17.4s, #30                      // cham.cs:22:67 encrypt r102
-    ldr q17, [x0, #96]                              // round key rk[6]
-    eor v15.16b, v17.16b, v15.16b                   // cham.cs:22:74 encrypt r102
-     eor v16.16b, v17.16b, v16.16b                  // cham.cs:22:74 encrypt r102
-      eor v24.16b, v17.16b, v24.16b                 // cham.cs:22:74 encrypt r102
-       eor v21.16b, v17.16b, v21.16b                // cham.cs:22:74 encrypt r102
-    add v12.4s, v12.4s, v15.4s                      // cham.cs:22:58 encrypt r102
-     add v16.4s, v13.4s, v16.4s                     // cham.cs:22:58 encrypt r102
-      add v24.4s, v14.4s, v24.4s                    // cham.cs:22:58 encrypt r102
-       add v21.4s, v11.4s, v21.4s                   // cham.cs:22:58 encrypt r102
-    tbl v11.16b, {v12.16b}, v0.16b                  // cham.cs:22:80 encrypt r102
-     tbl v13.16b, {v16.16b}, v0.16b                 // cham.cs:22:80 encrypt r102
-      tbl v14.16b, {v24.16b}, v0.16b                // cham.cs:22:80 encrypt r102
-       tbl v15.16b, {v21.16b}, v0.16b               // cham.cs:22:80 encrypt r102
-    movi v17.4s, #0x67, lsl #0                      // const
-    eor v25.16b, v25.16b, v17.16b                   // cham.cs:23:53 encrypt r103
-     eor v28.16b, v28.16b, v17.16b                  // cham.cs:23:53 encrypt r103
-      eor v29.16b, v29.16b, v17.16b                 // cham.cs:23:53 encrypt r103
-       eor v17.16b, v30.16b, v17.16b                // cham.cs:23:53 encrypt r103
-    rev32 v30.8h, v1.8h                             // cham.cs:23:67 encrypt r103
-     rev32 v19.8h, v19.8h                           // cham.cs:23:67 encrypt r103
-      rev32 v18.8h, v18.8h                          // cham.cs:23:67 encrypt r103
-       rev32 v23.8h, v23.8h                         // cham.cs:23:67 encrypt r103
-    ldr q1, [x0, #112]                              // round key rk[7]
-    eor v30.16b, v1.16b, v30.16b                    // cham.cs:23:74 encrypt r103
-     eor v19.16b, v1.16b, v19.16b                   // cham.cs:23:74 encrypt r103
-      eor v18.16b, v1.16b, v18.16b                  // cham.cs:23:74 encrypt r103
-       eor v23.16b, v1.16b, v23.16b                 // cham.cs:23:74 encrypt r103
-    add v25.4s, v25.4s, v30.4s                      // cham.cs:23:58 encrypt r103
-     add v19.4s, v28.4s, v19.4s                     // cham.cs:23:58 encrypt r103
-      add v18.4s, v29.4s, v18.4s                    // cham.cs:23:58 encrypt r103
-       add v17.4s, v17.4s, v23.4s                   // cham.cs:23:58 encrypt r103
-    shl v23.4s, v25.4s, #1                          // cham.cs:23:80 encrypt r103
-    sri v23.4s, v25.4s, #31                         // cham.cs:23:80 encrypt r103
-     shl v28.4s, v19.4s, #1                         // cham.cs:23:80 encrypt r103
-     sri v28.4s, v19.4s, #31                        // cham.cs:23:80 encrypt r103
-      shl v29.4s, v18.4s, #1                        // cham.cs:23:80 encrypt r103
-      sri v29.4s, v18.4s, #31                       // cham.cs:23:80 encrypt r103
-       shl v30.4s, v17.4s, #1                       // cham.cs:23:80 encrypt r103
-       sri v30.4s, v17.4s, #31                      // cham.cs:23:80 encrypt r103
-    movi v1.4s, #0x68, lsl #0                       // const
-    eor v31.16b, v31.16b, v1.16b                    // cham.cs:22:53 encrypt r104
-     eor v2.16b, v2.16b, v1.16b                     // cham.cs:22:53 encrypt r104
-      eor v3.16b, v3.16b, v1.16b                    // cham.cs:22:53 encrypt r104
-       eor v1.16b, v5.16b, v1.16b                   // cham.cs:22:53 encrypt r104
-    shl v5.4s, v6.4s, #2                            // cham.cs:22:67 encrypt r104
-    sri v5.4s, v6.4s, #30                           // cham.cs:22:67 encrypt r104
-     shl v6.4s, v22.4s, #2                          // cham.cs:22:67 encrypt r104
-     sri v6.4s, v22.4s, #30                         // cham.cs:22:67 encrypt r104
-      shl v22.4s, v26.4s, #2                        // cham.cs:22:67 encrypt r104
-      sri v22.4s, v26.4s, #30                       // cham.cs:22:67 encrypt r104
-       shl v26.4s, v20.4s, #2                       // cham.cs:22:67 encrypt r104
-       sri v26.4s, v20.4s, #30                      // cham.cs:22:67 encrypt r104
-    eor v20.16b, v4.16b, v5.16b                     // cham.cs:22:74 encrypt r104
-     eor v5.16b, v4.16b, v6.16b                     // cham.cs:22:74 encrypt r104
-      eor v22.16b, v4.16b, v22.16b                  // cham.cs:22:74 encrypt r104
-       eor v26.16b, v4.16b, v26.16b                 // cham.cs:22:74 encrypt r104
-    add v20.4s, v31.4s, v20.4s                      // cham.cs:22:58 encrypt r104
-     add v31.4s, v2.4s, v5.4s                       // cham.cs:22:58 encrypt r104
-      add v22.4s, v3.4s, v22.4s                     // cham.cs:22:58 encrypt r104
-       add v26.4s, v1.4s, v26.4s                    // cham.cs:22:58 encrypt r104
-    tbl v1.16b, {v20.16b}, v0.16b                   // cham.cs:22:80 encrypt r104
-     tbl v2.16b, {v31.16b}, v0.16b                  // cham.cs:22:80 encrypt r104
-      tbl v3.16b, {v22.16b}, v0.16b                 // cham.cs:22:80 encrypt r104
-       tbl v4.16b, {v26.16b}, v0.16b                // cham.cs:22:80 encrypt r104
-    movi v5.4s, #0x69, lsl #0                       // const
-    eor v27.16b, v27.16b, v5.16b                    // cham.cs:23:53 encrypt r105
-     eor v6.16b, v7.16b, v5.16b                     // cham.cs:23:53 encrypt r105
-      eor v7.16b, v8.16b, v5.16b                    // cham.cs:23:53 encrypt r105
-       eor v5.16b, v9.16b, v5.16b                   // cham.cs:23:53 encrypt r105
-    rev32 v8.8h, v12.8h                             // cham.cs:23:67 encrypt r105
-     rev32 v16.8h, v16.8h                           // cham.cs:23:67 encrypt r105
-      rev32 v24.8h, v24.8h                          // cham.cs:23:67 encrypt r105
-       rev32 v21.8h, v21.8h                         // cham.cs:23:67 encrypt r105
-    eor v8.16b, v10.16b, v8.16b                     // cham.cs:23:74 encrypt r105
-     eor v16.16b, v10.16b, v16.16b                  // cham.cs:23:74 encrypt r105
-      eor v24.16b, v10.16b, v24.16b                 // cham.cs:23:74 encrypt r105
-       eor v21.16b, v10.16b, v21.16b                // cham.cs:23:74 encrypt r105
-    add v27.4s, v27.4s, v8.4s                       // cham.cs:23:58 encrypt r105
-     add v16.4s, v6.4s, v16.4s                      // cham.cs:23:58 encrypt r105
-      add v24.4s, v7.4s, v24.4s                     // cham.cs:23:58 encrypt r105
-       add v21.4s, v5.4s, v21.4s                    // cham.cs:23:58 encrypt r105
-    shl v5.4s, v27.4s, #1                           // cham.cs:23:80 encrypt r105
-    sri v5.4s, v27.4s, #31                          // cham.cs:23:80 encrypt r105
-     shl v6.4s, v16.4s, #1                          // cham.cs:23:80 encrypt r105
-     sri v6.4s, v16.4s, #31                         // cham.cs:23:80 encrypt r105
-      shl v7.4s, v24.4s, #1                         // cham.cs:23:80 encrypt r105
-      sri v7.4s, v24.4s, #31                        // cham.cs:23:80 encrypt r105
-       shl v8.4s, v21.4s, #1                        // cham.cs:23:80 encrypt r105
-       sri v8.4s, v21.4s, #31                       // cham.cs:23:80 encrypt r105
-    movi v9.4s, #0x6a, lsl #0                       // const
-    eor v10.16b, v11.16b, v9.16b                    // cham.cs:22:53 encrypt r106
-     eor v11.16b, v13.16b, v9.16b                   // cham.cs:22:53 encrypt r106
-      eor v12.16b, v14.16b, v9.16b                  // cham.cs:22:53 encrypt r106
-       eor v9.16b, v15.16b, v9.16b                  // cham.cs:22:53 encrypt r106
-    shl v13.4s, v25.4s, #2                          // cham.cs:22:67 encrypt r106
-    sri v13.4s, v25.4s, #30                         // cham.cs:22:67 encrypt r106
-     shl v25.4s, v19.4s, #2                         // cham.cs:22:67 encrypt r106
-     sri v25.4s, v19.4s, #30                        // cham.cs:22:67 encrypt r106
-      shl v19.4s, v18.4s, #2                        // cham.cs:22:67 encrypt r106
-      sri v19.4s, v18.4s, #30                       // cham.cs:22:67 encrypt r106
-       shl v18.4s, v17.4s, #2                       // cham.cs:22:67 encrypt r106
-       sri v18.4s, v17.4s, #30                      // cham.cs:22:67 encrypt r106
-    ldr q17, [x0, #32]                              // round key rk[2]
-    eor v13.16b, v17.16b, v13.16b                   // cham.cs:22:74 encrypt r106
-     eor v25.16b, v17.16b, v25.16b                  // cham.cs:22:74 encrypt r106
-      eor v19.16b, v17.16b, v19.16b                 // cham.cs:22:74 encrypt r106
-       eor v17.16b, v17.16b, v18.16b                // cham.cs:22:74 encrypt r106
-    add v18.4s, v10.4s, v13.4s                      // cham.cs:22:58 encrypt r106
-     add v25.4s, v11.4s, v25.4s                     // cham.cs:22:58 encrypt r106
-      add v19.4s, v12.4s, v19.4s                    // cham.cs:22:58 encrypt r106
-       add v17.4s, v9.4s, v17.4s                    // cham.cs:22:58 encrypt r106
-    tbl v9.16b, {v18.16b}, v0.16b                   // cham.cs:22:80 encrypt r106
-     tbl v10.16b, {v25.16b}, v0.16b                 // cham.cs:22:80 encrypt r106
-      tbl v11.16b, {v19.16b}, v0.16b                // cham.cs:22:80 encrypt r106
-       tbl v12.16b, {v17.16b}, v0.16b               // cham.cs:22:80 encrypt r106
-    movi v13.4s, #0x6b, lsl #0                      // const
-    eor v23.16b, v23.16b, v13.16b                   // cham.cs:23:53 encrypt r107
-     eor v28.16b, v28.16b, v13.16b                  // cham.cs:23:53 encrypt r107
-      eor v29.16b, v29.16b, v13.16b                 // cham.cs:23:53 encrypt r107
-       eor v30.16b, v30.16b, v13.16b                // cham.cs:23:53 encrypt r107
-    rev32 v20.8h, v20.8h                            // cham.cs:23:67 encrypt r107
-     rev32 v31.8h, v31.8h                           // cham.cs:23:67 encrypt r107
-      rev32 v22.8h, v22.8h                          // cham.cs:23:67 encrypt r107
-       rev32 v26.8h, v26.8h                         // cham.cs:23:67 encrypt r107
-    ldr q13, [x0, #48]                              // round key rk[3]
-    eor v20.16b, v13.16b, v20.16b                   // cham.cs:23:74 encrypt r107
-     eor v31.16b, v13.16b, v31.16b                  // cham.cs:23:74 encrypt r107
-      eor v22.16b, v13.16b, v22.16b                 // cham.cs:23:74 encrypt r107
-       eor v26.16b, v13.16b, v26.16b                // cham.cs:23:74 encrypt r107
-    add v20.4s, v23.4s, v20.4s                      // cham.cs:23:58 encrypt r107
-     add v23.4s, v28.4s, v31.4s                     // cham.cs:23:58 encrypt r107
-      add v22.4s, v29.4s, v22.4s                    // cham.cs:23:58 encrypt r107
-       add v26.4s, v30.4s, v26.4s                   // cham.cs:23:58 encrypt r107
-    shl v28.4s, v20.4s, #1                          // cham.cs:23:80 encrypt r107
-    sri v28.4s, v20.4s, #31                         // cham.cs:23:80 encrypt r107
-     shl v29.4s, v23.4s, #1                         // cham.cs:23:80 encrypt r107
-     sri v29.4s, v23.4s, #31                        // cham.cs:23:80 encrypt r107
-      shl v30.4s, v22.4s, #1                        // cham.cs:23:80 encrypt r107
-      sri v30.4s, v22.4s, #31                       // cham.cs:23:80 encrypt r107
-       shl v31.4s, v26.4s, #1                       // cham.cs:23:80 encrypt r107
-       sri v31.4s, v26.4s, #31                      // cham.cs:23:80 encrypt r107
+       eor v6.16b, v4.16b, v15.16b                  // cham.cs:23:74 encrypt r1
+    sri v3.4s, v17.4s, #31                          // cham.cs:23:80 encrypt r1
+    sri v5.4s, v17.4s, #30                          // cham.cs:22:67 encrypt r4
+      eor v17.16b, v26.16b, v8.16b                  // cham.cs:22:53 encrypt r2
+       sri v2.4s, v31.4s, #31                       // cham.cs:22:67 encrypt r2
+      eor v26.16b, v9.16b, v14.16b                  // cham.cs:22:74 encrypt r2
+      eor v27.16b, v27.16b, v10.16b                 // cham.cs:23:53 encrypt r3
+      eor v1.16b, v12.16b, v1.16b                   // cham.cs:23:74 encrypt r3
+     shl v11.4s, v21.4s, #1                         // cham.cs:23:80 encrypt r1
+       rev32 v13.8h, v28.8h                         // cham.cs:23:67 encrypt r3
+     shl v14.4s, v21.4s, #2                         // cham.cs:22:67 encrypt r4
+       add v29.4s, v29.4s, v6.4s                    // cham.cs:23:58 encrypt r1
+    rev32 v6.8h, v18.8h                             // cham.cs:23:67 encrypt r5
+      add v17.4s, v17.4s, v26.4s                    // cham.cs:22:58 encrypt r2
+    shl v26.4s, v19.4s, #2                          // cham.cs:22:67 encrypt r6
+      add v27.4s, v27.4s, v1.4s                     // cham.cs:23:58 encrypt r3
+     tbl v20.16b, {v20.16b}, v7.16b                 // cham.cs:22:80 encrypt r0
+     sri v11.4s, v21.4s, #31                        // cham.cs:23:80 encrypt r1
+     sri v14.4s, v21.4s, #30                        // cham.cs:22:67 encrypt r4
+       eor v21.16b, v30.16b, v8.16b                 // cham.cs:22:53 encrypt r2
+       eor v30.16b, v9.16b, v2.16b                  // cham.cs:22:74 encrypt r2
+    tbl v18.16b, {v18.16b}, v7.16b                  // cham.cs:22:80 encrypt r2
+       eor v31.16b, v31.16b, v10.16b                // cham.cs:23:53 encrypt r3
+       eor v1.16b, v12.16b, v13.16b                 // cham.cs:23:74 encrypt r3
+    movi v2.4s, #0x4, lsl #0                        // const
+    eor v16.16b, v16.16b, v2.16b                    // cham.cs:22:53 encrypt r4
+    eor v5.16b, v0.16b, v5.16b                      // cham.cs:22:74 encrypt r4
+    movi v8.4s, #0x5, lsl #0                        // const
+    eor v3.16b, v3.16b, v8.16b                      // cham.cs:23:53 encrypt r5
+    ldr q10, [x0, #80]                              // round key rk[5]
+    eor v6.16b, v10.16b, v6.16b                     // cham.cs:23:74 encrypt r5
+    sri v26.4s, v19.4s, #30                         // cham.cs:22:67 encrypt r6
+      shl v13.4s, v25.4s, #1                        // cham.cs:23:80 encrypt r1
+      shl v15.4s, v25.4s, #2                        // cham.cs:22:67 encrypt r4
+       add v21.4s, v21.4s, v30.4s                   // cham.cs:22:58 encrypt r2
+     rev32 v30.8h, v22.8h                           // cham.cs:23:67 encrypt r5
+       add v31.4s, v31.4s, v1.4s                    // cham.cs:23:58 encrypt r3
+     shl v1.4s, v23.4s, #2                          // cham.cs:22:67 encrypt r6
+    add v16.4s, v16.4s, v5.4s                       // cham.cs:22:58 encrypt r4
+    add v3.4s, v3.4s, v6.4s                         // cham.cs:23:58 encrypt r5
+      tbl v24.16b, {v24.16b}, v7.16b                // cham.cs:22:80 encrypt r0
+      sri v13.4s, v25.4s, #31                       // cham.cs:23:80 encrypt r1
+      sri v15.4s, v25.4s, #30                       // cham.cs:22:67 encrypt r4
+     tbl v22.16b, {v22.16b}, v7.16b                 // cham.cs:22:80 encrypt r2
+     eor v20.16b, v20.16b, v2.16b                   // cham.cs:22:53 encrypt r4
+     eor v25.16b, v0.16b, v14.16b                   // cham.cs:22:74 encrypt r4
+     eor v5.16b, v11.16b, v8.16b                    // cham.cs:23:53 encrypt r5
+     eor v30.16b, v10.16b, v30.16b                  // cham.cs:23:74 encrypt r5
+    movi v6.4s, #0x6, lsl #0                        // const
+    eor v18.16b, v18.16b, v6.16b                    // cham.cs:22:53 encrypt r6
+     sri v1.4s, v23.4s, #30                         // cham.cs:22:67 encrypt r6
+    ldr q11, [x0, #96]                              // round key rk[6]
+    eor v26.16b, v11.16b, v26.16b                   // cham.cs:22:74 encrypt r6
+       shl v14.4s, v29.4s, #1                       // cham.cs:23:80 encrypt r1
+    shl v12.4s, v19.4s, #1                          // cham.cs:23:80 encrypt r3
+       shl v9.4s, v29.4s, #2                        // cham.cs:22:67 encrypt r4
+    sri v12.4s, v19.4s, #31                         // cham.cs:23:80 encrypt r3
+      rev32 v19.8h, v17.8h                          // cham.cs:23:67 encrypt r5
+     add v20.4s, v20.4s, v25.4s                     // cham.cs:22:58 encrypt r4
+      shl v25.4s, v27.4s, #2                        // cham.cs:22:67 encrypt r6
+     add v30.4s, v5.4s, v30.4s                      // cham.cs:23:58 encrypt r5
+    add v18.4s, v18.4s, v26.4s                      // cham.cs:22:58 encrypt r6
+       tbl v26.16b, {v28.16b}, v7.16b               // cham.cs:22:80 encrypt r0
+       sri v14.4s, v29.4s, #31                      // cham.cs:23:80 encrypt r1
+       sri v9.4s, v29.4s, #30                       // cham.cs:22:67 encrypt r4
+      tbl v17.16b, {v17.16b}, v7.16b                // cham.cs:22:80 encrypt r2
+      eor v24.16b, v24.16b, v2.16b                  // cham.cs:22:53 encrypt r4
+      eor v28.16b, v0.16b, v15.16b                  // cham.cs:22:74 encrypt r4
+      eor v29.16b, v13.16b, v8.16b                  // cham.cs:23:53 encrypt r5
+      eor v19.16b, v10.16b, v19.16b                 // cham.cs:23:74 encrypt r5
+     eor v22.16b, v22.16b, v6.16b                   // cham.cs:22:53 encrypt r6
+      sri v25.4s, v27.4s, #30                       // cham.cs:22:67 encrypt r6
+     eor v1.16b, v11.16b, v1.16b                    // cham.cs:22:74 encrypt r6
+     shl v5.4s, v23.4s, #1                          // cham.cs:23:80 encrypt r3
+       rev32 v13.8h, v21.8h                         // cham.cs:23:67 encrypt r5
+    shl v15.4s, v3.4s, #1                           // cham.cs:23:80 encrypt r5
+     sri v5.4s, v23.4s, #31                         // cham.cs:23:80 encrypt r3
+       shl v23.4s, v31.4s, #2                       // cham.cs:22:67 encrypt r6
+      add v24.4s, v24.4s, v28.4s                    // cham.cs:22:58 encrypt r4
+    rev32 v28.8h, v16.8h                            // cham.cs:23:67 encrypt r7
+      add v19.4s, v29.4s, v19.4s                    // cham.cs:23:58 encrypt r5
+    shl v29.4s, v3.4s, #2                           // cham.cs:22:67 encrypt r8
+     add v22.4s, v22.4s, v1.4s                      // cham.cs:22:58 encrypt r6
+       tbl v21.16b, {v21.16b}, v7.16b               // cham.cs:22:80 encrypt r2
+       eor v26.16b, v26.16b, v2.16b                 // cham.cs:22:53 encrypt r4
+       eor v1.16b, v0.16b, v9.16b                   // cham.cs:22:74 encrypt r4
+    tbl v16.16b, {v16.16b}, v7.16b                  // cham.cs:22:80 encrypt r4
+       eor v2.16b, v14.16b, v8.16b                  // cham.cs:23:53 encrypt r5
+       eor v8.16b, v10.16b, v13.16b                 // cham.cs:23:74 encrypt r5
+    sri v15.4s, v3.4s, #31                          // cham.cs:23:80 encrypt r5
+    sri v29.4s, v3.4s, #30                          // cham.cs:22:67 encrypt r8
+      eor v17.16b, v17.16b, v6.16b                  // cham.cs:22:53 encrypt r6
+       sri v23.4s, v31.4s, #30                      // cham.cs:22:67 encrypt r6
+      eor v25.16b, v11.16b, v25.16b                 // cham.cs:22:74 encrypt r6
+    movi v3.4s, #0x7, lsl #0                        // const
+    eor v9.16b, v12.16b, v3.16b                     // cham.cs:23:53 encrypt r7
+    ldr q12, [x0, #112]                             // round key rk[7]
+    eor v28.16b, v12.16b, v28.16b                   // cham.cs:23:74 encrypt r7
+      shl v13.4s, v27.4s, #1                        // cham.cs:23:80 encrypt r3
+     shl v14.4s, v30.4s, #1                         // cham.cs:23:80 encrypt r5
+      sri v13.4s, v27.4s, #31                       // cham.cs:23:80 encrypt r3
+     rev32 v27.8h, v20.8h                           // cham.cs:23:67 encrypt r7
+       add v26.4s, v26.4s, v1.4s                    // cham.cs:22:58 encrypt r4
+     shl v1.4s, v30.4s, #2                          // cham.cs:22:67 encrypt r8
+       add v2.4s, v2.4s, v8.4s                      // cham.cs:23:58 encrypt r5
+    rev32 v8.8h, v18.8h                             // cham.cs:23:67 encrypt r9
+      add v17.4s, v17.4s, v25.4s                    // cham.cs:22:58 encrypt r6
+    add v25.4s, v9.4s, v28.4s                       // cham.cs:23:58 encrypt r7
+     tbl v20.16b, {v20.16b}, v7.16b                 // cham.cs:22:80 encrypt r4
+     sri v14.4s, v30.4s, #31                        // cham.cs:23:80 encrypt r5
+     sri v1.4s, v30.4s, #30                         // cham.cs:22:67 encrypt r8
+       eor v21.16b, v21.16b, v6.16b                 // cham.cs:22:53 encrypt r6
+       eor v23.16b, v11.16b, v23.16b                // cham.cs:22:74 encrypt r6
+     eor v28.16b, v5.16b, v3.16b                    // cham.cs:23:53 encrypt r7
+     eor v27.16b, v12.16b, v27.16b                  // cham.cs:23:74 encrypt r7
+    movi v30.4s, #0x8, lsl #0                       // const
+    eor v16.16b, v16.16b, v30.16b                   // cham.cs:22:53 encrypt r8
+    ldr q5, [x0, #0]                                // round key rk[0]
+    eor v29.16b, v5.16b, v29.16b                    // cham.cs:22:74 encrypt r8
+    movi v6.4s, #0x9, lsl #0                        // const
+    eor v9.16b, v15.16b, v6.16b                     // cham.cs:23:53 encrypt r9
+    eor v8.16b, v4.16b, v8.16b                      // cham.cs:23:74 encrypt r9
+       shl v15.4s, v31.4s, #1                       // cham.cs:23:80 encrypt r3
+      shl v11.4s, v19.4s, #1                        // cham.cs:23:80 encrypt r5
+      rev32 v10.8h, v24.8h                          // cham.cs:23:67 encrypt r7
+       sri v15.4s, v31.4s, #31                      // cham.cs:23:80 encrypt r3
+      shl v31.4s, v19.4s, #2                        // cham.cs:22:67 encrypt r8
+       add v21.4s, v21.4s, v23.4s                   // cham.cs:22:58 encrypt r6
+     rev32 v23.8h, v22.8h                           // cham.cs:23:67 encrypt r9
+     add v27.4s, v28.4s, v27.4s                     // cham.cs:23:58 encrypt r7
+    add v16.4s, v16.4s, v29.4s                      // cham.cs:22:58 encrypt r8
+    add v28.4s, v9.4s, v8.4s                        // cham.cs:23:58 encrypt r9
+      tbl v24.16b, {v24.16b}, v7.16b                // cham.cs:22:80 encrypt r4
+      sri v11.4s, v19.4s, #31                       // cham.cs:23:80 encrypt r5
+      sri v31.4s, v19.4s, #30                       // cham.cs:22:67 encrypt r8
+      eor v19.16b, v13.16b, v3.16b                  // cham.cs:23:53 encrypt r7
+      eor v29.16b, v12.16b, v10.16b                 // cham.cs:23:74 encrypt r7
+     eor v20.16b, v20.16b, v30.16b                  // cham.cs:22:53 encrypt r8
+     eor v1.16b, v5.16b, v1.16b                     // cham.cs:22:74 encrypt r8
+     eor v8.16b, v14.16b, v6.16b                    // cham.cs:23:53 encrypt r9
+     eor v23.16b, v4.16b, v23.16b                   // cham.cs:23:74 encrypt r9
+       shl v9.4s, v2.4s, #1                         // cham.cs:23:80 encrypt r5
+       rev32 v10.8h, v26.8h                         // cham.cs:23:67 encrypt r7
+    shl v13.4s, v25.4s, #1                          // cham.cs:23:80 encrypt r7
+       shl v14.4s, v2.4s, #2                        // cham.cs:22:67 encrypt r8
+      add v19.4s, v19.4s, v29.4s                    // cham.cs:23:58 encrypt r7
+      rev32 v29.8h, v17.8h                          // cham.cs:23:67 encrypt r9
+     add v20.4s, v20.4s, v1.4s                      // cham.cs:22:58 encrypt r8
+    shl v1.4s, v25.4s, #2                           // cham.cs:22:67 encrypt r10
+     add v23.4s, v8.4s, v23.4s                      // cham.cs:23:58 encrypt r9
+       tbl v26.16b, {v26.16b}, v7.16b               // cham.cs:22:80 encrypt r4
+       sri v9.4s, v2.4s, #31                        // cham.cs:23:80 encrypt r5
+       sri v14.4s, v2.4s, #30                       // cham.cs:22:67 encrypt r8
+    tbl v18.16b, {v18.16b}, v7.16b                  // cham.cs:22:80 encrypt r6
+       eor v2.16b, v15.16b, v3.16b                  // cham.cs:23:53 encrypt r7
+       eor v3.16b, v12.16b, v10.16b                 // cham.cs:23:74 encrypt r7
+    sri v13.4s, v25.4s, #31                         // cham.cs:23:80 encrypt r7
+    sri v1.4s, v25.4s, #30                          // cham.cs:22:67 encrypt r10
+      eor v24.16b, v24.16b, v30.16b                 // cham.cs:22:53 encrypt r8
+      eor v25.16b, v5.16b, v31.16b                  // cham.cs:22:74 encrypt r8
+      eor v31.16b, v11.16b, v6.16b                  // cham.cs:23:53 encrypt r9
+      eor v29.16b, v4.16b, v29.16b                  // cham.cs:23:74 encrypt r9
+     shl v8.4s, v27.4s, #1                          // cham.cs:23:80 encrypt r7
+       rev32 v10.8h, v21.8h                         // cham.cs:23:67 encrypt r9
+     shl v11.4s, v27.4s, #2                         // cham.cs:22:67 encrypt r10
+       add v2.4s, v2.4s, v3.4s                      // cham.cs:23:58 encrypt r7
+    rev32 v3.8h, v16.8h                             // cham.cs:23:67 encrypt r11
+      add v24.4s, v24.4s, v25.4s                    // cham.cs:22:58 encrypt r8
+    shl v25.4s, v28.4s, #2                          // cham.cs:22:67 encrypt r12
+      add v29.4s, v31.4s, v29.4s                    // cham.cs:23:58 encrypt r9
+     tbl v22.16b, {v22.16b}, v7.16b                 // cham.cs:22:80 encrypt r6
+     sri v8.4s, v27.4s, #31                         // cham.cs:23:80 encrypt r7
+     sri v11.4s, v27.4s, #30                        // cham.cs:22:67 encrypt r10
+       eor v26.16b, v26.16b, v30.16b                // cham.cs:22:53 encrypt r8
+       eor v27.16b, v5.16b, v14.16b                 // cham.cs:22:74 encrypt r8
+    tbl v16.16b, {v16.16b}, v7.16b                  // cham.cs:22:80 encrypt r8
+       eor v30.16b, v9.16b, v6.16b                  // cham.cs:23:53 encrypt r9
+       eor v31.16b, v4.16b, v10.16b                 // cham.cs:23:74 encrypt r9
+    movi v6.4s, #0xa, lsl #0                        // const
+    eor v18.16b, v18.16b, v6.16b                    // cham.cs:22:53 encrypt r10
+    ldp q9, q14, [x0, #32]                          // round key rk[2] + round key rk[3]
+    eor v1.16b, v9.16b, v1.16b                      // cham.cs:22:74 encrypt r10
+    movi v10.4s, #0xb, lsl #0                       // const
+    eor v13.16b, v13.16b, v10.16b                   // cham.cs:23:53 encrypt r11
+    eor v3.16b, v14.16b, v3.16b                     // cham.cs:23:74 encrypt r11
+    sri v25.4s, v28.4s, #30                         // cham.cs:22:67 encrypt r12
+      shl v15.4s, v19.4s, #1                        // cham.cs:23:80 encrypt r7
+      shl v4.4s, v19.4s, #2                         // cham.cs:22:67 encrypt r10
+       add v26.4s, v26.4s, v27.4s                   // cham.cs:22:58 encrypt r8
+     rev32 v27.8h, v20.8h                           // cham.cs:23:67 encrypt r11
+       add v30.4s, v30.4s, v31.4s                   // cham.cs:23:58 encrypt r9
+     shl v31.4s, v23.4s, #2                         // cham.cs:22:67 encrypt r12
+    add v18.4s, v18.4s, v1.4s                       // cham.cs:22:58 encrypt r10
+    add v1.4s, v13.4s, v3.4s                        // cham.cs:23:58 encrypt r11
+      tbl v17.16b, {v17.16b}, v7.16b                // cham.cs:22:80 encrypt r6
+      sri v15.4s, v19.4s, #31                       // cham.cs:23:80 encrypt r7
+      sri v4.4s, v19.4s, #30                        // cham.cs:22:67 encrypt r10
+     tbl v19.16b, {v20.16b}, v7.16b                 // cham.cs:22:80 encrypt r8
+     eor v20.16b, v22.16b, v6.16b                   // cham.cs:22:53 encrypt r10
+     eor v22.16b, v9.16b, v11.16b                   // cham.cs:22:74 encrypt r10
+     eor v3.16b, v8.16b, v10.16b                    // cham.cs:23:53 encrypt r11
+     eor v27.16b, v14.16b, v27.16b                  // cham.cs:23:74 encrypt r11
+    movi v8.4s, #0xc, lsl #0                        // const
+    eor v16.16b, v16.16b, v8.16b                    // cham.cs:22:53 encrypt r12
+     sri v31.4s, v23.4s, #30                        // cham.cs:22:67 encrypt r12
+    eor v25.16b, v0.16b, v25.16b                    // cham.cs:22:74 encrypt r12
+       shl v11.4s, v2.4s, #1                        // cham.cs:23:80 encrypt r7
+    shl v13.4s, v28.4s, #1                          // cham.cs:23:80 encrypt r9
+       shl v5.4s, v2.4s, #2                         // cham.cs:22:67 encrypt r10
+    sri v13.4s, v28.4s, #31                         // cham.cs:23:80 encrypt r9
+      rev32 v28.8h, v24.8h                          // cham.cs:23:67 encrypt r11
+     add v20.4s, v20.4s, v22.4s                     // cham.cs:22:58 encrypt r10
+      shl v22.4s, v29.4s, #2                        // cham.cs:22:67 encrypt r12
+     add v27.4s, v3.4s, v27.4s                      // cham.cs:23:58 encrypt r11
+    add v16.4s, v16.4s, v25.4s                      // cham.cs:22:58 encrypt r12
+       tbl v21.16b, {v21.16b}, v7.16b               // cham.cs:22:80 encrypt r6
+       sri v11.4s, v2.4s, #31                       // cham.cs:23:80 encrypt r7
+       sri v5.4s, v2.4s, #30                        // cham.cs:22:67 encrypt r10
+      tbl v24.16b, {v24.16b}, v7.16b                // cham.cs:22:80 encrypt r8
+      eor v17.16b, v17.16b, v6.16b                  // cham.cs:22:53 encrypt r10
+      eor v25.16b, v9.16b, v4.16b                   // cham.cs:22:74 encrypt r10
+      eor v2.16b, v15.16b, v10.16b                  // cham.cs:23:53 encrypt r11
+      eor v28.16b, v14.16b, v28.16b                 // cham.cs:23:74 encrypt r11
+     eor v19.16b, v19.16b, v8.16b                   // cham.cs:22:53 encrypt r12
+      sri v22.4s, v29.4s, #30                       // cham.cs:22:67 encrypt r12
+     eor v31.16b, v0.16b, v31.16b                   // cham.cs:22:74 encrypt r12
+     shl v3.4s, v23.4s, #1                          // cham.cs:23:80 encrypt r9
+       rev32 v4.8h, v26.8h                          // cham.cs:23:67 encrypt r11
+    shl v15.4s, v1.4s, #1                           // cham.cs:23:80 encrypt r11
+     sri v3.4s, v23.4s, #31                         // cham.cs:23:80 encrypt r9
+       shl v23.4s, v30.4s, #2                       // cham.cs:22:67 encrypt r12
+      add v17.4s, v17.4s, v25.4s                    // cham.cs:22:58 encrypt r10
+    rev32 v25.8h, v18.8h                            // cham.cs:23:67 encrypt r13
+      add v28.4s, v2.4s, v28.4s                     // cham.cs:23:58 encrypt r11
+    shl v2.4s, v1.4s, #2                            // cham.cs:22:67 encrypt r14
+     add v19.4s, v19.4s, v31.4s                     // cham.cs:22:58 encrypt r12
+       tbl v26.16b, {v26.16b}, v7.16b               // cham.cs:22:80 encrypt r8
+       eor v21.16b, v21.16b, v6.16b                 // cham.cs:22:53 encrypt r10
+       eor v31.16b, v9.16b, v5.16b                  // cham.cs:22:74 encrypt r10
+    tbl v18.16b, {v18.16b}, v7.16b                  // cham.cs:22:80 encrypt r10
+       eor v5.16b, v11.16b, v10.16b                 // cham.cs:23:53 encrypt r11
+       eor v4.16b, v14.16b, v4.16b                  // cham.cs:23:74 encrypt r11
+    sri v15.4s, v1.4s, #31                          // cham.cs:23:80 encrypt r11
+    sri v2.4s, v1.4s, #30                           // cham.cs:22:67 encrypt r14
+      eor v24.16b, v24.16b, v8.16b                  // cham.cs:22:53 encrypt r12
+       sri v23.4s, v30.4s, #30                      // cham.cs:22:67 encrypt r12
+      eor v22.16b, v0.16b, v22.16b                  // cham.cs:22:74 encrypt r12
+    movi v1.4s, #0xd, lsl #0                        // const
+    eor v6.16b, v13.16b, v1.16b                     // cham.cs:23:53 encrypt r13
+    ldr q10, [x0, #80]                              // round key rk[5]
+    eor v25.16b, v10.16b, v25.16b                   // cham.cs:23:74 encrypt r13
+      shl v11.4s, v29.4s, #1                        // cham.cs:23:80 encrypt r9
+     shl v13.4s, v27.4s, #1                         // cham.cs:23:80 encrypt r11
+      sri v11.4s, v29.4s, #31                       // cham.cs:23:80 encrypt r9
+     rev32 v29.8h, v20.8h                           // cham.cs:23:67 encrypt r13
+       add v21.4s, v21.4s, v31.4s                   // cham.cs:22:58 encrypt r10
+     shl v31.4s, v27.4s, #2                         // cham.cs:22:67 encrypt r14
+       add v4.4s, v5.4s, v4.4s                      // cham.cs:23:58 encrypt r11
+    rev32 v5.8h, v16.8h                             // cham.cs:23:67 encrypt r15
+      add v22.4s, v24.4s, v22.4s                    // cham.cs:22:58 encrypt r12
+    add v24.4s, v6.4s, v25.4s                       // cham.cs:23:58 encrypt r13
+     tbl v20.16b, {v20.16b}, v7.16b                 // cham.cs:22:80 encrypt r10
+     sri v13.4s, v27.4s, #31                        // cham.cs:23:80 encrypt r11
+     sri v31.4s, v27.4s, #30                        // cham.cs:22:67 encrypt r14
+       eor v25.16b, v26.16b, v8.16b                 // cham.cs:22:53 encrypt r12
+       eor v23.16b, v0.16b, v23.16b                 // cham.cs:22:74 encrypt r12
+     eor v26.16b, v3.16b, v1.16b                    // cham.cs:23:53 encrypt r13
+     eor v27.16b, v10.16b, v29.16b                  // cham.cs:23:74 encrypt r13
+    movi v29.4s, #0xe, lsl #0                       // const
+    eor v18.16b, v18.16b, v29.16b                   // cham.cs:22:53 encrypt r14
+    ldr q3, [x0, #96]                               // round key rk[6]
+    eor v2.16b, v3.16b, v2.16b                      // cham.cs:22:74 encrypt r14
+    movi v6.4s, #0xf, lsl #0                        // const
+    eor v8.16b, v15.16b, v6.16b                     // cham.cs:23:53 encrypt r15
+    eor v5.16b, v12.16b, v5.16b                     // cham.cs:23:74 encrypt r15
+       shl v15.4s, v30.4s, #1                       // cham.cs:23:80 encrypt r9
+      shl v0.4s, v28.4s, #1                         // cham.cs:23:80 encrypt r11
+      rev32 v14.8h, v17.8h                          // cham.cs:23:67 encrypt r13
+       sri v15.4s, v30.4s, #31                      // cham.cs:23:80 encrypt r9
+      shl v30.4s, v28.4s, #2                        // cham.cs:22:67 encrypt r14
+       add v23.4s, v25.4s, v23.4s                   // cham.cs:22:58 encrypt r12
+     rev32 v25.8h, v19.8h                           // cham.cs:23:67 encrypt r15
+     add v26.4s, v26.4s, v27.4s                     // cham.cs:23:58 encrypt r13
+    add v18.4s, v18.4s, v2.4s                       // cham.cs:22:58 encrypt r14
+    add v27.4s, v8.4s, v5.4s                        // cham.cs:23:58 encrypt r15
+      tbl v17.16b, {v17.16b}, v7.16b                // cham.cs:22:80 encrypt r10
+      sri v0.4s, v28.4s, #31                        // cham.cs:23:80 encrypt r11
+      sri v30.4s, v28.4s, #30                       // cham.cs:22:67 encrypt r14
+      eor v28.16b, v11.16b, v1.16b                  // cham.cs:23:53 encrypt r13
+      eor v2.16b, v10.16b, v14.16b                  // cham.cs:23:74 encrypt r13
+     eor v20.16b, v20.16b, v29.16b                  // cham.cs:22:53 encrypt r14
+     eor v31.16b, v3.16b, v31.16b                   // cham.cs:22:74 encrypt r14
+     eor v5.16b, v13.16b, v6.16b                    // cham.cs:23:53 encrypt r15
+     eor v25.16b, v12.16b, v25.16b                  // cham.cs:23:74 encrypt r15
+       shl v8.4s, v4.4s, #1                         // cham.cs:23:80 encrypt r11
+       rev32 v11.8h, v21.8h                         // cham.cs:23:67 encrypt r13
+    shl v13.4s, v24.4s, #1                          // cham.cs:23:80 encrypt r13
+       shl v14.4s, v4.4s, #2                        // cham.cs:22:67 encrypt r14
+      add v28.4s, v28.4s, v2.4s                     // cham.cs:23:58 encrypt r13
+      rev32 v2.8h, v22.8h                           // cham.cs:23:67 encrypt r15
+     add v20.4s, v20.4s, v31.4s                     // cham.cs:22:58 encrypt r14
+    shl v31.4s, v24.4s, #2                          // cham.cs:22:67 encrypt r16
+     add v25.4s, v5.4s, v25.4s                      // cham.cs:23:58 encrypt r15
+       tbl v21.16b, {v21.16b}, v7.16b               // cham.cs:22:80 encrypt r10
+       sri v8.4s, v4.4s, #31                        // cham.cs:23:80 encrypt r11
+       sri v14.4s, v4.4s, #30                       // cham.cs:22:67 encrypt r14
+    tbl v16.16b, {v16.16b}, v7.16b                  // cham.cs:22:80 encrypt r12
+       eor v1.16b, v15.16b, v1.16b                  // cham.cs:23:53 encrypt r13
+       eor v4.16b, v10.16b, v11.16b                 // cham.cs:23:74 encrypt r13
+    sri v13.4s, v24.4s, #31                         // cham.cs:23:80 encrypt r13
+    sri v31.4s, v24.4s, #30                         // cham.cs:22:67 encrypt r16
+      eor v17.16b, v17.16b, v29.16b                 // cham.cs:22:53 encrypt r14
+      eor v24.16b, v3.16b, v30.16b                  // cham.cs:22:74 encrypt r14
+      eor v30.16b, v0.16b, v6.16b                   // cham.cs:23:53 encrypt r15
+      eor v0.16b, v12.16b, v2.16b                   // cham.cs:23:74 encrypt r15
+     shl v2.4s, v26.4s, #1                          // cham.cs:23:80 encrypt r13
+       rev32 v5.8h, v23.8h                          // cham.cs:23:67 encrypt r15
+     shl v11.4s, v26.4s, #2                         // cham.cs:22:67 encrypt r16
+       add v1.4s, v1.4s, v4.4s                      // cham.cs:23:58 encrypt r13
+    rev32 v4.8h, v18.8h                             // cham.cs:23:67 encrypt r17
+      add v17.4s, v17.4s, v24.4s                    // cham.cs:22:58 encrypt r14
+    shl v24.4s, v27.4s, #2                          // cham.cs:22:67 encrypt r18
+      add v30.4s, v30.4s, v0.4s                     // cham.cs:23:58 encrypt r15
+     tbl v19.16b, {v19.16b}, v7.16b                 // cham.cs:22:80 encrypt r12
+     sri v2.4s, v26.4s, #31                         // cham.cs:23:80 encrypt r13
+     sri v11.4s, v26.4s, #30                        // cham.cs:22:67 encrypt r16
+       eor v21.16b, v21.16b, v29.16b                // cham.cs:22:53 encrypt r14
+       eor v26.16b, v3.16b, v14.16b                 // cham.cs:22:74 encrypt r14
+    tbl v18.16b, {v18.16b}, v7.16b                  // cham.cs:22:80 encrypt r14
+       eor v29.16b, v8.16b, v6.16b                  // cham.cs:23:53 encrypt r15
+       eor v0.16b, v12.16b, v5.16b                  // cham.cs:23:74 encrypt r15
+    movi v5.4s, #0x10, lsl #0                       // const
+    eor v16.16b, v16.16b, v5.16b                    // cham.cs:22:53 encrypt r16
+    ldp q6, q14, [x0, #0]                           // round key rk[0] + round key rk[1]
+    eor v31.16b, v6.16b, v31.16b                    // cham.cs:22:74 encrypt r16
+    movi v8.4s, #0x11, lsl #0                       // const
+    eor v13.16b, v13.16b, v8.16b                    // cham.cs:23:53 encrypt r17
+    eor v4.16b, v14.16b, v4.16b                     // cham.cs:23:74 encrypt r17
+    sri v24.4s, v27.4s, #30                         // cham.cs:22:67 encrypt r18
+      shl v15.4s, v28.4s, #1                        // cham.cs:23:80 encrypt r13
+      shl v12.4s, v28.4s, #2                        // cham.cs:22:67 encrypt r16
+       add v21.4s, v21.4s, v26.4s                   // cham.cs:22:58 encrypt r14
+     rev32 v26.8h, v20.8h                           // cham.cs:23:67 encrypt r17
+       add v29.4s, v29.4s, v0.4s                    // cham.cs:23:58 encrypt r15
+     shl v0.4s, v25.4s, #2                          // cham.cs:22:67 encrypt r18
+    add v16.4s, v16.4s, v31.4s                      // cham.cs:22:58 encrypt r16
+    add v31.4s, v13.4s, v4.4s                       // cham.cs:23:58 encrypt r17
+      tbl v22.16b, {v22.16b}, v7.16b                // cham.cs:22:80 encrypt r12
+      sri v15.4s, v28.4s, #31                       // cham.cs:23:80 encrypt r13
+      sri v12.4s, v28.4s, #30                       // cham.cs:22:67 encrypt r16
+     tbl v20.16b, {v20.16b}, v7.16b                 // cham.cs:22:80 encrypt r14
+     eor v19.16b, v19.16b, v5.16b                   // cham.cs:22:53 encrypt r16
+     eor v28.16b, v6.16b, v11.16b                   // cham.cs:22:74 encrypt r16
+     eor v2.16b, v2.16b, v8.16b                     // cham.cs:23:53 encrypt r17
+     eor v26.16b, v14.16b, v26.16b                  // cham.cs:23:74 encrypt r17
+    movi v4.4s, #0x12, lsl #0                       // const
+    eor v18.16b, v18.16b, v4.16b                    // cham.cs:22:53 encrypt r18
+     sri v0.4s, v25.4s, #30                         // cham.cs:22:67 encrypt r18
+    eor v24.16b, v9.16b, v24.16b                    // cham.cs:22:74 encrypt r18
+       shl v11.4s, v1.4s, #1                        // cham.cs:23:80 encrypt r13
+    shl v13.4s, v27.4s, #1                          // cham.cs:23:80 encrypt r15
+       shl v3.4s, v1.4s, #2                         // cham.cs:22:67 encrypt r16
+    sri v13.4s, v27.4s, #31                         // cham.cs:23:80 encrypt r15
+      rev32 v27.8h, v17.8h                          // cham.cs:23:67 encrypt r17
+     add v19.4s, v19.4s, v28.4s                     // cham.cs:22:58 encrypt r16
+      shl v28.4s, v30.4s, #2                        // cham.cs:22:67 encrypt r18
+     add v26.4s, v2.4s, v26.4s                      // cham.cs:23:58 encrypt r17
+    add v18.4s, v18.4s, v24.4s                      // cham.cs:22:58 encrypt r18
+       tbl v23.16b, {v23.16b}, v7.16b               // cham.cs:22:80 encrypt r12
+       sri v11.4s, v1.4s, #31                       // cham.cs:23:80 encrypt r13
+       sri v3.4s, v1.4s, #30                        // cham.cs:22:67 encrypt r16
+      tbl v17.16b, {v17.16b}, v7.16b                // cham.cs:22:80 encrypt r14
+      eor v22.16b, v22.16b, v5.16b                  // cham.cs:22:53 encrypt r16
+      eor v24.16b, v6.16b, v12.16b                  // cham.cs:22:74 encrypt r16
+      eor v1.16b, v15.16b, v8.16b                   // cham.cs:23:53 encrypt r17
+      eor v27.16b, v14.16b, v27.16b                 // cham.cs:23:74 encrypt r17
+     eor v20.16b, v20.16b, v4.16b                   // cham.cs:22:53 encrypt r18
+      sri v28.4s, v30.4s, #30                       // cham.cs:22:67 encrypt r18
+     eor v0.16b, v9.16b, v0.16b                     // cham.cs:22:74 encrypt r18
+     shl v2.4s, v25.4s, #1                          // cham.cs:23:80 encrypt r15
+       rev32 v12.8h, v21.8h                         // cham.cs:23:67 encrypt r17
+    shl v15.4s, v31.4s, #1                          // cham.cs:23:80 encrypt r17
+     sri v2.4s, v25.4s, #31                         // cham.cs:23:80 encrypt r15
+       shl v25.4s, v29.4s, #2                       // cham.cs:22:67 encrypt r18
+      add v22.4s, v22.4s, v24.4s                    // cham.cs:22:58 encrypt r16
+    rev32 v24.8h, v16.8h                            // cham.cs:23:67 encrypt r19
+      add v27.4s, v1.4s, v27.4s                     // cham.cs:23:58 encrypt r17
+    shl v1.4s, v31.4s, #2                           // cham.cs:22:67 encrypt r20
+     add v20.4s, v20.4s, v0.4s                      // cham.cs:22:58 encrypt r18
+       tbl v21.16b, {v21.16b}, v7.16b               // cham.cs:22:80 encrypt r14
+       eor v23.16b, v23.16b, v5.16b                 // cham.cs:22:53 encrypt r16
+       eor v0.16b, v6.16b, v3.16b                   // cham.cs:22:74 encrypt r16
+    tbl v16.16b, {v16.16b}, v7.16b                  // cham.cs:22:80 encrypt r16
+       eor v3.16b, v11.16b, v8.16b                  // cham.cs:23:53 encrypt r17
+       eor v5.16b, v14.16b, v12.16b                 // cham.cs:23:74 encrypt r17
+    sri v15.4s, v31.4s, #31                         // cham.cs:23:80 encrypt r17
+    sri v1.4s, v31.4s, #30                          // cham.cs:22:67 encrypt r20
+      eor v17.16b, v17.16b, v4.16b                  // cham.cs:22:53 encrypt r18
+       sri v25.4s, v29.4s, #30                      // cham.cs:22:67 encrypt r18
+      eor v28.16b, v9.16b, v28.16b                  // cham.cs:22:74 encrypt r18
+    movi v31.4s, #0x13, lsl #0                      // const
+    eor v8.16b, v13.16b, v31.16b                    // cham.cs:23:53 encrypt r19
+    ldr q11, [x0, #48]                              // round key rk[3]
+    eor v24.16b, v11.16b, v24.16b                   // cham.cs:23:74 encrypt r19
+      shl v12.4s, v30.4s, #1                        // cham.cs:23:80 encrypt r15
+     shl v13.4s, v26.4s, #1                         // cham.cs:23:80 encrypt r17
+      sri v12.4s, v30.4s, #31                       // cham.cs:23:80 encrypt r15
+     rev32 v30.8h, v19.8h                           // cham.cs:23:67 encrypt r19
+       add v23.4s, v23.4s, v0.4s                    // cham.cs:22:58 encrypt r16
+     shl v0.4s, v26.4s, #2                          // cham.cs:22:67 encrypt r20
+       add v3.4s, v3.4s, v5.4s                      // cham.cs:23:58 encrypt r17
+    rev32 v5.8h, v18.8h                             // cham.cs:23:67 encrypt r21
+      add v17.4s, v17.4s, v28.4s                    // cham.cs:22:58 encrypt r18
+    add v24.4s, v8.4s, v24.4s                       // cham.cs:23:58 encrypt r19
+     tbl v19.16b, {v19.16b}, v7.16b                 // cham.cs:22:80 encrypt r16
+     sri v13.4s, v26.4s, #31                        // cham.cs:23:80 encrypt r17
+     sri v0.4s, v26.4s, #30                         // cham.cs:22:67 encrypt r20
+       eor v21.16b, v21.16b, v4.16b                 // cham.cs:22:53 encrypt r18
+       eor v25.16b, v9.16b, v25.16b                 // cham.cs:22:74 encrypt r18
+     eor v26.16b, v2.16b, v31.16b                   // cham.cs:23:53 encrypt r19
+     eor v28.16b, v11.16b, v30.16b                  // cham.cs:23:74 encrypt r19
+    movi v30.4s, #0x14, lsl #0                      // const
+    eor v16.16b, v16.16b, v30.16b                   // cham.cs:22:53 encrypt r20
+    ldr q2, [x0, #64]                               // round key rk[4]
+    eor v1.16b, v2.16b, v1.16b                      // cham.cs:22:74 encrypt r20
+    movi v4.4s, #0x15, lsl #0                       // const
+    eor v8.16b, v15.16b, v4.16b                     // cham.cs:23:53 encrypt r21
+    eor v5.16b, v10.16b, v5.16b                     // cham.cs:23:74 encrypt r21
+       shl v15.4s, v29.4s, #1                       // cham.cs:23:80 encrypt r15
+      shl v9.4s, v27.4s, #1                         // cham.cs:23:80 encrypt r17
+      rev32 v14.8h, v22.8h                          // cham.cs:23:67 encrypt r19
+       sri v15.4s, v29.4s, #31                      // cham.cs:23:80 encrypt r15
+      shl v29.4s, v27.4s, #2                        // cham.cs:22:67 encrypt r20
+       add v21.4s, v21.4s, v25.4s                   // cham.cs:22:58 encrypt r18
+     rev32 v25.8h, v20.8h                           // cham.cs:23:67 encrypt r21
+     add v26.4s, v26.4s, v28.4s                     // cham.cs:23:58 encrypt r19
+    add v16.4s, v16.4s, v1.4s                       // cham.cs:22:58 encrypt r20
+    add v28.4s, v8.4s, v5.4s                        // cham.cs:23:58 encrypt r21
+      tbl v22.16b, {v22.16b}, v7.16b                // cham.cs:22:80 encrypt r16
+      sri v9.4s, v27.4s, #31                        // cham.cs:23:80 encrypt r17
+      sri v29.4s, v27.4s, #30                       // cham.cs:22:67 encrypt r20
+      eor v27.16b, v12.16b, v31.16b                 // cham.cs:23:53 encrypt r19
+      eor v1.16b, v11.16b, v14.16b                  // cham.cs:23:74 encrypt r19
+     eor v19.16b, v19.16b, v30.16b                  // cham.cs:22:53 encrypt r20
+     eor v0.16b, v2.16b, v0.16b                     // cham.cs:22:74 encrypt r20
+     eor v5.16b, v13.16b, v4.16b                    // cham.cs:23:53 encrypt r21
+     eor v25.16b, v10.16b, v25.16b                  // cham.cs:23:74 encrypt r21
+       shl v8.4s, v3.4s, #1                         // cham.cs:23:80 encrypt r17
+       rev32 v12.8h, v23.8h                         // cham.cs:23:67 encrypt r19
+    shl v13.4s, v24.4s, #1                          // cham.cs:23:80 encrypt r19
+       shl v14.4s, v3.4s, #2                        // cham.cs:22:67 encrypt r20
+      add v27.4s, v27.4s, v1.4s                     // cham.cs:23:58 encrypt r19
+      rev32 v1.8h, v17.8h                           // cham.cs:23:67 encrypt r21
+     add v19.4s, v19.4s, v0.4s                      // cham.cs:22:58 encrypt r20
+    shl v0.4s, v24.4s, #2                           // cham.cs:22:67 encrypt r22
+     add v25.4s, v5.4s, v25.4s                      // cham.cs:23:58 encrypt r21
+       tbl v23.16b, {v23.16b}, v7.16b               // cham.cs:22:80 encrypt r16
+       sri v8.4s, v3.4s, #31                        // cham.cs:23:80 encrypt r17
+       sri v14.4s, v3.4s, #30                       // cham.cs:22:67 encrypt r20
+    tbl v18.16b, {v18.16b}, v7.16b                  // cham.cs:22:80 encrypt r18
+       eor v31.16b, v15.16b, v31.16b                // cham.cs:23:53 encrypt r19
+       eor v3.16b, v11.16b, v12.16b                 // cham.cs:23:74 encrypt r19
+    sri v13.4s, v24.4s, #31                         // cham.cs:23:80 encrypt r19
+    sri v0.4s, v24.4s, #30                          // cham.cs:22:67 encrypt r22
+      eor v22.16b, v22.16b, v30.16b                 // cham.cs:22:53 encrypt r20
+      eor v24.16b, v2.16b, v29.16b                  // cham.cs:22:74 encrypt r20
+      eor v29.16b, v9.16b, v4.16b                   // cham.cs:23:53 encrypt r21
+      eor v1.16b, v10.16b, v1.16b                   // cham.cs:23:74 encrypt r21
+     shl v5.4s, v26.4s, #1                          // cham.cs:23:80 encrypt r19
+       rev32 v9.8h, v21.8h                          // cham.cs:23:67 encrypt r21
+     shl v12.4s, v26.4s, #2                         // cham.cs:22:67 encrypt r22
+       add v31.4s, v31.4s, v3.4s                    // cham.cs:23:58 encrypt r19
+    rev32 v3.8h, v16.8h                             // cham.cs:23:67 encrypt r23
+      add v22.4s, v22.4s, v24.4s                    // cham.cs:22:58 encrypt r20
+    shl v24.4s, v28.4s, #2                          // cham.cs:22:67 encrypt r24
+      add v29.4s, v29.4s, v1.4s                     // cham.cs:23:58 encrypt r21
+     tbl v20.16b, {v20.16b}, v7.16b                 // cham.cs:22:80 encrypt r18
+     sri v5.4s, v26.4s, #31                         // cham.cs:23:80 encrypt r19
+     sri v12.4s, v26.4s, #30                        // cham.cs:22:67 encrypt r22
+       eor v23.16b, v23.16b, v30.16b                // cham.cs:22:53 encrypt r20
+       eor v26.16b, v2.16b, v14.16b                 // cham.cs:22:74 encrypt r20
+    tbl v16.16b, {v16.16b}, v7.16b                  // cham.cs:22:80 encrypt r20
+       eor v30.16b, v8.16b, v4.16b                  // cham.cs:23:53 encrypt r21
+       eor v1.16b, v10.16b, v9.16b                  // cham.cs:23:74 encrypt r21
+    movi v4.4s, #0x16, lsl #0                       // const
+    eor v18.16b, v18.16b, v4.16b                    // cham.cs:22:53 encrypt r22
+    ldp q8, q14, [x0, #96]                          // round key rk[6] + round key rk[7]
+    eor v0.16b, v8.16b, v0.16b                      // cham.cs:22:74 encrypt r22
+    movi v9.4s, #0x17, lsl #0                       // const
+    eor v13.16b, v13.16b, v9.16b                    // cham.cs:23:53 encrypt r23
+    eor v3.16b, v14.16b, v3.16b                     // cham.cs:23:74 encrypt r23
+    sri v24.4s, v28.4s, #30                         // cham.cs:22:67 encrypt r24
+      shl v15.4s, v27.4s, #1                        // cham.cs:23:80 encrypt r19
+      shl v10.4s, v27.4s, #2                        // cham.cs:22:67 encrypt r22
+       add v23.4s, v23.4s, v26.4s                   // cham.cs:22:58 encrypt r20
+     rev32 v26.8h, v19.8h                           // cham.cs:23:67 encrypt r23
+       add v30.4s, v30.4s, v1.4s                    // cham.cs:23:58 encrypt r21
+     shl v1.4s, v25.4s, #2                          // cham.cs:22:67 encrypt r24
+    add v18.4s, v18.4s, v0.4s                       // cham.cs:22:58 encrypt r22
+    add v0.4s, v13.4s, v3.4s                        // cham.cs:23:58 encrypt r23
+      tbl v17.16b, {v17.16b}, v7.16b                // cham.cs:22:80 encrypt r18
+      sri v15.4s, v27.4s, #31                       // cham.cs:23:80 encrypt r19
+      sri v10.4s, v27.4s, #30                       // cham.cs:22:67 encrypt r22
+     tbl v19.16b, {v19.16b}, v7.16b                 // cham.cs:22:80 encrypt r20
+     eor v20.16b, v20.16b, v4.16b                   // cham.cs:22:53 encrypt r22
+     eor v27.16b, v8.16b, v12.16b                   // cham.cs:22:74 encrypt r22
+     eor v3.16b, v5.16b, v9.16b                     // cham.cs:23:53 encrypt r23
+     eor v26.16b, v14.16b, v26.16b                  // cham.cs:23:74 encrypt r23
+    movi v5.4s, #0x18, lsl #0                       // const
+    eor v16.16b, v16.16b, v5.16b                    // cham.cs:22:53 encrypt r24
+     sri v1.4s, v25.4s, #30                         // cham.cs:22:67 encrypt r24
+    eor v24.16b, v6.16b, v24.16b                    // cham.cs:22:74 encrypt r24
+       shl v12.4s, v31.4s, #1                       // cham.cs:23:80 encrypt r19
+    shl v13.4s, v28.4s, #1                          // cham.cs:23:80 encrypt r21
+       shl v2.4s, v31.4s, #2                        // cham.cs:22:67 encrypt r22
+    sri v13.4s, v28.4s, #31                         // cham.cs:23:80 encrypt r21
+      rev32 v28.8h, v22.8h                          // cham.cs:23:67 encrypt r23
+     add v20.4s, v20.4s, v27.4s                     // cham.cs:22:58 encrypt r22
+      shl v27.4s, v29.4s, #2                        // cham.cs:22:67 encrypt r24
+     add v26.4s, v3.4s, v26.4s                      // cham.cs:23:58 encrypt r23
+    add v16.4s, v16.4s, v24.4s                      // cham.cs:22:58 encrypt r24
+       tbl v21.16b, {v21.16b}, v7.16b               // cham.cs:22:80 encrypt r18
+       sri v12.4s, v31.4s, #31                      // cham.cs:23:80 encrypt r19
+       sri v2.4s, v31.4s, #30                       // cham.cs:22:67 encrypt r22
+      tbl v22.16b, {v22.16b}, v7.16b                // cham.cs:22:80 encrypt r20
+      eor v17.16b, v17.16b, v4.16b                  // cham.cs:22:53 encrypt r22
+      eor v24.16b, v8.16b, v10.16b                  // cham.cs:22:74 encrypt r22
+      eor v31.16b, v15.16b, v9.16b                  // cham.cs:23:53 encrypt r23
+      eor v28.16b, v14.16b, v28.16b                 // cham.cs:23:74 encrypt r23
+     eor v19.16b, v19.16b, v5.16b                   // cham.cs:22:53 encrypt r24
+      sri v27.4s, v29.4s, #30                       // cham.cs:22:67 encrypt r24
+     eor v1.16b, v6.16b, v1.16b                     // cham.cs:22:74 encrypt r24
+     shl v3.4s, v25.4s, #1                          // cham.cs:23:80 encrypt r21
+       rev32 v10.8h, v23.8h                         // cham.cs:23:67 encrypt r23
+    shl v15.4s, v0.4s, #1                           // cham.cs:23:80 encrypt r23
+     sri v3.4s, v25.4s, #31                         // cham.cs:23:80 encrypt r21
+       shl v25.4s, v30.4s, #2                       // cham.cs:22:67 encrypt r24
+      add v17.4s, v17.4s, v24.4s                    // cham.cs:22:58 encrypt r22
+    rev32 v24.8h, v18.8h                            // cham.cs:23:67 encrypt r25
+      add v28.4s, v31.4s, v28.4s                    // cham.cs:23:58 encrypt r23
+    shl v31.4s, v0.4s, #2                           // cham.cs:22:67 encrypt r26
+     add v19.4s, v19.4s, v1.4s                      // cham.cs:22:58 encrypt r24
+       tbl v23.16b, {v23.16b}, v7.16b               // cham.cs:22:80 encrypt r20
+       eor v21.16b, v21.16b, v4.16b                 // cham.cs:22:53 encrypt r22
+       eor v1.16b, v8.16b, v2.16b                   // cham.cs:22:74 encrypt r22
+    tbl v18.16b, {v18.16b}, v7.16b                  // cham.cs:22:80 encrypt r22
+       eor v2.16b, v12.16b, v9.16b                  // cham.cs:23:53 encrypt r23
+       eor v4.16b, v14.16b, v10.16b                 // cham.cs:23:74 encrypt r23
+    sri v15.4s, v0.4s, #31                          // cham.cs:23:80 encrypt r23
+    sri v31.4s, v0.4s, #30                          // cham.cs:22:67 encrypt r26
+      eor v22.16b, v22.16b, v5.16b                  // cham.cs:22:53 encrypt r24
+       sri v25.4s, v30.4s, #30                      // cham.cs:22:67 encrypt r24
+      eor v27.16b, v6.16b, v27.16b                  // cham.cs:22:74 encrypt r24
+    movi v0.4s, #0x19, lsl #0                       // const
+    eor v9.16b, v13.16b, v0.16b                     // cham.cs:23:53 encrypt r25
+    ldr q10, [x0, #16]                              // round key rk[1]
+    eor v24.16b, v10.16b, v24.16b                   // cham.cs:23:74 encrypt r25
+      shl v12.4s, v29.4s, #1                        // cham.cs:23:80 encrypt r21
+     shl v13.4s, v26.4s, #1                         // cham.cs:23:80 encrypt r23
+      sri v12.4s, v29.4s, #31                       // cham.cs:23:80 encrypt r21
+     rev32 v29.8h, v20.8h                           // cham.cs:23:67 encrypt r25
+       add v21.4s, v21.4s, v1.4s                    // cham.cs:22:58 encrypt r22
+     shl v1.4s, v26.4s, #2                          // cham.cs:22:67 encrypt r26
+       add v2.4s, v2.4s, v4.4s                      // cham.cs:23:58 encrypt r23
+    rev32 v4.8h, v16.8h                             // cham.cs:23:67 encrypt r27
+      add v22.4s, v22.4s, v27.4s                    // cham.cs:22:58 encrypt r24
+    add v24.4s, v9.4s, v24.4s                       // cham.cs:23:58 encrypt r25
+     tbl v20.16b, {v20.16b}, v7.16b                 // cham.cs:22:80 encrypt r22
+     sri v13.4s, v26.4s, #31                        // cham.cs:23:80 encrypt r23
+     sri v1.4s, v26.4s, #30                         // cham.cs:22:67 encrypt r26
+       eor v23.16b, v23.16b, v5.16b                 // cham.cs:22:53 encrypt r24
+       eor v25.16b, v6.16b, v25.16b                 // cham.cs:22:74 encrypt r24
+     eor v26.16b, v3.16b, v0.16b                    // cham.cs:23:53 encrypt r25
+     eor v27.16b, v10.16b, v29.16b                  // cham.cs:23:74 encrypt r25
+    movi v29.4s, #0x1a, lsl #0                      // const
+    eor v18.16b, v18.16b, v29.16b                   // cham.cs:22:53 encrypt r26
+    ldr q3, [x0, #32]                               // round key rk[2]
+    eor v31.16b, v3.16b, v31.16b                    // cham.cs:22:74 encrypt r26
+    movi v5.4s, #0x1b, lsl #0                       // const
+    eor v9.16b, v15.16b, v5.16b                     // cham.cs:23:53 encrypt r27
+    eor v4.16b, v11.16b, v4.16b                     // cham.cs:23:74 encrypt r27
+       shl v15.4s, v30.4s, #1                       // cham.cs:23:80 encrypt r21
+      shl v6.4s, v28.4s, #1                         // cham.cs:23:80 encrypt r23
+      rev32 v14.8h, v17.8h                          // cham.cs:23:67 encrypt r25
+       sri v15.4s, v30.4s, #31                      // cham.cs:23:80 encrypt r21
+      shl v30.4s, v28.4s, #2                        // cham.cs:22:67 encrypt r26
+       add v23.4s, v23.4s, v25.4s                   // cham.cs:22:58 encrypt r24
+     rev32 v25.8h, v19.8h                           // cham.cs:23:67 encrypt r27
+     add v26.4s, v26.4s, v27.4s                     // cham.cs:23:58 encrypt r25
+    add v18.4s, v18.4s, v31.4s                      // cham.cs:22:58 encrypt r26
+    add v27.4s, v9.4s, v4.4s                        // cham.cs:23:58 encrypt r27
+      tbl v17.16b, {v17.16b}, v7.16b                // cham.cs:22:80 encrypt r22
+      sri v6.4s, v28.4s, #31                        // cham.cs:23:80 encrypt r23
+      sri v30.4s, v28.4s, #30                       // cham.cs:22:67 encrypt r26
+      eor v28.16b, v12.16b, v0.16b                  // cham.cs:23:53 encrypt r25
+      eor v31.16b, v10.16b, v14.16b                 // cham.cs:23:74 encrypt r25
+     eor v20.16b, v20.16b, v29.16b                  // cham.cs:22:53 encrypt r26
+     eor v1.16b, v3.16b, v1.16b                     // cham.cs:22:74 encrypt r26
+     eor v4.16b, v13.16b, v5.16b                    // cham.cs:23:53 encrypt r27
+     eor v25.16b, v11.16b, v25.16b                  // cham.cs:23:74 encrypt r27
+       shl v9.4s, v2.4s, #1                         // cham.cs:23:80 encrypt r23
+       rev32 v12.8h, v21.8h                         // cham.cs:23:67 encrypt r25
+    shl v13.4s, v24.4s, #1                          // cham.cs:23:80 encrypt r25
+       shl v14.4s, v2.4s, #2                        // cham.cs:22:67 encrypt r26
+      add v28.4s, v28.4s, v31.4s                    // cham.cs:23:58 encrypt r25
+      rev32 v31.8h, v22.8h                          // cham.cs:23:67 encrypt r27
+     add v20.4s, v20.4s, v1.4s                      // cham.cs:22:58 encrypt r26
+    shl v1.4s, v24.4s, #2                           // cham.cs:22:67 encrypt r28
+     add v25.4s, v4.4s, v25.4s                      // cham.cs:23:58 encrypt r27
+       tbl v21.16b, {v21.16b}, v7.16b               // cham.cs:22:80 encrypt r22
+       sri v9.4s, v2.4s, #31                        // cham.cs:23:80 encrypt r23
+       sri v14.4s, v2.4s, #30                       // cham.cs:22:67 encrypt r26
+    tbl v16.16b, {v16.16b}, v7.16b                  // cham.cs:22:80 encrypt r24
+       eor v0.16b, v15.16b, v0.16b                  // cham.cs:23:53 encrypt r25
+       eor v2.16b, v10.16b, v12.16b                 // cham.cs:23:74 encrypt r25
+    sri v13.4s, v24.4s, #31                         // cham.cs:23:80 encrypt r25
+    sri v1.4s, v24.4s, #30                          // cham.cs:22:67 encrypt r28
+      eor v17.16b, v17.16b, v29.16b                 // cham.cs:22:53 encrypt r26
+      eor v24.16b, v3.16b, v30.16b                  // cham.cs:22:74 encrypt r26
+      eor v30.16b, v6.16b, v5.16b                   // cham.cs:23:53 encrypt r27
+      eor v31.16b, v11.16b, v31.16b                 // cham.cs:23:74 encrypt r27
+     shl v4.4s, v26.4s, #1                          // cham.cs:23:80 encrypt r25
+       rev32 v6.8h, v23.8h                          // cham.cs:23:67 encrypt r27
+     shl v12.4s, v26.4s, #2                         // cham.cs:22:67 encrypt r28
+       add v0.4s, v0.4s, v2.4s                      // cham.cs:23:58 encrypt r25
+    rev32 v2.8h, v18.8h                             // cham.cs:23:67 encrypt r29
+      add v17.4s, v17.4s, v24.4s                    // cham.cs:22:58 encrypt r26
+    shl v24.4s, v27.4s, #2                          // cham.cs:22:67 encrypt r30
+      add v30.4s, v30.4s, v31.4s                    // cham.cs:23:58 encrypt r27
+     tbl v19.16b, {v19.16b}, v7.16b                 // cham.cs:22:80 encrypt r24
+     sri v4.4s, v26.4s, #31                         // cham.cs:23:80 encrypt r25
+     sri v12.4s, v26.4s, #30                        // cham.cs:22:67 encrypt r28
+       eor v21.16b, v21.16b, v29.16b                // cham.cs:22:53 encrypt r26
+       eor v26.16b, v3.16b, v14.16b                 // cham.cs:22:74 encrypt r26
+    tbl v18.16b, {v18.16b}, v7.16b                  // cham.cs:22:80 encrypt r26
+       eor v29.16b, v9.16b, v5.16b                  // cham.cs:23:53 encrypt r27
+       eor v31.16b, v11.16b, v6.16b                 // cham.cs:23:74 encrypt r27
+    movi v5.4s, #0x1c, lsl #0                       // const
+    eor v16.16b, v16.16b, v5.16b                    // cham.cs:22:53 encrypt r28
+    ldp q6, q14, [x0, #64]                          // round key rk[4] + round key rk[5]
+    eor v1.16b, v6.16b, v1.16b                      // cham.cs:22:74 encrypt r28
+    movi v9.4s, #0x1d, lsl #0                       // const
+    eor v13.16b, v13.16b, v9.16b                    // cham.cs:23:53 encrypt r29
+    eor v2.16b, v14.16b, v2.16b                     // cham.cs:23:74 encrypt r29
+    sri v24.4s, v27.4s, #30                         // cham.cs:22:67 encrypt r30
+      shl v15.4s, v28.4s, #1                        // cham.cs:23:80 encrypt r25
+      shl v11.4s, v28.4s, #2                        // cham.cs:22:67 encrypt r28
+       add v21.4s, v21.4s, v26.4s                   // cham.cs:22:58 encrypt r26
+     rev32 v26.8h, v20.8h                           // cham.cs:23:67 encrypt r29
+       add v29.4s, v29.4s, v31.4s                   // cham.cs:23:58 encrypt r27
+     shl v31.4s, v25.4s, #2                         // cham.cs:22:67 encrypt r30
+    add v16.4s, v16.4s, v1.4s                       // cham.cs:22:58 encrypt r28
+    add v1.4s, v13.4s, v2.4s                        // cham.cs:23:58 encrypt r29
+      tbl v22.16b, {v22.16b}, v7.16b                // cham.cs:22:80 encrypt r24
+      sri v15.4s, v28.4s, #31                       // cham.cs:23:80 encrypt r25
+      sri v11.4s, v28.4s, #30                       // cham.cs:22:67 encrypt r28
+     tbl v20.16b, {v20.16b}, v7.16b                 // cham.cs:22:80 encrypt r26
+     eor v19.16b, v19.16b, v5.16b                   // cham.cs:22:53 encrypt r28
+     eor v28.16b, v6.16b, v12.16b                   // cham.cs:22:74 encrypt r28
+     eor v2.16b, v4.16b, v9.16b                     // cham.cs:23:53 encrypt r29
+     eor v26.16b, v14.16b, v26.16b                  // cham.cs:23:74 encrypt r29
+    movi v4.4s, #0x1e, lsl #0                       // const
+    eor v18.16b, v18.16b, v4.16b                    // cham.cs:22:53 encrypt r30
+     sri v31.4s, v25.4s, #30                        // cham.cs:22:67 encrypt r30
+    eor v24.16b, v8.16b, v24.16b                    // cham.cs:22:74 encrypt r30
+       shl v12.4s, v0.4s, #1                        // cham.cs:23:80 encrypt r25
+    shl v13.4s, v27.4s, #1                          // cham.cs:23:80 encrypt r27
+       shl v3.4s, v0.4s, #2                         // cham.cs:22:67 encrypt r28
+    sri v13.4s, v27.4s, #31                         // cham.cs:23:80 encrypt r27
+      rev32 v27.8h, v17.8h                          // cham.cs:23:67 encrypt r29
+     add v19.4s, v19.4s, v28.4s                     // cham.cs:22:58 encrypt r28
+      shl v28.4s, v30.4s, #2                        // cham.cs:22:67 encrypt r30
+     add v26.4s, v2.4s, v26.4s                      // cham.cs:23:58 encrypt r29
+    add v18.4s, v18.4s, v24.4s                      // cham.cs:22:58 encrypt r30
+       tbl v23.16b, {v23.16b}, v7.16b               // cham.cs:22:80 encrypt r24
+       sri v12.4s, v0.4s, #31                       // cham.cs:23:80 encrypt r25
+       sri v3.4s, v0.4s, #30                        // cham.cs:22:67 encrypt r28
+      tbl v17.16b, {v17.16b}, v7.16b                // cham.cs:22:80 encrypt r26
+      eor v22.16b, v22.16b, v5.16b                  // cham.cs:22:53 encrypt r28
+      eor v24.16b, v6.16b, v11.16b                  // cham.cs:22:74 encrypt r28
+      eor v0.16b, v15.16b, v9.16b                   // cham.cs:23:53 encrypt r29
+      eor v27.16b, v14.16b, v27.16b                 // cham.cs:23:74 encrypt r29
+     eor v20.16b, v20.16b, v4.16b                   // cham.cs:22:53 encrypt r30
+      sri v28.4s, v30.4s, #30                       // cham.cs:22:67 encrypt r30
+     eor v31.16b, v8.16b, v31.16b                   // cham.cs:22:74 encrypt r30
+     shl v2.4s, v25.4s, #1                          // cham.cs:23:80 encrypt r27
+       rev32 v11.8h, v21.8h                         // cham.cs:23:67 encrypt r29
+    shl v15.4s, v1.4s, #1                           // cham.cs:23:80 encrypt r29
+     sri v2.4s, v25.4s, #31                         // cham.cs:23:80 encrypt r27
+       shl v25.4s, v29.4s, #2                       // cham.cs:22:67 encrypt r30
+      add v22.4s, v22.4s, v24.4s                    // cham.cs:22:58 encrypt r28
+    rev32 v24.8h, v16.8h                            // cham.cs:23:67 encrypt r31
+      add v27.4s, v0.4s, v27.4s                     // cham.cs:23:58 encrypt r29
+    shl v0.4s, v1.4s, #2                            // cham.cs:22:67 encrypt r32
+     add v20.4s, v20.4s, v31.4s                     // cham.cs:22:58 encrypt r30
+       tbl v21.16b, {v21.16b}, v7.16b               // cham.cs:22:80 encrypt r26
+       eor v23.16b, v23.16b, v5.16b                 // cham.cs:22:53 encrypt r28
+       eor v31.16b, v6.16b, v3.16b                  // cham.cs:22:74 encrypt r28
+    tbl v16.16b, {v16.16b}, v7.16b                  // cham.cs:22:80 encrypt r28
+       eor v3.16b, v12.16b, v9.16b                  // cham.cs:23:53 encrypt r29
+       eor v5.16b, v14.16b, v11.16b                 // cham.cs:23:74 encrypt r29
+    sri v15.4s, v1.4s, #31                          // cham.cs:23:80 encrypt r29
+    sri v0.4s, v1.4s, #30                           // cham.cs:22:67 encrypt r32
+      eor v17.16b, v17.16b, v4.16b                  // cham.cs:22:53 encrypt r30
+       sri v25.4s, v29.4s, #30                      // cham.cs:22:67 encrypt r30
+      eor v28.16b, v8.16b, v28.16b                  // cham.cs:22:74 encrypt r30
+    movi v1.4s, #0x1f, lsl #0                       // const
+    eor v9.16b, v13.16b, v1.16b                     // cham.cs:23:53 encrypt r31
+    ldr q11, [x0, #112]                             // round key rk[7]
+    eor v24.16b, v11.16b, v24.16b                   // cham.cs:23:74 encrypt r31
+      shl v12.4s, v30.4s, #1                        // cham.cs:23:80 encrypt r27
+     shl v13.4s, v26.4s, #1                         // cham.cs:23:80 encrypt r29
+      sri v12.4s, v30.4s, #31                       // cham.cs:23:80 encrypt r27
+     rev32 v30.8h, v19.8h                           // cham.cs:23:67 encrypt r31
+       add v23.4s, v23.4s, v31.4s                   // cham.cs:22:58 encrypt r28
+     shl v31.4s, v26.4s, #2                         // cham.cs:22:67 encrypt r32
+       add v3.4s, v3.4s, v5.4s                      // cham.cs:23:58 encrypt r29
+    rev32 v5.8h, v18.8h                             // cham.cs:23:67 encrypt r33
+      add v17.4s, v17.4s, v28.4s                    // cham.cs:22:58 encrypt r30
+    add v24.4s, v9.4s, v24.4s                       // cham.cs:23:58 encrypt r31
+     tbl v19.16b, {v19.16b}, v7.16b                 // cham.cs:22:80 encrypt r28
+     sri v13.4s, v26.4s, #31                        // cham.cs:23:80 encrypt r29
+     sri v31.4s, v26.4s, #30                        // cham.cs:22:67 encrypt r32
+       eor v21.16b, v21.16b, v4.16b                 // cham.cs:22:53 encrypt r30
+       eor v25.16b, v8.16b, v25.16b                 // cham.cs:22:74 encrypt r30
+     eor v26.16b, v2.16b, v1.16b                    // cham.cs:23:53 encrypt r31
+     eor v28.16b, v11.16b, v30.16b                  // cham.cs:23:74 encrypt r31
+    movi v30.4s, #0x20, lsl #0                      // const
+    eor v16.16b, v16.16b, v30.16b                   // cham.cs:22:53 encrypt r32
+    ldr q2, [x0, #0]                                // round key rk[0]
+    eor v0.16b, v2.16b, v0.16b                      // cham.cs:22:74 encrypt r32
+    movi v4.4s, #0x21, lsl #0                       // const
+    eor v9.16b, v15.16b, v4.16b                     // cham.cs:23:53 encrypt r33
+    eor v5.16b, v10.16b, v5.16b                     // cham.cs:23:74 encrypt r33
+       shl v15.4s, v29.4s, #1                       // cham.cs:23:80 encrypt r27
+      shl v8.4s, v27.4s, #1                         // cham.cs:23:80 encrypt r29
+      rev32 v14.8h, v22.8h                          // cham.cs:23:67 encrypt r31
+       sri v15.4s, v29.4s, #31                      // cham.cs:23:80 encrypt r27
+      shl v29.4s, v27.4s, #2                        // cham.cs:22:67 encrypt r32
+       add v21.4s, v21.4s, v25.4s                   // cham.cs:22:58 encrypt r30
+     rev32 v25.8h, v20.8h                           // cham.cs:23:67 encrypt r33
+     add v26.4s, v26.4s, v28.4s                     // cham.cs:23:58 encrypt r31
+    add v16.4s, v16.4s, v0.4s                       // cham.cs:22:58 encrypt r32
+    add v28.4s, v9.4s, v5.4s                        // cham.cs:23:58 encrypt r33
+      tbl v22.16b, {v22.16b}, v7.16b                // cham.cs:22:80 encrypt r28
+      sri v8.4s, v27.4s, #31                        // cham.cs:23:80 encrypt r29
+      sri v29.4s, v27.4s, #30                       // cham.cs:22:67 encrypt r32
+      eor v27.16b, v12.16b, v1.16b                  // cham.cs:23:53 encrypt r31
+      eor v0.16b, v11.16b, v14.16b                  // cham.cs:23:74 encrypt r31
+     eor v19.16b, v19.16b, v30.16b                  // cham.cs:22:53 encrypt r32
+     eor v31.16b, v2.16b, v31.16b                   // cham.cs:22:74 encrypt r32
+     eor v5.16b, v13.16b, v4.16b                    // cham.cs:23:53 encrypt r33
+     eor v25.16b, v10.16b, v25.16b                  // cham.cs:23:74 encrypt r33
+       shl v9.4s, v3.4s, #1                         // cham.cs:23:80 encrypt r29
+       rev32 v12.8h, v23.8h                         // cham.cs:23:67 encrypt r31
+    shl v13.4s, v24.4s, #1                          // cham.cs:23:80 encrypt r31
+       shl v14.4s, v3.4s, #2                        // cham.cs:22:67 encrypt r32
+      add v27.4s, v27.4s, v0.4s                     // cham.cs:23:58 encrypt r31
+      rev32 v0.8h, v17.8h                           // cham.cs:23:67 encrypt r33
+     add v19.4s, v19.4s, v31.4s                     // cham.cs:22:58 encrypt r32
+    shl v31.4s, v24.4s, #2                          // cham.cs:22:67 encrypt r34
+     add v25.4s, v5.4s, v25.4s                      // cham.cs:23:58 encrypt r33
+       tbl v23.16b, {v23.16b}, v7.16b               // cham.cs:22:80 encrypt r28
+       sri v9.4s, v3.4s, #31                        // cham.cs:23:80 encrypt r29
+       sri v14.4s, v3.4s, #30                       // cham.cs:22:67 encrypt r32
+    tbl v18.16b, {v18.16b}, v7.16b                  // cham.cs:22:80 encrypt r30
+       eor v1.16b, v15.16b, v1.16b                  // cham.cs:23:53 encrypt r31
+       eor v3.16b, v11.16b, v12.16b                 // cham.cs:23:74 encrypt r31
+    sri v13.4s, v24.4s, #31                         // cham.cs:23:80 encrypt r31
+    sri v31.4s, v24.4s, #30                         // cham.cs:22:67 encrypt r34
+      eor v22.16b, v22.16b, v30.16b                 // cham.cs:22:53 encrypt r32
+      eor v24.16b, v2.16b, v29.16b                  // cham.cs:22:74 encrypt r32
+      eor v29.16b, v8.16b, v4.16b                   // cham.cs:23:53 encrypt r33
+      eor v0.16b, v10.16b, v0.16b                   // cham.cs:23:74 encrypt r33
+     shl v5.4s, v26.4s, #1                          // cham.cs:23:80 encrypt r31
+       rev32 v8.8h, v21.8h                          // cham.cs:23:67 encrypt r33
+     shl v12.4s, v26.4s, #2                         // cham.cs:22:67 encrypt r34
+       add v1.4s, v1.4s, v3.4s                      // cham.cs:23:58 encrypt r31
+    rev32 v3.8h, v16.8h                             // cham.cs:23:67 encrypt r35
+      add v22.4s, v22.4s, v24.4s                    // cham.cs:22:58 encrypt r32
+    shl v24.4s, v28.4s, #2                          // cham.cs:22:67 encrypt r36
+      add v29.4s, v29.4s, v0.4s                     // cham.cs:23:58 encrypt r33
+     tbl v20.16b, {v20.16b}, v7.16b                 // cham.cs:22:80 encrypt r30
+     sri v5.4s, v26.4s, #31                         // cham.cs:23:80 encrypt r31
+     sri v12.4s, v26.4s, #30                        // cham.cs:22:67 encrypt r34
+       eor v23.16b, v23.16b, v30.16b                // cham.cs:22:53 encrypt r32
+       eor v26.16b, v2.16b, v14.16b                 // cham.cs:22:74 encrypt r32
+    tbl v16.16b, {v16.16b}, v7.16b                  // cham.cs:22:80 encrypt r32
+       eor v30.16b, v9.16b, v4.16b                  // cham.cs:23:53 encrypt r33
+       eor v0.16b, v10.16b, v8.16b                  // cham.cs:23:74 encrypt r33
+    movi v4.4s, #0x22, lsl #0                       // const
+    eor v18.16b, v18.16b, v4.16b                    // cham.cs:22:53 encrypt r34
+    ldp q8, q14, [x0, #32]                          // round key rk[2] + round key rk[3]
+    eor v31.16b, v8.16b, v31.16b                    // cham.cs:22:74 encrypt r34
+    movi v9.4s, #0x23, lsl #0                       // const
+    eor v13.16b, v13.16b, v9.16b                    // cham.cs:23:53 encrypt r35
+    eor v3.16b, v14.16b, v3.16b                     // cham.cs:23:74 encrypt r35
+    sri v24.4s, v28.4s, #30                         // cham.cs:22:67 encrypt r36
+      shl v15.4s, v27.4s, #1                        // cham.cs:23:80 encrypt r31
+      shl v10.4s, v27.4s, #2                        // cham.cs:22:67 encrypt r34
+       add v23.4s, v23.4s, v26.4s                   // cham.cs:22:58 encrypt r32
+     rev32 v26.8h, v19.8h                           // cham.cs:23:67 encrypt r35
+       add v30.4s, v30.4s, v0.4s                    // cham.cs:23:58 encrypt r33
+     shl v0.4s, v25.4s, #2                          // cham.cs:22:67 encrypt r36
+    add v18.4s, v18.4s, v31.4s                      // cham.cs:22:58 encrypt r34
+    add v31.4s, v13.4s, v3.4s                       // cham.cs:23:58 encrypt r35
+      tbl v17.16b, {v17.16b}, v7.16b                // cham.cs:22:80 encrypt r30
+      sri v15.4s, v27.4s, #31                       // cham.cs:23:80 encrypt r31
+      sri v10.4s, v27.4s, #30                       // cham.cs:22:67 encrypt r34
+     tbl v19.16b, {v19.16b}, v7.16b                 // cham.cs:22:80 encrypt r32
+     eor v20.16b, v20.16b, v4.16b                   // cham.cs:22:53 encrypt r34
+     eor v27.16b, v8.16b, v12.16b                   // cham.cs:22:74 encrypt r34
+     eor v3.16b, v5.16b, v9.16b                     // cham.cs:23:53 encrypt r35
+     eor v26.16b, v14.16b, v26.16b                  // cham.cs:23:74 encrypt r35
+    movi v5.4s, #0x24, lsl #0                       // const
+    eor v16.16b, v16.16b, v5.16b                    // cham.cs:22:53 encrypt r36
+     sri v0.4s, v25.4s, #30                         // cham.cs:22:67 encrypt r36
+    eor v24.16b, v6.16b, v24.16b                    // cham.cs:22:74 encrypt r36
+       shl v12.4s, v1.4s, #1                        // cham.cs:23:80 encrypt r31
+    shl v13.4s, v28.4s, #1                          // cham.cs:23:80 encrypt r33
+       shl v2.4s, v1.4s, #2                         // cham.cs:22:67 encrypt r34
+    sri v13.4s, v28.4s, #31                         // cham.cs:23:80 encrypt r33
+      rev32 v28.8h, v22.8h                          // cham.cs:23:67 encrypt r35
+     add v20.4s, v20.4s, v27.4s                     // cham.cs:22:58 encrypt r34
+      shl v27.4s, v29.4s, #2                        // cham.cs:22:67 encrypt r36
+     add v26.4s, v3.4s, v26.4s                      // cham.cs:23:58 encrypt r35
+    add v16.4s, v16.4s, v24.4s                      // cham.cs:22:58 encrypt r36
+       tbl v21.16b, {v21.16b}, v7.16b               // cham.cs:22:80 encrypt r30
+       sri v12.4s, v1.4s, #31                       // cham.cs:23:80 encrypt r31
+       sri v2.4s, v1.4s, #30                        // cham.cs:22:67 encrypt r34
+      tbl v22.16b, {v22.16b}, v7.16b                // cham.cs:22:80 encrypt r32
+      eor v17.16b, v17.16b, v4.16b                  // cham.cs:22:53 encrypt r34
+      eor v24.16b, v8.16b, v10.16b                  // cham.cs:22:74 encrypt r34
+      eor v1.16b, v15.16b, v9.16b                   // cham.cs:23:53 encrypt r35
+      eor v28.16b, v14.16b, v28.16b                 // cham.cs:23:74 encrypt r35
+     eor v19.16b, v19.16b, v5.16b                   // cham.cs:22:53 encrypt r36
+      sri v27.4s, v29.4s, #30                       // cham.cs:22:67 encrypt r36
+     eor v0.16b, v6.16b, v0.16b                     // cham.cs:22:74 encrypt r36
+     shl v3.4s, v25.4s, #1                          // cham.cs:23:80 encrypt r33
+       rev32 v10.8h, v23.8h                         // cham.cs:23:67 encrypt r35
+    shl v15.4s, v31.4s, #1                          // cham.cs:23:80 encrypt r35
+     sri v3.4s, v25.4s, #31                         // cham.cs:23:80 encrypt r33
+       shl v25.4s, v30.4s, #2                       // cham.cs:22:67 encrypt r36
+      add v17.4s, v17.4s, v24.4s                    // cham.cs:22:58 encrypt r34
+    rev32 v24.8h, v18.8h                            // cham.cs:23:67 encrypt r37
+      add v28.4s, v1.4s, v28.4s                     // cham.cs:23:58 encrypt r35
+    shl v1.4s, v31.4s, #2                           // cham.cs:22:67 encrypt r38
+     add v19.4s, v19.4s, v0.4s                      // cham.cs:22:58 encrypt r36
+       tbl v23.16b, {v23.16b}, v7.16b               // cham.cs:22:80 encrypt r32
+       eor v21.16b, v21.16b, v4.16b                 // cham.cs:22:53 encrypt r34
+       eor v0.16b, v8.16b, v2.16b                   // cham.cs:22:74 encrypt r34
+    tbl v18.16b, {v18.16b}, v7.16b                  // cham.cs:22:80 encrypt r34
+       eor v2.16b, v12.16b, v9.16b                  // cham.cs:23:53 encrypt r35
+       eor v4.16b, v14.16b, v10.16b                 // cham.cs:23:74 encrypt r35
+    sri v15.4s, v31.4s, #31                         // cham.cs:23:80 encrypt r35
+    sri v1.4s, v31.4s, #30                          // cham.cs:22:67 encrypt r38
+      eor v22.16b, v22.16b, v5.16b                  // cham.cs:22:53 encrypt r36
+       sri v25.4s, v30.4s, #30                      // cham.cs:22:67 encrypt r36
+      eor v27.16b, v6.16b, v27.16b                  // cham.cs:22:74 encrypt r36
+    movi v31.4s, #0x25, lsl #0                      // const
+    eor v9.16b, v13.16b, v31.16b                    // cham.cs:23:53 encrypt r37
+    ldr q10, [x0, #80]                              // round key rk[5]
+    eor v24.16b, v10.16b, v24.16b                   // cham.cs:23:74 encrypt r37
+      shl v12.4s, v29.4s, #1                        // cham.cs:23:80 encrypt r33
+     shl v13.4s, v26.4s, #1                         // cham.cs:23:80 encrypt r35
+      sri v12.4s, v29.4s, #31                       // cham.cs:23:80 encrypt r33
+     rev32 v29.8h, v20.8h                           // cham.cs:23:67 encrypt r37
+       add v21.4s, v21.4s, v0.4s                    // cham.cs:22:58 encrypt r34
+     shl v0.4s, v26.4s, #2                          // cham.cs:22:67 encrypt r38
+       add v2.4s, v2.4s, v4.4s                      // cham.cs:23:58 encrypt r35
+    rev32 v4.8h, v16.8h                             // cham.cs:23:67 encrypt r39
+      add v22.4s, v22.4s, v27.4s                    // cham.cs:22:58 encrypt r36
+    add v24.4s, v9.4s, v24.4s                       // cham.cs:23:58 encrypt r37
+     tbl v20.16b, {v20.16b}, v7.16b                 // cham.cs:22:80 encrypt r34
+     sri v13.4s, v26.4s, #31                        // cham.cs:23:80 encrypt r35
+     sri v0.4s, v26.4s, #30                         // cham.cs:22:67 encrypt r38
+       eor v23.16b, v23.16b, v5.16b                 // cham.cs:22:53 encrypt r36
+       eor v25.16b, v6.16b, v25.16b                 // cham.cs:22:74 encrypt r36
+     eor v26.16b, v3.16b, v31.16b                   // cham.cs:23:53 encrypt r37
+     eor v27.16b, v10.16b, v29.16b                  // cham.cs:23:74 encrypt r37
+    movi v29.4s, #0x26, lsl #0                      // const
+    eor v18.16b, v18.16b, v29.16b                   // cham.cs:22:53 encrypt r38
+    ldr q3, [x0, #96]                               // round key rk[6]
+    eor v1.16b, v3.16b, v1.16b                      // cham.cs:22:74 encrypt r38
+    movi v5.4s, #0x27, lsl #0                       // const
+    eor v9.16b, v15.16b, v5.16b                     // cham.cs:23:53 encrypt r39
+    eor v4.16b, v11.16b, v4.16b                     // cham.cs:23:74 encrypt r39
+       shl v15.4s, v30.4s, #1                       // cham.cs:23:80 encrypt r33
+      shl v6.4s, v28.4s, #1                         // cham.cs:23:80 encrypt r35
+      rev32 v14.8h, v17.8h                          // cham.cs:23:67 encrypt r37
+       sri v15.4s, v30.4s, #31                      // cham.cs:23:80 encrypt r33
+      shl v30.4s, v28.4s, #2                        // cham.cs:22:67 encrypt r38
+       add v23.4s, v23.4s, v25.4s                   // cham.cs:22:58 encrypt r36
+     rev32 v25.8h, v19.8h                           // cham.cs:23:67 encrypt r39
+     add v26.4s, v26.4s, v27.4s                     // cham.cs:23:58 encrypt r37
+    add v18.4s, v18.4s, v1.4s                       // cham.cs:22:58 encrypt r38
+    add v27.4s, v9.4s, v4.4s                        // cham.cs:23:58 encrypt r39
+      tbl v17.16b, {v17.16b}, v7.16b                // cham.cs:22:80 encrypt r34
+      sri v6.4s, v28.4s, #31                        // cham.cs:23:80 encrypt r35
+      sri v30.4s, v28.4s, #30                       // cham.cs:22:67 encrypt r38
+      eor v28.16b, v12.16b, v31.16b                 // cham.cs:23:53 encrypt r37
+      eor v1.16b, v10.16b, v14.16b                  // cham.cs:23:74 encrypt r37
+     eor v20.16b, v20.16b, v29.16b                  // cham.cs:22:53 encrypt r38
+     eor v0.16b, v3.16b, v0.16b                     // cham.cs:22:74 encrypt r38
+     eor v4.16b, v13.16b, v5.16b                    // cham.cs:23:53 encrypt r39
+     eor v25.16b, v11.16b, v25.16b                  // cham.cs:23:74 encrypt r39
+       shl v9.4s, v2.4s, #1                         // cham.cs:23:80 encrypt r35
+       rev32 v12.8h, v21.8h                         // cham.cs:23:67 encrypt r37
+    shl v13.4s, v24.4s, #1                          // cham.cs:23:80 encrypt r37
+       shl v14.4s, v2.4s, #2                        // cham.cs:22:67 encrypt r38
+      add v28.4s, v28.4s, v1.4s                     // cham.cs:23:58 encrypt r37
+      rev32 v1.8h, v22.8h                           // cham.cs:23:67 encrypt r39
+     add v20.4s, v20.4s, v0.4s                      // cham.cs:22:58 encrypt r38
+    shl v0.4s, v24.4s, #2                           // cham.cs:22:67 encrypt r40
+     add v25.4s, v4.4s, v25.4s                      // cham.cs:23:58 encrypt r39
+       tbl v21.16b, {v21.16b}, v7.16b               // cham.cs:22:80 encrypt r34
+       sri v9.4s, v2.4s, #31                        // cham.cs:23:80 encrypt r35
+       sri v14.4s, v2.4s, #30                       // cham.cs:22:67 encrypt r38
+    tbl v16.16b, {v16.16b}, v7.16b                  // cham.cs:22:80 encrypt r36
+       eor v31.16b, v15.16b, v31.16b                // cham.cs:23:53 encrypt r37
+       eor v2.16b, v10.16b, v12.16b                 // cham.cs:23:74 encrypt r37
+    sri v13.4s, v24.4s, #31                         // cham.cs:23:80 encrypt r37
+    sri v0.4s, v24.4s, #30                          // cham.cs:22:67 encrypt r40
+      eor v17.16b, v17.16b, v29.16b                 // cham.cs:22:53 encrypt r38
+      eor v24.16b, v3.16b, v30.16b                  // cham.cs:22:74 encrypt r38
+      eor v30.16b, v6.16b, v5.16b                   // cham.cs:23:53 encrypt r39
+      eor v1.16b, v11.16b, v1.16b                   // cham.cs:23:74 encrypt r39
+     shl v4.4s, v26.4s, #1                          // cham.cs:23:80 encrypt r37
+       rev32 v6.8h, v23.8h                          // cham.cs:23:67 encrypt r39
+     shl v12.4s, v26.4s, #2                         // cham.cs:22:67 encrypt r40
+       add v31.4s, v31.4s, v2.4s                    // cham.cs:23:58 encrypt r37
+    rev32 v2.8h, v18.8h                             // cham.cs:23:67 encrypt r41
+      add v17.4s, v17.4s, v24.4s                    // cham.cs:22:58 encrypt r38
+    shl v24.4s, v27.4s, #2                          // cham.cs:22:67 encrypt r42
+      add v30.4s, v30.4s, v1.4s                     // cham.cs:23:58 encrypt r39
+     tbl v19.16b, {v19.16b}, v7.16b                 // cham.cs:22:80 encrypt r36
+     sri v4.4s, v26.4s, #31                         // cham.cs:23:80 encrypt r37
+     sri v12.4s, v26.4s, #30                        // cham.cs:22:67 encrypt r40
+       eor v21.16b, v21.16b, v29.16b                // cham.cs:22:53 encrypt r38
+       eor v26.16b, v3.16b, v14.16b                 // cham.cs:22:74 encrypt r38
+    tbl v18.16b, {v18.16b}, v7.16b                  // cham.cs:22:80 encrypt r38
+       eor v29.16b, v9.16b, v5.16b                  // cham.cs:23:53 encrypt r39
+       eor v1.16b, v11.16b, v6.16b                  // cham.cs:23:74 encrypt r39
+    movi v5.4s, #0x28, lsl #0                       // const
+    eor v16.16b, v16.16b, v5.16b                    // cham.cs:22:53 encrypt r40
+    ldp q6, q14, [x0, #0]                           // round key rk[0] + round key rk[1]
+    eor v0.16b, v6.16b, v0.16b                      // cham.cs:22:74 encrypt r40
+    movi v9.4s, #0x29, lsl #0                       // const
+    eor v13.16b, v13.16b, v9.16b                    // cham.cs:23:53 encrypt r41
+    eor v2.16b, v14.16b, v2.16b                     // cham.cs:23:74 encrypt r41
+    sri v24.4s, v27.4s, #30                         // cham.cs:22:67 encrypt r42
+      shl v15.4s, v28.4s, #1                        // cham.cs:23:80 encrypt r37
+      shl v11.4s, v28.4s, #2                        // cham.cs:22:67 encrypt r40
+       add v21.4s, v21.4s, v26.4s                   // cham.cs:22:58 encrypt r38
+     rev32 v26.8h, v20.8h                           // cham.cs:23:67 encrypt r41
+       add v29.4s, v29.4s, v1.4s                    // cham.cs:23:58 encrypt r39
+     shl v1.4s, v25.4s, #2                          // cham.cs:22:67 encrypt r42
+    add v16.4s, v16.4s, v0.4s                       // cham.cs:22:58 encrypt r40
+    add v0.4s, v13.4s, v2.4s                        // cham.cs:23:58 encrypt r41
+      tbl v22.16b, {v22.16b}, v7.16b                // cham.cs:22:80 encrypt r36
+      sri v15.4s, v28.4s, #31                       // cham.cs:23:80 encrypt r37
+      sri v11.4s, v28.4s, #30                       // cham.cs:22:67 encrypt r40
+     tbl v20.16b, {v20.16b}, v7.16b                 // cham.cs:22:80 encrypt r38
+     eor v19.16b, v19.16b, v5.16b                   // cham.cs:22:53 encrypt r40
+     eor v28.16b, v6.16b, v12.16b                   // cham.cs:22:74 encrypt r40
+     eor v2.16b, v4.16b, v9.16b                     // cham.cs:23:53 encrypt r41
+     eor v26.16b, v14.16b, v26.16b                  // cham.cs:23:74 encrypt r41
+    movi v4.4s, #0x2a, lsl #0                       // const
+    eor v18.16b, v18.16b, v4.16b                    // cham.cs:22:53 encrypt r42
+     sri v1.4s, v25.4s, #30                         // cham.cs:22:67 encrypt r42
+    eor v24.16b, v8.16b, v24.16b                    // cham.cs:22:74 encrypt r42
+       shl v12.4s, v31.4s, #1                       // cham.cs:23:80 encrypt r37
+    shl v13.4s, v27.4s, #1                          // cham.cs:23:80 encrypt r39
+       shl v3.4s, v31.4s, #2                        // cham.cs:22:67 encrypt r40
+    sri v13.4s, v27.4s, #31                         // cham.cs:23:80 encrypt r39
+      rev32 v27.8h, v17.8h                          // cham.cs:23:67 encrypt r41
+     add v19.4s, v19.4s, v28.4s                     // cham.cs:22:58 encrypt r40
+      shl v28.4s, v30.4s, #2                        // cham.cs:22:67 encrypt r42
+     add v26.4s, v2.4s, v26.4s                      // cham.cs:23:58 encrypt r41
+    add v18.4s, v18.4s, v24.4s                      // cham.cs:22:58 encrypt r42
+       tbl v23.16b, {v23.16b}, v7.16b               // cham.cs:22:80 encrypt r36
+       sri v12.4s, v31.4s, #31                      // cham.cs:23:80 encrypt r37
+       sri v3.4s, v31.4s, #30                       // cham.cs:22:67 encrypt r40
+      tbl v17.16b, {v17.16b}, v7.16b                // cham.cs:22:80 encrypt r38
+      eor v22.16b, v22.16b, v5.16b                  // cham.cs:22:53 encrypt r40
+      eor v24.16b, v6.16b, v11.16b                  // cham.cs:22:74 encrypt r40
+      eor v31.16b, v15.16b, v9.16b                  // cham.cs:23:53 encrypt r41
+      eor v27.16b, v14.16b, v27.16b                 // cham.cs:23:74 encrypt r41
+     eor v20.16b, v20.16b, v4.16b                   // cham.cs:22:53 encrypt r42
+      sri v28.4s, v30.4s, #30                       // cham.cs:22:67 encrypt r42
+     eor v1.16b, v8.16b, v1.16b                     // cham.cs:22:74 encrypt r42
+     shl v2.4s, v25.4s, #1                          // cham.cs:23:80 encrypt r39
+       rev32 v11.8h, v21.8h                         // cham.cs:23:67 encrypt r41
+    shl v15.4s, v0.4s, #1                           // cham.cs:23:80 encrypt r41
+     sri v2.4s, v25.4s, #31                         // cham.cs:23:80 encrypt r39
+       shl v25.4s, v29.4s, #2                       // cham.cs:22:67 encrypt r42
+      add v22.4s, v22.4s, v24.4s                    // cham.cs:22:58 encrypt r40
+    rev32 v24.8h, v16.8h                            // cham.cs:23:67 encrypt r43
+      add v27.4s, v31.4s, v27.4s                    // cham.cs:23:58 encrypt r41
+    shl v31.4s, v0.4s, #2                           // cham.cs:22:67 encrypt r44
+     add v20.4s, v20.4s, v1.4s                      // cham.cs:22:58 encrypt r42
+       tbl v21.16b, {v21.16b}, v7.16b               // cham.cs:22:80 encrypt r38
+       eor v23.16b, v23.16b, v5.16b                 // cham.cs:22:53 encrypt r40
+       eor v1.16b, v6.16b, v3.16b                   // cham.cs:22:74 encrypt r40
+    tbl v16.16b, {v16.16b}, v7.16b                  // cham.cs:22:80 encrypt r40
+       eor v3.16b, v12.16b, v9.16b                  // cham.cs:23:53 encrypt r41
+       eor v5.16b, v14.16b, v11.16b                 // cham.cs:23:74 encrypt r41
+    sri v15.4s, v0.4s, #31                          // cham.cs:23:80 encrypt r41
+    sri v31.4s, v0.4s, #30                          // cham.cs:22:67 encrypt r44
+      eor v17.16b, v17.16b, v4.16b                  // cham.cs:22:53 encrypt r42
+       sri v25.4s, v29.4s, #30                      // cham.cs:22:67 encrypt r42
+      eor v28.16b, v8.16b, v28.16b                  // cham.cs:22:74 encrypt r42
+    movi v0.4s, #0x2b, lsl #0                       // const
+    eor v9.16b, v13.16b, v0.16b                     // cham.cs:23:53 encrypt r43
+    ldr q11, [x0, #48]                              // round key rk[3]
+    eor v24.16b, v11.16b, v24.16b                   // cham.cs:23:74 encrypt r43
+      shl v12.4s, v30.4s, #1                        // cham.cs:23:80 encrypt r39
+     shl v13.4s, v26.4s, #1                         // cham.cs:23:80 encrypt r41
+      sri v12.4s, v30.4s, #31                       // cham.cs:23:80 encrypt r39
+     rev32 v30.8h, v19.8h                           // cham.cs:23:67 encrypt r43
+       add v23.4s, v23.4s, v1.4s                    // cham.cs:22:58 encrypt r40
+     shl v1.4s, v26.4s, #2                          // cham.cs:22:67 encrypt r44
+       add v3.4s, v3.4s, v5.4s                      // cham.cs:23:58 encrypt r41
+    rev32 v5.8h, v18.8h                             // cham.cs:23:67 encrypt r45
+      add v17.4s, v17.4s, v28.4s                    // cham.cs:22:58 encrypt r42
+    add v24.4s, v9.4s, v24.4s                       // cham.cs:23:58 encrypt r43
+     tbl v19.16b, {v19.16b}, v7.16b                 // cham.cs:22:80 encrypt r40
+     sri v13.4s, v26.4s, #31                        // cham.cs:23:80 encrypt r41
+     sri v1.4s, v26.4s, #30                         // cham.cs:22:67 encrypt r44
+       eor v21.16b, v21.16b, v4.16b                 // cham.cs:22:53 encrypt r42
+       eor v25.16b, v8.16b, v25.16b                 // cham.cs:22:74 encrypt r42
+     eor v26.16b, v2.16b, v0.16b                    // cham.cs:23:53 encrypt r43
+     eor v28.16b, v11.16b, v30.16b                  // cham.cs:23:74 encrypt r43
+    movi v30.4s, #0x2c, lsl #0                      // const
+    eor v16.16b, v16.16b, v30.16b                   // cham.cs:22:53 encrypt r44
+    ldr q2, [x0, #64]                               // round key rk[4]
+    eor v31.16b, v2.16b, v31.16b                    // cham.cs:22:74 encrypt r44
+    movi v4.4s, #0x2d, lsl #0                       // const
+    eor v9.16b, v15.16b, v4.16b                     // cham.cs:23:53 encrypt r45
+    eor v5.16b, v10.16b, v5.16b                     // cham.cs:23:74 encrypt r45
+       shl v15.4s, v29.4s, #1                       // cham.cs:23:80 encrypt r39
+      shl v8.4s, v27.4s, #1                         // cham.cs:23:80 encrypt r41
+      rev32 v14.8h, v22.8h                          // cham.cs:23:67 encrypt r43
+       sri v15.4s, v29.4s, #31                      // cham.cs:23:80 encrypt r39
+      shl v29.4s, v27.4s, #2                        // cham.cs:22:67 encrypt r44
+       add v21.4s, v21.4s, v25.4s                   // cham.cs:22:58 encrypt r42
+     rev32 v25.8h, v20.8h                           // cham.cs:23:67 encrypt r45
+     add v26.4s, v26.4s, v28.4s                     // cham.cs:23:58 encrypt r43
+    add v16.4s, v16.4s, v31.4s                      // cham.cs:22:58 encrypt r44
+    add v28.4s, v9.4s, v5.4s                        // cham.cs:23:58 encrypt r45
+      tbl v22.16b, {v22.16b}, v7.16b                // cham.cs:22:80 encrypt r40
+      sri v8.4s, v27.4s, #31                        // cham.cs:23:80 encrypt r41
+      sri v29.4s, v27.4s, #30                       // cham.cs:22:67 encrypt r44
+      eor v27.16b, v12.16b, v0.16b                  // cham.cs:23:53 encrypt r43
+      eor v31.16b, v11.16b, v14.16b                 // cham.cs:23:74 encrypt r43
+     eor v19.16b, v19.16b, v30.16b                  // cham.cs:22:53 encrypt r44
+     eor v1.16b, v2.16b, v1.16b                     // cham.cs:22:74 encrypt r44
+     eor v5.16b, v13.16b, v4.16b                    // cham.cs:23:53 encrypt r45
+     eor v25.16b, v10.16b, v25.16b                  // cham.cs:23:74 encrypt r45
+       shl v9.4s, v3.4s, #1                         // cham.cs:23:80 encrypt r41
+       rev32 v12.8h, v23.8h                         // cham.cs:23:67 encrypt r43
+    shl v13.4s, v24.4s, #1                          // cham.cs:23:80 encrypt r43
+       shl v14.4s, v3.4s, #2                        // cham.cs:22:67 encrypt r44
+      add v27.4s, v27.4s, v31.4s                    // cham.cs:23:58 encrypt r43
+      rev32 v31.8h, v17.8h                          // cham.cs:23:67 encrypt r45
+     add v19.4s, v19.4s, v1.4s                      // cham.cs:22:58 encrypt r44
+    shl v1.4s, v24.4s, #2                           // cham.cs:22:67 encrypt r46
+     add v25.4s, v5.4s, v25.4s                      // cham.cs:23:58 encrypt r45
+       tbl v23.16b, {v23.16b}, v7.16b               // cham.cs:22:80 encrypt r40
+       sri v9.4s, v3.4s, #31                        // cham.cs:23:80 encrypt r41
+       sri v14.4s, v3.4s, #30                       // cham.cs:22:67 encrypt r44
+    tbl v18.16b, {v18.16b}, v7.16b                  // cham.cs:22:80 encrypt r42
+       eor v0.16b, v15.16b, v0.16b                  // cham.cs:23:53 encrypt r43
+       eor v3.16b, v11.16b, v12.16b                 // cham.cs:23:74 encrypt r43
+    sri v13.4s, v24.4s, #31                         // cham.cs:23:80 encrypt r43
+    sri v1.4s, v24.4s, #30                          // cham.cs:22:67 encrypt r46
+      eor v22.16b, v22.16b, v30.16b                 // cham.cs:22:53 encrypt r44
+      eor v24.16b, v2.16b, v29.16b                  // cham.cs:22:74 encrypt r44
+      eor v29.16b, v8.16b, v4.16b                   // cham.cs:23:53 encrypt r45
+      eor v31.16b, v10.16b, v31.16b                 // cham.cs:23:74 encrypt r45
+     shl v5.4s, v26.4s, #1                          // cham.cs:23:80 encrypt r43
+       rev32 v8.8h, v21.8h                          // cham.cs:23:67 encrypt r45
+     shl v12.4s, v26.4s, #2                         // cham.cs:22:67 encrypt r46
+       add v0.4s, v0.4s, v3.4s                      // cham.cs:23:58 encrypt r43
+    rev32 v3.8h, v16.8h                             // cham.cs:23:67 encrypt r47
+      add v22.4s, v22.4s, v24.4s                    // cham.cs:22:58 encrypt r44
+    shl v24.4s, v28.4s, #2                          // cham.cs:22:67 encrypt r48
+      add v29.4s, v29.4s, v31.4s                    // cham.cs:23:58 encrypt r45
+     tbl v20.16b, {v20.16b}, v7.16b                 // cham.cs:22:80 encrypt r42
+     sri v5.4s, v26.4s, #31                         // cham.cs:23:80 encrypt r43
+     sri v12.4s, v26.4s, #30                        // cham.cs:22:67 encrypt r46
+       eor v23.16b, v23.16b, v30.16b                // cham.cs:22:53 encrypt r44
+       eor v26.16b, v2.16b, v14.16b                 // cham.cs:22:74 encrypt r44
+    tbl v16.16b, {v16.16b}, v7.16b                  // cham.cs:22:80 encrypt r44
+       eor v30.16b, v9.16b, v4.16b                  // cham.cs:23:53 encrypt r45
+       eor v31.16b, v10.16b, v8.16b                 // cham.cs:23:74 encrypt r45
+    movi v4.4s, #0x2e, lsl #0                       // const
+    eor v18.16b, v18.16b, v4.16b                    // cham.cs:22:53 encrypt r46
+    ldp q8, q14, [x0, #96]                          // round key rk[6] + round key rk[7]
+    eor v1.16b, v8.16b, v1.16b                      // cham.cs:22:74 encrypt r46
+    movi v9.4s, #0x2f, lsl #0                       // const
+    eor v13.16b, v13.16b, v9.16b                    // cham.cs:23:53 encrypt r47
+    eor v3.16b, v14.16b, v3.16b                     // cham.cs:23:74 encrypt r47
+    sri v24.4s, v28.4s, #30                         // cham.cs:22:67 encrypt r48
+      shl v15.4s, v27.4s, #1                        // cham.cs:23:80 encrypt r43
+      shl v10.4s, v27.4s, #2                        // cham.cs:22:67 encrypt r46
+       add v23.4s, v23.4s, v26.4s                   // cham.cs:22:58 encrypt r44
+     rev32 v26.8h, v19.8h                           // cham.cs:23:67 encrypt r47
+       add v30.4s, v30.4s, v31.4s                   // cham.cs:23:58 encrypt r45
+     shl v31.4s, v25.4s, #2                         // cham.cs:22:67 encrypt r48
+    add v18.4s, v18.4s, v1.4s                       // cham.cs:22:58 encrypt r46
+    add v1.4s, v13.4s, v3.4s                        // cham.cs:23:58 encrypt r47
+      tbl v17.16b, {v17.16b}, v7.16b                // cham.cs:22:80 encrypt r42
+      sri v15.4s, v27.4s, #31                       // cham.cs:23:80 encrypt r43
+      sri v10.4s, v27.4s, #30                       // cham.cs:22:67 encrypt r46
+     tbl v19.16b, {v19.16b}, v7.16b                 // cham.cs:22:80 encrypt r44
+     eor v20.16b, v20.16b, v4.16b                   // cham.cs:22:53 encrypt r46
+     eor v27.16b, v8.16b, v12.16b                   // cham.cs:22:74 encrypt r46
+     eor v3.16b, v5.16b, v9.16b                     // cham.cs:23:53 encrypt r47
+     eor v26.16b, v14.16b, v26.16b                  // cham.cs:23:74 encrypt r47
+    movi v5.4s, #0x30, lsl #0                       // const
+    eor v16.16b, v16.16b, v5.16b                    // cham.cs:22:53 encrypt r48
+     sri v31.4s, v25.4s, #30                        // cham.cs:22:67 encrypt r48
+    eor v24.16b, v6.16b, v24.16b                    // cham.cs:22:74 encrypt r48
+       shl v12.4s, v0.4s, #1                        // cham.cs:23:80 encrypt r43
+    shl v13.4s, v28.4s, #1                          // cham.cs:23:80 encrypt r45
+       shl v2.4s, v0.4s, #2                         // cham.cs:22:67 encrypt r46
+    sri v13.4s, v28.4s, #31                         // cham.cs:23:80 encrypt r45
+      rev32 v28.8h, v22.8h                          // cham.cs:23:67 encrypt r47
+     add v20.4s, v20.4s, v27.4s                     // cham.cs:22:58 encrypt r46
+      shl v27.4s, v29.4s, #2                        // cham.cs:22:67 encrypt r48
+     add v26.4s, v3.4s, v26.4s                      // cham.cs:23:58 encrypt r47
+    add v16.4s, v16.4s, v24.4s                      // cham.cs:22:58 encrypt r48
+       tbl v21.16b, {v21.16b}, v7.16b               // cham.cs:22:80 encrypt r42
+       sri v12.4s, v0.4s, #31                       // cham.cs:23:80 encrypt r43
+       sri v2.4s, v0.4s, #30                        // cham.cs:22:67 encrypt r46
+      tbl v22.16b, {v22.16b}, v7.16b                // cham.cs:22:80 encrypt r44
+      eor v17.16b, v17.16b, v4.16b                  // cham.cs:22:53 encrypt r46
+      eor v24.16b, v8.16b, v10.16b                  // cham.cs:22:74 encrypt r46
+      eor v0.16b, v15.16b, v9.16b                   // cham.cs:23:53 encrypt r47
+      eor v28.16b, v14.16b, v28.16b                 // cham.cs:23:74 encrypt r47
+     eor v19.16b, v19.16b, v5.16b                   // cham.cs:22:53 encrypt r48
+      sri v27.4s, v29.4s, #30                       // cham.cs:22:67 encrypt r48
+     eor v31.16b, v6.16b, v31.16b                   // cham.cs:22:74 encrypt r48
+     shl v3.4s, v25.4s, #1                          // cham.cs:23:80 encrypt r45
+       rev32 v10.8h, v23.8h                         // cham.cs:23:67 encrypt r47
+    shl v15.4s, v1.4s, #1                           // cham.cs:23:80 encrypt r47
+     sri v3.4s, v25.4s, #31                         // cham.cs:23:80 encrypt r45
+       shl v25.4s, v30.4s, #2                       // cham.cs:22:67 encrypt r48
+      add v17.4s, v17.4s, v24.4s                    // cham.cs:22:58 encrypt r46
+    rev32 v24.8h, v18.8h                            // cham.cs:23:67 encrypt r49
+      add v28.4s, v0.4s, v28.4s                     // cham.cs:23:58 encrypt r47
+    shl v0.4s, v1.4s, #2                            // cham.cs:22:67 encrypt r50
+     add v19.4s, v19.4s, v31.4s                     // cham.cs:22:58 encrypt r48
+       tbl v23.16b, {v23.16b}, v7.16b               // cham.cs:22:80 encrypt r44
+       eor v21.16b, v21.16b, v4.16b                 // cham.cs:22:53 encrypt r46
+       eor v31.16b, v8.16b, v2.16b                  // cham.cs:22:74 encrypt r46
+    tbl v18.16b, {v18.16b}, v7.16b                  // cham.cs:22:80 encrypt r46
+       eor v2.16b, v12.16b, v9.16b                  // cham.cs:23:53 encrypt r47
+       eor v4.16b, v14.16b, v10.16b                 // cham.cs:23:74 encrypt r47
+    sri v15.4s, v1.4s, #31                          // cham.cs:23:80 encrypt r47
+    sri v0.4s, v1.4s, #30                           // cham.cs:22:67 encrypt r50
+      eor v22.16b, v22.16b, v5.16b                  // cham.cs:22:53 encrypt r48
+       sri v25.4s, v30.4s, #30                      // cham.cs:22:67 encrypt r48
+      eor v27.16b, v6.16b, v27.16b                  // cham.cs:22:74 encrypt r48
+    movi v1.4s, #0x31, lsl #0                       // const
+    eor v9.16b, v13.16b, v1.16b                     // cham.cs:23:53 encrypt r49
+    ldr q10, [x0, #16]                              // round key rk[1]
+    eor v24.16b, v10.16b, v24.16b                   // cham.cs:23:74 encrypt r49
+      shl v12.4s, v29.4s, #1                        // cham.cs:23:80 encrypt r45
+     shl v13.4s, v26.4s, #1                         // cham.cs:23:80 encrypt r47
+      sri v12.4s, v29.4s, #31                       // cham.cs:23:80 encrypt r45
+     rev32 v29.8h, v20.8h                           // cham.cs:23:67 encrypt r49
+       add v21.4s, v21.4s, v31.4s                   // cham.cs:22:58 encrypt r46
+     shl v31.4s, v26.4s, #2                         // cham.cs:22:67 encrypt r50
+       add v2.4s, v2.4s, v4.4s                      // cham.cs:23:58 encrypt r47
+    rev32 v4.8h, v16.8h                             // cham.cs:23:67 encrypt r51
+      add v22.4s, v22.4s, v27.4s                    // cham.cs:22:58 encrypt r48
+    add v24.4s, v9.4s, v24.4s                       // cham.cs:23:58 encrypt r49
+     tbl v20.16b, {v20.16b}, v7.16b                 // cham.cs:22:80 encrypt r46
+     sri v13.4s, v26.4s, #31                        // cham.cs:23:80 encrypt r47
+     sri v31.4s, v26.4s, #30                        // cham.cs:22:67 encrypt r50
+       eor v23.16b, v23.16b, v5.16b                 // cham.cs:22:53 encrypt r48
+       eor v25.16b, v6.16b, v25.16b                 // cham.cs:22:74 encrypt r48
+     eor v26.16b, v3.16b, v1.16b                    // cham.cs:23:53 encrypt r49
+     eor v27.16b, v10.16b, v29.16b                  // cham.cs:23:74 encrypt r49
+    movi v29.4s, #0x32, lsl #0                      // const
+    eor v18.16b, v18.16b, v29.16b                   // cham.cs:22:53 encrypt r50
+    ldr q3, [x0, #32]                               // round key rk[2]
+    eor v0.16b, v3.16b, v0.16b                      // cham.cs:22:74 encrypt r50
+    movi v5.4s, #0x33, lsl #0                       // const
+    eor v9.16b, v15.16b, v5.16b                     // cham.cs:23:53 encrypt r51
+    eor v4.16b, v11.16b, v4.16b                     // cham.cs:23:74 encrypt r51
+       shl v15.4s, v30.4s, #1                       // cham.cs:23:80 encrypt r45
+      shl v6.4s, v28.4s, #1                         // cham.cs:23:80 encrypt r47
+      rev32 v14.8h, v17.8h                          // cham.cs:23:67 encrypt r49
+       sri v15.4s, v30.4s, #31                      // cham.cs:23:80 encrypt r45
+      shl v30.4s, v28.4s, #2                        // cham.cs:22:67 encrypt r50
+       add v23.4s, v23.4s, v25.4s                   // cham.cs:22:58 encrypt r48
+     rev32 v25.8h, v19.8h                           // cham.cs:23:67 encrypt r51
+     add v26.4s, v26.4s, v27.4s                     // cham.cs:23:58 encrypt r49
+    add v18.4s, v18.4s, v0.4s                       // cham.cs:22:58 encrypt r50
+    add v27.4s, v9.4s, v4.4s                        // cham.cs:23:58 encrypt r51
+      tbl v17.16b, {v17.16b}, v7.16b                // cham.cs:22:80 encrypt r46
+      sri v6.4s, v28.4s, #31                        // cham.cs:23:80 encrypt r47
+      sri v30.4s, v28.4s, #30                       // cham.cs:22:67 encrypt r50
+      eor v28.16b, v12.16b, v1.16b                  // cham.cs:23:53 encrypt r49
+      eor v0.16b, v10.16b, v14.16b                  // cham.cs:23:74 encrypt r49
+     eor v20.16b, v20.16b, v29.16b                  // cham.cs:22:53 encrypt r50
+     eor v31.16b, v3.16b, v31.16b                   // cham.cs:22:74 encrypt r50
+     eor v4.16b, v13.16b, v5.16b                    // cham.cs:23:53 encrypt r51
+     eor v25.16b, v11.16b, v25.16b                  // cham.cs:23:74 encrypt r51
+       shl v9.4s, v2.4s, #1                         // cham.cs:23:80 encrypt r47
+       rev32 v12.8h, v21.8h                         // cham.cs:23:67 encrypt r49
+    shl v13.4s, v24.4s, #1                          // cham.cs:23:80 encrypt r49
+       shl v14.4s, v2.4s, #2                        // cham.cs:22:67 encrypt r50
+      add v28.4s, v28.4s, v0.4s                     // cham.cs:23:58 encrypt r49
+      rev32 v0.8h, v22.8h                           // cham.cs:23:67 encrypt r51
+     add v20.4s, v20.4s, v31.4s                     // cham.cs:22:58 encrypt r50
+    shl v31.4s, v24.4s, #2                          // cham.cs:22:67 encrypt r52
+     add v25.4s, v4.4s, v25.4s                      // cham.cs:23:58 encrypt r51
+       tbl v21.16b, {v21.16b}, v7.16b               // cham.cs:22:80 encrypt r46
+       sri v9.4s, v2.4s, #31                        // cham.cs:23:80 encrypt r47
+       sri v14.4s, v2.4s, #30                       // cham.cs:22:67 encrypt r50
+    tbl v16.16b, {v16.16b}, v7.16b                  // cham.cs:22:80 encrypt r48
+       eor v1.16b, v15.16b, v1.16b                  // cham.cs:23:53 encrypt r49
+       eor v2.16b, v10.16b, v12.16b                 // cham.cs:23:74 encrypt r49
+    sri v13.4s, v24.4s, #31                         // cham.cs:23:80 encrypt r49
+    sri v31.4s, v24.4s, #30                         // cham.cs:22:67 encrypt r52
+      eor v17.16b, v17.16b, v29.16b                 // cham.cs:22:53 encrypt r50
+      eor v24.16b, v3.16b, v30.16b                  // cham.cs:22:74 encrypt r50
+      eor v30.16b, v6.16b, v5.16b                   // cham.cs:23:53 encrypt r51
+      eor v0.16b, v11.16b, v0.16b                   // cham.cs:23:74 encrypt r51
+     shl v4.4s, v26.4s, #1                          // cham.cs:23:80 encrypt r49
+       rev32 v6.8h, v23.8h                          // cham.cs:23:67 encrypt r51
+     shl v12.4s, v26.4s, #2                         // cham.cs:22:67 encrypt r52
+       add v1.4s, v1.4s, v2.4s                      // cham.cs:23:58 encrypt r49
+    rev32 v2.8h, v18.8h                             // cham.cs:23:67 encrypt r53
+      add v17.4s, v17.4s, v24.4s                    // cham.cs:22:58 encrypt r50
+    shl v24.4s, v27.4s, #2                          // cham.cs:22:67 encrypt r54
+      add v30.4s, v30.4s, v0.4s                     // cham.cs:23:58 encrypt r51
+     tbl v19.16b, {v19.16b}, v7.16b                 // cham.cs:22:80 encrypt r48
+     sri v4.4s, v26.4s, #31                         // cham.cs:23:80 encrypt r49
+     sri v12.4s, v26.4s, #30                        // cham.cs:22:67 encrypt r52
+       eor v21.16b, v21.16b, v29.16b                // cham.cs:22:53 encrypt r50
+       eor v26.16b, v3.16b, v14.16b                 // cham.cs:22:74 encrypt r50
+    tbl v18.16b, {v18.16b}, v7.16b                  // cham.cs:22:80 encrypt r50
+       eor v29.16b, v9.16b, v5.16b                  // cham.cs:23:53 encrypt r51
+       eor v0.16b, v11.16b, v6.16b                  // cham.cs:23:74 encrypt r51
+    movi v5.4s, #0x34, lsl #0                       // const
+    eor v16.16b, v16.16b, v5.16b                    // cham.cs:22:53 encrypt r52
+    ldp q6, q14, [x0, #64]                          // round key rk[4] + round key rk[5]
+    eor v31.16b, v6.16b, v31.16b                    // cham.cs:22:74 encrypt r52
+    movi v9.4s, #0x35, lsl #0                       // const
+    eor v13.16b, v13.16b, v9.16b                    // cham.cs:23:53 encrypt r53
+    eor v2.16b, v14.16b, v2.16b                     // cham.cs:23:74 encrypt r53
+    sri v24.4s, v27.4s, #30                         // cham.cs:22:67 encrypt r54
+      shl v15.4s, v28.4s, #1                        // cham.cs:23:80 encrypt r49
+      shl v11.4s, v28.4s, #2                        // cham.cs:22:67 encrypt r52
+       add v21.4s, v21.4s, v26.4s                   // cham.cs:22:58 encrypt r50
+     rev32 v26.8h, v20.8h                           // cham.cs:23:67 encrypt r53
+       add v29.4s, v29.4s, v0.4s                    // cham.cs:23:58 encrypt r51
+     shl v0.4s, v25.4s, #2                          // cham.cs:22:67 encrypt r54
+    add v16.4s, v16.4s, v31.4s                      // cham.cs:22:58 encrypt r52
+    add v31.4s, v13.4s, v2.4s                       // cham.cs:23:58 encrypt r53
+      tbl v22.16b, {v22.16b}, v7.16b                // cham.cs:22:80 encrypt r48
+      sri v15.4s, v28.4s, #31                       // cham.cs:23:80 encrypt r49
+      sri v11.4s, v28.4s, #30                       // cham.cs:22:67 encrypt r52
+     tbl v20.16b, {v20.16b}, v7.16b                 // cham.cs:22:80 encrypt r50
+     eor v19.16b, v19.16b, v5.16b                   // cham.cs:22:53 encrypt r52
+     eor v28.16b, v6.16b, v12.16b                   // cham.cs:22:74 encrypt r52
+     eor v2.16b, v4.16b, v9.16b                     // cham.cs:23:53 encrypt r53
+     eor v26.16b, v14.16b, v26.16b                  // cham.cs:23:74 encrypt r53
+    movi v4.4s, #0x36, lsl #0                       // const
+    eor v18.16b, v18.16b, v4.16b                    // cham.cs:22:53 encrypt r54
+     sri v0.4s, v25.4s, #30                         // cham.cs:22:67 encrypt r54
+    eor v24.16b, v8.16b, v24.16b                    // cham.cs:22:74 encrypt r54
+       shl v12.4s, v1.4s, #1                        // cham.cs:23:80 encrypt r49
+    shl v13.4s, v27.4s, #1                          // cham.cs:23:80 encrypt r51
+       shl v3.4s, v1.4s, #2                         // cham.cs:22:67 encrypt r52
+    sri v13.4s, v27.4s, #31                         // cham.cs:23:80 encrypt r51
+      rev32 v27.8h, v17.8h                          // cham.cs:23:67 encrypt r53
+     add v19.4s, v19.4s, v28.4s                     // cham.cs:22:58 encrypt r52
+      shl v28.4s, v30.4s, #2                        // cham.cs:22:67 encrypt r54
+     add v26.4s, v2.4s, v26.4s                      // cham.cs:23:58 encrypt r53
+    add v18.4s, v18.4s, v24.4s                      // cham.cs:22:58 encrypt r54
+       tbl v23.16b, {v23.16b}, v7.16b               // cham.cs:22:80 encrypt r48
+       sri v12.4s, v1.4s, #31                       // cham.cs:23:80 encrypt r49
+       sri v3.4s, v1.4s, #30                        // cham.cs:22:67 encrypt r52
+      tbl v17.16b, {v17.16b}, v7.16b                // cham.cs:22:80 encrypt r50
+      eor v22.16b, v22.16b, v5.16b                  // cham.cs:22:53 encrypt r52
+      eor v24.16b, v6.16b, v11.16b                  // cham.cs:22:74 encrypt r52
+      eor v1.16b, v15.16b, v9.16b                   // cham.cs:23:53 encrypt r53
+      eor v27.16b, v14.16b, v27.16b                 // cham.cs:23:74 encrypt r53
+     eor v20.16b, v20.16b, v4.16b                   // cham.cs:22:53 encrypt r54
+      sri v28.4s, v30.4s, #30                       // cham.cs:22:67 encrypt r54
+     eor v0.16b, v8.16b, v0.16b                     // cham.cs:22:74 encrypt r54
+     shl v2.4s, v25.4s, #1                          // cham.cs:23:80 encrypt r51
+       rev32 v11.8h, v21.8h                         // cham.cs:23:67 encrypt r53
+    shl v15.4s, v31.4s, #1                          // cham.cs:23:80 encrypt r53
+     sri v2.4s, v25.4s, #31                         // cham.cs:23:80 encrypt r51
+       shl v25.4s, v29.4s, #2                       // cham.cs:22:67 encrypt r54
+      add v22.4s, v22.4s, v24.4s                    // cham.cs:22:58 encrypt r52
+    rev32 v24.8h, v16.8h                            // cham.cs:23:67 encrypt r55
+      add v27.4s, v1.4s, v27.4s                     // cham.cs:23:58 encrypt r53
+    shl v1.4s, v31.4s, #2                           // cham.cs:22:67 encrypt r56
+     add v20.4s, v20.4s, v0.4s                      // cham.cs:22:58 encrypt r54
+       tbl v21.16b, {v21.16b}, v7.16b               // cham.cs:22:80 encrypt r50
+       eor v23.16b, v23.16b, v5.16b                 // cham.cs:22:53 encrypt r52
+       eor v0.16b, v6.16b, v3.16b                   // cham.cs:22:74 encrypt r52
+    tbl v16.16b, {v16.16b}, v7.16b                  // cham.cs:22:80 encrypt r52
+       eor v3.16b, v12.16b, v9.16b                  // cham.cs:23:53 encrypt r53
+       eor v5.16b, v14.16b, v11.16b                 // cham.cs:23:74 encrypt r53
+    sri v15.4s, v31.4s, #31                         // cham.cs:23:80 encrypt r53
+    sri v1.4s, v31.4s, #30                          // cham.cs:22:67 encrypt r56
+      eor v17.16b, v17.16b, v4.16b                  // cham.cs:22:53 encrypt r54
+       sri v25.4s, v29.4s, #30                      // cham.cs:22:67 encrypt r54
+      eor v28.16b, v8.16b, v28.16b                  // cham.cs:22:74 encrypt r54
+    movi v31.4s, #0x37, lsl #0                      // const
+    eor v9.16b, v13.16b, v31.16b                    // cham.cs:23:53 encrypt r55
+    ldr q11, [x0, #112]                             // round key rk[7]
+    eor v24.16b, v11.16b, v24.16b                   // cham.cs:23:74 encrypt r55
+      shl v12.4s, v30.4s, #1                        // cham.cs:23:80 encrypt r51
+     shl v13.4s, v26.4s, #1                         // cham.cs:23:80 encrypt r53
+      sri v12.4s, v30.4s, #31                       // cham.cs:23:80 encrypt r51
+     rev32 v30.8h, v19.8h                           // cham.cs:23:67 encrypt r55
+       add v23.4s, v23.4s, v0.4s                    // cham.cs:22:58 encrypt r52
+     shl v0.4s, v26.4s, #2                          // cham.cs:22:67 encrypt r56
+       add v3.4s, v3.4s, v5.4s                      // cham.cs:23:58 encrypt r53
+    rev32 v5.8h, v18.8h                             // cham.cs:23:67 encrypt r57
+      add v17.4s, v17.4s, v28.4s                    // cham.cs:22:58 encrypt r54
+    add v24.4s, v9.4s, v24.4s                       // cham.cs:23:58 encrypt r55
+     tbl v19.16b, {v19.16b}, v7.16b                 // cham.cs:22:80 encrypt r52
+     sri v13.4s, v26.4s, #31                        // cham.cs:23:80 encrypt r53
+     sri v0.4s, v26.4s, #30                         // cham.cs:22:67 encrypt r56
+       eor v21.16b, v21.16b, v4.16b                 // cham.cs:22:53 encrypt r54
+       eor v25.16b, v8.16b, v25.16b                 // cham.cs:22:74 encrypt r54
+     eor v26.16b, v2.16b, v31.16b                   // cham.cs:23:53 encrypt r55
+     eor v28.16b, v11.16b, v30.16b                  // cham.cs:23:74 encrypt r55
+    movi v30.4s, #0x38, lsl #0                      // const
+    eor v16.16b, v16.16b, v30.16b                   // cham.cs:22:53 encrypt r56
+    ldr q2, [x0, #0]                                // round key rk[0]
+    eor v1.16b, v2.16b, v1.16b                      // cham.cs:22:74 encrypt r56
+    movi v4.4s, #0x39, lsl #0                       // const
+    eor v9.16b, v15.16b, v4.16b                     // cham.cs:23:53 encrypt r57
+    eor v5.16b, v10.16b, v5.16b                     // cham.cs:23:74 encrypt r57
+       shl v15.4s, v29.4s, #1                       // cham.cs:23:80 encrypt r51
+      shl v8.4s, v27.4s, #1                         // cham.cs:23:80 encrypt r53
+      rev32 v14.8h, v22.8h                          // cham.cs:23:67 encrypt r55
+       sri v15.4s, v29.4s, #31                      // cham.cs:23:80 encrypt r51
+      shl v29.4s, v27.4s, #2                        // cham.cs:22:67 encrypt r56
+       add v21.4s, v21.4s, v25.4s                   // cham.cs:22:58 encrypt r54
+     rev32 v25.8h, v20.8h                           // cham.cs:23:67 encrypt r57
+     add v26.4s, v26.4s, v28.4s                     // cham.cs:23:58 encrypt r55
+    add v16.4s, v16.4s, v1.4s                       // cham.cs:22:58 encrypt r56
+    add v28.4s, v9.4s, v5.4s                        // cham.cs:23:58 encrypt r57
+      tbl v22.16b, {v22.16b}, v7.16b                // cham.cs:22:80 encrypt r52
+      sri v8.4s, v27.4s, #31                        // cham.cs:23:80 encrypt r53
+      sri v29.4s, v27.4s, #30                       // cham.cs:22:67 encrypt r56
+      eor v27.16b, v12.16b, v31.16b                 // cham.cs:23:53 encrypt r55
+      eor v1.16b, v11.16b, v14.16b                  // cham.cs:23:74 encrypt r55
+     eor v19.16b, v19.16b, v30.16b                  // cham.cs:22:53 encrypt r56
+     eor v0.16b, v2.16b, v0.16b                     // cham.cs:22:74 encrypt r56
+     eor v5.16b, v13.16b, v4.16b                    // cham.cs:23:53 encrypt r57
+     eor v25.16b, v10.16b, v25.16b                  // cham.cs:23:74 encrypt r57
+       shl v9.4s, v3.4s, #1                         // cham.cs:23:80 encrypt r53
+       rev32 v12.8h, v23.8h                         // cham.cs:23:67 encrypt r55
+    shl v13.4s, v24.4s, #1                          // cham.cs:23:80 encrypt r55
+       shl v14.4s, v3.4s, #2                        // cham.cs:22:67 encrypt r56
+      add v27.4s, v27.4s, v1.4s                     // cham.cs:23:58 encrypt r55
+      rev32 v1.8h, v17.8h                           // cham.cs:23:67 encrypt r57
+     add v19.4s, v19.4s, v0.4s                      // cham.cs:22:58 encrypt r56
+    shl v0.4s, v24.4s, #2                           // cham.cs:22:67 encrypt r58
+     add v25.4s, v5.4s, v25.4s                      // cham.cs:23:58 encrypt r57
+       tbl v23.16b, {v23.16b}, v7.16b               // cham.cs:22:80 encrypt r52
+       sri v9.4s, v3.4s, #31                        // cham.cs:23:80 encrypt r53
+       sri v14.4s, v3.4s, #30                       // cham.cs:22:67 encrypt r56
+    tbl v18.16b, {v18.16b}, v7.16b                  // cham.cs:22:80 encrypt r54
+       eor v31.16b, v15.16b, v31.16b                // cham.cs:23:53 encrypt r55
+       eor v3.16b, v11.16b, v12.16b                 // cham.cs:23:74 encrypt r55
+    sri v13.4s, v24.4s, #31                         // cham.cs:23:80 encrypt r55
+    sri v0.4s, v24.4s, #30                          // cham.cs:22:67 encrypt r58
+      eor v22.16b, v22.16b, v30.16b                 // cham.cs:22:53 encrypt r56
+      eor v24.16b, v2.16b, v29.16b                  // cham.cs:22:74 encrypt r56
+      eor v29.16b, v8.16b, v4.16b                   // cham.cs:23:53 encrypt r57
+      eor v1.16b, v10.16b, v1.16b                   // cham.cs:23:74 encrypt r57
+     shl v5.4s, v26.4s, #1                          // cham.cs:23:80 encrypt r55
+       rev32 v8.8h, v21.8h                          // cham.cs:23:67 encrypt r57
+     shl v12.4s, v26.4s, #2                         // cham.cs:22:67 encrypt r58
+       add v31.4s, v31.4s, v3.4s                    // cham.cs:23:58 encrypt r55
+    rev32 v3.8h, v16.8h                             // cham.cs:23:67 encrypt r59
+      add v22.4s, v22.4s, v24.4s                    // cham.cs:22:58 encrypt r56
+    shl v24.4s, v28.4s, #2                          // cham.cs:22:67 encrypt r60
+      add v29.4s, v29.4s, v1.4s                     // cham.cs:23:58 encrypt r57
+     tbl v20.16b, {v20.16b}, v7.16b                 // cham.cs:22:80 encrypt r54
+     sri v5.4s, v26.4s, #31                         // cham.cs:23:80 encrypt r55
+     sri v12.4s, v26.4s, #30                        // cham.cs:22:67 encrypt r58
+       eor v23.16b, v23.16b, v30.16b                // cham.cs:22:53 encrypt r56
+       eor v26.16b, v2.16b, v14.16b                 // cham.cs:22:74 encrypt r56
+    tbl v16.16b, {v16.16b}, v7.16b                  // cham.cs:22:80 encrypt r56
+       eor v30.16b, v9.16b, v4.16b                  // cham.cs:23:53 encrypt r57
+       eor v1.16b, v10.16b, v8.16b                  // cham.cs:23:74 encrypt r57
+    movi v4.4s, #0x3a, lsl #0                       // const
+    eor v18.16b, v18.16b, v4.16b                    // cham.cs:22:53 encrypt r58
+    ldp q8, q14, [x0, #32]                          // round key rk[2] + round key rk[3]
+    eor v0.16b, v8.16b, v0.16b                      // cham.cs:22:74 encrypt r58
+    movi v9.4s, #0x3b, lsl #0                       // const
+    eor v13.16b, v13.16b, v9.16b                    // cham.cs:23:53 encrypt r59
+    eor v3.16b, v14.16b, v3.16b                     // cham.cs:23:74 encrypt r59
+    sri v24.4s, v28.4s, #30                         // cham.cs:22:67 encrypt r60
+      shl v15.4s, v27.4s, #1                        // cham.cs:23:80 encrypt r55
+      shl v10.4s, v27.4s, #2                        // cham.cs:22:67 encrypt r58
+       add v23.4s, v23.4s, v26.4s                   // cham.cs:22:58 encrypt r56
+     rev32 v26.8h, v19.8h                           // cham.cs:23:67 encrypt r59
+       add v30.4s, v30.4s, v1.4s                    // cham.cs:23:58 encrypt r57
+     shl v1.4s, v25.4s, #2                          // cham.cs:22:67 encrypt r60
+    add v18.4s, v18.4s, v0.4s                       // cham.cs:22:58 encrypt r58
+    add v0.4s, v13.4s, v3.4s                        // cham.cs:23:58 encrypt r59
+      tbl v17.16b, {v17.16b}, v7.16b                // cham.cs:22:80 encrypt r54
+      sri v15.4s, v27.4s, #31                       // cham.cs:23:80 encrypt r55
+      sri v10.4s, v27.4s, #30                       // cham.cs:22:67 encrypt r58
+     tbl v19.16b, {v19.16b}, v7.16b                 // cham.cs:22:80 encrypt r56
+     eor v20.16b, v20.16b, v4.16b                   // cham.cs:22:53 encrypt r58
+     eor v27.16b, v8.16b, v12.16b                   // cham.cs:22:74 encrypt r58
+     eor v3.16b, v5.16b, v9.16b                     // cham.cs:23:53 encrypt r59
+     eor v26.16b, v14.16b, v26.16b                  // cham.cs:23:74 encrypt r59
+    movi v5.4s, #0x3c, lsl #0                       // const
+    eor v16.16b, v16.16b, v5.16b                    // cham.cs:22:53 encrypt r60
+     sri v1.4s, v25.4s, #30                         // cham.cs:22:67 encrypt r60
+    eor v24.16b, v6.16b, v24.16b                    // cham.cs:22:74 encrypt r60
+       shl v12.4s, v31.4s, #1                       // cham.cs:23:80 encrypt r55
+    shl v13.4s, v28.4s, #1                          // cham.cs:23:80 encrypt r57
+       shl v2.4s, v31.4s, #2                        // cham.cs:22:67 encrypt r58
+    sri v13.4s, v28.4s, #31                         // cham.cs:23:80 encrypt r57
+      rev32 v28.8h, v22.8h                          // cham.cs:23:67 encrypt r59
+     add v20.4s, v20.4s, v27.4s                     // cham.cs:22:58 encrypt r58
+      shl v27.4s, v29.4s, #2                        // cham.cs:22:67 encrypt r60
+     add v26.4s, v3.4s, v26.4s                      // cham.cs:23:58 encrypt r59
+    add v16.4s, v16.4s, v24.4s                      // cham.cs:22:58 encrypt r60
+       tbl v21.16b, {v21.16b}, v7.16b               // cham.cs:22:80 encrypt r54
+       sri v12.4s, v31.4s, #31                      // cham.cs:23:80 encrypt r55
+       sri v2.4s, v31.4s, #30                       // cham.cs:22:67 encrypt r58
+      tbl v22.16b, {v22.16b}, v7.16b                // cham.cs:22:80 encrypt r56
+      eor v17.16b, v17.16b, v4.16b                  // cham.cs:22:53 encrypt r58
+      eor v24.16b, v8.16b, v10.16b                  // cham.cs:22:74 encrypt r58
+      eor v31.16b, v15.16b, v9.16b                  // cham.cs:23:53 encrypt r59
+      eor v28.16b, v14.16b, v28.16b                 // cham.cs:23:74 encrypt r59
+     eor v19.16b, v19.16b, v5.16b                   // cham.cs:22:53 encrypt r60
+      sri v27.4s, v29.4s, #30                       // cham.cs:22:67 encrypt r60
+     eor v1.16b, v6.16b, v1.16b                     // cham.cs:22:74 encrypt r60
+     shl v3.4s, v25.4s, #1                          // cham.cs:23:80 encrypt r57
+       rev32 v10.8h, v23.8h                         // cham.cs:23:67 encrypt r59
+    shl v15.4s, v0.4s, #1                           // cham.cs:23:80 encrypt r59
+     sri v3.4s, v25.4s, #31                         // cham.cs:23:80 encrypt r57
+       shl v25.4s, v30.4s, #2                       // cham.cs:22:67 encrypt r60
+      add v17.4s, v17.4s, v24.4s                    // cham.cs:22:58 encrypt r58
+    rev32 v24.8h, v18.8h                            // cham.cs:23:67 encrypt r61
+      add v28.4s, v31.4s, v28.4s                    // cham.cs:23:58 encrypt r59
+    shl v31.4s, v0.4s, #2                           // cham.cs:22:67 encrypt r62
+     add v19.4s, v19.4s, v1.4s                      // cham.cs:22:58 encrypt r60
+       tbl v23.16b, {v23.16b}, v7.16b               // cham.cs:22:80 encrypt r56
+       eor v21.16b, v21.16b, v4.16b                 // cham.cs:22:53 encrypt r58
+       eor v1.16b, v8.16b, v2.16b                   // cham.cs:22:74 encrypt r58
+    tbl v18.16b, {v18.16b}, v7.16b                  // cham.cs:22:80 encrypt r58
+       eor v2.16b, v12.16b, v9.16b                  // cham.cs:23:53 encrypt r59
+       eor v4.16b, v14.16b, v10.16b                 // cham.cs:23:74 encrypt r59
+    sri v15.4s, v0.4s, #31                          // cham.cs:23:80 encrypt r59
+    sri v31.4s, v0.4s, #30                          // cham.cs:22:67 encrypt r62
+      eor v22.16b, v22.16b, v5.16b                  // cham.cs:22:53 encrypt r60
+       sri v25.4s, v30.4s, #30                      // cham.cs:22:67 encrypt r60
+      eor v27.16b, v6.16b, v27.16b                  // cham.cs:22:74 encrypt r60
+    movi v0.4s, #0x3d, lsl #0                       // const
+    eor v9.16b, v13.16b, v0.16b                     // cham.cs:23:53 encrypt r61
+    ldr q10, [x0, #80]                              // round key rk[5]
+    eor v24.16b, v10.16b, v24.16b                   // cham.cs:23:74 encrypt r61
+      shl v12.4s, v29.4s, #1                        // cham.cs:23:80 encrypt r57
+     shl v13.4s, v26.4s, #1                         // cham.cs:23:80 encrypt r59
+      sri v12.4s, v29.4s, #31                       // cham.cs:23:80 encrypt r57
+     rev32 v29.8h, v20.8h                           // cham.cs:23:67 encrypt r61
+       add v21.4s, v21.4s, v1.4s                    // cham.cs:22:58 encrypt r58
+     shl v1.4s, v26.4s, #2                          // cham.cs:22:67 encrypt r62
+       add v2.4s, v2.4s, v4.4s                      // cham.cs:23:58 encrypt r59
+    rev32 v4.8h, v16.8h                             // cham.cs:23:67 encrypt r63
+      add v22.4s, v22.4s, v27.4s                    // cham.cs:22:58 encrypt r60
+    add v24.4s, v9.4s, v24.4s                       // cham.cs:23:58 encrypt r61
+     tbl v20.16b, {v20.16b}, v7.16b                 // cham.cs:22:80 encrypt r58
+     sri v13.4s, v26.4s, #31                        // cham.cs:23:80 encrypt r59
+     sri v1.4s, v26.4s, #30                         // cham.cs:22:67 encrypt r62
+       eor v23.16b, v23.16b, v5.16b                 // cham.cs:22:53 encrypt r60
+       eor v25.16b, v6.16b, v25.16b                 // cham.cs:22:74 encrypt r60
+     eor v26.16b, v3.16b, v0.16b                    // cham.cs:23:53 encrypt r61
+     eor v27.16b, v10.16b, v29.16b                  // cham.cs:23:74 encrypt r61
+    movi v29.4s, #0x3e, lsl #0                      // const
+    eor v18.16b, v18.16b, v29.16b                   // cham.cs:22:53 encrypt r62
+    ldr q3, [x0, #96]                               // round key rk[6]
+    eor v31.16b, v3.16b, v31.16b                    // cham.cs:22:74 encrypt r62
+    movi v5.4s, #0x3f, lsl #0                       // const
+    eor v9.16b, v15.16b, v5.16b                     // cham.cs:23:53 encrypt r63
+    eor v4.16b, v11.16b, v4.16b                     // cham.cs:23:74 encrypt r63
+       shl v15.4s, v30.4s, #1                       // cham.cs:23:80 encrypt r57
+      shl v6.4s, v28.4s, #1                         // cham.cs:23:80 encrypt r59
+      rev32 v14.8h, v17.8h                          // cham.cs:23:67 encrypt r61
+       sri v15.4s, v30.4s, #31                      // cham.cs:23:80 encrypt r57
+      shl v30.4s, v28.4s, #2                        // cham.cs:22:67 encrypt r62
+       add v23.4s, v23.4s, v25.4s                   // cham.cs:22:58 encrypt r60
+     rev32 v25.8h, v19.8h                           // cham.cs:23:67 encrypt r63
+     add v26.4s, v26.4s, v27.4s                     // cham.cs:23:58 encrypt r61
+    add v18.4s, v18.4s, v31.4s                      // cham.cs:22:58 encrypt r62
+    add v27.4s, v9.4s, v4.4s                        // cham.cs:23:58 encrypt r63
+      tbl v17.16b, {v17.16b}, v7.16b                // cham.cs:22:80 encrypt r58
+      sri v6.4s, v28.4s, #31                        // cham.cs:23:80 encrypt r59
+      sri v30.4s, v28.4s, #30                       // cham.cs:22:67 encrypt r62
+      eor v28.16b, v12.16b, v0.16b                  // cham.cs:23:53 encrypt r61
+      eor v31.16b, v10.16b, v14.16b                 // cham.cs:23:74 encrypt r61
+     eor v20.16b, v20.16b, v29.16b                  // cham.cs:22:53 encrypt r62
+     eor v1.16b, v3.16b, v1.16b                     // cham.cs:22:74 encrypt r62
+     eor v4.16b, v13.16b, v5.16b                    // cham.cs:23:53 encrypt r63
+     eor v25.16b, v11.16b, v25.16b                  // cham.cs:23:74 encrypt r63
+       shl v9.4s, v2.4s, #1                         // cham.cs:23:80 encrypt r59
+       rev32 v12.8h, v21.8h                         // cham.cs:23:67 encrypt r61
+    shl v13.4s, v24.4s, #1                          // cham.cs:23:80 encrypt r61
+       shl v14.4s, v2.4s, #2                        // cham.cs:22:67 encrypt r62
+      add v28.4s, v28.4s, v31.4s                    // cham.cs:23:58 encrypt r61
+      rev32 v31.8h, v22.8h                          // cham.cs:23:67 encrypt r63
+     add v20.4s, v20.4s, v1.4s                      // cham.cs:22:58 encrypt r62
+    shl v1.4s, v24.4s, #2                           // cham.cs:22:67 encrypt r64
+     add v25.4s, v4.4s, v25.4s                      // cham.cs:23:58 encrypt r63
+       tbl v21.16b, {v21.16b}, v7.16b               // cham.cs:22:80 encrypt r58
+       sri v9.4s, v2.4s, #31                        // cham.cs:23:80 encrypt r59
+       sri v14.4s, v2.4s, #30                       // cham.cs:22:67 encrypt r62
+    tbl v16.16b, {v16.16b}, v7.16b                  // cham.cs:22:80 encrypt r60
+       eor v0.16b, v15.16b, v0.16b                  // cham.cs:23:53 encrypt r61
+       eor v2.16b, v10.16b, v12.16b                 // cham.cs:23:74 encrypt r61
+    sri v13.4s, v24.4s, #31                         // cham.cs:23:80 encrypt r61
+    sri v1.4s, v24.4s, #30                          // cham.cs:22:67 encrypt r64
+      eor v17.16b, v17.16b, v29.16b                 // cham.cs:22:53 encrypt r62
+      eor v24.16b, v3.16b, v30.16b                  // cham.cs:22:74 encrypt r62
+      eor v30.16b, v6.16b, v5.16b                   // cham.cs:23:53 encrypt r63
+      eor v31.16b, v11.16b, v31.16b                 // cham.cs:23:74 encrypt r63
+     shl v4.4s, v26.4s, #1                          // cham.cs:23:80 encrypt r61
+       rev32 v6.8h, v23.8h                          // cham.cs:23:67 encrypt r63
+     shl v12.4s, v26.4s, #2                         // cham.cs:22:67 encrypt r64
+       add v0.4s, v0.4s, v2.4s                      // cham.cs:23:58 encrypt r61
+    rev32 v2.8h, v18.8h                             // cham.cs:23:67 encrypt r65
+      add v17.4s, v17.4s, v24.4s                    // cham.cs:22:58 encrypt r62
+    shl v24.4s, v27.4s, #2                          // cham.cs:22:67 encrypt r66
+      add v30.4s, v30.4s, v31.4s                    // cham.cs:23:58 encrypt r63
+     tbl v19.16b, {v19.16b}, v7.16b                 // cham.cs:22:80 encrypt r60
+     sri v4.4s, v26.4s, #31                         // cham.cs:23:80 encrypt r61
+     sri v12.4s, v26.4s, #30                        // cham.cs:22:67 encrypt r64
+       eor v21.16b, v21.16b, v29.16b                // cham.cs:22:53 encrypt r62
+       eor v26.16b, v3.16b, v14.16b                 // cham.cs:22:74 encrypt r62
+    tbl v18.16b, {v18.16b}, v7.16b                  // cham.cs:22:80 encrypt r62
+       eor v29.16b, v9.16b, v5.16b                  // cham.cs:23:53 encrypt r63
+       eor v31.16b, v11.16b, v6.16b                 // cham.cs:23:74 encrypt r63
+    movi v5.4s, #0x40, lsl #0                       // const
+    eor v16.16b, v16.16b, v5.16b                    // cham.cs:22:53 encrypt r64
+    ldp q6, q14, [x0, #0]                           // round key rk[0] + round key rk[1]
+    eor v1.16b, v6.16b, v1.16b                      // cham.cs:22:74 encrypt r64
+    movi v9.4s, #0x41, lsl #0                       // const
+    eor v13.16b, v13.16b, v9.16b                    // cham.cs:23:53 encrypt r65
+    eor v2.16b, v14.16b, v2.16b                     // cham.cs:23:74 encrypt r65
+    sri v24.4s, v27.4s, #30                         // cham.cs:22:67 encrypt r66
+      shl v15.4s, v28.4s, #1                        // cham.cs:23:80 encrypt r61
+      shl v11.4s, v28.4s, #2                        // cham.cs:22:67 encrypt r64
+       add v21.4s, v21.4s, v26.4s                   // cham.cs:22:58 encrypt r62
+     rev32 v26.8h, v20.8h                           // cham.cs:23:67 encrypt r65
+       add v29.4s, v29.4s, v31.4s                   // cham.cs:23:58 encrypt r63
+     shl v31.4s, v25.4s, #2                         // cham.cs:22:67 encrypt r66
+    add v16.4s, v16.4s, v1.4s                       // cham.cs:22:58 encrypt r64
+    add v1.4s, v13.4s, v2.4s                        // cham.cs:23:58 encrypt r65
+      tbl v22.16b, {v22.16b}, v7.16b                // cham.cs:22:80 encrypt r60
+      sri v15.4s, v28.4s, #31                       // cham.cs:23:80 encrypt r61
+      sri v11.4s, v28.4s, #30                       // cham.cs:22:67 encrypt r64
+     tbl v20.16b, {v20.16b}, v7.16b                 // cham.cs:22:80 encrypt r62
+     eor v19.16b, v19.16b, v5.16b                   // cham.cs:22:53 encrypt r64
+     eor v28.16b, v6.16b, v12.16b                   // cham.cs:22:74 encrypt r64
+     eor v2.16b, v4.16b, v9.16b                     // cham.cs:23:53 encrypt r65
+     eor v26.16b, v14.16b, v26.16b                  // cham.cs:23:74 encrypt r65
+    movi v4.4s, #0x42, lsl #0                       // const
+    eor v18.16b, v18.16b, v4.16b                    // cham.cs:22:53 encrypt r66
+     sri v31.4s, v25.4s, #30                        // cham.cs:22:67 encrypt r66
+    eor v24.16b, v8.16b, v24.16b                    // cham.cs:22:74 encrypt r66
+       shl v12.4s, v0.4s, #1                        // cham.cs:23:80 encrypt r61
+    shl v13.4s, v27.4s, #1                          // cham.cs:23:80 encrypt r63
+       shl v3.4s, v0.4s, #2                         // cham.cs:22:67 encrypt r64
+    sri v13.4s, v27.4s, #31                         // cham.cs:23:80 encrypt r63
+      rev32 v27.8h, v17.8h                          // cham.cs:23:67 encrypt r65
+     add v19.4s, v19.4s, v28.4s                     // cham.cs:22:58 encrypt r64
+      shl v28.4s, v30.4s, #2                        // cham.cs:22:67 encrypt r66
+     add v26.4s, v2.4s, v26.4s                      // cham.cs:23:58 encrypt r65
+    add v18.4s, v18.4s, v24.4s                      // cham.cs:22:58 encrypt r66
+       tbl v23.16b, {v23.16b}, v7.16b               // cham.cs:22:80 encrypt r60
+       sri v12.4s, v0.4s, #31                       // cham.cs:23:80 encrypt r61
+       sri v3.4s, v0.4s, #30                        // cham.cs:22:67 encrypt r64
+      tbl v17.16b, {v17.16b}, v7.16b                // cham.cs:22:80 encrypt r62
+      eor v22.16b, v22.16b, v5.16b                  // cham.cs:22:53 encrypt r64
+      eor v24.16b, v6.16b, v11.16b                  // cham.cs:22:74 encrypt r64
+      eor v0.16b, v15.16b, v9.16b                   // cham.cs:23:53 encrypt r65
+      eor v27.16b, v14.16b, v27.16b                 // cham.cs:23:74 encrypt r65
+     eor v20.16b, v20.16b, v4.16b                   // cham.cs:22:53 encrypt r66
+      sri v28.4s, v30.4s, #30                       // cham.cs:22:67 encrypt r66
+     eor v31.16b, v8.16b, v31.16b                   // cham.cs:22:74 encrypt r66
+     shl v2.4s, v25.4s, #1                          // cham.cs:23:80 encrypt r63
+       rev32 v11.8h, v21.8h                         // cham.cs:23:67 encrypt r65
+    shl v15.4s, v1.4s, #1                           // cham.cs:23:80 encrypt r65
+     sri v2.4s, v25.4s, #31                         // cham.cs:23:80 encrypt r63
+       shl v25.4s, v29.4s, #2                       // cham.cs:22:67 encrypt r66
+      add v22.4s, v22.4s, v24.4s                    // cham.cs:22:58 encrypt r64
+    rev32 v24.8h, v16.8h                            // cham.cs:23:67 encrypt r67
+      add v27.4s, v0.4s, v27.4s                     // cham.cs:23:58 encrypt r65
+    shl v0.4s, v1.4s, #2                            // cham.cs:22:67 encrypt r68
+     add v20.4s, v20.4s, v31.4s                     // cham.cs:22:58 encrypt r66
+       tbl v21.16b, {v21.16b}, v7.16b               // cham.cs:22:80 encrypt r62
+       eor v23.16b, v23.16b, v5.16b                 // cham.cs:22:53 encrypt r64
+       eor v31.16b, v6.16b, v3.16b                  // cham.cs:22:74 encrypt r64
+    tbl v16.16b, {v16.16b}, v7.16b                  // cham.cs:22:80 encrypt r64
+       eor v3.16b, v12.16b, v9.16b                  // cham.cs:23:53 encrypt r65
+       eor v5.16b, v14.16b, v11.16b                 // cham.cs:23:74 encrypt r65
+    sri v15.4s, v1.4s, #31                          // cham.cs:23:80 encrypt r65
+    sri v0.4s, v1.4s, #30                           // cham.cs:22:67 encrypt r68
+      eor v17.16b, v17.16b, v4.16b                  // cham.cs:22:53 encrypt r66
+       sri v25.4s, v29.4s, #30                      // cham.cs:22:67 encrypt r66
+      eor v28.16b, v8.16b, v28.16b                  // cham.cs:22:74 encrypt r66
+    movi v1.4s, #0x43, lsl #0                       // const
+    eor v9.16b, v13.16b, v1.16b                     // cham.cs:23:53 encrypt r67
+    ldr q11, [x0, #48]                              // round key rk[3]
+    eor v24.16b, v11.16b, v24.16b                   // cham.cs:23:74 encrypt r67
+      shl v12.4s, v30.4s, #1                        // cham.cs:23:80 encrypt r63
+     shl v13.4s, v26.4s, #1                         // cham.cs:23:80 encrypt r65
+      sri v12.4s, v30.4s, #31                       // cham.cs:23:80 encrypt r63
+     rev32 v30.8h, v19.8h                           // cham.cs:23:67 encrypt r67
+       add v23.4s, v23.4s, v31.4s                   // cham.cs:22:58 encrypt r64
+     shl v31.4s, v26.4s, #2                         // cham.cs:22:67 encrypt r68
+       add v3.4s, v3.4s, v5.4s                      // cham.cs:23:58 encrypt r65
+    rev32 v5.8h, v18.8h                             // cham.cs:23:67 encrypt r69
+      add v17.4s, v17.4s, v28.4s                    // cham.cs:22:58 encrypt r66
+    add v24.4s, v9.4s, v24.4s                       // cham.cs:23:58 encrypt r67
+     tbl v19.16b, {v19.16b}, v7.16b                 // cham.cs:22:80 encrypt r64
+     sri v13.4s, v26.4s, #31                        // cham.cs:23:80 encrypt r65
+     sri v31.4s, v26.4s, #30                        // cham.cs:22:67 encrypt r68
+       eor v21.16b, v21.16b, v4.16b                 // cham.cs:22:53 encrypt r66
+       eor v25.16b, v8.16b, v25.16b                 // cham.cs:22:74 encrypt r66
+     eor v26.16b, v2.16b, v1.16b                    // cham.cs:23:53 encrypt r67
+     eor v28.16b, v11.16b, v30.16b                  // cham.cs:23:74 encrypt r67
+    movi v30.4s, #0x44, lsl #0                      // const
+    eor v16.16b, v16.16b, v30.16b                   // cham.cs:22:53 encrypt r68
+    ldr q2, [x0, #64]                               // round key rk[4]
+    eor v0.16b, v2.16b, v0.16b                      // cham.cs:22:74 encrypt r68
+    movi v4.4s, #0x45, lsl #0                       // const
+    eor v9.16b, v15.16b, v4.16b                     // cham.cs:23:53 encrypt r69
+    eor v5.16b, v10.16b, v5.16b                     // cham.cs:23:74 encrypt r69
+       shl v15.4s, v29.4s, #1                       // cham.cs:23:80 encrypt r63
+      shl v8.4s, v27.4s, #1                         // cham.cs:23:80 encrypt r65
+      rev32 v14.8h, v22.8h                          // cham.cs:23:67 encrypt r67
+       sri v15.4s, v29.4s, #31                      // cham.cs:23:80 encrypt r63
+      shl v29.4s, v27.4s, #2                        // cham.cs:22:67 encrypt r68
+       add v21.4s, v21.4s, v25.4s                   // cham.cs:22:58 encrypt r66
+     rev32 v25.8h, v20.8h                           // cham.cs:23:67 encrypt r69
+     add v26.4s, v26.4s, v28.4s                     // cham.cs:23:58 encrypt r67
+    add v16.4s, v16.4s, v0.4s                       // cham.cs:22:58 encrypt r68
+    add v28.4s, v9.4s, v5.4s                        // cham.cs:23:58 encrypt r69
+      tbl v22.16b, {v22.16b}, v7.16b                // cham.cs:22:80 encrypt r64
+      sri v8.4s, v27.4s, #31                        // cham.cs:23:80 encrypt r65
+      sri v29.4s, v27.4s, #30                       // cham.cs:22:67 encrypt r68
+      eor v27.16b, v12.16b, v1.16b                  // cham.cs:23:53 encrypt r67
+      eor v0.16b, v11.16b, v14.16b                  // cham.cs:23:74 encrypt r67
+     eor v19.16b, v19.16b, v30.16b                  // cham.cs:22:53 encrypt r68
+     eor v31.16b, v2.16b, v31.16b                   // cham.cs:22:74 encrypt r68
+     eor v5.16b, v13.16b, v4.16b                    // cham.cs:23:53 encrypt r69
+     eor v25.16b, v10.16b, v25.16b                  // cham.cs:23:74 encrypt r69
+       shl v9.4s, v3.4s, #1                         // cham.cs:23:80 encrypt r65
+       rev32 v12.8h, v23.8h                         // cham.cs:23:67 encrypt r67
+    shl v13.4s, v24.4s, #1                          // cham.cs:23:80 encrypt r67
+       shl v14.4s, v3.4s, #2                        // cham.cs:22:67 encrypt r68
+      add v27.4s, v27.4s, v0.4s                     // cham.cs:23:58 encrypt r67
+      rev32 v0.8h, v17.8h                           // cham.cs:23:67 encrypt r69
+     add v19.4s, v19.4s, v31.4s                     // cham.cs:22:58 encrypt r68
+    shl v31.4s, v24.4s, #2                          // cham.cs:22:67 encrypt r70
+     add v25.4s, v5.4s, v25.4s                      // cham.cs:23:58 encrypt r69
+       tbl v23.16b, {v23.16b}, v7.16b               // cham.cs:22:80 encrypt r64
+       sri v9.4s, v3.4s, #31                        // cham.cs:23:80 encrypt r65
+       sri v14.4s, v3.4s, #30                       // cham.cs:22:67 encrypt r68
+    tbl v18.16b, {v18.16b}, v7.16b                  // cham.cs:22:80 encrypt r66
+       eor v1.16b, v15.16b, v1.16b                  // cham.cs:23:53 encrypt r67
+       eor v3.16b, v11.16b, v12.16b                 // cham.cs:23:74 encrypt r67
+    sri v13.4s, v24.4s, #31                         // cham.cs:23:80 encrypt r67
+    sri v31.4s, v24.4s, #30                         // cham.cs:22:67 encrypt r70
+      eor v22.16b, v22.16b, v30.16b                 // cham.cs:22:53 encrypt r68
+      eor v24.16b, v2.16b, v29.16b                  // cham.cs:22:74 encrypt r68
+      eor v29.16b, v8.16b, v4.16b                   // cham.cs:23:53 encrypt r69
+      eor v0.16b, v10.16b, v0.16b                   // cham.cs:23:74 encrypt r69
+     shl v5.4s, v26.4s, #1                          // cham.cs:23:80 encrypt r67
+       rev32 v8.8h, v21.8h                          // cham.cs:23:67 encrypt r69
+     shl v12.4s, v26.4s, #2                         // cham.cs:22:67 encrypt r70
+       add v1.4s, v1.4s, v3.4s                      // cham.cs:23:58 encrypt r67
+    rev32 v3.8h, v16.8h                             // cham.cs:23:67 encrypt r71
+      add v22.4s, v22.4s, v24.4s                    // cham.cs:22:58 encrypt r68
+    shl v24.4s, v28.4s, #2                          // cham.cs:22:67 encrypt r72
+      add v29.4s, v29.4s, v0.4s                     // cham.cs:23:58 encrypt r69
+     tbl v20.16b, {v20.16b}, v7.16b                 // cham.cs:22:80 encrypt r66
+     sri v5.4s, v26.4s, #31                         // cham.cs:23:80 encrypt r67
+     sri v12.4s, v26.4s, #30                        // cham.cs:22:67 encrypt r70
+       eor v23.16b, v23.16b, v30.16b                // cham.cs:22:53 encrypt r68
+       eor v26.16b, v2.16b, v14.16b                 // cham.cs:22:74 encrypt r68
+    tbl v16.16b, {v16.16b}, v7.16b                  // cham.cs:22:80 encrypt r68
+       eor v30.16b, v9.16b, v4.16b                  // cham.cs:23:53 encrypt r69
+       eor v0.16b, v10.16b, v8.16b                  // cham.cs:23:74 encrypt r69
+    movi v4.4s, #0x46, lsl #0                       // const
+    eor v18.16b, v18.16b, v4.16b                    // cham.cs:22:53 encrypt r70
+    ldp q8, q14, [x0, #96]                          // round key rk[6] + round key rk[7]
+    eor v31.16b, v8.16b, v31.16b                    // cham.cs:22:74 encrypt r70
+    movi v9.4s, #0x47, lsl #0                       // const
+    eor v13.16b, v13.16b, v9.16b                    // cham.cs:23:53 encrypt r71
+    eor v3.16b, v14.16b, v3.16b                     // cham.cs:23:74 encrypt r71
+    sri v24.4s, v28.4s, #30                         // cham.cs:22:67 encrypt r72
+      shl v15.4s, v27.4s, #1                        // cham.cs:23:80 encrypt r67
+      shl v10.4s, v27.4s, #2                        // cham.cs:22:67 encrypt r70
+       add v23.4s, v23.4s, v26.4s                   // cham.cs:22:58 encrypt r68
+     rev32 v26.8h, v19.8h                           // cham.cs:23:67 encrypt r71
+       add v30.4s, v30.4s, v0.4s                    // cham.cs:23:58 encrypt r69
+     shl v0.4s, v25.4s, #2                          // cham.cs:22:67 encrypt r72
+    add v18.4s, v18.4s, v31.4s                      // cham.cs:22:58 encrypt r70
+    add v31.4s, v13.4s, v3.4s                       // cham.cs:23:58 encrypt r71
+      tbl v17.16b, {v17.16b}, v7.16b                // cham.cs:22:80 encrypt r66
+      sri v15.4s, v27.4s, #31                       // cham.cs:23:80 encrypt r67
+      sri v10.4s, v27.4s, #30                       // cham.cs:22:67 encrypt r70
+     tbl v19.16b, {v19.16b}, v7.16b                 // cham.cs:22:80 encrypt r68
+     eor v20.16b, v20.16b, v4.16b                   // cham.cs:22:53 encrypt r70
+     eor v27.16b, v8.16b, v12.16b                   // cham.cs:22:74 encrypt r70
+     eor v3.16b, v5.16b, v9.16b                     // cham.cs:23:53 encrypt r71
+     eor v26.16b, v14.16b, v26.16b                  // cham.cs:23:74 encrypt r71
+    movi v5.4s, #0x48, lsl #0                       // const
+    eor v16.16b, v16.16b, v5.16b                    // cham.cs:22:53 encrypt r72
+     sri v0.4s, v25.4s, #30                         // cham.cs:22:67 encrypt r72
+    eor v24.16b, v6.16b, v24.16b                    // cham.cs:22:74 encrypt r72
+       shl v12.4s, v1.4s, #1                        // cham.cs:23:80 encrypt r67
+    shl v13.4s, v28.4s, #1                          // cham.cs:23:80 encrypt r69
+       shl v2.4s, v1.4s, #2                         // cham.cs:22:67 encrypt r70
+    sri v13.4s, v28.4s, #31                         // cham.cs:23:80 encrypt r69
+      rev32 v28.8h, v22.8h                          // cham.cs:23:67 encrypt r71
+     add v20.4s, v20.4s, v27.4s                     // cham.cs:22:58 encrypt r70
+      shl v27.4s, v29.4s, #2                        // cham.cs:22:67 encrypt r72
+     add v26.4s, v3.4s, v26.4s                      // cham.cs:23:58 encrypt r71
+    add v16.4s, v16.4s, v24.4s                      // cham.cs:22:58 encrypt r72
+       tbl v21.16b, {v21.16b}, v7.16b               // cham.cs:22:80 encrypt r66
+       sri v12.4s, v1.4s, #31                       // cham.cs:23:80 encrypt r67
+       sri v2.4s, v1.4s, #30                        // cham.cs:22:67 encrypt r70
+      tbl v22.16b, {v22.16b}, v7.16b                // cham.cs:22:80 encrypt r68
+      eor v17.16b, v17.16b, v4.16b                  // cham.cs:22:53 encrypt r70
+      eor v24.16b, v8.16b, v10.16b                  // cham.cs:22:74 encrypt r70
+      eor v1.16b, v15.16b, v9.16b                   // cham.cs:23:53 encrypt r71
+      eor v28.16b, v14.16b, v28.16b                 // cham.cs:23:74 encrypt r71
+     eor v19.16b, v19.16b, v5.16b                   // cham.cs:22:53 encrypt r72
+      sri v27.4s, v29.4s, #30                       // cham.cs:22:67 encrypt r72
+     eor v0.16b, v6.16b, v0.16b                     // cham.cs:22:74 encrypt r72
+     shl v3.4s, v25.4s, #1                          // cham.cs:23:80 encrypt r69
+       rev32 v10.8h, v23.8h                         // cham.cs:23:67 encrypt r71
+    shl v15.4s, v31.4s, #1                          // cham.cs:23:80 encrypt r71
+     sri v3.4s, v25.4s, #31                         // cham.cs:23:80 encrypt r69
+       shl v25.4s, v30.4s, #2                       // cham.cs:22:67 encrypt r72
+      add v17.4s, v17.4s, v24.4s                    // cham.cs:22:58 encrypt r70
+    rev32 v24.8h, v18.8h                            // cham.cs:23:67 encrypt r73
+      add v28.4s, v1.4s, v28.4s                     // cham.cs:23:58 encrypt r71
+    shl v1.4s, v31.4s, #2                           // cham.cs:22:67 encrypt r74
+     add v19.4s, v19.4s, v0.4s                      // cham.cs:22:58 encrypt r72
+       tbl v23.16b, {v23.16b}, v7.16b               // cham.cs:22:80 encrypt r68
+       eor v21.16b, v21.16b, v4.16b                 // cham.cs:22:53 encrypt r70
+       eor v0.16b, v8.16b, v2.16b                   // cham.cs:22:74 encrypt r70
+    tbl v18.16b, {v18.16b}, v7.16b                  // cham.cs:22:80 encrypt r70
+       eor v2.16b, v12.16b, v9.16b                  // cham.cs:23:53 encrypt r71
+       eor v4.16b, v14.16b, v10.16b                 // cham.cs:23:74 encrypt r71
+    sri v15.4s, v31.4s, #31                         // cham.cs:23:80 encrypt r71
+    sri v1.4s, v31.4s, #30                          // cham.cs:22:67 encrypt r74
+      eor v22.16b, v22.16b, v5.16b                  // cham.cs:22:53 encrypt r72
+       sri v25.4s, v30.4s, #30                      // cham.cs:22:67 encrypt r72
+      eor v27.16b, v6.16b, v27.16b                  // cham.cs:22:74 encrypt r72
+    movi v31.4s, #0x49, lsl #0                      // const
+    eor v9.16b, v13.16b, v31.16b                    // cham.cs:23:53 encrypt r73
+    ldr q10, [x0, #16]                              // round key rk[1]
+    eor v24.16b, v10.16b, v24.16b                   // cham.cs:23:74 encrypt r73
+      shl v12.4s, v29.4s, #1                        // cham.cs:23:80 encrypt r69
+     shl v13.4s, v26.4s, #1                         // cham.cs:23:80 encrypt r71
+      sri v12.4s, v29.4s, #31                       // cham.cs:23:80 encrypt r69
+     rev32 v29.8h, v20.8h                           // cham.cs:23:67 encrypt r73
+       add v21.4s, v21.4s, v0.4s                    // cham.cs:22:58 encrypt r70
+     shl v0.4s, v26.4s, #2                          // cham.cs:22:67 encrypt r74
+       add v2.4s, v2.4s, v4.4s                      // cham.cs:23:58 encrypt r71
+    rev32 v4.8h, v16.8h                             // cham.cs:23:67 encrypt r75
+      add v22.4s, v22.4s, v27.4s                    // cham.cs:22:58 encrypt r72
+    add v24.4s, v9.4s, v24.4s                       // cham.cs:23:58 encrypt r73
+     tbl v20.16b, {v20.16b}, v7.16b                 // cham.cs:22:80 encrypt r70
+     sri v13.4s, v26.4s, #31                        // cham.cs:23:80 encrypt r71
+     sri v0.4s, v26.4s, #30                         // cham.cs:22:67 encrypt r74
+       eor v23.16b, v23.16b, v5.16b                 // cham.cs:22:53 encrypt r72
+       eor v25.16b, v6.16b, v25.16b                 // cham.cs:22:74 encrypt r72
+     eor v26.16b, v3.16b, v31.16b                   // cham.cs:23:53 encrypt r73
+     eor v27.16b, v10.16b, v29.16b                  // cham.cs:23:74 encrypt r73
+    movi v29.4s, #0x4a, lsl #0                      // const
+    eor v18.16b, v18.16b, v29.16b                   // cham.cs:22:53 encrypt r74
+    ldr q3, [x0, #32]                               // round key rk[2]
+    eor v1.16b, v3.16b, v1.16b                      // cham.cs:22:74 encrypt r74
+    movi v5.4s, #0x4b, lsl #0                       // const
+    eor v9.16b, v15.16b, v5.16b                     // cham.cs:23:53 encrypt r75
+    eor v4.16b, v11.16b, v4.16b                     // cham.cs:23:74 encrypt r75
+       shl v15.4s, v30.4s, #1                       // cham.cs:23:80 encrypt r69
+      shl v6.4s, v28.4s, #1                         // cham.cs:23:80 encrypt r71
+      rev32 v14.8h, v17.8h                          // cham.cs:23:67 encrypt r73
+       sri v15.4s, v30.4s, #31                      // cham.cs:23:80 encrypt r69
+      shl v30.4s, v28.4s, #2                        // cham.cs:22:67 encrypt r74
+       add v23.4s, v23.4s, v25.4s                   // cham.cs:22:58 encrypt r72
+     rev32 v25.8h, v19.8h                           // cham.cs:23:67 encrypt r75
+     add v26.4s, v26.4s, v27.4s                     // cham.cs:23:58 encrypt r73
+    add v18.4s, v18.4s, v1.4s                       // cham.cs:22:58 encrypt r74
+    add v27.4s, v9.4s, v4.4s                        // cham.cs:23:58 encrypt r75
+      tbl v17.16b, {v17.16b}, v7.16b                // cham.cs:22:80 encrypt r70
+      sri v6.4s, v28.4s, #31                        // cham.cs:23:80 encrypt r71
+      sri v30.4s, v28.4s, #30                       // cham.cs:22:67 encrypt r74
+      eor v28.16b, v12.16b, v31.16b                 // cham.cs:23:53 encrypt r73
+      eor v1.16b, v10.16b, v14.16b                  // cham.cs:23:74 encrypt r73
+     eor v20.16b, v20.16b, v29.16b                  // cham.cs:22:53 encrypt r74
+     eor v0.16b, v3.16b, v0.16b                     // cham.cs:22:74 encrypt r74
+     eor v4.16b, v13.16b, v5.16b                    // cham.cs:23:53 encrypt r75
+     eor v25.16b, v11.16b, v25.16b                  // cham.cs:23:74 encrypt r75
+       shl v9.4s, v2.4s, #1                         // cham.cs:23:80 encrypt r71
+       rev32 v12.8h, v21.8h                         // cham.cs:23:67 encrypt r73
+    shl v13.4s, v24.4s, #1                          // cham.cs:23:80 encrypt r73
+       shl v14.4s, v2.4s, #2                        // cham.cs:22:67 encrypt r74
+      add v28.4s, v28.4s, v1.4s                     // cham.cs:23:58 encrypt r73
+      rev32 v1.8h, v22.8h                           // cham.cs:23:67 encrypt r75
+     add v20.4s, v20.4s, v0.4s                      // cham.cs:22:58 encrypt r74
+    shl v0.4s, v24.4s, #2                           // cham.cs:22:67 encrypt r76
+     add v25.4s, v4.4s, v25.4s                      // cham.cs:23:58 encrypt r75
+       tbl v21.16b, {v21.16b}, v7.16b               // cham.cs:22:80 encrypt r70
+       sri v9.4s, v2.4s, #31                        // cham.cs:23:80 encrypt r71
+       sri v14.4s, v2.4s, #30                       // cham.cs:22:67 encrypt r74
+    tbl v16.16b, {v16.16b}, v7.16b                  // cham.cs:22:80 encrypt r72
+       eor v31.16b, v15.16b, v31.16b                // cham.cs:23:53 encrypt r73
+       eor v2.16b, v10.16b, v12.16b                 // cham.cs:23:74 encrypt r73
+    sri v13.4s, v24.4s, #31                         // cham.cs:23:80 encrypt r73
+    sri v0.4s, v24.4s, #30                          // cham.cs:22:67 encrypt r76
+      eor v17.16b, v17.16b, v29.16b                 // cham.cs:22:53 encrypt r74
+      eor v24.16b, v3.16b, v30.16b                  // cham.cs:22:74 encrypt r74
+      eor v30.16b, v6.16b, v5.16b                   // cham.cs:23:53 encrypt r75
+      eor v1.16b, v11.16b, v1.16b                   // cham.cs:23:74 encrypt r75
+     shl v4.4s, v26.4s, #1                          // cham.cs:23:80 encrypt r73
+       rev32 v6.8h, v23.8h                          // cham.cs:23:67 encrypt r75
+     shl v12.4s, v26.4s, #2                         // cham.cs:22:67 encrypt r76
+       add v31.4s, v31.4s, v2.4s                    // cham.cs:23:58 encrypt r73
+    rev32 v2.8h, v18.8h                             // cham.cs:23:67 encrypt r77
+      add v17.4s, v17.4s, v24.4s                    // cham.cs:22:58 encrypt r74
+    shl v24.4s, v27.4s, #2                          // cham.cs:22:67 encrypt r78
+      add v30.4s, v30.4s, v1.4s                     // cham.cs:23:58 encrypt r75
+     tbl v19.16b, {v19.16b}, v7.16b                 // cham.cs:22:80 encrypt r72
+     sri v4.4s, v26.4s, #31                         // cham.cs:23:80 encrypt r73
+     sri v12.4s, v26.4s, #30                        // cham.cs:22:67 encrypt r76
+       eor v21.16b, v21.16b, v29.16b                // cham.cs:22:53 encrypt r74
+       eor v26.16b, v3.16b, v14.16b                 // cham.cs:22:74 encrypt r74
+    tbl v18.16b, {v18.16b}, v7.16b                  // cham.cs:22:80 encrypt r74
+       eor v29.16b, v9.16b, v5.16b                  // cham.cs:23:53 encrypt r75
+       eor v1.16b, v11.16b, v6.16b                  // cham.cs:23:74 encrypt r75
+    movi v5.4s, #0x4c, lsl #0                       // const
+    eor v16.16b, v16.16b, v5.16b                    // cham.cs:22:53 encrypt r76
+    ldp q6, q14, [x0, #64]                          // round key rk[4] + round key rk[5]
+    eor v0.16b, v6.16b, v0.16b                      // cham.cs:22:74 encrypt r76
+    movi v9.4s, #0x4d, lsl #0                       // const
+    eor v13.16b, v13.16b, v9.16b                    // cham.cs:23:53 encrypt r77
+    eor v2.16b, v14.16b, v2.16b                     // cham.cs:23:74 encrypt r77
+    sri v24.4s, v27.4s, #30                         // cham.cs:22:67 encrypt r78
+      shl v15.4s, v28.4s, #1                        // cham.cs:23:80 encrypt r73
+      shl v11.4s, v28.4s, #2                        // cham.cs:22:67 encrypt r76
+       add v21.4s, v21.4s, v26.4s                   // cham.cs:22:58 encrypt r74
+     rev32 v26.8h, v20.8h                           // cham.cs:23:67 encrypt r77
+       add v29.4s, v29.4s, v1.4s                    // cham.cs:23:58 encrypt r75
+     shl v1.4s, v25.4s, #2                          // cham.cs:22:67 encrypt r78
+    add v16.4s, v16.4s, v0.4s                       // cham.cs:22:58 encrypt r76
+    add v0.4s, v13.4s, v2.4s                        // cham.cs:23:58 encrypt r77
+      tbl v22.16b, {v22.16b}, v7.16b                // cham.cs:22:80 encrypt r72
+      sri v15.4s, v28.4s, #31                       // cham.cs:23:80 encrypt r73
+      sri v11.4s, v28.4s, #30                       // cham.cs:22:67 encrypt r76
+     tbl v20.16b, {v20.16b}, v7.16b                 // cham.cs:22:80 encrypt r74
+     eor v19.16b, v19.16b, v5.16b                   // cham.cs:22:53 encrypt r76
+     eor v28.16b, v6.16b, v12.16b                   // cham.cs:22:74 encrypt r76
+     eor v2.16b, v4.16b, v9.16b                     // cham.cs:23:53 encrypt r77
+     eor v26.16b, v14.16b, v26.16b                  // cham.cs:23:74 encrypt r77
+    movi v4.4s, #0x4e, lsl #0                       // const
+    eor v18.16b, v18.16b, v4.16b                    // cham.cs:22:53 encrypt r78
+     sri v1.4s, v25.4s, #30                         // cham.cs:22:67 encrypt r78
+    eor v24.16b, v8.16b, v24.16b                    // cham.cs:22:74 encrypt r78
+       shl v12.4s, v31.4s, #1                       // cham.cs:23:80 encrypt r73
+    shl v13.4s, v27.4s, #1                          // cham.cs:23:80 encrypt r75
+       shl v3.4s, v31.4s, #2                        // cham.cs:22:67 encrypt r76
+    sri v13.4s, v27.4s, #31                         // cham.cs:23:80 encrypt r75
+      rev32 v27.8h, v17.8h                          // cham.cs:23:67 encrypt r77
+     add v19.4s, v19.4s, v28.4s                     // cham.cs:22:58 encrypt r76
+      shl v28.4s, v30.4s, #2                        // cham.cs:22:67 encrypt r78
+     add v26.4s, v2.4s, v26.4s                      // cham.cs:23:58 encrypt r77
+    add v18.4s, v18.4s, v24.4s                      // cham.cs:22:58 encrypt r78
+       tbl v23.16b, {v23.16b}, v7.16b               // cham.cs:22:80 encrypt r72
+       sri v12.4s, v31.4s, #31                      // cham.cs:23:80 encrypt r73
+       sri v3.4s, v31.4s, #30                       // cham.cs:22:67 encrypt r76
+      tbl v17.16b, {v17.16b}, v7.16b                // cham.cs:22:80 encrypt r74
+      eor v22.16b, v22.16b, v5.16b                  // cham.cs:22:53 encrypt r76
+      eor v24.16b, v6.16b, v11.16b                  // cham.cs:22:74 encrypt r76
+      eor v31.16b, v15.16b, v9.16b                  // cham.cs:23:53 encrypt r77
+      eor v27.16b, v14.16b, v27.16b                 // cham.cs:23:74 encrypt r77
+     eor v20.16b, v20.16b, v4.16b                   // cham.cs:22:53 encrypt r78
+      sri v28.4s, v30.4s, #30                       // cham.cs:22:67 encrypt r78
+     eor v1.16b, v8.16b, v1.16b                     // cham.cs:22:74 encrypt r78
+     shl v2.4s, v25.4s, #1                          // cham.cs:23:80 encrypt r75
+       rev32 v11.8h, v21.8h                         // cham.cs:23:67 encrypt r77
+    shl v15.4s, v0.4s, #1                           // cham.cs:23:80 encrypt r77
+     sri v2.4s, v25.4s, #31                         // cham.cs:23:80 encrypt r75
+       shl v25.4s, v29.4s, #2                       // cham.cs:22:67 encrypt r78
+      add v22.4s, v22.4s, v24.4s                    // cham.cs:22:58 encrypt r76
+    rev32 v24.8h, v16.8h                            // cham.cs:23:67 encrypt r79
+      add v27.4s, v31.4s, v27.4s                    // cham.cs:23:58 encrypt r77
+    shl v31.4s, v0.4s, #2                           // cham.cs:22:67 encrypt r80
+     add v20.4s, v20.4s, v1.4s                      // cham.cs:22:58 encrypt r78
+       tbl v21.16b, {v21.16b}, v7.16b               // cham.cs:22:80 encrypt r74
+       eor v23.16b, v23.16b, v5.16b                 // cham.cs:22:53 encrypt r76
+       eor v1.16b, v6.16b, v3.16b                   // cham.cs:22:74 encrypt r76
+    tbl v16.16b, {v16.16b}, v7.16b                  // cham.cs:22:80 encrypt r76
+       eor v3.16b, v12.16b, v9.16b                  // cham.cs:23:53 encrypt r77
+       eor v5.16b, v14.16b, v11.16b                 // cham.cs:23:74 encrypt r77
+    sri v15.4s, v0.4s, #31                          // cham.cs:23:80 encrypt r77
+    sri v31.4s, v0.4s, #30                          // cham.cs:22:67 encrypt r80
+      eor v17.16b, v17.16b, v4.16b                  // cham.cs:22:53 encrypt r78
+       sri v25.4s, v29.4s, #30                      // cham.cs:22:67 encrypt r78
+      eor v28.16b, v8.16b, v28.16b                  // cham.cs:22:74 encrypt r78
+    movi v0.4s, #0x4f, lsl #0                       // const
+    eor v9.16b, v13.16b, v0.16b                     // cham.cs:23:53 encrypt r79
+    ldr q11, [x0, #112]                             // round key rk[7]
+    eor v24.16b, v11.16b, v24.16b                   // cham.cs:23:74 encrypt r79
+      shl v12.4s, v30.4s, #1                        // cham.cs:23:80 encrypt r75
+     shl v13.4s, v26.4s, #1                         // cham.cs:23:80 encrypt r77
+      sri v12.4s, v30.4s, #31                       // cham.cs:23:80 encrypt r75
+     rev32 v30.8h, v19.8h                           // cham.cs:23:67 encrypt r79
+       add v23.4s, v23.4s, v1.4s                    // cham.cs:22:58 encrypt r76
+     shl v1.4s, v26.4s, #2                          // cham.cs:22:67 encrypt r80
+       add v3.4s, v3.4s, v5.4s                      // cham.cs:23:58 encrypt r77
+    rev32 v5.8h, v18.8h                             // cham.cs:23:67 encrypt r81
+      add v17.4s, v17.4s, v28.4s                    // cham.cs:22:58 encrypt r78
+    add v24.4s, v9.4s, v24.4s                       // cham.cs:23:58 encrypt r79
+     tbl v19.16b, {v19.16b}, v7.16b                 // cham.cs:22:80 encrypt r76
+     sri v13.4s, v26.4s, #31                        // cham.cs:23:80 encrypt r77
+     sri v1.4s, v26.4s, #30                         // cham.cs:22:67 encrypt r80
+       eor v21.16b, v21.16b, v4.16b                 // cham.cs:22:53 encrypt r78
+       eor v25.16b, v8.16b, v25.16b                 // cham.cs:22:74 encrypt r78
+     eor v26.16b, v2.16b, v0.16b                    // cham.cs:23:53 encrypt r79
+     eor v28.16b, v11.16b, v30.16b                  // cham.cs:23:74 encrypt r79
+    movi v30.4s, #0x50, lsl #0                      // const
+    eor v16.16b, v16.16b, v30.16b                   // cham.cs:22:53 encrypt r80
+    ldr q2, [x0, #0]                                // round key rk[0]
+    eor v31.16b, v2.16b, v31.16b                    // cham.cs:22:74 encrypt r80
+    movi v4.4s, #0x51, lsl #0                       // const
+    eor v9.16b, v15.16b, v4.16b                     // cham.cs:23:53 encrypt r81
+    eor v5.16b, v10.16b, v5.16b                     // cham.cs:23:74 encrypt r81
+       shl v15.4s, v29.4s, #1                       // cham.cs:23:80 encrypt r75
+      shl v8.4s, v27.4s, #1                         // cham.cs:23:80 encrypt r77
+      rev32 v14.8h, v22.8h                          // cham.cs:23:67 encrypt r79
+       sri v15.4s, v29.4s, #31                      // cham.cs:23:80 encrypt r75
+      shl v29.4s, v27.4s, #2                        // cham.cs:22:67 encrypt r80
+       add v21.4s, v21.4s, v25.4s                   // cham.cs:22:58 encrypt r78
+     rev32 v25.8h, v20.8h                           // cham.cs:23:67 encrypt r81
+     add v26.4s, v26.4s, v28.4s                     // cham.cs:23:58 encrypt r79
+    add v16.4s, v16.4s, v31.4s                      // cham.cs:22:58 encrypt r80
+    add v28.4s, v9.4s, v5.4s                        // cham.cs:23:58 encrypt r81
+      tbl v22.16b, {v22.16b}, v7.16b                // cham.cs:22:80 encrypt r76
+      sri v8.4s, v27.4s, #31                        // cham.cs:23:80 encrypt r77
+      sri v29.4s, v27.4s, #30                       // cham.cs:22:67 encrypt r80
+      eor v27.16b, v12.16b, v0.16b                  // cham.cs:23:53 encrypt r79
+      eor v31.16b, v11.16b, v14.16b                 // cham.cs:23:74 encrypt r79
+     eor v19.16b, v19.16b, v30.16b                  // cham.cs:22:53 encrypt r80
+     eor v1.16b, v2.16b, v1.16b                     // cham.cs:22:74 encrypt r80
+     eor v5.16b, v13.16b, v4.16b                    // cham.cs:23:53 encrypt r81
+     eor v25.16b, v10.16b, v25.16b                  // cham.cs:23:74 encrypt r81
+       shl v9.4s, v3.4s, #1                         // cham.cs:23:80 encrypt r77
+       rev32 v12.8h, v23.8h                         // cham.cs:23:67 encrypt r79
+    shl v13.4s, v24.4s, #1                          // cham.cs:23:80 encrypt r79
+       shl v14.4s, v3.4s, #2                        // cham.cs:22:67 encrypt r80
+      add v27.4s, v27.4s, v31.4s                    // cham.cs:23:58 encrypt r79
+      rev32 v31.8h, v17.8h                          // cham.cs:23:67 encrypt r81
+     add v19.4s, v19.4s, v1.4s                      // cham.cs:22:58 encrypt r80
+    shl v1.4s, v24.4s, #2                           // cham.cs:22:67 encrypt r82
+     add v25.4s, v5.4s, v25.4s                      // cham.cs:23:58 encrypt r81
+       tbl v23.16b, {v23.16b}, v7.16b               // cham.cs:22:80 encrypt r76
+       sri v9.4s, v3.4s, #31                        // cham.cs:23:80 encrypt r77
+       sri v14.4s, v3.4s, #30                       // cham.cs:22:67 encrypt r80
+    tbl v18.16b, {v18.16b}, v7.16b                  // cham.cs:22:80 encrypt r78
+       eor v0.16b, v15.16b, v0.16b                  // cham.cs:23:53 encrypt r79
+       eor v3.16b, v11.16b, v12.16b                 // cham.cs:23:74 encrypt r79
+    sri v13.4s, v24.4s, #31                         // cham.cs:23:80 encrypt r79
+    sri v1.4s, v24.4s, #30                          // cham.cs:22:67 encrypt r82
+      eor v22.16b, v22.16b, v30.16b                 // cham.cs:22:53 encrypt r80
+      eor v24.16b, v2.16b, v29.16b                  // cham.cs:22:74 encrypt r80
+      eor v29.16b, v8.16b, v4.16b                   // cham.cs:23:53 encrypt r81
+      eor v31.16b, v10.16b, v31.16b                 // cham.cs:23:74 encrypt r81
+     shl v5.4s, v26.4s, #1                          // cham.cs:23:80 encrypt r79
+       rev32 v8.8h, v21.8h                          // cham.cs:23:67 encrypt r81
+     shl v12.4s, v26.4s, #2                         // cham.cs:22:67 encrypt r82
+       add v0.4s, v0.4s, v3.4s                      // cham.cs:23:58 encrypt r79
+    rev32 v3.8h, v16.8h                             // cham.cs:23:67 encrypt r83
+      add v22.4s, v22.4s, v24.4s                    // cham.cs:22:58 encrypt r80
+    shl v24.4s, v28.4s, #2                          // cham.cs:22:67 encrypt r84
+      add v29.4s, v29.4s, v31.4s                    // cham.cs:23:58 encrypt r81
+     tbl v20.16b, {v20.16b}, v7.16b                 // cham.cs:22:80 encrypt r78
+     sri v5.4s, v26.4s, #31                         // cham.cs:23:80 encrypt r79
+     sri v12.4s, v26.4s, #30                        // cham.cs:22:67 encrypt r82
+       eor v23.16b, v23.16b, v30.16b                // cham.cs:22:53 encrypt r80
+       eor v26.16b, v2.16b, v14.16b                 // cham.cs:22:74 encrypt r80
+    tbl v16.16b, {v16.16b}, v7.16b                  // cham.cs:22:80 encrypt r80
+       eor v30.16b, v9.16b, v4.16b                  // cham.cs:23:53 encrypt r81
+       eor v31.16b, v10.16b, v8.16b                 // cham.cs:23:74 encrypt r81
+    movi v4.4s, #0x52, lsl #0                       // const
+    eor v18.16b, v18.16b, v4.16b                    // cham.cs:22:53 encrypt r82
+    ldp q8, q14, [x0, #32]                          // round key rk[2] + round key rk[3]
+    eor v1.16b, v8.16b, v1.16b                      // cham.cs:22:74 encrypt r82
+    movi v9.4s, #0x53, lsl #0                       // const
+    eor v13.16b, v13.16b, v9.16b                    // cham.cs:23:53 encrypt r83
+    eor v3.16b, v14.16b, v3.16b                     // cham.cs:23:74 encrypt r83
+    sri v24.4s, v28.4s, #30                         // cham.cs:22:67 encrypt r84
+      shl v15.4s, v27.4s, #1                        // cham.cs:23:80 encrypt r79
+      shl v10.4s, v27.4s, #2                        // cham.cs:22:67 encrypt r82
+       add v23.4s, v23.4s, v26.4s                   // cham.cs:22:58 encrypt r80
+     rev32 v26.8h, v19.8h                           // cham.cs:23:67 encrypt r83
+       add v30.4s, v30.4s, v31.4s                   // cham.cs:23:58 encrypt r81
+     shl v31.4s, v25.4s, #2                         // cham.cs:22:67 encrypt r84
+    add v18.4s, v18.4s, v1.4s                       // cham.cs:22:58 encrypt r82
+    add v1.4s, v13.4s, v3.4s                        // cham.cs:23:58 encrypt r83
+      tbl v17.16b, {v17.16b}, v7.16b                // cham.cs:22:80 encrypt r78
+      sri v15.4s, v27.4s, #31                       // cham.cs:23:80 encrypt r79
+      sri v10.4s, v27.4s, #30                       // cham.cs:22:67 encrypt r82
+     tbl v19.16b, {v19.16b}, v7.16b                 // cham.cs:22:80 encrypt r80
+     eor v20.16b, v20.16b, v4.16b                   // cham.cs:22:53 encrypt r82
+     eor v27.16b, v8.16b, v12.16b                   // cham.cs:22:74 encrypt r82
+     eor v3.16b, v5.16b, v9.16b                     // cham.cs:23:53 encrypt r83
+     eor v26.16b, v14.16b, v26.16b                  // cham.cs:23:74 encrypt r83
+    movi v5.4s, #0x54, lsl #0                       // const
+    eor v16.16b, v16.16b, v5.16b                    // cham.cs:22:53 encrypt r84
+     sri v31.4s, v25.4s, #30                        // cham.cs:22:67 encrypt r84
+    eor v24.16b, v6.16b, v24.16b                    // cham.cs:22:74 encrypt r84
+       shl v12.4s, v0.4s, #1                        // cham.cs:23:80 encrypt r79
+    shl v13.4s, v28.4s, #1                          // cham.cs:23:80 encrypt r81
+       shl v2.4s, v0.4s, #2                         // cham.cs:22:67 encrypt r82
+    sri v13.4s, v28.4s, #31                         // cham.cs:23:80 encrypt r81
+      rev32 v28.8h, v22.8h                          // cham.cs:23:67 encrypt r83
+     add v20.4s, v20.4s, v27.4s                     // cham.cs:22:58 encrypt r82
+      shl v27.4s, v29.4s, #2                        // cham.cs:22:67 encrypt r84
+     add v26.4s, v3.4s, v26.4s                      // cham.cs:23:58 encrypt r83
+    add v16.4s, v16.4s, v24.4s                      // cham.cs:22:58 encrypt r84
+       tbl v21.16b, {v21.16b}, v7.16b               // cham.cs:22:80 encrypt r78
+       sri v12.4s, v0.4s, #31                       // cham.cs:23:80 encrypt r79
+       sri v2.4s, v0.4s, #30                        // cham.cs:22:67 encrypt r82
+      tbl v22.16b, {v22.16b}, v7.16b                // cham.cs:22:80 encrypt r80
+      eor v17.16b, v17.16b, v4.16b                  // cham.cs:22:53 encrypt r82
+      eor v24.16b, v8.16b, v10.16b                  // cham.cs:22:74 encrypt r82
+      eor v0.16b, v15.16b, v9.16b                   // cham.cs:23:53 encrypt r83
+      eor v28.16b, v14.16b, v28.16b                 // cham.cs:23:74 encrypt r83
+     eor v19.16b, v19.16b, v5.16b                   // cham.cs:22:53 encrypt r84
+      sri v27.4s, v29.4s, #30                       // cham.cs:22:67 encrypt r84
+     eor v31.16b, v6.16b, v31.16b                   // cham.cs:22:74 encrypt r84
+     shl v3.4s, v25.4s, #1                          // cham.cs:23:80 encrypt r81
+       rev32 v10.8h, v23.8h                         // cham.cs:23:67 encrypt r83
+    shl v15.4s, v1.4s, #1                           // cham.cs:23:80 encrypt r83
+     sri v3.4s, v25.4s, #31                         // cham.cs:23:80 encrypt r81
+       shl v25.4s, v30.4s, #2                       // cham.cs:22:67 encrypt r84
+      add v17.4s, v17.4s, v24.4s                    // cham.cs:22:58 encrypt r82
+    rev32 v24.8h, v18.8h                            // cham.cs:23:67 encrypt r85
+      add v28.4s, v0.4s, v28.4s                     // cham.cs:23:58 encrypt r83
+    shl v0.4s, v1.4s, #2                            // cham.cs:22:67 encrypt r86
+     add v19.4s, v19.4s, v31.4s                     // cham.cs:22:58 encrypt r84
+       tbl v23.16b, {v23.16b}, v7.16b               // cham.cs:22:80 encrypt r80
+       eor v21.16b, v21.16b, v4.16b                 // cham.cs:22:53 encrypt r82
+       eor v31.16b, v8.16b, v2.16b                  // cham.cs:22:74 encrypt r82
+    tbl v18.16b, {v18.16b}, v7.16b                  // cham.cs:22:80 encrypt r82
+       eor v2.16b, v12.16b, v9.16b                  // cham.cs:23:53 encrypt r83
+       eor v4.16b, v14.16b, v10.16b                 // cham.cs:23:74 encrypt r83
+    sri v15.4s, v1.4s, #31                          // cham.cs:23:80 encrypt r83
+    sri v0.4s, v1.4s, #30                           // cham.cs:22:67 encrypt r86
+      eor v22.16b, v22.16b, v5.16b                  // cham.cs:22:53 encrypt r84
+       sri v25.4s, v30.4s, #30                      // cham.cs:22:67 encrypt r84
+      eor v27.16b, v6.16b, v27.16b                  // cham.cs:22:74 encrypt r84
+    movi v1.4s, #0x55, lsl #0                       // const
+    eor v9.16b, v13.16b, v1.16b                     // cham.cs:23:53 encrypt r85
+    ldr q10, [x0, #80]                              // round key rk[5]
+    eor v24.16b, v10.16b, v24.16b                   // cham.cs:23:74 encrypt r85
+      shl v12.4s, v29.4s, #1                        // cham.cs:23:80 encrypt r81
+     shl v13.4s, v26.4s, #1                         // cham.cs:23:80 encrypt r83
+      sri v12.4s, v29.4s, #31                       // cham.cs:23:80 encrypt r81
+     rev32 v29.8h, v20.8h                           // cham.cs:23:67 encrypt r85
+       add v21.4s, v21.4s, v31.4s                   // cham.cs:22:58 encrypt r82
+     shl v31.4s, v26.4s, #2                         // cham.cs:22:67 encrypt r86
+       add v2.4s, v2.4s, v4.4s                      // cham.cs:23:58 encrypt r83
+    rev32 v4.8h, v16.8h                             // cham.cs:23:67 encrypt r87
+      add v22.4s, v22.4s, v27.4s                    // cham.cs:22:58 encrypt r84
+    add v24.4s, v9.4s, v24.4s                       // cham.cs:23:58 encrypt r85
+     tbl v20.16b, {v20.16b}, v7.16b                 // cham.cs:22:80 encrypt r82
+     sri v13.4s, v26.4s, #31                        // cham.cs:23:80 encrypt r83
+     sri v31.4s, v26.4s, #30                        // cham.cs:22:67 encrypt r86
+       eor v23.16b, v23.16b, v5.16b                 // cham.cs:22:53 encrypt r84
+       eor v25.16b, v6.16b, v25.16b                 // cham.cs:22:74 encrypt r84
+     eor v26.16b, v3.16b, v1.16b                    // cham.cs:23:53 encrypt r85
+     eor v27.16b, v10.16b, v29.16b                  // cham.cs:23:74 encrypt r85
+    movi v29.4s, #0x56, lsl #0                      // const
+    eor v18.16b, v18.16b, v29.16b                   // cham.cs:22:53 encrypt r86
+    ldr q3, [x0, #96]                               // round key rk[6]
+    eor v0.16b, v3.16b, v0.16b                      // cham.cs:22:74 encrypt r86
+    movi v5.4s, #0x57, lsl #0                       // const
+    eor v9.16b, v15.16b, v5.16b                     // cham.cs:23:53 encrypt r87
+    eor v4.16b, v11.16b, v4.16b                     // cham.cs:23:74 encrypt r87
+       shl v15.4s, v30.4s, #1                       // cham.cs:23:80 encrypt r81
+      shl v6.4s, v28.4s, #1                         // cham.cs:23:80 encrypt r83
+      rev32 v14.8h, v17.8h                          // cham.cs:23:67 encrypt r85
+       sri v15.4s, v30.4s, #31                      // cham.cs:23:80 encrypt r81
+      shl v30.4s, v28.4s, #2                        // cham.cs:22:67 encrypt r86
+       add v23.4s, v23.4s, v25.4s                   // cham.cs:22:58 encrypt r84
+     rev32 v25.8h, v19.8h                           // cham.cs:23:67 encrypt r87
+     add v26.4s, v26.4s, v27.4s                     // cham.cs:23:58 encrypt r85
+    add v18.4s, v18.4s, v0.4s                       // cham.cs:22:58 encrypt r86
+    add v27.4s, v9.4s, v4.4s                        // cham.cs:23:58 encrypt r87
+      tbl v17.16b, {v17.16b}, v7.16b                // cham.cs:22:80 encrypt r82
+      sri v6.4s, v28.4s, #31                        // cham.cs:23:80 encrypt r83
+      sri v30.4s, v28.4s, #30                       // cham.cs:22:67 encrypt r86
+      eor v28.16b, v12.16b, v1.16b                  // cham.cs:23:53 encrypt r85
+      eor v0.16b, v10.16b, v14.16b                  // cham.cs:23:74 encrypt r85
+     eor v20.16b, v20.16b, v29.16b                  // cham.cs:22:53 encrypt r86
+     eor v31.16b, v3.16b, v31.16b                   // cham.cs:22:74 encrypt r86
+     eor v4.16b, v13.16b, v5.16b                    // cham.cs:23:53 encrypt r87
+     eor v25.16b, v11.16b, v25.16b                  // cham.cs:23:74 encrypt r87
+       shl v9.4s, v2.4s, #1                         // cham.cs:23:80 encrypt r83
+       rev32 v12.8h, v21.8h                         // cham.cs:23:67 encrypt r85
+    shl v13.4s, v24.4s, #1                          // cham.cs:23:80 encrypt r85
+       shl v14.4s, v2.4s, #2                        // cham.cs:22:67 encrypt r86
+      add v28.4s, v28.4s, v0.4s                     // cham.cs:23:58 encrypt r85
+      rev32 v0.8h, v22.8h                           // cham.cs:23:67 encrypt r87
+     add v20.4s, v20.4s, v31.4s                     // cham.cs:22:58 encrypt r86
+    shl v31.4s, v24.4s, #2                          // cham.cs:22:67 encrypt r88
+     add v25.4s, v4.4s, v25.4s                      // cham.cs:23:58 encrypt r87
+       tbl v21.16b, {v21.16b}, v7.16b               // cham.cs:22:80 encrypt r82
+       sri v9.4s, v2.4s, #31                        // cham.cs:23:80 encrypt r83
+       sri v14.4s, v2.4s, #30                       // cham.cs:22:67 encrypt r86
+    tbl v16.16b, {v16.16b}, v7.16b                  // cham.cs:22:80 encrypt r84
+       eor v1.16b, v15.16b, v1.16b                  // cham.cs:23:53 encrypt r85
+       eor v2.16b, v10.16b, v12.16b                 // cham.cs:23:74 encrypt r85
+    sri v13.4s, v24.4s, #31                         // cham.cs:23:80 encrypt r85
+    sri v31.4s, v24.4s, #30                         // cham.cs:22:67 encrypt r88
+      eor v17.16b, v17.16b, v29.16b                 // cham.cs:22:53 encrypt r86
+      eor v24.16b, v3.16b, v30.16b                  // cham.cs:22:74 encrypt r86
+      eor v30.16b, v6.16b, v5.16b                   // cham.cs:23:53 encrypt r87
+      eor v0.16b, v11.16b, v0.16b                   // cham.cs:23:74 encrypt r87
+     shl v4.4s, v26.4s, #1                          // cham.cs:23:80 encrypt r85
+       rev32 v6.8h, v23.8h                          // cham.cs:23:67 encrypt r87
+     shl v12.4s, v26.4s, #2                         // cham.cs:22:67 encrypt r88
+       add v1.4s, v1.4s, v2.4s                      // cham.cs:23:58 encrypt r85
+    rev32 v2.8h, v18.8h                             // cham.cs:23:67 encrypt r89
+      add v17.4s, v17.4s, v24.4s                    // cham.cs:22:58 encrypt r86
+    shl v24.4s, v27.4s, #2                          // cham.cs:22:67 encrypt r90
+      add v30.4s, v30.4s, v0.4s                     // cham.cs:23:58 encrypt r87
+     tbl v19.16b, {v19.16b}, v7.16b                 // cham.cs:22:80 encrypt r84
+     sri v4.4s, v26.4s, #31                         // cham.cs:23:80 encrypt r85
+     sri v12.4s, v26.4s, #30                        // cham.cs:22:67 encrypt r88
+       eor v21.16b, v21.16b, v29.16b                // cham.cs:22:53 encrypt r86
+       eor v26.16b, v3.16b, v14.16b                 // cham.cs:22:74 encrypt r86
+    tbl v18.16b, {v18.16b}, v7.16b                  // cham.cs:22:80 encrypt r86
+       eor v29.16b, v9.16b, v5.16b                  // cham.cs:23:53 encrypt r87
+       eor v0.16b, v11.16b, v6.16b                  // cham.cs:23:74 encrypt r87
+    movi v5.4s, #0x58, lsl #0                       // const
+    eor v16.16b, v16.16b, v5.16b                    // cham.cs:22:53 encrypt r88
+    ldp q6, q14, [x0, #0]                           // round key rk[0] + round key rk[1]
+    eor v31.16b, v6.16b, v31.16b                    // cham.cs:22:74 encrypt r88
+    movi v9.4s, #0x59, lsl #0                       // const
+    eor v13.16b, v13.16b, v9.16b                    // cham.cs:23:53 encrypt r89
+    eor v2.16b, v14.16b, v2.16b                     // cham.cs:23:74 encrypt r89
+    sri v24.4s, v27.4s, #30                         // cham.cs:22:67 encrypt r90
+      shl v15.4s, v28.4s, #1                        // cham.cs:23:80 encrypt r85
+      shl v11.4s, v28.4s, #2                        // cham.cs:22:67 encrypt r88
+       add v21.4s, v21.4s, v26.4s                   // cham.cs:22:58 encrypt r86
+     rev32 v26.8h, v20.8h                           // cham.cs:23:67 encrypt r89
+       add v29.4s, v29.4s, v0.4s                    // cham.cs:23:58 encrypt r87
+     shl v0.4s, v25.4s, #2                          // cham.cs:22:67 encrypt r90
+    add v16.4s, v16.4s, v31.4s                      // cham.cs:22:58 encrypt r88
+    add v31.4s, v13.4s, v2.4s                       // cham.cs:23:58 encrypt r89
+      tbl v22.16b, {v22.16b}, v7.16b                // cham.cs:22:80 encrypt r84
+      sri v15.4s, v28.4s, #31                       // cham.cs:23:80 encrypt r85
+      sri v11.4s, v28.4s, #30                       // cham.cs:22:67 encrypt r88
+     tbl v20.16b, {v20.16b}, v7.16b                 // cham.cs:22:80 encrypt r86
+     eor v19.16b, v19.16b, v5.16b                   // cham.cs:22:53 encrypt r88
+     eor v28.16b, v6.16b, v12.16b                   // cham.cs:22:74 encrypt r88
+     eor v2.16b, v4.16b, v9.16b                     // cham.cs:23:53 encrypt r89
+     eor v26.16b, v14.16b, v26.16b                  // cham.cs:23:74 encrypt r89
+    movi v4.4s, #0x5a, lsl #0                       // const
+    eor v18.16b, v18.16b, v4.16b                    // cham.cs:22:53 encrypt r90
+     sri v0.4s, v25.4s, #30                         // cham.cs:22:67 encrypt r90
+    eor v24.16b, v8.16b, v24.16b                    // cham.cs:22:74 encrypt r90
+       shl v12.4s, v1.4s, #1                        // cham.cs:23:80 encrypt r85
+    shl v13.4s, v27.4s, #1                          // cham.cs:23:80 encrypt r87
+       shl v3.4s, v1.4s, #2                         // cham.cs:22:67 encrypt r88
+    sri v13.4s, v27.4s, #31                         // cham.cs:23:80 encrypt r87
+      rev32 v27.8h, v17.8h                          // cham.cs:23:67 encrypt r89
+     add v19.4s, v19.4s, v28.4s                     // cham.cs:22:58 encrypt r88
+      shl v28.4s, v30.4s, #2                        // cham.cs:22:67 encrypt r90
+     add v26.4s, v2.4s, v26.4s                      // cham.cs:23:58 encrypt r89
+    add v18.4s, v18.4s, v24.4s                      // cham.cs:22:58 encrypt r90
+       tbl v23.16b, {v23.16b}, v7.16b               // cham.cs:22:80 encrypt r84
+       sri v12.4s, v1.4s, #31                       // cham.cs:23:80 encrypt r85
+       sri v3.4s, v1.4s, #30                        // cham.cs:22:67 encrypt r88
+      tbl v17.16b, {v17.16b}, v7.16b                // cham.cs:22:80 encrypt r86
+      eor v22.16b, v22.16b, v5.16b                  // cham.cs:22:53 encrypt r88
+      eor v24.16b, v6.16b, v11.16b                  // cham.cs:22:74 encrypt r88
+      eor v1.16b, v15.16b, v9.16b                   // cham.cs:23:53 encrypt r89
+      eor v27.16b, v14.16b, v27.16b                 // cham.cs:23:74 encrypt r89
+     eor v20.16b, v20.16b, v4.16b                   // cham.cs:22:53 encrypt r90
+      sri v28.4s, v30.4s, #30                       // cham.cs:22:67 encrypt r90
+     eor v0.16b, v8.16b, v0.16b                     // cham.cs:22:74 encrypt r90
+     shl v2.4s, v25.4s, #1                          // cham.cs:23:80 encrypt r87
+       rev32 v11.8h, v21.8h                         // cham.cs:23:67 encrypt r89
+    shl v15.4s, v31.4s, #1                          // cham.cs:23:80 encrypt r89
+     sri v2.4s, v25.4s, #31                         // cham.cs:23:80 encrypt r87
+       shl v25.4s, v29.4s, #2                       // cham.cs:22:67 encrypt r90
+      add v22.4s, v22.4s, v24.4s                    // cham.cs:22:58 encrypt r88
+    rev32 v24.8h, v16.8h                            // cham.cs:23:67 encrypt r91
+      add v27.4s, v1.4s, v27.4s                     // cham.cs:23:58 encrypt r89
+    shl v1.4s, v31.4s, #2                           // cham.cs:22:67 encrypt r92
+     add v20.4s, v20.4s, v0.4s                      // cham.cs:22:58 encrypt r90
+       tbl v21.16b, {v21.16b}, v7.16b               // cham.cs:22:80 encrypt r86
+       eor v23.16b, v23.16b, v5.16b                 // cham.cs:22:53 encrypt r88
+       eor v0.16b, v6.16b, v3.16b                   // cham.cs:22:74 encrypt r88
+    tbl v16.16b, {v16.16b}, v7.16b                  // cham.cs:22:80 encrypt r88
+       eor v3.16b, v12.16b, v9.16b                  // cham.cs:23:53 encrypt r89
+       eor v5.16b, v14.16b, v11.16b                 // cham.cs:23:74 encrypt r89
+    sri v15.4s, v31.4s, #31                         // cham.cs:23:80 encrypt r89
+    sri v1.4s, v31.4s, #30                          // cham.cs:22:67 encrypt r92
+      eor v17.16b, v17.16b, v4.16b                  // cham.cs:22:53 encrypt r90
+       sri v25.4s, v29.4s, #30                      // cham.cs:22:67 encrypt r90
+      eor v28.16b, v8.16b, v28.16b                  // cham.cs:22:74 encrypt r90
+    movi v31.4s, #0x5b, lsl #0                      // const
+    eor v9.16b, v13.16b, v31.16b                    // cham.cs:23:53 encrypt r91
+    ldr q11, [x0, #48]                              // round key rk[3]
+    eor v24.16b, v11.16b, v24.16b                   // cham.cs:23:74 encrypt r91
+      shl v12.4s, v30.4s, #1                        // cham.cs:23:80 encrypt r87
+     shl v13.4s, v26.4s, #1                         // cham.cs:23:80 encrypt r89
+      sri v12.4s, v30.4s, #31                       // cham.cs:23:80 encrypt r87
+     rev32 v30.8h, v19.8h                           // cham.cs:23:67 encrypt r91
+       add v23.4s, v23.4s, v0.4s                    // cham.cs:22:58 encrypt r88
+     shl v0.4s, v26.4s, #2                          // cham.cs:22:67 encrypt r92
+       add v3.4s, v3.4s, v5.4s                      // cham.cs:23:58 encrypt r89
+    rev32 v5.8h, v18.8h                             // cham.cs:23:67 encrypt r93
+      add v17.4s, v17.4s, v28.4s                    // cham.cs:22:58 encrypt r90
+    add v24.4s, v9.4s, v24.4s                       // cham.cs:23:58 encrypt r91
+     tbl v19.16b, {v19.16b}, v7.16b                 // cham.cs:22:80 encrypt r88
+     sri v13.4s, v26.4s, #31                        // cham.cs:23:80 encrypt r89
+     sri v0.4s, v26.4s, #30                         // cham.cs:22:67 encrypt r92
+       eor v21.16b, v21.16b, v4.16b                 // cham.cs:22:53 encrypt r90
+       eor v25.16b, v8.16b, v25.16b                 // cham.cs:22:74 encrypt r90
+     eor v26.16b, v2.16b, v31.16b                   // cham.cs:23:53 encrypt r91
+     eor v28.16b, v11.16b, v30.16b                  // cham.cs:23:74 encrypt r91
+    movi v30.4s, #0x5c, lsl #0                      // const
+    eor v16.16b, v16.16b, v30.16b                   // cham.cs:22:53 encrypt r92
+    ldr q2, [x0, #64]                               // round key rk[4]
+    eor v1.16b, v2.16b, v1.16b                      // cham.cs:22:74 encrypt r92
+    movi v4.4s, #0x5d, lsl #0                       // const
+    eor v9.16b, v15.16b, v4.16b                     // cham.cs:23:53 encrypt r93
+    eor v5.16b, v10.16b, v5.16b                     // cham.cs:23:74 encrypt r93
+       shl v15.4s, v29.4s, #1                       // cham.cs:23:80 encrypt r87
+      shl v8.4s, v27.4s, #1                         // cham.cs:23:80 encrypt r89
+      rev32 v14.8h, v22.8h                          // cham.cs:23:67 encrypt r91
+       sri v15.4s, v29.4s, #31                      // cham.cs:23:80 encrypt r87
+      shl v29.4s, v27.4s, #2                        // cham.cs:22:67 encrypt r92
+       add v21.4s, v21.4s, v25.4s                   // cham.cs:22:58 encrypt r90
+     rev32 v25.8h, v20.8h                           // cham.cs:23:67 encrypt r93
+     add v26.4s, v26.4s, v28.4s                     // cham.cs:23:58 encrypt r91
+    add v16.4s, v16.4s, v1.4s                       // cham.cs:22:58 encrypt r92
+    add v28.4s, v9.4s, v5.4s                        // cham.cs:23:58 encrypt r93
+      tbl v22.16b, {v22.16b}, v7.16b                // cham.cs:22:80 encrypt r88
+      sri v8.4s, v27.4s, #31                        // cham.cs:23:80 encrypt r89
+      sri v29.4s, v27.4s, #30                       // cham.cs:22:67 encrypt r92
+      eor v27.16b, v12.16b, v31.16b                 // cham.cs:23:53 encrypt r91
+      eor v1.16b, v11.16b, v14.16b                  // cham.cs:23:74 encrypt r91
+     eor v19.16b, v19.16b, v30.16b                  // cham.cs:22:53 encrypt r92
+     eor v0.16b, v2.16b, v0.16b                     // cham.cs:22:74 encrypt r92
+     eor v5.16b, v13.16b, v4.16b                    // cham.cs:23:53 encrypt r93
+     eor v25.16b, v10.16b, v25.16b                  // cham.cs:23:74 encrypt r93
+       shl v9.4s, v3.4s, #1                         // cham.cs:23:80 encrypt r89
+       rev32 v12.8h, v23.8h                         // cham.cs:23:67 encrypt r91
+    shl v13.4s, v24.4s, #1                          // cham.cs:23:80 encrypt r91
+       shl v14.4s, v3.4s, #2                        // cham.cs:22:67 encrypt r92
+      add v27.4s, v27.4s, v1.4s                     // cham.cs:23:58 encrypt r91
+      rev32 v1.8h, v17.8h                           // cham.cs:23:67 encrypt r93
+     add v19.4s, v19.4s, v0.4s                      // cham.cs:22:58 encrypt r92
+    shl v0.4s, v24.4s, #2                           // cham.cs:22:67 encrypt r94
+     add v25.4s, v5.4s, v25.4s                      // cham.cs:23:58 encrypt r93
+       tbl v23.16b, {v23.16b}, v7.16b               // cham.cs:22:80 encrypt r88
+       sri v9.4s, v3.4s, #31                        // cham.cs:23:80 encrypt r89
+       sri v14.4s, v3.4s, #30                       // cham.cs:22:67 encrypt r92
+    tbl v18.16b, {v18.16b}, v7.16b                  // cham.cs:22:80 encrypt r90
+       eor v31.16b, v15.16b, v31.16b                // cham.cs:23:53 encrypt r91
+       eor v3.16b, v11.16b, v12.16b                 // cham.cs:23:74 encrypt r91
+    sri v13.4s, v24.4s, #31                         // cham.cs:23:80 encrypt r91
+    sri v0.4s, v24.4s, #30                          // cham.cs:22:67 encrypt r94
+      eor v22.16b, v22.16b, v30.16b                 // cham.cs:22:53 encrypt r92
+      eor v24.16b, v2.16b, v29.16b                  // cham.cs:22:74 encrypt r92
+      eor v29.16b, v8.16b, v4.16b                   // cham.cs:23:53 encrypt r93
+      eor v1.16b, v10.16b, v1.16b                   // cham.cs:23:74 encrypt r93
+     shl v5.4s, v26.4s, #1                          // cham.cs:23:80 encrypt r91
+       rev32 v8.8h, v21.8h                          // cham.cs:23:67 encrypt r93
+     shl v12.4s, v26.4s, #2                         // cham.cs:22:67 encrypt r94
+       add v31.4s, v31.4s, v3.4s                    // cham.cs:23:58 encrypt r91
+    rev32 v3.8h, v16.8h                             // cham.cs:23:67 encrypt r95
+      add v22.4s, v22.4s, v24.4s                    // cham.cs:22:58 encrypt r92
+    shl v24.4s, v28.4s, #2                          // cham.cs:22:67 encrypt r96
+      add v29.4s, v29.4s, v1.4s                     // cham.cs:23:58 encrypt r93
+     tbl v20.16b, {v20.16b}, v7.16b                 // cham.cs:22:80 encrypt r90
+     sri v5.4s, v26.4s, #31                         // cham.cs:23:80 encrypt r91
+     sri v12.4s, v26.4s, #30                        // cham.cs:22:67 encrypt r94
+       eor v23.16b, v23.16b, v30.16b                // cham.cs:22:53 encrypt r92
+       eor v26.16b, v2.16b, v14.16b                 // cham.cs:22:74 encrypt r92
+    tbl v16.16b, {v16.16b}, v7.16b                  // cham.cs:22:80 encrypt r92
+       eor v30.16b, v9.16b, v4.16b                  // cham.cs:23:53 encrypt r93
+       eor v1.16b, v10.16b, v8.16b                  // cham.cs:23:74 encrypt r93
+    movi v4.4s, #0x5e, lsl #0                       // const
+    eor v18.16b, v18.16b, v4.16b                    // cham.cs:22:53 encrypt r94
+    ldp q8, q14, [x0, #96]                          // round key rk[6] + round key rk[7]
+    eor v0.16b, v8.16b, v0.16b                      // cham.cs:22:74 encrypt r94
+    movi v9.4s, #0x5f, lsl #0                       // const
+    eor v13.16b, v13.16b, v9.16b                    // cham.cs:23:53 encrypt r95
+    eor v3.16b, v14.16b, v3.16b                     // cham.cs:23:74 encrypt r95
+    sri v24.4s, v28.4s, #30                         // cham.cs:22:67 encrypt r96
+      shl v15.4s, v27.4s, #1                        // cham.cs:23:80 encrypt r91
+      shl v10.4s, v27.4s, #2                        // cham.cs:22:67 encrypt r94
+       add v23.4s, v23.4s, v26.4s                   // cham.cs:22:58 encrypt r92
+     rev32 v26.8h, v19.8h                           // cham.cs:23:67 encrypt r95
+       add v30.4s, v30.4s, v1.4s                    // cham.cs:23:58 encrypt r93
+     shl v1.4s, v25.4s, #2                          // cham.cs:22:67 encrypt r96
+    add v18.4s, v18.4s, v0.4s                       // cham.cs:22:58 encrypt r94
+    add v0.4s, v13.4s, v3.4s                        // cham.cs:23:58 encrypt r95
+      tbl v17.16b, {v17.16b}, v7.16b                // cham.cs:22:80 encrypt r90
+      sri v15.4s, v27.4s, #31                       // cham.cs:23:80 encrypt r91
+      sri v10.4s, v27.4s, #30                       // cham.cs:22:67 encrypt r94
+     tbl v19.16b, {v19.16b}, v7.16b                 // cham.cs:22:80 encrypt r92
+     eor v20.16b, v20.16b, v4.16b                   // cham.cs:22:53 encrypt r94
+     eor v27.16b, v8.16b, v12.16b                   // cham.cs:22:74 encrypt r94
+     eor v3.16b, v5.16b, v9.16b                     // cham.cs:23:53 encrypt r95
+     eor v26.16b, v14.16b, v26.16b                  // cham.cs:23:74 encrypt r95
+    movi v5.4s, #0x60, lsl #0                       // const
+    eor v16.16b, v16.16b, v5.16b                    // cham.cs:22:53 encrypt r96
+     sri v1.4s, v25.4s, #30                         // cham.cs:22:67 encrypt r96
+    eor v24.16b, v6.16b, v24.16b                    // cham.cs:22:74 encrypt r96
+       shl v12.4s, v31.4s, #1                       // cham.cs:23:80 encrypt r91
+    shl v13.4s, v28.4s, #1                          // cham.cs:23:80 encrypt r93
+       shl v2.4s, v31.4s, #2                        // cham.cs:22:67 encrypt r94
+    sri v13.4s, v28.4s, #31                         // cham.cs:23:80 encrypt r93
+      rev32 v28.8h, v22.8h                          // cham.cs:23:67 encrypt r95
+     add v20.4s, v20.4s, v27.4s                     // cham.cs:22:58 encrypt r94
+      shl v27.4s, v29.4s, #2                        // cham.cs:22:67 encrypt r96
+     add v26.4s, v3.4s, v26.4s                      // cham.cs:23:58 encrypt r95
+    add v16.4s, v16.4s, v24.4s                      // cham.cs:22:58 encrypt r96
+       tbl v21.16b, {v21.16b}, v7.16b               // cham.cs:22:80 encrypt r90
+       sri v12.4s, v31.4s, #31                      // cham.cs:23:80 encrypt r91
+       sri v2.4s, v31.4s, #30                       // cham.cs:22:67 encrypt r94
+      tbl v22.16b, {v22.16b}, v7.16b                // cham.cs:22:80 encrypt r92
+      eor v17.16b, v17.16b, v4.16b                  // cham.cs:22:53 encrypt r94
+      eor v24.16b, v8.16b, v10.16b                  // cham.cs:22:74 encrypt r94
+      eor v31.16b, v15.16b, v9.16b                  // cham.cs:23:53 encrypt r95
+      eor v28.16b, v14.16b, v28.16b                 // cham.cs:23:74 encrypt r95
+     eor v19.16b, v19.16b, v5.16b                   // cham.cs:22:53 encrypt r96
+      sri v27.4s, v29.4s, #30                       // cham.cs:22:67 encrypt r96
+     eor v1.16b, v6.16b, v1.16b                     // cham.cs:22:74 encrypt r96
+     shl v3.4s, v25.4s, #1                          // cham.cs:23:80 encrypt r93
+       rev32 v10.8h, v23.8h                         // cham.cs:23:67 encrypt r95
+    shl v15.4s, v0.4s, #1                           // cham.cs:23:80 encrypt r95
+     sri v3.4s, v25.4s, #31                         // cham.cs:23:80 encrypt r93
+       shl v25.4s, v30.4s, #2                       // cham.cs:22:67 encrypt r96
+      add v17.4s, v17.4s, v24.4s                    // cham.cs:22:58 encrypt r94
+    rev32 v24.8h, v18.8h                            // cham.cs:23:67 encrypt r97
+      add v28.4s, v31.4s, v28.4s                    // cham.cs:23:58 encrypt r95
+    shl v31.4s, v0.4s, #2                           // cham.cs:22:67 encrypt r98
+     add v19.4s, v19.4s, v1.4s                      // cham.cs:22:58 encrypt r96
+       tbl v23.16b, {v23.16b}, v7.16b               // cham.cs:22:80 encrypt r92
+       eor v21.16b, v21.16b, v4.16b                 // cham.cs:22:53 encrypt r94
+       eor v1.16b, v8.16b, v2.16b                   // cham.cs:22:74 encrypt r94
+    tbl v18.16b, {v18.16b}, v7.16b                  // cham.cs:22:80 encrypt r94
+       eor v2.16b, v12.16b, v9.16b                  // cham.cs:23:53 encrypt r95
+       eor v4.16b, v14.16b, v10.16b                 // cham.cs:23:74 encrypt r95
+    sri v15.4s, v0.4s, #31                          // cham.cs:23:80 encrypt r95
+    sri v31.4s, v0.4s, #30                          // cham.cs:22:67 encrypt r98
+      eor v22.16b, v22.16b, v5.16b                  // cham.cs:22:53 encrypt r96
+       sri v25.4s, v30.4s, #30                      // cham.cs:22:67 encrypt r96
+      eor v27.16b, v6.16b, v27.16b                  // cham.cs:22:74 encrypt r96
+    movi v0.4s, #0x61, lsl #0                       // const
+    eor v9.16b, v13.16b, v0.16b                     // cham.cs:23:53 encrypt r97
+    ldr q10, [x0, #16]                              // round key rk[1]
+    eor v24.16b, v10.16b, v24.16b                   // cham.cs:23:74 encrypt r97
+      shl v12.4s, v29.4s, #1                        // cham.cs:23:80 encrypt r93
+     shl v13.4s, v26.4s, #1                         // cham.cs:23:80 encrypt r95
+      sri v12.4s, v29.4s, #31                       // cham.cs:23:80 encrypt r93
+     rev32 v29.8h, v20.8h                           // cham.cs:23:67 encrypt r97
+       add v21.4s, v21.4s, v1.4s                    // cham.cs:22:58 encrypt r94
+     shl v1.4s, v26.4s, #2                          // cham.cs:22:67 encrypt r98
+       add v2.4s, v2.4s, v4.4s                      // cham.cs:23:58 encrypt r95
+    rev32 v4.8h, v16.8h                             // cham.cs:23:67 encrypt r99
+      add v22.4s, v22.4s, v27.4s                    // cham.cs:22:58 encrypt r96
+    add v24.4s, v9.4s, v24.4s                       // cham.cs:23:58 encrypt r97
+     tbl v20.16b, {v20.16b}, v7.16b                 // cham.cs:22:80 encrypt r94
+     sri v13.4s, v26.4s, #31                        // cham.cs:23:80 encrypt r95
+     sri v1.4s, v26.4s, #30                         // cham.cs:22:67 encrypt r98
+       eor v23.16b, v23.16b, v5.16b                 // cham.cs:22:53 encrypt r96
+       eor v25.16b, v6.16b, v25.16b                 // cham.cs:22:74 encrypt r96
+     eor v26.16b, v3.16b, v0.16b                    // cham.cs:23:53 encrypt r97
+     eor v27.16b, v10.16b, v29.16b                  // cham.cs:23:74 encrypt r97
+    movi v29.4s, #0x62, lsl #0                      // const
+    eor v18.16b, v18.16b, v29.16b                   // cham.cs:22:53 encrypt r98
+    ldr q3, [x0, #32]                               // round key rk[2]
+    eor v31.16b, v3.16b, v31.16b                    // cham.cs:22:74 encrypt r98
+    movi v5.4s, #0x63, lsl #0                       // const
+    eor v9.16b, v15.16b, v5.16b                     // cham.cs:23:53 encrypt r99
+    eor v4.16b, v11.16b, v4.16b                     // cham.cs:23:74 encrypt r99
+       shl v15.4s, v30.4s, #1                       // cham.cs:23:80 encrypt r93
+      shl v6.4s, v28.4s, #1                         // cham.cs:23:80 encrypt r95
+      rev32 v14.8h, v17.8h                          // cham.cs:23:67 encrypt r97
+       sri v15.4s, v30.4s, #31                      // cham.cs:23:80 encrypt r93
+      shl v30.4s, v28.4s, #2                        // cham.cs:22:67 encrypt r98
+       add v23.4s, v23.4s, v25.4s                   // cham.cs:22:58 encrypt r96
+     rev32 v25.8h, v19.8h                           // cham.cs:23:67 encrypt r99
+     add v26.4s, v26.4s, v27.4s                     // cham.cs:23:58 encrypt r97
+    add v18.4s, v18.4s, v31.4s                      // cham.cs:22:58 encrypt r98
+    add v27.4s, v9.4s, v4.4s                        // cham.cs:23:58 encrypt r99
+      tbl v17.16b, {v17.16b}, v7.16b                // cham.cs:22:80 encrypt r94
+      sri v6.4s, v28.4s, #31                        // cham.cs:23:80 encrypt r95
+      sri v30.4s, v28.4s, #30                       // cham.cs:22:67 encrypt r98
+      eor v28.16b, v12.16b, v0.16b                  // cham.cs:23:53 encrypt r97
+      eor v31.16b, v10.16b, v14.16b                 // cham.cs:23:74 encrypt r97
+     eor v20.16b, v20.16b, v29.16b                  // cham.cs:22:53 encrypt r98
+     eor v1.16b, v3.16b, v1.16b                     // cham.cs:22:74 encrypt r98
+     eor v4.16b, v13.16b, v5.16b                    // cham.cs:23:53 encrypt r99
+     eor v25.16b, v11.16b, v25.16b                  // cham.cs:23:74 encrypt r99
+       shl v9.4s, v2.4s, #1                         // cham.cs:23:80 encrypt r95
+       rev32 v12.8h, v21.8h                         // cham.cs:23:67 encrypt r97
+    shl v13.4s, v24.4s, #1                          // cham.cs:23:80 encrypt r97
+       shl v14.4s, v2.4s, #2                        // cham.cs:22:67 encrypt r98
+      add v28.4s, v28.4s, v31.4s                    // cham.cs:23:58 encrypt r97
+      rev32 v31.8h, v22.8h                          // cham.cs:23:67 encrypt r99
+     add v20.4s, v20.4s, v1.4s                      // cham.cs:22:58 encrypt r98
+    shl v1.4s, v24.4s, #2                           // cham.cs:22:67 encrypt r100
+     add v25.4s, v4.4s, v25.4s                      // cham.cs:23:58 encrypt r99
+       tbl v21.16b, {v21.16b}, v7.16b               // cham.cs:22:80 encrypt r94
+       sri v9.4s, v2.4s, #31                        // cham.cs:23:80 encrypt r95
+       sri v14.4s, v2.4s, #30                       // cham.cs:22:67 encrypt r98
+    tbl v16.16b, {v16.16b}, v7.16b                  // cham.cs:22:80 encrypt r96
+       eor v0.16b, v15.16b, v0.16b                  // cham.cs:23:53 encrypt r97
+       eor v2.16b, v10.16b, v12.16b                 // cham.cs:23:74 encrypt r97
+    sri v13.4s, v24.4s, #31                         // cham.cs:23:80 encrypt r97
+    sri v1.4s, v24.4s, #30                          // cham.cs:22:67 encrypt r100
+      eor v17.16b, v17.16b, v29.16b                 // cham.cs:22:53 encrypt r98
+      eor v24.16b, v3.16b, v30.16b                  // cham.cs:22:74 encrypt r98
+      eor v30.16b, v6.16b, v5.16b                   // cham.cs:23:53 encrypt r99
+      eor v31.16b, v11.16b, v31.16b                 // cham.cs:23:74 encrypt r99
+     shl v4.4s, v26.4s, #1                          // cham.cs:23:80 encrypt r97
+       rev32 v6.8h, v23.8h                          // cham.cs:23:67 encrypt r99
+     shl v12.4s, v26.4s, #2                         // cham.cs:22:67 encrypt r100
+       add v0.4s, v0.4s, v2.4s                      // cham.cs:23:58 encrypt r97
+    rev32 v2.8h, v18.8h                             // cham.cs:23:67 encrypt r101
+      add v17.4s, v17.4s, v24.4s                    // cham.cs:22:58 encrypt r98
+    shl v24.4s, v27.4s, #2                          // cham.cs:22:67 encrypt r102
+      add v30.4s, v30.4s, v31.4s                    // cham.cs:23:58 encrypt r99
+     tbl v19.16b, {v19.16b}, v7.16b                 // cham.cs:22:80 encrypt r96
+     sri v4.4s, v26.4s, #31                         // cham.cs:23:80 encrypt r97
+     sri v12.4s, v26.4s, #30                        // cham.cs:22:67 encrypt r100
+       eor v21.16b, v21.16b, v29.16b                // cham.cs:22:53 encrypt r98
+       eor v26.16b, v3.16b, v14.16b                 // cham.cs:22:74 encrypt r98
+    tbl v18.16b, {v18.16b}, v7.16b                  // cham.cs:22:80 encrypt r98
+       eor v29.16b, v9.16b, v5.16b                  // cham.cs:23:53 encrypt r99
+       eor v31.16b, v11.16b, v6.16b                 // cham.cs:23:74 encrypt r99
+    movi v5.4s, #0x64, lsl #0                       // const
+    eor v16.16b, v16.16b, v5.16b                    // cham.cs:22:53 encrypt r100
+    ldp q6, q14, [x0, #64]                          // round key rk[4] + round key rk[5]
+    eor v1.16b, v6.16b, v1.16b                      // cham.cs:22:74 encrypt r100
+    movi v9.4s, #0x65, lsl #0                       // const
+    eor v13.16b, v13.16b, v9.16b                    // cham.cs:23:53 encrypt r101
+    eor v2.16b, v14.16b, v2.16b                     // cham.cs:23:74 encrypt r101
+    sri v24.4s, v27.4s, #30                         // cham.cs:22:67 encrypt r102
+      shl v15.4s, v28.4s, #1                        // cham.cs:23:80 encrypt r97
+      shl v3.4s, v28.4s, #2                         // cham.cs:22:67 encrypt r100
+       add v21.4s, v21.4s, v26.4s                   // cham.cs:22:58 encrypt r98
+     rev32 v26.8h, v20.8h                           // cham.cs:23:67 encrypt r101
+       add v29.4s, v29.4s, v31.4s                   // cham.cs:23:58 encrypt r99
+     shl v31.4s, v25.4s, #2                         // cham.cs:22:67 encrypt r102
+    add v16.4s, v16.4s, v1.4s                       // cham.cs:22:58 encrypt r100
+    add v1.4s, v13.4s, v2.4s                        // cham.cs:23:58 encrypt r101
+      tbl v22.16b, {v22.16b}, v7.16b                // cham.cs:22:80 encrypt r96
+      sri v15.4s, v28.4s, #31                       // cham.cs:23:80 encrypt r97
+      sri v3.4s, v28.4s, #30                        // cham.cs:22:67 encrypt r100
+     tbl v20.16b, {v20.16b}, v7.16b                 // cham.cs:22:80 encrypt r98
+     eor v19.16b, v19.16b, v5.16b                   // cham.cs:22:53 encrypt r100
+     eor v28.16b, v6.16b, v12.16b                   // cham.cs:22:74 encrypt r100
+     eor v2.16b, v4.16b, v9.16b                     // cham.cs:23:53 encrypt r101
+     eor v26.16b, v14.16b, v26.16b                  // cham.cs:23:74 encrypt r101
+    movi v4.4s, #0x66, lsl #0                       // const
+    eor v18.16b, v18.16b, v4.16b                    // cham.cs:22:53 encrypt r102
+     sri v31.4s, v25.4s, #30                        // cham.cs:22:67 encrypt r102
+    eor v24.16b, v8.16b, v24.16b                    // cham.cs:22:74 encrypt r102
+       shl v12.4s, v0.4s, #1                        // cham.cs:23:80 encrypt r97
+    shl v13.4s, v27.4s, #1                          // cham.cs:23:80 encrypt r99
+       shl v11.4s, v0.4s, #2                        // cham.cs:22:67 encrypt r100
+    sri v13.4s, v27.4s, #31                         // cham.cs:23:80 encrypt r99
+      rev32 v27.8h, v17.8h                          // cham.cs:23:67 encrypt r101
+     add v19.4s, v19.4s, v28.4s                     // cham.cs:22:58 encrypt r100
+      shl v28.4s, v30.4s, #2                        // cham.cs:22:67 encrypt r102
+     add v26.4s, v2.4s, v26.4s                      // cham.cs:23:58 encrypt r101
+    add v18.4s, v18.4s, v24.4s                      // cham.cs:22:58 encrypt r102
+       tbl v23.16b, {v23.16b}, v7.16b               // cham.cs:22:80 encrypt r96
+       sri v12.4s, v0.4s, #31                       // cham.cs:23:80 encrypt r97
+       sri v11.4s, v0.4s, #30                       // cham.cs:22:67 encrypt r100
+      tbl v17.16b, {v17.16b}, v7.16b                // cham.cs:22:80 encrypt r98
+      eor v22.16b, v22.16b, v5.16b                  // cham.cs:22:53 encrypt r100
+      eor v24.16b, v6.16b, v3.16b                   // cham.cs:22:74 encrypt r100
+      eor v0.16b, v15.16b, v9.16b                   // cham.cs:23:53 encrypt r101
+      eor v27.16b, v14.16b, v27.16b                 // cham.cs:23:74 encrypt r101
+     eor v20.16b, v20.16b, v4.16b                   // cham.cs:22:53 encrypt r102
+      sri v28.4s, v30.4s, #30                       // cham.cs:22:67 encrypt r102
+     eor v31.16b, v8.16b, v31.16b                   // cham.cs:22:74 encrypt r102
+     shl v2.4s, v25.4s, #1                          // cham.cs:23:80 encrypt r99
+       rev32 v3.8h, v21.8h                          // cham.cs:23:67 encrypt r101
+    shl v15.4s, v1.4s, #1                           // cham.cs:23:80 encrypt r101
+     sri v2.4s, v25.4s, #31                         // cham.cs:23:80 encrypt r99
+       shl v25.4s, v29.4s, #2                       // cham.cs:22:67 encrypt r102
+      add v22.4s, v22.4s, v24.4s                    // cham.cs:22:58 encrypt r100
+    rev32 v24.8h, v16.8h                            // cham.cs:23:67 encrypt r103
+      add v27.4s, v0.4s, v27.4s                     // cham.cs:23:58 encrypt r101
+    shl v0.4s, v1.4s, #2                            // cham.cs:22:67 encrypt r104
+     add v20.4s, v20.4s, v31.4s                     // cham.cs:22:58 encrypt r102
+       tbl v21.16b, {v21.16b}, v7.16b               // cham.cs:22:80 encrypt r98
+       eor v23.16b, v23.16b, v5.16b                 // cham.cs:22:53 encrypt r100
+       eor v31.16b, v6.16b, v11.16b                 // cham.cs:22:74 encrypt r100
+    tbl v16.16b, {v16.16b}, v7.16b                  // cham.cs:22:80 encrypt r100
+       eor v5.16b, v12.16b, v9.16b                  // cham.cs:23:53 encrypt r101
+       eor v3.16b, v14.16b, v3.16b                  // cham.cs:23:74 encrypt r101
+    sri v15.4s, v1.4s, #31                          // cham.cs:23:80 encrypt r101
+    sri v0.4s, v1.4s, #30                           // cham.cs:22:67 encrypt r104
+      eor v17.16b, v17.16b, v4.16b                  // cham.cs:22:53 encrypt r102
+       sri v25.4s, v29.4s, #30                      // cham.cs:22:67 encrypt r102
+      eor v28.16b, v8.16b, v28.16b                  // cham.cs:22:74 encrypt r102
+    movi v1.4s, #0x67, lsl #0                       // const
+    eor v9.16b, v13.16b, v1.16b                     // cham.cs:23:53 encrypt r103
+    ldr q11, [x0, #112]                             // round key rk[7]
+    eor v24.16b, v11.16b, v24.16b                   // cham.cs:23:74 encrypt r103
+      shl v12.4s, v30.4s, #1                        // cham.cs:23:80 encrypt r99
+     shl v13.4s, v26.4s, #1                         // cham.cs:23:80 encrypt r101
+      sri v12.4s, v30.4s, #31                       // cham.cs:23:80 encrypt r99
+     rev32 v30.8h, v19.8h                           // cham.cs:23:67 encrypt r103
+       add v23.4s, v23.4s, v31.4s                   // cham.cs:22:58 encrypt r100
+     shl v31.4s, v26.4s, #2                         // cham.cs:22:67 encrypt r104
+       add v3.4s, v5.4s, v3.4s                      // cham.cs:23:58 encrypt r101
+    rev32 v5.8h, v18.8h                             // cham.cs:23:67 encrypt r105
+      add v17.4s, v17.4s, v28.4s                    // cham.cs:22:58 encrypt r102
+    add v24.4s, v9.4s, v24.4s                       // cham.cs:23:58 encrypt r103
+     tbl v19.16b, {v19.16b}, v7.16b                 // cham.cs:22:80 encrypt r100
+     sri v13.4s, v26.4s, #31                        // cham.cs:23:80 encrypt r101
+     sri v31.4s, v26.4s, #30                        // cham.cs:22:67 encrypt r104
+       eor v21.16b, v21.16b, v4.16b                 // cham.cs:22:53 encrypt r102
+       eor v25.16b, v8.16b, v25.16b                 // cham.cs:22:74 encrypt r102
+     eor v26.16b, v2.16b, v1.16b                    // cham.cs:23:53 encrypt r103
+     eor v28.16b, v11.16b, v30.16b                  // cham.cs:23:74 encrypt r103
+    movi v30.4s, #0x68, lsl #0                      // const
+    eor v16.16b, v16.16b, v30.16b                   // cham.cs:22:53 encrypt r104
+    ldr q2, [x0, #0]                                // round key rk[0]
+    eor v0.16b, v2.16b, v0.16b                      // cham.cs:22:74 encrypt r104
+    movi v4.4s, #0x69, lsl #0                       // const
+    eor v9.16b, v15.16b, v4.16b                     // cham.cs:23:53 encrypt r105
+    eor v5.16b, v10.16b, v5.16b                     // cham.cs:23:74 encrypt r105
+       shl v15.4s, v29.4s, #1                       // cham.cs:23:80 encrypt r99
+      shl v8.4s, v27.4s, #1                         // cham.cs:23:80 encrypt r101
+      rev32 v14.8h, v22.8h                          // cham.cs:23:67 encrypt r103
+       sri v15.4s, v29.4s, #31                      // cham.cs:23:80 encrypt r99
+      shl v29.4s, v27.4s, #2                        // cham.cs:22:67 encrypt r104
+       add v21.4s, v21.4s, v25.4s                   // cham.cs:22:58 encrypt r102
+     rev32 v25.8h, v20.8h                           // cham.cs:23:67 encrypt r105
+     add v26.4s, v26.4s, v28.4s                     // cham.cs:23:58 encrypt r103
+    add v16.4s, v16.4s, v0.4s                       // cham.cs:22:58 encrypt r104
+    add v28.4s, v9.4s, v5.4s                        // cham.cs:23:58 encrypt r105
+      tbl v22.16b, {v22.16b}, v7.16b                // cham.cs:22:80 encrypt r100
+      sri v8.4s, v27.4s, #31                        // cham.cs:23:80 encrypt r101
+      sri v29.4s, v27.4s, #30                       // cham.cs:22:67 encrypt r104
+      eor v27.16b, v12.16b, v1.16b                  // cham.cs:23:53 encrypt r103
+      eor v0.16b, v11.16b, v14.16b                  // cham.cs:23:74 encrypt r103
+     eor v19.16b, v19.16b, v30.16b                  // cham.cs:22:53 encrypt r104
+     eor v31.16b, v2.16b, v31.16b                   // cham.cs:22:74 encrypt r104
+     eor v5.16b, v13.16b, v4.16b                    // cham.cs:23:53 encrypt r105
+     eor v25.16b, v10.16b, v25.16b                  // cham.cs:23:74 encrypt r105
+       shl v9.4s, v3.4s, #1                         // cham.cs:23:80 encrypt r101
+       rev32 v12.8h, v23.8h                         // cham.cs:23:67 encrypt r103
+    shl v13.4s, v24.4s, #1                          // cham.cs:23:80 encrypt r103
+       shl v14.4s, v3.4s, #2                        // cham.cs:22:67 encrypt r104
+      add v27.4s, v27.4s, v0.4s                     // cham.cs:23:58 encrypt r103
+      rev32 v0.8h, v17.8h                           // cham.cs:23:67 encrypt r105
+     add v19.4s, v19.4s, v31.4s                     // cham.cs:22:58 encrypt r104
+     add v25.4s, v5.4s, v25.4s                      // cham.cs:23:58 encrypt r105
+       tbl v23.16b, {v23.16b}, v7.16b               // cham.cs:22:80 encrypt r100
+       sri v9.4s, v3.4s, #31                        // cham.cs:23:80 encrypt r101
+       sri v14.4s, v3.4s, #30                       // cham.cs:22:67 encrypt r104
+       eor v31.16b, v15.16b, v1.16b                 // cham.cs:23:53 encrypt r103
+       eor v1.16b, v11.16b, v12.16b                 // cham.cs:23:74 encrypt r103
+    sri v13.4s, v24.4s, #31                         // cham.cs:23:80 encrypt r103
+      eor v22.16b, v22.16b, v30.16b                 // cham.cs:22:53 encrypt r104
+      eor v29.16b, v2.16b, v29.16b                  // cham.cs:22:74 encrypt r104
+      eor v3.16b, v8.16b, v4.16b                    // cham.cs:23:53 encrypt r105
+      eor v0.16b, v10.16b, v0.16b                   // cham.cs:23:74 encrypt r105
+     shl v5.4s, v26.4s, #1                          // cham.cs:23:80 encrypt r103
+       rev32 v8.8h, v21.8h                          // cham.cs:23:67 encrypt r105
+    shl v12.4s, v24.4s, #2                          // cham.cs:22:67 encrypt r106
+       add v31.4s, v31.4s, v1.4s                    // cham.cs:23:58 encrypt r103
+    rev32 v1.8h, v16.8h                             // cham.cs:23:67 encrypt r107
+      add v22.4s, v22.4s, v29.4s                    // cham.cs:22:58 encrypt r104
+    shl v29.4s, v28.4s, #2                          // cham.cs:22:67 encrypt r108
+      add v0.4s, v3.4s, v0.4s                       // cham.cs:23:58 encrypt r105
+    sri v12.4s, v24.4s, #30                         // cham.cs:22:67 encrypt r106
+    tbl v18.16b, {v18.16b}, v7.16b                  // cham.cs:22:80 encrypt r102
+     sri v5.4s, v26.4s, #31                         // cham.cs:23:80 encrypt r103
+       eor v23.16b, v23.16b, v30.16b                // cham.cs:22:53 encrypt r104
+       eor v24.16b, v2.16b, v14.16b                 // cham.cs:22:74 encrypt r104
+    tbl v16.16b, {v16.16b}, v7.16b                  // cham.cs:22:80 encrypt r104
+       eor v30.16b, v9.16b, v4.16b                  // cham.cs:23:53 encrypt r105
+       eor v2.16b, v10.16b, v8.16b                  // cham.cs:23:74 encrypt r105
+    movi v3.4s, #0x6b, lsl #0                       // const
+    eor v4.16b, v13.16b, v3.16b                     // cham.cs:23:53 encrypt r107
+    ldr q8, [x0, #48]                               // round key rk[3]
+    eor v1.16b, v8.16b, v1.16b                      // cham.cs:23:74 encrypt r107
+    sri v29.4s, v28.4s, #30                         // cham.cs:22:67 encrypt r108
+      shl v9.4s, v27.4s, #1                         // cham.cs:23:80 encrypt r103
+     shl v10.4s, v26.4s, #2                         // cham.cs:22:67 encrypt r106
+       add v23.4s, v23.4s, v24.4s                   // cham.cs:22:58 encrypt r104
+     rev32 v24.8h, v19.8h                           // cham.cs:23:67 encrypt r107
+       add v30.4s, v30.4s, v2.4s                    // cham.cs:23:58 encrypt r105
+     shl v2.4s, v25.4s, #2                          // cham.cs:22:67 encrypt r108
+     sri v10.4s, v26.4s, #30                        // cham.cs:22:67 encrypt r106
+    add v26.4s, v4.4s, v1.4s                        // cham.cs:23:58 encrypt r107
+     tbl v20.16b, {v20.16b}, v7.16b                 // cham.cs:22:80 encrypt r102
+      sri v9.4s, v27.4s, #31                        // cham.cs:23:80 encrypt r103
+     tbl v19.16b, {v19.16b}, v7.16b                 // cham.cs:22:80 encrypt r104
+    movi v1.4s, #0x6a, lsl #0                       // const
+    eor v18.16b, v18.16b, v1.16b                    // cham.cs:22:53 encrypt r106
+    ldr q4, [x0, #32]                               // round key rk[2]
+    eor v12.16b, v4.16b, v12.16b                    // cham.cs:22:74 encrypt r106
+     eor v5.16b, v5.16b, v3.16b                     // cham.cs:23:53 encrypt r107
+     eor v24.16b, v8.16b, v24.16b                   // cham.cs:23:74 encrypt r107
     movi v13.4s, #0x6c, lsl #0                      // const
-    eor v1.16b, v1.16b, v13.16b                     // cham.cs:22:53 encrypt r108
-     eor v2.16b, v2.16b, v13.16b                    // cham.cs:22:53 encrypt r108
-      eor v3.16b, v3.16b, v13.16b                   // cham.cs:22:53 encrypt r108
-       eor v4.16b, v4.16b, v13.16b                  // cham.cs:22:53 encrypt r108
-    shl v13.4s, v27.4s, #2                          // cham.cs:22:67 encrypt r108
-    sri v13.4s, v27.4s, #30                         // cham.cs:22:67 encrypt r108
-     shl v27.4s, v16.4s, #2                         // cham.cs:22:67 encrypt r108
-     sri v27.4s, v16.4s, #30                        // cham.cs:22:67 encrypt r108
-      shl v16.4s, v24.4s, #2                        // cham.cs:22:67 encrypt r108
-      sri v16.4s, v24.4s, #30                       // cham.cs:22:67 encrypt r108
-       shl v24.4s, v21.4s, #2                       // cham.cs:22:67 encrypt r108
-       sri v24.4s, v21.4s, #30                      // cham.cs:22:67 encrypt r108
-    ldr q21, [x0, #64]                              // round key rk[4]
-    eor v13.16b, v21.16b, v13.16b                   // cham.cs:22:74 encrypt r108
-     eor v27.16b, v21.16b, v27.16b                  // cham.cs:22:74 encrypt r108
-      eor v16.16b, v21.16b, v16.16b                 // cham.cs:22:74 encrypt r108
-       eor v21.16b, v21.16b, v24.16b                // cham.cs:22:74 encrypt r108
-    add v24.4s, v1.4s, v13.4s                       // cham.cs:22:58 encrypt r108
-     add v27.4s, v2.4s, v27.4s                      // cham.cs:22:58 encrypt r108
-      add v16.4s, v3.4s, v16.4s                     // cham.cs:22:58 encrypt r108
-       add v21.4s, v4.4s, v21.4s                    // cham.cs:22:58 encrypt r108
-    tbl v1.16b, {v24.16b}, v0.16b                   // cham.cs:22:80 encrypt r108
-     tbl v2.16b, {v27.16b}, v0.16b                  // cham.cs:22:80 encrypt r108
-      tbl v3.16b, {v16.16b}, v0.16b                 // cham.cs:22:80 encrypt r108
-       tbl v4.16b, {v21.16b}, v0.16b                // cham.cs:22:80 encrypt r108
-    movi v13.4s, #0x6d, lsl #0                      // const
-    eor v5.16b, v5.16b, v13.16b                     // cham.cs:23:53 encrypt r109
-     eor v6.16b, v6.16b, v13.16b                    // cham.cs:23:53 encrypt r109
-      eor v7.16b, v7.16b, v13.16b                   // cham.cs:23:53 encrypt r109
-       eor v8.16b, v8.16b, v13.16b                  // cham.cs:23:53 encrypt r109
-    rev32 v18.8h, v18.8h                            // cham.cs:23:67 encrypt r109
-     rev32 v25.8h, v25.8h                           // cham.cs:23:67 encrypt r109
-      rev32 v19.8h, v19.8h                          // cham.cs:23:67 encrypt r109
-       rev32 v17.8h, v17.8h                         // cham.cs:23:67 encrypt r109
-    ldr q13, [x0, #80]                              // round key rk[5]
-    eor v18.16b, v13.16b, v18.16b                   // cham.cs:23:74 encrypt r109
-     eor v25.16b, v13.16b, v25.16b                  // cham.cs:23:74 encrypt r109
-      eor v19.16b, v13.16b, v19.16b                 // cham.cs:23:74 encrypt r109
-       eor v17.16b, v13.16b, v17.16b                // cham.cs:23:74 encrypt r109
-    add v18.4s, v5.4s, v18.4s                       // cham.cs:23:58 encrypt r109
-     add v25.4s, v6.4s, v25.4s                      // cham.cs:23:58 encrypt r109
-      add v19.4s, v7.4s, v19.4s                     // cham.cs:23:58 encrypt r109
-       add v17.4s, v8.4s, v17.4s                    // cham.cs:23:58 encrypt r109
-    shl v5.4s, v18.4s, #1                           // cham.cs:23:80 encrypt r109
-    sri v5.4s, v18.4s, #31                          // cham.cs:23:80 encrypt r109
-     shl v18.4s, v25.4s, #1                         // cham.cs:23:80 encrypt r109
-     sri v18.4s, v25.4s, #31                        // cham.cs:23:80 encrypt r109
-      shl v25.4s, v19.4s, #1                        // cham.cs:23:80 encrypt r109
-      sri v25.4s, v19.4s, #31                       // cham.cs:23:80 encrypt r109
-       shl v19.4s, v17.4s, #1                       // cham.cs:23:80 encrypt r109
-       sri v19.4s, v17.4s, #31                      // cham.cs:23:80 encrypt r109
-    movi v17.4s, #0x6e, lsl #0                      // const
-    eor v6.16b, v9.16b, v17.16b                     // cham.cs:22:53 encrypt r110
-     eor v7.16b, v10.16b, v17.16b                   // cham.cs:22:53 encrypt r110
-      eor v8.16b, v11.16b, v17.16b                  // cham.cs:22:53 encrypt r110
-       eor v17.16b, v12.16b, v17.16b                // cham.cs:22:53 encrypt r110
-    shl v9.4s, v20.4s, #2                           // cham.cs:22:67 encrypt r110
-    sri v9.4s, v20.4s, #30                          // cham.cs:22:67 encrypt r110
-     shl v20.4s, v23.4s, #2                         // cham.cs:22:67 encrypt r110
-     sri v20.4s, v23.4s, #30                        // cham.cs:22:67 encrypt r110
-      shl v23.4s, v22.4s, #2                        // cham.cs:22:67 encrypt r110
-      sri v23.4s, v22.4s, #30                       // cham.cs:22:67 encrypt r110
-       shl v22.4s, v26.4s, #2                       // cham.cs:22:67 encrypt r110
-       sri v22.4s, v26.4s, #30                      // cham.cs:22:67 encrypt r110
-    ldr q26, [x0, #96]                              // round key rk[6]
-    eor v9.16b, v26.16b, v9.16b                     // cham.cs:22:74 encrypt r110
-     eor v20.16b, v26.16b, v20.16b                  // cham.cs:22:74 encrypt r110
-      eor v23.16b, v26.16b, v23.16b                 // cham.cs:22:74 encrypt r110
-       eor v22.16b, v26.16b, v22.16b                // cham.cs:22:74 encrypt r110
-    add v26.4s, v6.4s, v9.4s                        // cham.cs:22:58 encrypt r110
-     add v20.4s, v7.4s, v20.4s                      // cham.cs:22:58 encrypt r110
-      add v23.4s, v8.4s, v23.4s                     // cham.cs:22:58 encrypt r110
-       add v17.4s, v17.4s, v22.4s                   // cham.cs:22:58 encrypt r110
-    tbl v22.16b, {v26.16b}, v0.16b                  // cham.cs:22:80 encrypt r110
-     tbl v20.16b, {v20.16b}, v0.16b                 // cham.cs:22:80 encrypt r110
-      tbl v23.16b, {v23.16b}, v0.16b                // cham.cs:22:80 encrypt r110
-       tbl v17.16b, {v17.16b}, v0.16b               // cham.cs:22:80 encrypt r110
-    movi v26.4s, #0x6f, lsl #0                      // const
-    eor v28.16b, v28.16b, v26.16b                   // cham.cs:23:53 encrypt r111
-     eor v29.16b, v29.16b, v26.16b                  // cham.cs:23:53 encrypt r111
-      eor v30.16b, v30.16b, v26.16b                 // cham.cs:23:53 encrypt r111
-       eor v26.16b, v31.16b, v26.16b                // cham.cs:23:53 encrypt r111
-    rev32 v24.8h, v24.8h                            // cham.cs:23:67 encrypt r111
-     rev32 v27.8h, v27.8h                           // cham.cs:23:67 encrypt r111
-      rev32 v16.8h, v16.8h                          // cham.cs:23:67 encrypt r111
-       rev32 v21.8h, v21.8h                         // cham.cs:23:67 encrypt r111
-    ldr q31, [x0, #112]                             // round key rk[7]
-    eor v24.16b, v31.16b, v24.16b                   // cham.cs:23:74 encrypt r111
-     eor v27.16b, v31.16b, v27.16b                  // cham.cs:23:74 encrypt r111
-      eor v16.16b, v31.16b, v16.16b                 // cham.cs:23:74 encrypt r111
-       eor v21.16b, v31.16b, v21.16b                // cham.cs:23:74 encrypt r111
-    add v24.4s, v28.4s, v24.4s                      // cham.cs:23:58 encrypt r111
-     add v27.4s, v29.4s, v27.4s                     // cham.cs:23:58 encrypt r111
-      add v16.4s, v30.4s, v16.4s                    // cham.cs:23:58 encrypt r111
-       add v21.4s, v26.4s, v21.4s                   // cham.cs:23:58 encrypt r111
-    shl v26.4s, v24.4s, #1                          // cham.cs:23:80 encrypt r111
-    sri v26.4s, v24.4s, #31                         // cham.cs:23:80 encrypt r111
-     shl v24.4s, v27.4s, #1                         // cham.cs:23:80 encrypt r111
-     sri v24.4s, v27.4s, #31                        // cham.cs:23:80 encrypt r111
-      shl v27.4s, v16.4s, #1                        // cham.cs:23:80 encrypt r111
-      sri v27.4s, v16.4s, #31                       // cham.cs:23:80 encrypt r111
-       shl v16.4s, v21.4s, #1                       // cham.cs:23:80 encrypt r111
-       sri v16.4s, v21.4s, #31                      // cham.cs:23:80 encrypt r111
-    rev32 v6.16b, v1.16b                            // store blocks 0..3 (big-endian words)
-    rev32 v7.16b, v5.16b                            // store blocks 0..3 (big-endian words)
-    rev32 v8.16b, v22.16b                           // store blocks 0..3 (big-endian words)
-    rev32 v9.16b, v26.16b                           // store blocks 0..3 (big-endian words)
-    st4 {v6.4s-v9.4s}, [x2], #64                    // store blocks 0..3
-     rev32 v5.16b, v2.16b                           // store blocks 4..7 (big-endian words)
-     rev32 v6.16b, v18.16b                          // store blocks 4..7 (big-endian words)
-     rev32 v7.16b, v20.16b                          // store blocks 4..7 (big-endian words)
-     rev32 v8.16b, v24.16b                          // store blocks 4..7 (big-endian words)
-     st4 {v5.4s-v8.4s}, [x2], #64                   // store blocks 4..7
-      rev32 v0.16b, v3.16b                          // store blocks 8..11 (big-endian words)
-      rev32 v1.16b, v25.16b                         // store blocks 8..11 (big-endian words)
-      rev32 v2.16b, v23.16b                         // store blocks 8..11 (big-endian words)
-      rev32 v3.16b, v27.16b                         // store blocks 8..11 (big-endian words)
+    eor v16.16b, v16.16b, v13.16b                   // cham.cs:22:53 encrypt r108
+     sri v2.4s, v25.4s, #30                         // cham.cs:22:67 encrypt r108
+    eor v29.16b, v6.16b, v29.16b                    // cham.cs:22:74 encrypt r108
+       shl v14.4s, v31.4s, #1                       // cham.cs:23:80 encrypt r103
+      shl v15.4s, v27.4s, #2                        // cham.cs:22:67 encrypt r106
+      sri v15.4s, v27.4s, #30                       // cham.cs:22:67 encrypt r106
+      rev32 v27.8h, v22.8h                          // cham.cs:23:67 encrypt r107
+    add v18.4s, v18.4s, v12.4s                      // cham.cs:22:58 encrypt r106
+      shl v12.4s, v0.4s, #2                         // cham.cs:22:67 encrypt r108
+     add v24.4s, v5.4s, v24.4s                      // cham.cs:23:58 encrypt r107
+    add v16.4s, v16.4s, v29.4s                      // cham.cs:22:58 encrypt r108
+      tbl v17.16b, {v17.16b}, v7.16b                // cham.cs:22:80 encrypt r102
+       sri v14.4s, v31.4s, #31                      // cham.cs:23:80 encrypt r103
+      tbl v22.16b, {v22.16b}, v7.16b                // cham.cs:22:80 encrypt r104
+     eor v20.16b, v20.16b, v1.16b                   // cham.cs:22:53 encrypt r106
+     eor v29.16b, v4.16b, v10.16b                   // cham.cs:22:74 encrypt r106
+      eor v5.16b, v9.16b, v3.16b                    // cham.cs:23:53 encrypt r107
+      eor v27.16b, v8.16b, v27.16b                  // cham.cs:23:74 encrypt r107
+     eor v19.16b, v19.16b, v13.16b                  // cham.cs:22:53 encrypt r108
+      sri v12.4s, v0.4s, #30                        // cham.cs:22:67 encrypt r108
+     eor v2.16b, v6.16b, v2.16b                     // cham.cs:22:74 encrypt r108
+    shl v9.4s, v28.4s, #1                           // cham.cs:23:80 encrypt r105
+       shl v10.4s, v31.4s, #2                       // cham.cs:22:67 encrypt r106
+    sri v9.4s, v28.4s, #31                          // cham.cs:23:80 encrypt r105
+       rev32 v28.8h, v23.8h                         // cham.cs:23:67 encrypt r107
+       sri v10.4s, v31.4s, #30                      // cham.cs:22:67 encrypt r106
+    shl v31.4s, v26.4s, #1                          // cham.cs:23:80 encrypt r107
+     add v20.4s, v20.4s, v29.4s                     // cham.cs:22:58 encrypt r106
+       shl v29.4s, v30.4s, #2                       // cham.cs:22:67 encrypt r108
+      add v27.4s, v5.4s, v27.4s                     // cham.cs:23:58 encrypt r107
+     add v19.4s, v19.4s, v2.4s                      // cham.cs:22:58 encrypt r108
+       tbl v21.16b, {v21.16b}, v7.16b               // cham.cs:22:80 encrypt r102
+       tbl v23.16b, {v23.16b}, v7.16b               // cham.cs:22:80 encrypt r104
+      eor v17.16b, v17.16b, v1.16b                  // cham.cs:22:53 encrypt r106
+      eor v2.16b, v4.16b, v15.16b                   // cham.cs:22:74 encrypt r106
+       eor v3.16b, v14.16b, v3.16b                  // cham.cs:23:53 encrypt r107
+       eor v28.16b, v8.16b, v28.16b                 // cham.cs:23:74 encrypt r107
+    sri v31.4s, v26.4s, #31                         // cham.cs:23:80 encrypt r107
+      eor v22.16b, v22.16b, v13.16b                 // cham.cs:22:53 encrypt r108
+       sri v29.4s, v30.4s, #30                      // cham.cs:22:67 encrypt r108
+      eor v5.16b, v6.16b, v12.16b                   // cham.cs:22:74 encrypt r108
+     shl v8.4s, v25.4s, #1                          // cham.cs:23:80 encrypt r105
+     shl v12.4s, v24.4s, #1                         // cham.cs:23:80 encrypt r107
+     sri v8.4s, v25.4s, #31                         // cham.cs:23:80 encrypt r105
+    rev32 v25.8h, v18.8h                            // cham.cs:23:67 encrypt r109
+       eor v4.16b, v4.16b, v10.16b                  // cham.cs:22:74 encrypt r106
+    shl v10.4s, v26.4s, #2                          // cham.cs:22:67 encrypt r110
+      add v17.4s, v17.4s, v2.4s                     // cham.cs:22:58 encrypt r106
+    rev32 v2.8h, v16.8h                             // cham.cs:23:67 encrypt r111
+       add v28.4s, v3.4s, v28.4s                    // cham.cs:23:58 encrypt r107
+      add v22.4s, v22.4s, v5.4s                     // cham.cs:22:58 encrypt r108
+    sri v10.4s, v26.4s, #30                         // cham.cs:22:67 encrypt r110
+       eor v21.16b, v21.16b, v1.16b                 // cham.cs:22:53 encrypt r106
+    tbl v18.16b, {v18.16b}, v7.16b                  // cham.cs:22:80 encrypt r106
+     sri v12.4s, v24.4s, #31                        // cham.cs:23:80 encrypt r107
+       eor v23.16b, v23.16b, v13.16b                // cham.cs:22:53 encrypt r108
+       eor v26.16b, v6.16b, v29.16b                 // cham.cs:22:74 encrypt r108
+    movi v29.4s, #0x6d, lsl #0                      // const
+    eor v1.16b, v9.16b, v29.16b                     // cham.cs:23:53 encrypt r109
+    ldr q3, [x0, #80]                               // round key rk[5]
+    eor v25.16b, v3.16b, v25.16b                    // cham.cs:23:74 encrypt r109
+    movi v5.4s, #0x6f, lsl #0                       // const
+    eor v31.16b, v31.16b, v5.16b                    // cham.cs:23:53 encrypt r111
+    eor v2.16b, v11.16b, v2.16b                     // cham.cs:23:74 encrypt r111
+      shl v6.4s, v0.4s, #1                          // cham.cs:23:80 encrypt r105
+      shl v9.4s, v27.4s, #1                         // cham.cs:23:80 encrypt r107
+     rev32 v13.8h, v20.8h                           // cham.cs:23:67 encrypt r109
+      sri v6.4s, v0.4s, #31                         // cham.cs:23:80 encrypt r105
+     shl v0.4s, v24.4s, #2                          // cham.cs:22:67 encrypt r110
+       add v21.4s, v21.4s, v4.4s                    // cham.cs:22:58 encrypt r106
+     rev32 v4.8h, v19.8h                            // cham.cs:23:67 encrypt r111
+       add v23.4s, v23.4s, v26.4s                   // cham.cs:22:58 encrypt r108
+    add v25.4s, v1.4s, v25.4s                       // cham.cs:23:58 encrypt r109
+     sri v0.4s, v24.4s, #30                         // cham.cs:22:67 encrypt r110
+    add v24.4s, v31.4s, v2.4s                       // cham.cs:23:58 encrypt r111
+     tbl v20.16b, {v20.16b}, v7.16b                 // cham.cs:22:80 encrypt r106
+      sri v9.4s, v27.4s, #31                        // cham.cs:23:80 encrypt r107
+     eor v26.16b, v8.16b, v29.16b                   // cham.cs:23:53 encrypt r109
+     eor v31.16b, v3.16b, v13.16b                   // cham.cs:23:74 encrypt r109
+    movi v1.4s, #0x6e, lsl #0                       // const
+    eor v18.16b, v18.16b, v1.16b                    // cham.cs:22:53 encrypt r110
+    ldr q2, [x0, #96]                               // round key rk[6]
+    eor v8.16b, v2.16b, v10.16b                     // cham.cs:22:74 encrypt r110
+     eor v10.16b, v12.16b, v5.16b                   // cham.cs:23:53 encrypt r111
+     eor v4.16b, v11.16b, v4.16b                    // cham.cs:23:74 encrypt r111
+       shl v12.4s, v30.4s, #1                       // cham.cs:23:80 encrypt r105
+       shl v13.4s, v28.4s, #1                       // cham.cs:23:80 encrypt r107
+      rev32 v14.8h, v17.8h                          // cham.cs:23:67 encrypt r109
+      shl v15.4s, v27.4s, #2                        // cham.cs:22:67 encrypt r110
+       sri v12.4s, v30.4s, #31                      // cham.cs:23:80 encrypt r105
+      rev32 v30.8h, v22.8h                          // cham.cs:23:67 encrypt r111
+     add v26.4s, v26.4s, v31.4s                     // cham.cs:23:58 encrypt r109
+      sri v15.4s, v27.4s, #30                       // cham.cs:22:67 encrypt r110
+    add v18.4s, v18.4s, v8.4s                       // cham.cs:22:58 encrypt r110
+     add v27.4s, v10.4s, v4.4s                      // cham.cs:23:58 encrypt r111
+      tbl v17.16b, {v17.16b}, v7.16b                // cham.cs:22:80 encrypt r106
+       sri v13.4s, v28.4s, #31                      // cham.cs:23:80 encrypt r107
+      eor v31.16b, v6.16b, v29.16b                  // cham.cs:23:53 encrypt r109
+      eor v4.16b, v3.16b, v14.16b                   // cham.cs:23:74 encrypt r109
+     eor v20.16b, v20.16b, v1.16b                   // cham.cs:22:53 encrypt r110
+     eor v0.16b, v2.16b, v0.16b                     // cham.cs:22:74 encrypt r110
+      eor v6.16b, v9.16b, v5.16b                    // cham.cs:23:53 encrypt r111
+      eor v30.16b, v11.16b, v30.16b                 // cham.cs:23:74 encrypt r111
+       rev32 v8.8h, v21.8h                          // cham.cs:23:67 encrypt r109
+    shl v9.4s, v25.4s, #1                           // cham.cs:23:80 encrypt r109
+       shl v10.4s, v28.4s, #2                       // cham.cs:22:67 encrypt r110
+       rev32 v14.8h, v23.8h                         // cham.cs:23:67 encrypt r111
+      add v31.4s, v31.4s, v4.4s                     // cham.cs:23:58 encrypt r109
+    shl v4.4s, v24.4s, #1                           // cham.cs:23:80 encrypt r111
+    sri v9.4s, v25.4s, #31                          // cham.cs:23:80 encrypt r109
+       sri v10.4s, v28.4s, #30                      // cham.cs:22:67 encrypt r110
+     add v20.4s, v20.4s, v0.4s                      // cham.cs:22:58 encrypt r110
+      add v25.4s, v6.4s, v30.4s                     // cham.cs:23:58 encrypt r111
+    sri v4.4s, v24.4s, #31                          // cham.cs:23:80 encrypt r111
+       tbl v21.16b, {v21.16b}, v7.16b               // cham.cs:22:80 encrypt r106
+    tbl v16.16b, {v16.16b}, v7.16b                  // cham.cs:22:80 encrypt r108
+       eor v24.16b, v12.16b, v29.16b                // cham.cs:23:53 encrypt r109
+       eor v28.16b, v3.16b, v8.16b                  // cham.cs:23:74 encrypt r109
+      eor v17.16b, v17.16b, v1.16b                  // cham.cs:22:53 encrypt r110
+      eor v29.16b, v2.16b, v15.16b                  // cham.cs:22:74 encrypt r110
+    tbl v18.16b, {v18.16b}, v7.16b                  // cham.cs:22:80 encrypt r110
+       eor v30.16b, v13.16b, v5.16b                 // cham.cs:23:53 encrypt r111
+       eor v0.16b, v11.16b, v14.16b                 // cham.cs:23:74 encrypt r111
+     shl v3.4s, v26.4s, #1                          // cham.cs:23:80 encrypt r109
+     shl v5.4s, v27.4s, #1                          // cham.cs:23:80 encrypt r111
+       add v24.4s, v24.4s, v28.4s                   // cham.cs:23:58 encrypt r109
+     sri v3.4s, v26.4s, #31                         // cham.cs:23:80 encrypt r109
+       eor v26.16b, v2.16b, v10.16b                 // cham.cs:22:74 encrypt r110
+      add v17.4s, v17.4s, v29.4s                    // cham.cs:22:58 encrypt r110
+       add v28.4s, v30.4s, v0.4s                    // cham.cs:23:58 encrypt r111
+     sri v5.4s, v27.4s, #31                         // cham.cs:23:80 encrypt r111
+     tbl v19.16b, {v19.16b}, v7.16b                 // cham.cs:22:80 encrypt r108
+       eor v21.16b, v21.16b, v1.16b                 // cham.cs:22:53 encrypt r110
+     tbl v20.16b, {v20.16b}, v7.16b                 // cham.cs:22:80 encrypt r110
+    rev32 v10.16b, v16.16b                          // store blocks 0..3 (big-endian words)
+    rev32 v11.16b, v9.16b                           // store blocks 0..3 (big-endian words)
+    rev32 v12.16b, v18.16b                          // store blocks 0..3 (big-endian words)
+    rev32 v13.16b, v4.16b                           // store blocks 0..3 (big-endian words)
+      shl v16.4s, v31.4s, #1                        // cham.cs:23:80 encrypt r109
+      shl v18.4s, v25.4s, #1                        // cham.cs:23:80 encrypt r111
+    st4 {v10.4s-v13.4s}, [x2], #64                  // store blocks 0..3
+      sri v16.4s, v31.4s, #31                       // cham.cs:23:80 encrypt r109
+       add v21.4s, v21.4s, v26.4s                   // cham.cs:22:58 encrypt r110
+      sri v18.4s, v25.4s, #31                       // cham.cs:23:80 encrypt r111
+      tbl v22.16b, {v22.16b}, v7.16b                // cham.cs:22:80 encrypt r108
+      tbl v17.16b, {v17.16b}, v7.16b                // cham.cs:22:80 encrypt r110
+     rev32 v8.16b, v19.16b                          // store blocks 4..7 (big-endian words)
+     rev32 v9.16b, v3.16b                           // store blocks 4..7 (big-endian words)
+     rev32 v10.16b, v20.16b                         // store blocks 4..7 (big-endian words)
+     rev32 v11.16b, v5.16b                          // store blocks 4..7 (big-endian words)
+       shl v19.4s, v24.4s, #1                       // cham.cs:23:80 encrypt r109
+       shl v20.4s, v28.4s, #1                       // cham.cs:23:80 encrypt r111
+     st4 {v8.4s-v11.4s}, [x2], #64                  // store blocks 4..7
+       sri v19.4s, v24.4s, #31                      // cham.cs:23:80 encrypt r109
+       sri v20.4s, v28.4s, #31                      // cham.cs:23:80 encrypt r111
+       tbl v23.16b, {v23.16b}, v7.16b               // cham.cs:22:80 encrypt r108
+       tbl v21.16b, {v21.16b}, v7.16b               // cham.cs:22:80 encrypt r110
+      rev32 v0.16b, v22.16b                         // store blocks 8..11 (big-endian words)
+      rev32 v1.16b, v16.16b                         // store blocks 8..11 (big-endian words)
+      rev32 v2.16b, v17.16b                         // store blocks 8..11 (big-endian words)
+      rev32 v3.16b, v18.16b                         // store blocks 8..11 (big-endian words)
       st4 {v0.4s-v3.4s}, [x2], #64                  // store blocks 8..11
-       rev32 v0.16b, v4.16b                         // store blocks 12..15 (big-endian words)
+       rev32 v0.16b, v23.16b                        // store blocks 12..15 (big-endian words)
        rev32 v1.16b, v19.16b                        // store blocks 12..15 (big-endian words)
-       rev32 v2.16b, v17.16b                        // store blocks 12..15 (big-endian words)
-       rev32 v3.16b, v16.16b                        // store blocks 12..15 (big-endian words)
+       rev32 v2.16b, v21.16b                        // store blocks 12..15 (big-endian words)
+       rev32 v3.16b, v20.16b                        // store blocks 12..15 (big-endian words)
        st4 {v0.4s-v3.4s}, [x2], #64                 // store blocks 12..15
     subs x3, x3, #1
     b.ne 1b

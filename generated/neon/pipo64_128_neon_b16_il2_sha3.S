@@ -13,18 +13,20 @@
 //   x1  input, 256 bytes per group (post-incremented)     x2  output (post-incremented)
 //   x3  number of groups of 32 blocks (0: returns at once)
 //   x8  constant pool (tables, vector constants)   x9 scratch
-//   v0-v31 allocated (1441 instructions per group: 0 spills, 0 reloads, 113 rematerialised loads)
-//   callee-saved registers preserved: d8; stack frame 16 bytes
+//   v0-v31 allocated (1308 instructions per group: 0 spills, 0 reloads, 1 rematerialised loads)
+//   callee-saved registers preserved: d8, d9, d10; stack frame 32 bytes
     .global pipo64_128_neon_b16_il2_sha3_ecb_encrypt
     .type pipo64_128_neon_b16_il2_sha3_ecb_encrypt, %function
     .p2align 4
 pipo64_128_neon_b16_il2_sha3_ecb_encrypt:
     cbz x3, 9f
-    sub sp, sp, #16
-    str d8, [sp, #0]
+    sub sp, sp, #32
+    stp d8, d9, [sp, #0]
+    str d10, [sp, #16]
     adrp x8, .Lpipo64_128_neon_b16_il2_sha3_pool
     add x8, x8, :lo12:.Lpipo64_128_neon_b16_il2_sha3_pool
 1:
+    mov x10, x0                                     // walk the round keys
     ld4 {v16.16b-v19.16b}, [x1], #64                // load blocks 0..15
     ld4 {v20.16b-v23.16b}, [x1], #64                // load blocks 0..15
     uzp1 v24.16b, v16.16b, v20.16b                  // load blocks 0..15
@@ -45,59 +47,53 @@ pipo64_128_neon_b16_il2_sha3_ecb_encrypt:
      uzp2 v27.16b, v27.16b, v2.16b                  // load blocks 16..31
      uzp1 v31.16b, v28.16b, v3.16b                  // load blocks 16..31
      uzp2 v28.16b, v28.16b, v3.16b                  // load blocks 16..31
-    ldp q6, q0, [x0, #0]                            // round key rk[0][1] + round key rk[0][0]
-    eor v20.16b, v20.16b, v0.16b                    // pipo.cs:86:11 encrypt
-     eor v29.16b, v29.16b, v0.16b                   // pipo.cs:86:11 encrypt
-    ldr q0, [x0, #32]                               // round key rk[0][2]
-    eor v21.16b, v21.16b, v0.16b                    // pipo.cs:86:11 encrypt
-     eor v30.16b, v30.16b, v0.16b                   // pipo.cs:86:11 encrypt
-    ldr q0, [x0, #48]                               // round key rk[0][3]
-    eor v22.16b, v22.16b, v0.16b                    // pipo.cs:86:11 encrypt
-     eor v31.16b, v31.16b, v0.16b                   // pipo.cs:86:11 encrypt
-    ldr q0, [x0, #80]                               // round key rk[0][5]
-    eor v17.16b, v17.16b, v0.16b                    // pipo.cs:86:11 encrypt
-     eor v26.16b, v26.16b, v0.16b                   // pipo.cs:86:11 encrypt
-    ldp q0, q2, [x0, #96]                           // round key rk[0][6] + round key rk[0][7]
-    eor v18.16b, v18.16b, v0.16b                    // pipo.cs:86:11 encrypt
-     eor v27.16b, v27.16b, v0.16b                   // pipo.cs:86:11 encrypt
-    and v0.16b, v17.16b, v18.16b                    // pipo.cs:14:18 encrypt>SLayer r1
-     and v1.16b, v26.16b, v27.16b                   // pipo.cs:14:18 encrypt>SLayer r1
-    eor3 v19.16b, v19.16b, v2.16b, v0.16b           // pipo.cs:14:5 encrypt>SLayer r1
-     eor3 v28.16b, v28.16b, v2.16b, v1.16b          // pipo.cs:14:5 encrypt>SLayer r1
-    and v0.16b, v17.16b, v19.16b                    // pipo.cs:15:18 encrypt>SLayer r1
-     and v1.16b, v26.16b, v28.16b                   // pipo.cs:15:18 encrypt>SLayer r1
-    ldr q2, [x0, #64]                               // round key rk[0][4]
-    eor3 v16.16b, v16.16b, v2.16b, v0.16b           // pipo.cs:15:5 encrypt>SLayer r1
-     eor3 v25.16b, v25.16b, v2.16b, v1.16b          // pipo.cs:15:5 encrypt>SLayer r1
-    orr v0.16b, v16.16b, v22.16b                    // pipo.cs:16:18 encrypt>SLayer r1
-     orr v1.16b, v25.16b, v31.16b                   // pipo.cs:16:18 encrypt>SLayer r1
+    ld1 {v0.16b-v3.16b}, [x10], #64                 // round keys rk[0][0], rk[0][1], rk[0][2], rk[0][3]
+    eor v20.16b, v20.16b, v1.16b                    // pipo.cs:86:11 encrypt
+     eor v29.16b, v29.16b, v1.16b                   // pipo.cs:86:11 encrypt
+    eor v21.16b, v21.16b, v2.16b                    // pipo.cs:86:11 encrypt
+     eor v30.16b, v30.16b, v2.16b                   // pipo.cs:86:11 encrypt
+    eor v22.16b, v22.16b, v3.16b                    // pipo.cs:86:11 encrypt
+     eor v31.16b, v31.16b, v3.16b                   // pipo.cs:86:11 encrypt
+    ld1 {v1.16b-v4.16b}, [x10], #64                 // round keys rk[0][4], rk[0][5], rk[0][6], rk[0][7]
+    eor v17.16b, v17.16b, v2.16b                    // pipo.cs:86:11 encrypt
+     eor v26.16b, v26.16b, v2.16b                   // pipo.cs:86:11 encrypt
+    eor v18.16b, v18.16b, v3.16b                    // pipo.cs:86:11 encrypt
+     eor v27.16b, v27.16b, v3.16b                   // pipo.cs:86:11 encrypt
+    and v2.16b, v17.16b, v18.16b                    // pipo.cs:14:18 encrypt>SLayer r1
+     and v3.16b, v26.16b, v27.16b                   // pipo.cs:14:18 encrypt>SLayer r1
+    eor3 v19.16b, v19.16b, v4.16b, v2.16b           // pipo.cs:14:5 encrypt>SLayer r1
+     eor3 v28.16b, v28.16b, v4.16b, v3.16b          // pipo.cs:14:5 encrypt>SLayer r1
+    and v2.16b, v17.16b, v19.16b                    // pipo.cs:15:18 encrypt>SLayer r1
+     and v3.16b, v26.16b, v28.16b                   // pipo.cs:15:18 encrypt>SLayer r1
+    eor3 v16.16b, v16.16b, v1.16b, v2.16b           // pipo.cs:15:5 encrypt>SLayer r1
+     eor3 v25.16b, v25.16b, v1.16b, v3.16b          // pipo.cs:15:5 encrypt>SLayer r1
+    orr v1.16b, v16.16b, v22.16b                    // pipo.cs:16:18 encrypt>SLayer r1
+     orr v2.16b, v25.16b, v31.16b                   // pipo.cs:16:18 encrypt>SLayer r1
     eor v18.16b, v18.16b, v16.16b                   // pipo.cs:17:5 encrypt>SLayer r1
      eor v27.16b, v27.16b, v25.16b                  // pipo.cs:17:5 encrypt>SLayer r1
     eor v22.16b, v22.16b, v19.16b                   // pipo.cs:18:5 encrypt>SLayer r1
      eor v31.16b, v31.16b, v28.16b                  // pipo.cs:18:5 encrypt>SLayer r1
-    and v2.16b, v22.16b, v18.16b                    // pipo.cs:19:18 encrypt>SLayer r1
-     and v3.16b, v31.16b, v27.16b                   // pipo.cs:19:18 encrypt>SLayer r1
-    and v4.16b, v21.16b, v20.16b                    // pipo.cs:21:18 encrypt>SLayer r1
-     and v5.16b, v30.16b, v29.16b                   // pipo.cs:21:18 encrypt>SLayer r1
-    eor3 v24.16b, v24.16b, v6.16b, v4.16b           // pipo.cs:21:5 encrypt>SLayer r1
-     eor3 v23.16b, v23.16b, v6.16b, v5.16b          // pipo.cs:21:5 encrypt>SLayer r1
-    orr v4.16b, v21.16b, v24.16b                    // pipo.cs:22:18 encrypt>SLayer r1
+    and v3.16b, v22.16b, v18.16b                    // pipo.cs:19:18 encrypt>SLayer r1
+     and v4.16b, v31.16b, v27.16b                   // pipo.cs:19:18 encrypt>SLayer r1
+    and v5.16b, v21.16b, v20.16b                    // pipo.cs:21:18 encrypt>SLayer r1
+     and v6.16b, v30.16b, v29.16b                   // pipo.cs:21:18 encrypt>SLayer r1
+    eor3 v24.16b, v24.16b, v0.16b, v5.16b           // pipo.cs:21:5 encrypt>SLayer r1
+     eor3 v23.16b, v23.16b, v0.16b, v6.16b          // pipo.cs:21:5 encrypt>SLayer r1
+    orr v0.16b, v21.16b, v24.16b                    // pipo.cs:22:18 encrypt>SLayer r1
      orr v5.16b, v30.16b, v23.16b                   // pipo.cs:22:18 encrypt>SLayer r1
-    eor v6.16b, v20.16b, v4.16b                     // pipo.cs:22:5 encrypt>SLayer r1
-     eor v7.16b, v29.16b, v5.16b                    // pipo.cs:22:5 encrypt>SLayer r1
-    movi v8.16b, #0xff                              // const
-    eor3 v20.16b, v20.16b, v4.16b, v8.16b           // pipo.cs:23:12 encrypt>SLayer r1
-     eor3 v29.16b, v29.16b, v5.16b, v8.16b          // pipo.cs:23:12 encrypt>SLayer r1
-    orn v4.16b, v24.16b, v6.16b                     // pipo.cs:24:18 encrypt>SLayer r1
-     orn v5.16b, v23.16b, v7.16b                    // pipo.cs:24:18 encrypt>SLayer r1
-    eor v21.16b, v21.16b, v4.16b                    // pipo.cs:24:5 encrypt>SLayer r1
+    movi v6.16b, #0xff                              // const
+    eor3 v20.16b, v20.16b, v0.16b, v6.16b           // pipo.cs:22:5 encrypt>SLayer r1
+     eor3 v29.16b, v29.16b, v5.16b, v6.16b          // pipo.cs:22:5 encrypt>SLayer r1
+    orr v0.16b, v24.16b, v20.16b                    // pipo.cs:24:18 encrypt>SLayer r1
+     orr v5.16b, v23.16b, v29.16b                   // pipo.cs:24:18 encrypt>SLayer r1
+    eor v21.16b, v21.16b, v0.16b                    // pipo.cs:24:5 encrypt>SLayer r1
      eor v30.16b, v30.16b, v5.16b                   // pipo.cs:24:5 encrypt>SLayer r1
-    eor3 v19.16b, v19.16b, v2.16b, v21.16b          // pipo.cs:26:5 encrypt>SLayer r1
-     eor3 v28.16b, v28.16b, v3.16b, v30.16b         // pipo.cs:26:5 encrypt>SLayer r1
+    eor3 v19.16b, v19.16b, v3.16b, v21.16b          // pipo.cs:26:5 encrypt>SLayer r1
+     eor3 v28.16b, v28.16b, v4.16b, v30.16b         // pipo.cs:26:5 encrypt>SLayer r1
     eor v18.16b, v18.16b, v20.16b                   // pipo.cs:26:19 encrypt>SLayer r1
      eor v27.16b, v27.16b, v29.16b                  // pipo.cs:26:19 encrypt>SLayer r1
-    eor3 v17.16b, v17.16b, v0.16b, v24.16b          // pipo.cs:26:33 encrypt>SLayer r1
-     eor3 v26.16b, v26.16b, v1.16b, v23.16b         // pipo.cs:26:33 encrypt>SLayer r1
+    eor3 v17.16b, v17.16b, v1.16b, v24.16b          // pipo.cs:26:33 encrypt>SLayer r1
+     eor3 v26.16b, v26.16b, v2.16b, v23.16b         // pipo.cs:26:33 encrypt>SLayer r1
     and v0.16b, v22.16b, v19.16b                    // pipo.cs:29:18 encrypt>SLayer r1
      and v1.16b, v31.16b, v28.16b                   // pipo.cs:29:18 encrypt>SLayer r1
     eor3 v16.16b, v16.16b, v18.16b, v0.16b          // pipo.cs:30:5 encrypt>SLayer r1
@@ -112,10 +108,10 @@ pipo64_128_neon_b16_il2_sha3_ecb_encrypt:
      eor v5.16b, v31.16b, v27.16b                   // pipo.cs:33:5 encrypt>SLayer r1
     orr v0.16b, v0.16b, v4.16b                      // pipo.cs:34:5 encrypt>SLayer r1
      orr v1.16b, v1.16b, v5.16b                     // pipo.cs:34:5 encrypt>SLayer r1
-    orr v6.16b, v16.16b, v2.16b                     // pipo.cs:35:18 encrypt>SLayer r1
-     orr v7.16b, v25.16b, v3.16b                    // pipo.cs:35:18 encrypt>SLayer r1
-    eor v22.16b, v22.16b, v6.16b                    // pipo.cs:35:5 encrypt>SLayer r1
-     eor v31.16b, v31.16b, v7.16b                   // pipo.cs:35:5 encrypt>SLayer r1
+    orr v7.16b, v16.16b, v2.16b                     // pipo.cs:35:18 encrypt>SLayer r1
+     orr v8.16b, v25.16b, v3.16b                    // pipo.cs:35:18 encrypt>SLayer r1
+    eor v22.16b, v22.16b, v7.16b                    // pipo.cs:35:5 encrypt>SLayer r1
+     eor v31.16b, v31.16b, v8.16b                   // pipo.cs:35:5 encrypt>SLayer r1
     eor v21.16b, v21.16b, v2.16b                    // pipo.cs:38:5 encrypt>SLayer r1
      eor v30.16b, v30.16b, v3.16b                   // pipo.cs:38:5 encrypt>SLayer r1
     eor3 v20.16b, v20.16b, v2.16b, v0.16b           // pipo.cs:38:17 encrypt>SLayer r1
@@ -148,87 +144,78 @@ pipo64_128_neon_b16_il2_sha3_ecb_encrypt:
     sri v27.16b, v19.16b, #3                        // pipo.cs:74:40 encrypt>RLayer r1
      shl v19.16b, v28.16b, #5                       // pipo.cs:74:40 encrypt>RLayer r1
      sri v19.16b, v28.16b, #3                       // pipo.cs:74:40 encrypt>RLayer r1
-    ldr q28, [x0, #144]                             // round key rk[1][1]
-    eor v0.16b, v28.16b, v0.16b                     // pipo.cs:88:29 encrypt r1
-     eor v20.16b, v28.16b, v20.16b                  // pipo.cs:88:29 encrypt r1
-    ldr q28, [x0, #160]                             // round key rk[1][2]
-    eor v29.16b, v28.16b, v29.16b                   // pipo.cs:88:29 encrypt r1
-     eor v21.16b, v28.16b, v21.16b                  // pipo.cs:88:29 encrypt r1
-    ldr q28, [x0, #176]                             // round key rk[1][3]
-    eor v30.16b, v28.16b, v30.16b                   // pipo.cs:88:29 encrypt r1
-     eor v22.16b, v28.16b, v22.16b                  // pipo.cs:88:29 encrypt r1
-    ldr q28, [x0, #208]                             // round key rk[1][5]
-    eor v25.16b, v28.16b, v25.16b                   // pipo.cs:88:29 encrypt r1
-     eor v17.16b, v28.16b, v17.16b                  // pipo.cs:88:29 encrypt r1
-    ldp q28, q2, [x0, #224]                         // round key rk[1][6] + round key rk[1][7]
-    eor v26.16b, v28.16b, v26.16b                   // pipo.cs:88:29 encrypt r1
-     eor v18.16b, v28.16b, v18.16b                  // pipo.cs:88:29 encrypt r1
-    and v28.16b, v25.16b, v26.16b                   // pipo.cs:14:18 encrypt>SLayer r2
-     and v1.16b, v17.16b, v18.16b                   // pipo.cs:14:18 encrypt>SLayer r2
-    eor3 v27.16b, v2.16b, v27.16b, v28.16b          // pipo.cs:14:5 encrypt>SLayer r2
-     eor3 v19.16b, v2.16b, v19.16b, v1.16b          // pipo.cs:14:5 encrypt>SLayer r2
-    and v28.16b, v25.16b, v27.16b                   // pipo.cs:15:18 encrypt>SLayer r2
-     and v1.16b, v17.16b, v19.16b                   // pipo.cs:15:18 encrypt>SLayer r2
-    ldr q2, [x0, #192]                              // round key rk[1][4]
-    eor3 v28.16b, v2.16b, v31.16b, v28.16b          // pipo.cs:15:5 encrypt>SLayer r2
-     eor3 v16.16b, v2.16b, v16.16b, v1.16b          // pipo.cs:15:5 encrypt>SLayer r2
-    orr v31.16b, v28.16b, v30.16b                   // pipo.cs:16:18 encrypt>SLayer r2
+    ld1 {v7.16b-v10.16b}, [x10], #64                // round keys rk[1][0], rk[1][1], rk[1][2], rk[1][3]
+    eor3 v28.16b, v8.16b, v0.16b, v6.16b            // pipo.cs:88:29 encrypt r1
+     eor3 v20.16b, v8.16b, v20.16b, v6.16b          // pipo.cs:88:29 encrypt r1
+    eor v29.16b, v9.16b, v29.16b                    // pipo.cs:88:29 encrypt r1
+     eor v21.16b, v9.16b, v21.16b                   // pipo.cs:88:29 encrypt r1
+    eor v30.16b, v10.16b, v30.16b                   // pipo.cs:88:29 encrypt r1
+     eor v22.16b, v10.16b, v22.16b                  // pipo.cs:88:29 encrypt r1
+    ld1 {v0.16b-v3.16b}, [x10], #64                 // round keys rk[1][4], rk[1][5], rk[1][6], rk[1][7]
+    eor v25.16b, v1.16b, v25.16b                    // pipo.cs:88:29 encrypt r1
+     eor v17.16b, v1.16b, v17.16b                   // pipo.cs:88:29 encrypt r1
+    eor v26.16b, v2.16b, v26.16b                    // pipo.cs:88:29 encrypt r1
+     eor v18.16b, v2.16b, v18.16b                   // pipo.cs:88:29 encrypt r1
+    and v1.16b, v25.16b, v26.16b                    // pipo.cs:14:18 encrypt>SLayer r2
+     and v2.16b, v17.16b, v18.16b                   // pipo.cs:14:18 encrypt>SLayer r2
+    eor3 v27.16b, v3.16b, v27.16b, v1.16b           // pipo.cs:14:5 encrypt>SLayer r2
+     eor3 v19.16b, v3.16b, v19.16b, v2.16b          // pipo.cs:14:5 encrypt>SLayer r2
+    and v1.16b, v25.16b, v27.16b                    // pipo.cs:15:18 encrypt>SLayer r2
+     and v2.16b, v17.16b, v19.16b                   // pipo.cs:15:18 encrypt>SLayer r2
+    eor3 v31.16b, v0.16b, v31.16b, v1.16b           // pipo.cs:15:5 encrypt>SLayer r2
+     eor3 v16.16b, v0.16b, v16.16b, v2.16b          // pipo.cs:15:5 encrypt>SLayer r2
+    orr v0.16b, v31.16b, v30.16b                    // pipo.cs:16:18 encrypt>SLayer r2
      orr v1.16b, v16.16b, v22.16b                   // pipo.cs:16:18 encrypt>SLayer r2
-    eor v26.16b, v26.16b, v28.16b                   // pipo.cs:17:5 encrypt>SLayer r2
+    eor v26.16b, v26.16b, v31.16b                   // pipo.cs:17:5 encrypt>SLayer r2
      eor v18.16b, v18.16b, v16.16b                  // pipo.cs:17:5 encrypt>SLayer r2
     eor v30.16b, v30.16b, v27.16b                   // pipo.cs:18:5 encrypt>SLayer r2
      eor v22.16b, v22.16b, v19.16b                  // pipo.cs:18:5 encrypt>SLayer r2
     and v2.16b, v30.16b, v26.16b                    // pipo.cs:19:18 encrypt>SLayer r2
      and v3.16b, v22.16b, v18.16b                   // pipo.cs:19:18 encrypt>SLayer r2
-    and v6.16b, v29.16b, v0.16b                     // pipo.cs:21:18 encrypt>SLayer r2
-     and v7.16b, v21.16b, v20.16b                   // pipo.cs:21:18 encrypt>SLayer r2
-    eor v4.16b, v4.16b, v6.16b                      // pipo.cs:21:5 encrypt>SLayer r2
-     eor v5.16b, v5.16b, v7.16b                     // pipo.cs:21:5 encrypt>SLayer r2
-    ldr q6, [x0, #128]                              // round key rk[1][0]
-    eor3 v24.16b, v6.16b, v24.16b, v4.16b           // pipo.cs:21:5 encrypt>SLayer r2
-     eor3 v23.16b, v6.16b, v23.16b, v5.16b          // pipo.cs:21:5 encrypt>SLayer r2
+    bcax v4.16b, v4.16b, v29.16b, v28.16b           // pipo.cs:21:5 encrypt>SLayer r2
+     bcax v5.16b, v5.16b, v21.16b, v20.16b          // pipo.cs:21:5 encrypt>SLayer r2
+    eor3 v24.16b, v7.16b, v24.16b, v4.16b           // pipo.cs:21:5 encrypt>SLayer r2
+     eor3 v23.16b, v7.16b, v23.16b, v5.16b          // pipo.cs:21:5 encrypt>SLayer r2
     orr v4.16b, v29.16b, v24.16b                    // pipo.cs:22:18 encrypt>SLayer r2
      orr v5.16b, v21.16b, v23.16b                   // pipo.cs:22:18 encrypt>SLayer r2
-    eor v6.16b, v0.16b, v4.16b                      // pipo.cs:22:5 encrypt>SLayer r2
-     eor v7.16b, v20.16b, v5.16b                    // pipo.cs:22:5 encrypt>SLayer r2
-    eor3 v0.16b, v0.16b, v4.16b, v8.16b             // pipo.cs:23:12 encrypt>SLayer r2
-     eor3 v20.16b, v20.16b, v5.16b, v8.16b          // pipo.cs:23:12 encrypt>SLayer r2
-    orn v4.16b, v24.16b, v6.16b                     // pipo.cs:24:18 encrypt>SLayer r2
-     orn v5.16b, v23.16b, v7.16b                    // pipo.cs:24:18 encrypt>SLayer r2
+    eor v28.16b, v28.16b, v4.16b                    // pipo.cs:22:5 encrypt>SLayer r2
+     eor v20.16b, v20.16b, v5.16b                   // pipo.cs:22:5 encrypt>SLayer r2
+    orr v4.16b, v24.16b, v28.16b                    // pipo.cs:24:18 encrypt>SLayer r2
+     orr v5.16b, v23.16b, v20.16b                   // pipo.cs:24:18 encrypt>SLayer r2
     eor v29.16b, v29.16b, v4.16b                    // pipo.cs:24:5 encrypt>SLayer r2
      eor v21.16b, v21.16b, v5.16b                   // pipo.cs:24:5 encrypt>SLayer r2
     eor3 v27.16b, v27.16b, v2.16b, v29.16b          // pipo.cs:26:5 encrypt>SLayer r2
      eor3 v19.16b, v19.16b, v3.16b, v21.16b         // pipo.cs:26:5 encrypt>SLayer r2
-    eor v26.16b, v26.16b, v0.16b                    // pipo.cs:26:19 encrypt>SLayer r2
+    eor v26.16b, v26.16b, v28.16b                   // pipo.cs:26:19 encrypt>SLayer r2
      eor v18.16b, v18.16b, v20.16b                  // pipo.cs:26:19 encrypt>SLayer r2
-    eor3 v25.16b, v25.16b, v31.16b, v24.16b         // pipo.cs:26:33 encrypt>SLayer r2
+    eor3 v25.16b, v25.16b, v0.16b, v24.16b          // pipo.cs:26:33 encrypt>SLayer r2
      eor3 v17.16b, v17.16b, v1.16b, v23.16b         // pipo.cs:26:33 encrypt>SLayer r2
-    and v31.16b, v30.16b, v27.16b                   // pipo.cs:29:18 encrypt>SLayer r2
+    and v0.16b, v30.16b, v27.16b                    // pipo.cs:29:18 encrypt>SLayer r2
      and v1.16b, v22.16b, v19.16b                   // pipo.cs:29:18 encrypt>SLayer r2
-    eor3 v28.16b, v28.16b, v26.16b, v31.16b         // pipo.cs:30:5 encrypt>SLayer r2
+    eor3 v31.16b, v31.16b, v26.16b, v0.16b          // pipo.cs:30:5 encrypt>SLayer r2
      eor3 v16.16b, v16.16b, v18.16b, v1.16b         // pipo.cs:30:5 encrypt>SLayer r2
-    orr v31.16b, v28.16b, v26.16b                   // pipo.cs:31:16 encrypt>SLayer r2
+    orr v0.16b, v31.16b, v26.16b                    // pipo.cs:31:16 encrypt>SLayer r2
      orr v1.16b, v16.16b, v18.16b                   // pipo.cs:31:16 encrypt>SLayer r2
-    eor v31.16b, v25.16b, v31.16b                   // pipo.cs:31:5 encrypt>SLayer r2
+    eor v0.16b, v25.16b, v0.16b                     // pipo.cs:31:5 encrypt>SLayer r2
      eor v1.16b, v17.16b, v1.16b                    // pipo.cs:31:5 encrypt>SLayer r2
-    eor v2.16b, v27.16b, v31.16b                    // pipo.cs:32:5 encrypt>SLayer r2
+    eor v2.16b, v27.16b, v0.16b                     // pipo.cs:32:5 encrypt>SLayer r2
      eor v3.16b, v19.16b, v1.16b                    // pipo.cs:32:5 encrypt>SLayer r2
     eor v4.16b, v30.16b, v26.16b                    // pipo.cs:33:5 encrypt>SLayer r2
      eor v5.16b, v22.16b, v18.16b                   // pipo.cs:33:5 encrypt>SLayer r2
-    orr v31.16b, v31.16b, v4.16b                    // pipo.cs:34:5 encrypt>SLayer r2
+    orr v0.16b, v0.16b, v4.16b                      // pipo.cs:34:5 encrypt>SLayer r2
      orr v1.16b, v1.16b, v5.16b                     // pipo.cs:34:5 encrypt>SLayer r2
-    orr v6.16b, v28.16b, v2.16b                     // pipo.cs:35:18 encrypt>SLayer r2
-     orr v7.16b, v16.16b, v3.16b                    // pipo.cs:35:18 encrypt>SLayer r2
-    eor v30.16b, v30.16b, v6.16b                    // pipo.cs:35:5 encrypt>SLayer r2
-     eor v22.16b, v22.16b, v7.16b                   // pipo.cs:35:5 encrypt>SLayer r2
+    orr v7.16b, v31.16b, v2.16b                     // pipo.cs:35:18 encrypt>SLayer r2
+     orr v8.16b, v16.16b, v3.16b                    // pipo.cs:35:18 encrypt>SLayer r2
+    eor v30.16b, v30.16b, v7.16b                    // pipo.cs:35:5 encrypt>SLayer r2
+     eor v22.16b, v22.16b, v8.16b                   // pipo.cs:35:5 encrypt>SLayer r2
     eor v29.16b, v29.16b, v2.16b                    // pipo.cs:38:5 encrypt>SLayer r2
      eor v21.16b, v21.16b, v3.16b                   // pipo.cs:38:5 encrypt>SLayer r2
-    eor3 v31.16b, v0.16b, v2.16b, v31.16b           // pipo.cs:38:17 encrypt>SLayer r2
+    eor3 v28.16b, v28.16b, v2.16b, v0.16b           // pipo.cs:38:17 encrypt>SLayer r2
      eor3 v20.16b, v20.16b, v3.16b, v1.16b          // pipo.cs:38:17 encrypt>SLayer r2
-    shl v0.16b, v31.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r2
-    sri v0.16b, v31.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r2
-     shl v31.16b, v20.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r2
-     sri v31.16b, v20.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r2
+    shl v0.16b, v28.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r2
+    sri v0.16b, v28.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r2
+     shl v28.16b, v20.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r2
+     sri v28.16b, v20.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r2
     shl v20.16b, v29.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r2
     sri v20.16b, v29.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r2
      shl v29.16b, v21.16b, #1                       // pipo.cs:74:40 encrypt>RLayer r2
@@ -237,10 +224,10 @@ pipo64_128_neon_b16_il2_sha3_ecb_encrypt:
     sri v21.16b, v30.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r2
      shl v30.16b, v22.16b, #7                       // pipo.cs:74:40 encrypt>RLayer r2
      sri v30.16b, v22.16b, #1                       // pipo.cs:74:40 encrypt>RLayer r2
-    shl v22.16b, v28.16b, #6                        // pipo.cs:74:40 encrypt>RLayer r2
-    sri v22.16b, v28.16b, #2                        // pipo.cs:74:40 encrypt>RLayer r2
-     shl v28.16b, v16.16b, #6                       // pipo.cs:74:40 encrypt>RLayer r2
-     sri v28.16b, v16.16b, #2                       // pipo.cs:74:40 encrypt>RLayer r2
+    shl v22.16b, v31.16b, #6                        // pipo.cs:74:40 encrypt>RLayer r2
+    sri v22.16b, v31.16b, #2                        // pipo.cs:74:40 encrypt>RLayer r2
+     shl v31.16b, v16.16b, #6                       // pipo.cs:74:40 encrypt>RLayer r2
+     sri v31.16b, v16.16b, #2                       // pipo.cs:74:40 encrypt>RLayer r2
     shl v16.16b, v25.16b, #2                        // pipo.cs:74:40 encrypt>RLayer r2
     sri v16.16b, v25.16b, #6                        // pipo.cs:74:40 encrypt>RLayer r2
      shl v25.16b, v17.16b, #2                       // pipo.cs:74:40 encrypt>RLayer r2
@@ -253,89 +240,80 @@ pipo64_128_neon_b16_il2_sha3_ecb_encrypt:
     sri v18.16b, v27.16b, #3                        // pipo.cs:74:40 encrypt>RLayer r2
      shl v27.16b, v19.16b, #5                       // pipo.cs:74:40 encrypt>RLayer r2
      sri v27.16b, v19.16b, #3                       // pipo.cs:74:40 encrypt>RLayer r2
-    ldr q19, [x0, #272]                             // round key rk[2][1]
-    eor v0.16b, v19.16b, v0.16b                     // pipo.cs:88:29 encrypt r2
-     eor v19.16b, v19.16b, v31.16b                  // pipo.cs:88:29 encrypt r2
-    ldr q31, [x0, #288]                             // round key rk[2][2]
-    eor v20.16b, v31.16b, v20.16b                   // pipo.cs:88:29 encrypt r2
-     eor v29.16b, v31.16b, v29.16b                  // pipo.cs:88:29 encrypt r2
-    ldr q31, [x0, #304]                             // round key rk[2][3]
-    eor v21.16b, v31.16b, v21.16b                   // pipo.cs:88:29 encrypt r2
-     eor v30.16b, v31.16b, v30.16b                  // pipo.cs:88:29 encrypt r2
-    ldr q31, [x0, #336]                             // round key rk[2][5]
-    eor v16.16b, v31.16b, v16.16b                   // pipo.cs:88:29 encrypt r2
-     eor v25.16b, v31.16b, v25.16b                  // pipo.cs:88:29 encrypt r2
-    ldp q31, q2, [x0, #352]                         // round key rk[2][6] + round key rk[2][7]
-    eor v17.16b, v31.16b, v17.16b                   // pipo.cs:88:29 encrypt r2
-     eor v26.16b, v31.16b, v26.16b                  // pipo.cs:88:29 encrypt r2
-    and v31.16b, v16.16b, v17.16b                   // pipo.cs:14:18 encrypt>SLayer r3
-     and v1.16b, v25.16b, v26.16b                   // pipo.cs:14:18 encrypt>SLayer r3
-    eor3 v18.16b, v2.16b, v18.16b, v31.16b          // pipo.cs:14:5 encrypt>SLayer r3
-     eor3 v27.16b, v2.16b, v27.16b, v1.16b          // pipo.cs:14:5 encrypt>SLayer r3
-    and v31.16b, v16.16b, v18.16b                   // pipo.cs:15:18 encrypt>SLayer r3
-     and v1.16b, v25.16b, v27.16b                   // pipo.cs:15:18 encrypt>SLayer r3
-    ldr q2, [x0, #320]                              // round key rk[2][4]
-    eor3 v22.16b, v2.16b, v22.16b, v31.16b          // pipo.cs:15:5 encrypt>SLayer r3
-     eor3 v28.16b, v2.16b, v28.16b, v1.16b          // pipo.cs:15:5 encrypt>SLayer r3
-    orr v31.16b, v22.16b, v21.16b                   // pipo.cs:16:18 encrypt>SLayer r3
-     orr v1.16b, v28.16b, v30.16b                   // pipo.cs:16:18 encrypt>SLayer r3
+    ld1 {v7.16b-v10.16b}, [x10], #64                // round keys rk[2][0], rk[2][1], rk[2][2], rk[2][3]
+    eor3 v19.16b, v8.16b, v0.16b, v6.16b            // pipo.cs:88:29 encrypt r2
+     eor3 v28.16b, v8.16b, v28.16b, v6.16b          // pipo.cs:88:29 encrypt r2
+    eor v20.16b, v9.16b, v20.16b                    // pipo.cs:88:29 encrypt r2
+     eor v29.16b, v9.16b, v29.16b                   // pipo.cs:88:29 encrypt r2
+    eor v21.16b, v10.16b, v21.16b                   // pipo.cs:88:29 encrypt r2
+     eor v30.16b, v10.16b, v30.16b                  // pipo.cs:88:29 encrypt r2
+    ld1 {v0.16b-v3.16b}, [x10], #64                 // round keys rk[2][4], rk[2][5], rk[2][6], rk[2][7]
+    eor v16.16b, v1.16b, v16.16b                    // pipo.cs:88:29 encrypt r2
+     eor v25.16b, v1.16b, v25.16b                   // pipo.cs:88:29 encrypt r2
+    eor v17.16b, v2.16b, v17.16b                    // pipo.cs:88:29 encrypt r2
+     eor v26.16b, v2.16b, v26.16b                   // pipo.cs:88:29 encrypt r2
+    and v1.16b, v16.16b, v17.16b                    // pipo.cs:14:18 encrypt>SLayer r3
+     and v2.16b, v25.16b, v26.16b                   // pipo.cs:14:18 encrypt>SLayer r3
+    eor3 v18.16b, v3.16b, v18.16b, v1.16b           // pipo.cs:14:5 encrypt>SLayer r3
+     eor3 v27.16b, v3.16b, v27.16b, v2.16b          // pipo.cs:14:5 encrypt>SLayer r3
+    and v1.16b, v16.16b, v18.16b                    // pipo.cs:15:18 encrypt>SLayer r3
+     and v2.16b, v25.16b, v27.16b                   // pipo.cs:15:18 encrypt>SLayer r3
+    eor3 v22.16b, v0.16b, v22.16b, v1.16b           // pipo.cs:15:5 encrypt>SLayer r3
+     eor3 v31.16b, v0.16b, v31.16b, v2.16b          // pipo.cs:15:5 encrypt>SLayer r3
+    orr v0.16b, v22.16b, v21.16b                    // pipo.cs:16:18 encrypt>SLayer r3
+     orr v1.16b, v31.16b, v30.16b                   // pipo.cs:16:18 encrypt>SLayer r3
     eor v17.16b, v17.16b, v22.16b                   // pipo.cs:17:5 encrypt>SLayer r3
-     eor v26.16b, v26.16b, v28.16b                  // pipo.cs:17:5 encrypt>SLayer r3
+     eor v26.16b, v26.16b, v31.16b                  // pipo.cs:17:5 encrypt>SLayer r3
     eor v21.16b, v21.16b, v18.16b                   // pipo.cs:18:5 encrypt>SLayer r3
      eor v30.16b, v30.16b, v27.16b                  // pipo.cs:18:5 encrypt>SLayer r3
     and v2.16b, v21.16b, v17.16b                    // pipo.cs:19:18 encrypt>SLayer r3
      and v3.16b, v30.16b, v26.16b                   // pipo.cs:19:18 encrypt>SLayer r3
-    and v6.16b, v20.16b, v0.16b                     // pipo.cs:21:18 encrypt>SLayer r3
-     and v7.16b, v29.16b, v19.16b                   // pipo.cs:21:18 encrypt>SLayer r3
-    eor v4.16b, v4.16b, v6.16b                      // pipo.cs:21:5 encrypt>SLayer r3
-     eor v5.16b, v5.16b, v7.16b                     // pipo.cs:21:5 encrypt>SLayer r3
-    ldr q6, [x0, #256]                              // round key rk[2][0]
-    eor3 v24.16b, v6.16b, v24.16b, v4.16b           // pipo.cs:21:5 encrypt>SLayer r3
-     eor3 v23.16b, v6.16b, v23.16b, v5.16b          // pipo.cs:21:5 encrypt>SLayer r3
+    bcax v4.16b, v4.16b, v20.16b, v19.16b           // pipo.cs:21:5 encrypt>SLayer r3
+     bcax v5.16b, v5.16b, v29.16b, v28.16b          // pipo.cs:21:5 encrypt>SLayer r3
+    eor3 v24.16b, v7.16b, v24.16b, v4.16b           // pipo.cs:21:5 encrypt>SLayer r3
+     eor3 v23.16b, v7.16b, v23.16b, v5.16b          // pipo.cs:21:5 encrypt>SLayer r3
     orr v4.16b, v20.16b, v24.16b                    // pipo.cs:22:18 encrypt>SLayer r3
      orr v5.16b, v29.16b, v23.16b                   // pipo.cs:22:18 encrypt>SLayer r3
-    eor v6.16b, v0.16b, v4.16b                      // pipo.cs:22:5 encrypt>SLayer r3
-     eor v7.16b, v19.16b, v5.16b                    // pipo.cs:22:5 encrypt>SLayer r3
-    eor3 v0.16b, v0.16b, v4.16b, v8.16b             // pipo.cs:23:12 encrypt>SLayer r3
-     eor3 v19.16b, v19.16b, v5.16b, v8.16b          // pipo.cs:23:12 encrypt>SLayer r3
-    orn v4.16b, v24.16b, v6.16b                     // pipo.cs:24:18 encrypt>SLayer r3
-     orn v5.16b, v23.16b, v7.16b                    // pipo.cs:24:18 encrypt>SLayer r3
+    eor v19.16b, v19.16b, v4.16b                    // pipo.cs:22:5 encrypt>SLayer r3
+     eor v28.16b, v28.16b, v5.16b                   // pipo.cs:22:5 encrypt>SLayer r3
+    orr v4.16b, v24.16b, v19.16b                    // pipo.cs:24:18 encrypt>SLayer r3
+     orr v5.16b, v23.16b, v28.16b                   // pipo.cs:24:18 encrypt>SLayer r3
     eor v20.16b, v20.16b, v4.16b                    // pipo.cs:24:5 encrypt>SLayer r3
      eor v29.16b, v29.16b, v5.16b                   // pipo.cs:24:5 encrypt>SLayer r3
     eor3 v18.16b, v18.16b, v2.16b, v20.16b          // pipo.cs:26:5 encrypt>SLayer r3
      eor3 v27.16b, v27.16b, v3.16b, v29.16b         // pipo.cs:26:5 encrypt>SLayer r3
-    eor v17.16b, v17.16b, v0.16b                    // pipo.cs:26:19 encrypt>SLayer r3
-     eor v26.16b, v26.16b, v19.16b                  // pipo.cs:26:19 encrypt>SLayer r3
-    eor3 v16.16b, v16.16b, v31.16b, v24.16b         // pipo.cs:26:33 encrypt>SLayer r3
+    eor v17.16b, v17.16b, v19.16b                   // pipo.cs:26:19 encrypt>SLayer r3
+     eor v26.16b, v26.16b, v28.16b                  // pipo.cs:26:19 encrypt>SLayer r3
+    eor3 v16.16b, v16.16b, v0.16b, v24.16b          // pipo.cs:26:33 encrypt>SLayer r3
      eor3 v25.16b, v25.16b, v1.16b, v23.16b         // pipo.cs:26:33 encrypt>SLayer r3
-    and v31.16b, v21.16b, v18.16b                   // pipo.cs:29:18 encrypt>SLayer r3
+    and v0.16b, v21.16b, v18.16b                    // pipo.cs:29:18 encrypt>SLayer r3
      and v1.16b, v30.16b, v27.16b                   // pipo.cs:29:18 encrypt>SLayer r3
-    eor3 v22.16b, v22.16b, v17.16b, v31.16b         // pipo.cs:30:5 encrypt>SLayer r3
-     eor3 v28.16b, v28.16b, v26.16b, v1.16b         // pipo.cs:30:5 encrypt>SLayer r3
-    orr v31.16b, v22.16b, v17.16b                   // pipo.cs:31:16 encrypt>SLayer r3
-     orr v1.16b, v28.16b, v26.16b                   // pipo.cs:31:16 encrypt>SLayer r3
-    eor v31.16b, v16.16b, v31.16b                   // pipo.cs:31:5 encrypt>SLayer r3
+    eor3 v22.16b, v22.16b, v17.16b, v0.16b          // pipo.cs:30:5 encrypt>SLayer r3
+     eor3 v31.16b, v31.16b, v26.16b, v1.16b         // pipo.cs:30:5 encrypt>SLayer r3
+    orr v0.16b, v22.16b, v17.16b                    // pipo.cs:31:16 encrypt>SLayer r3
+     orr v1.16b, v31.16b, v26.16b                   // pipo.cs:31:16 encrypt>SLayer r3
+    eor v0.16b, v16.16b, v0.16b                     // pipo.cs:31:5 encrypt>SLayer r3
      eor v1.16b, v25.16b, v1.16b                    // pipo.cs:31:5 encrypt>SLayer r3
-    eor v2.16b, v18.16b, v31.16b                    // pipo.cs:32:5 encrypt>SLayer r3
+    eor v2.16b, v18.16b, v0.16b                     // pipo.cs:32:5 encrypt>SLayer r3
      eor v3.16b, v27.16b, v1.16b                    // pipo.cs:32:5 encrypt>SLayer r3
     eor v4.16b, v21.16b, v17.16b                    // pipo.cs:33:5 encrypt>SLayer r3
      eor v5.16b, v30.16b, v26.16b                   // pipo.cs:33:5 encrypt>SLayer r3
-    orr v31.16b, v31.16b, v4.16b                    // pipo.cs:34:5 encrypt>SLayer r3
+    orr v0.16b, v0.16b, v4.16b                      // pipo.cs:34:5 encrypt>SLayer r3
      orr v1.16b, v1.16b, v5.16b                     // pipo.cs:34:5 encrypt>SLayer r3
-    orr v6.16b, v22.16b, v2.16b                     // pipo.cs:35:18 encrypt>SLayer r3
-     orr v7.16b, v28.16b, v3.16b                    // pipo.cs:35:18 encrypt>SLayer r3
-    eor v21.16b, v21.16b, v6.16b                    // pipo.cs:35:5 encrypt>SLayer r3
-     eor v30.16b, v30.16b, v7.16b                   // pipo.cs:35:5 encrypt>SLayer r3
+    orr v7.16b, v22.16b, v2.16b                     // pipo.cs:35:18 encrypt>SLayer r3
+     orr v8.16b, v31.16b, v3.16b                    // pipo.cs:35:18 encrypt>SLayer r3
+    eor v21.16b, v21.16b, v7.16b                    // pipo.cs:35:5 encrypt>SLayer r3
+     eor v30.16b, v30.16b, v8.16b                   // pipo.cs:35:5 encrypt>SLayer r3
     eor v20.16b, v20.16b, v2.16b                    // pipo.cs:38:5 encrypt>SLayer r3
      eor v29.16b, v29.16b, v3.16b                   // pipo.cs:38:5 encrypt>SLayer r3
-    eor3 v31.16b, v0.16b, v2.16b, v31.16b           // pipo.cs:38:17 encrypt>SLayer r3
-     eor3 v19.16b, v19.16b, v3.16b, v1.16b          // pipo.cs:38:17 encrypt>SLayer r3
-    shl v0.16b, v31.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r3
-    sri v0.16b, v31.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r3
-     shl v31.16b, v19.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r3
-     sri v31.16b, v19.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r3
-    shl v19.16b, v20.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r3
-    sri v19.16b, v20.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r3
+    eor3 v19.16b, v19.16b, v2.16b, v0.16b           // pipo.cs:38:17 encrypt>SLayer r3
+     eor3 v28.16b, v28.16b, v3.16b, v1.16b          // pipo.cs:38:17 encrypt>SLayer r3
+    shl v0.16b, v19.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r3
+    sri v0.16b, v19.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r3
+     shl v19.16b, v28.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r3
+     sri v19.16b, v28.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r3
+    shl v28.16b, v20.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r3
+    sri v28.16b, v20.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r3
      shl v20.16b, v29.16b, #1                       // pipo.cs:74:40 encrypt>RLayer r3
      sri v20.16b, v29.16b, #7                       // pipo.cs:74:40 encrypt>RLayer r3
     shl v29.16b, v21.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r3
@@ -344,10 +322,10 @@ pipo64_128_neon_b16_il2_sha3_ecb_encrypt:
      sri v21.16b, v30.16b, #1                       // pipo.cs:74:40 encrypt>RLayer r3
     shl v30.16b, v22.16b, #6                        // pipo.cs:74:40 encrypt>RLayer r3
     sri v30.16b, v22.16b, #2                        // pipo.cs:74:40 encrypt>RLayer r3
-     shl v22.16b, v28.16b, #6                       // pipo.cs:74:40 encrypt>RLayer r3
-     sri v22.16b, v28.16b, #2                       // pipo.cs:74:40 encrypt>RLayer r3
-    shl v28.16b, v16.16b, #2                        // pipo.cs:74:40 encrypt>RLayer r3
-    sri v28.16b, v16.16b, #6                        // pipo.cs:74:40 encrypt>RLayer r3
+     shl v22.16b, v31.16b, #6                       // pipo.cs:74:40 encrypt>RLayer r3
+     sri v22.16b, v31.16b, #2                       // pipo.cs:74:40 encrypt>RLayer r3
+    shl v31.16b, v16.16b, #2                        // pipo.cs:74:40 encrypt>RLayer r3
+    sri v31.16b, v16.16b, #6                        // pipo.cs:74:40 encrypt>RLayer r3
      shl v16.16b, v25.16b, #2                       // pipo.cs:74:40 encrypt>RLayer r3
      sri v16.16b, v25.16b, #6                       // pipo.cs:74:40 encrypt>RLayer r3
     shl v25.16b, v17.16b, #3                        // pipo.cs:74:40 encrypt>RLayer r3
@@ -358,31 +336,27 @@ pipo64_128_neon_b16_il2_sha3_ecb_encrypt:
     sri v26.16b, v18.16b, #3                        // pipo.cs:74:40 encrypt>RLayer r3
      shl v18.16b, v27.16b, #5                       // pipo.cs:74:40 encrypt>RLayer r3
      sri v18.16b, v27.16b, #3                       // pipo.cs:74:40 encrypt>RLayer r3
-    ldr q27, [x0, #400]                             // round key rk[3][1]
-    eor v0.16b, v27.16b, v0.16b                     // pipo.cs:88:29 encrypt r3
-     eor v27.16b, v27.16b, v31.16b                  // pipo.cs:88:29 encrypt r3
-    ldr q31, [x0, #416]                             // round key rk[3][2]
-    eor v19.16b, v31.16b, v19.16b                   // pipo.cs:88:29 encrypt r3
-     eor v20.16b, v31.16b, v20.16b                  // pipo.cs:88:29 encrypt r3
-    ldr q31, [x0, #432]                             // round key rk[3][3]
-    eor v29.16b, v31.16b, v29.16b                   // pipo.cs:88:29 encrypt r3
-     eor v21.16b, v31.16b, v21.16b                  // pipo.cs:88:29 encrypt r3
-    ldr q31, [x0, #464]                             // round key rk[3][5]
-    eor v28.16b, v31.16b, v28.16b                   // pipo.cs:88:29 encrypt r3
-     eor v16.16b, v31.16b, v16.16b                  // pipo.cs:88:29 encrypt r3
-    ldp q31, q2, [x0, #480]                         // round key rk[3][6] + round key rk[3][7]
-    eor v25.16b, v31.16b, v25.16b                   // pipo.cs:88:29 encrypt r3
-     eor v17.16b, v31.16b, v17.16b                  // pipo.cs:88:29 encrypt r3
-    and v31.16b, v28.16b, v25.16b                   // pipo.cs:14:18 encrypt>SLayer r4
-     and v1.16b, v16.16b, v17.16b                   // pipo.cs:14:18 encrypt>SLayer r4
-    eor3 v26.16b, v2.16b, v26.16b, v31.16b          // pipo.cs:14:5 encrypt>SLayer r4
-     eor3 v18.16b, v2.16b, v18.16b, v1.16b          // pipo.cs:14:5 encrypt>SLayer r4
-    and v31.16b, v28.16b, v26.16b                   // pipo.cs:15:18 encrypt>SLayer r4
-     and v1.16b, v16.16b, v18.16b                   // pipo.cs:15:18 encrypt>SLayer r4
-    ldr q2, [x0, #448]                              // round key rk[3][4]
-    eor3 v30.16b, v2.16b, v30.16b, v31.16b          // pipo.cs:15:5 encrypt>SLayer r4
-     eor3 v22.16b, v2.16b, v22.16b, v1.16b          // pipo.cs:15:5 encrypt>SLayer r4
-    orr v31.16b, v30.16b, v29.16b                   // pipo.cs:16:18 encrypt>SLayer r4
+    ld1 {v7.16b-v10.16b}, [x10], #64                // round keys rk[3][0], rk[3][1], rk[3][2], rk[3][3]
+    eor3 v27.16b, v8.16b, v0.16b, v6.16b            // pipo.cs:88:29 encrypt r3
+     eor3 v19.16b, v8.16b, v19.16b, v6.16b          // pipo.cs:88:29 encrypt r3
+    eor v28.16b, v9.16b, v28.16b                    // pipo.cs:88:29 encrypt r3
+     eor v20.16b, v9.16b, v20.16b                   // pipo.cs:88:29 encrypt r3
+    eor v29.16b, v10.16b, v29.16b                   // pipo.cs:88:29 encrypt r3
+     eor v21.16b, v10.16b, v21.16b                  // pipo.cs:88:29 encrypt r3
+    ld1 {v0.16b-v3.16b}, [x10], #64                 // round keys rk[3][4], rk[3][5], rk[3][6], rk[3][7]
+    eor v31.16b, v1.16b, v31.16b                    // pipo.cs:88:29 encrypt r3
+     eor v16.16b, v1.16b, v16.16b                   // pipo.cs:88:29 encrypt r3
+    eor v25.16b, v2.16b, v25.16b                    // pipo.cs:88:29 encrypt r3
+     eor v17.16b, v2.16b, v17.16b                   // pipo.cs:88:29 encrypt r3
+    and v1.16b, v31.16b, v25.16b                    // pipo.cs:14:18 encrypt>SLayer r4
+     and v2.16b, v16.16b, v17.16b                   // pipo.cs:14:18 encrypt>SLayer r4
+    eor3 v26.16b, v3.16b, v26.16b, v1.16b           // pipo.cs:14:5 encrypt>SLayer r4
+     eor3 v18.16b, v3.16b, v18.16b, v2.16b          // pipo.cs:14:5 encrypt>SLayer r4
+    and v1.16b, v31.16b, v26.16b                    // pipo.cs:15:18 encrypt>SLayer r4
+     and v2.16b, v16.16b, v18.16b                   // pipo.cs:15:18 encrypt>SLayer r4
+    eor3 v30.16b, v0.16b, v30.16b, v1.16b           // pipo.cs:15:5 encrypt>SLayer r4
+     eor3 v22.16b, v0.16b, v22.16b, v2.16b          // pipo.cs:15:5 encrypt>SLayer r4
+    orr v0.16b, v30.16b, v29.16b                    // pipo.cs:16:18 encrypt>SLayer r4
      orr v1.16b, v22.16b, v21.16b                   // pipo.cs:16:18 encrypt>SLayer r4
     eor v25.16b, v25.16b, v30.16b                   // pipo.cs:17:5 encrypt>SLayer r4
      eor v17.16b, v17.16b, v22.16b                  // pipo.cs:17:5 encrypt>SLayer r4
@@ -390,59 +364,54 @@ pipo64_128_neon_b16_il2_sha3_ecb_encrypt:
      eor v21.16b, v21.16b, v18.16b                  // pipo.cs:18:5 encrypt>SLayer r4
     and v2.16b, v29.16b, v25.16b                    // pipo.cs:19:18 encrypt>SLayer r4
      and v3.16b, v21.16b, v17.16b                   // pipo.cs:19:18 encrypt>SLayer r4
-    and v6.16b, v19.16b, v0.16b                     // pipo.cs:21:18 encrypt>SLayer r4
-     and v7.16b, v20.16b, v27.16b                   // pipo.cs:21:18 encrypt>SLayer r4
-    eor v4.16b, v4.16b, v6.16b                      // pipo.cs:21:5 encrypt>SLayer r4
-     eor v5.16b, v5.16b, v7.16b                     // pipo.cs:21:5 encrypt>SLayer r4
-    ldr q6, [x0, #384]                              // round key rk[3][0]
-    eor3 v24.16b, v6.16b, v24.16b, v4.16b           // pipo.cs:21:5 encrypt>SLayer r4
-     eor3 v23.16b, v6.16b, v23.16b, v5.16b          // pipo.cs:21:5 encrypt>SLayer r4
-    orr v4.16b, v19.16b, v24.16b                    // pipo.cs:22:18 encrypt>SLayer r4
+    bcax v4.16b, v4.16b, v28.16b, v27.16b           // pipo.cs:21:5 encrypt>SLayer r4
+     bcax v5.16b, v5.16b, v20.16b, v19.16b          // pipo.cs:21:5 encrypt>SLayer r4
+    eor3 v24.16b, v7.16b, v24.16b, v4.16b           // pipo.cs:21:5 encrypt>SLayer r4
+     eor3 v23.16b, v7.16b, v23.16b, v5.16b          // pipo.cs:21:5 encrypt>SLayer r4
+    orr v4.16b, v28.16b, v24.16b                    // pipo.cs:22:18 encrypt>SLayer r4
      orr v5.16b, v20.16b, v23.16b                   // pipo.cs:22:18 encrypt>SLayer r4
-    eor v6.16b, v0.16b, v4.16b                      // pipo.cs:22:5 encrypt>SLayer r4
-     eor v7.16b, v27.16b, v5.16b                    // pipo.cs:22:5 encrypt>SLayer r4
-    eor3 v0.16b, v0.16b, v4.16b, v8.16b             // pipo.cs:23:12 encrypt>SLayer r4
-     eor3 v27.16b, v27.16b, v5.16b, v8.16b          // pipo.cs:23:12 encrypt>SLayer r4
-    orn v4.16b, v24.16b, v6.16b                     // pipo.cs:24:18 encrypt>SLayer r4
-     orn v5.16b, v23.16b, v7.16b                    // pipo.cs:24:18 encrypt>SLayer r4
-    eor v19.16b, v19.16b, v4.16b                    // pipo.cs:24:5 encrypt>SLayer r4
+    eor v27.16b, v27.16b, v4.16b                    // pipo.cs:22:5 encrypt>SLayer r4
+     eor v19.16b, v19.16b, v5.16b                   // pipo.cs:22:5 encrypt>SLayer r4
+    orr v4.16b, v24.16b, v27.16b                    // pipo.cs:24:18 encrypt>SLayer r4
+     orr v5.16b, v23.16b, v19.16b                   // pipo.cs:24:18 encrypt>SLayer r4
+    eor v28.16b, v28.16b, v4.16b                    // pipo.cs:24:5 encrypt>SLayer r4
      eor v20.16b, v20.16b, v5.16b                   // pipo.cs:24:5 encrypt>SLayer r4
-    eor3 v26.16b, v26.16b, v2.16b, v19.16b          // pipo.cs:26:5 encrypt>SLayer r4
+    eor3 v26.16b, v26.16b, v2.16b, v28.16b          // pipo.cs:26:5 encrypt>SLayer r4
      eor3 v18.16b, v18.16b, v3.16b, v20.16b         // pipo.cs:26:5 encrypt>SLayer r4
-    eor v25.16b, v25.16b, v0.16b                    // pipo.cs:26:19 encrypt>SLayer r4
-     eor v17.16b, v17.16b, v27.16b                  // pipo.cs:26:19 encrypt>SLayer r4
-    eor3 v28.16b, v28.16b, v31.16b, v24.16b         // pipo.cs:26:33 encrypt>SLayer r4
+    eor v25.16b, v25.16b, v27.16b                   // pipo.cs:26:19 encrypt>SLayer r4
+     eor v17.16b, v17.16b, v19.16b                  // pipo.cs:26:19 encrypt>SLayer r4
+    eor3 v31.16b, v31.16b, v0.16b, v24.16b          // pipo.cs:26:33 encrypt>SLayer r4
      eor3 v16.16b, v16.16b, v1.16b, v23.16b         // pipo.cs:26:33 encrypt>SLayer r4
-    and v31.16b, v29.16b, v26.16b                   // pipo.cs:29:18 encrypt>SLayer r4
+    and v0.16b, v29.16b, v26.16b                    // pipo.cs:29:18 encrypt>SLayer r4
      and v1.16b, v21.16b, v18.16b                   // pipo.cs:29:18 encrypt>SLayer r4
-    eor3 v30.16b, v30.16b, v25.16b, v31.16b         // pipo.cs:30:5 encrypt>SLayer r4
+    eor3 v30.16b, v30.16b, v25.16b, v0.16b          // pipo.cs:30:5 encrypt>SLayer r4
      eor3 v22.16b, v22.16b, v17.16b, v1.16b         // pipo.cs:30:5 encrypt>SLayer r4
-    orr v31.16b, v30.16b, v25.16b                   // pipo.cs:31:16 encrypt>SLayer r4
+    orr v0.16b, v30.16b, v25.16b                    // pipo.cs:31:16 encrypt>SLayer r4
      orr v1.16b, v22.16b, v17.16b                   // pipo.cs:31:16 encrypt>SLayer r4
-    eor v31.16b, v28.16b, v31.16b                   // pipo.cs:31:5 encrypt>SLayer r4
+    eor v0.16b, v31.16b, v0.16b                     // pipo.cs:31:5 encrypt>SLayer r4
      eor v1.16b, v16.16b, v1.16b                    // pipo.cs:31:5 encrypt>SLayer r4
-    eor v2.16b, v26.16b, v31.16b                    // pipo.cs:32:5 encrypt>SLayer r4
+    eor v2.16b, v26.16b, v0.16b                     // pipo.cs:32:5 encrypt>SLayer r4
      eor v3.16b, v18.16b, v1.16b                    // pipo.cs:32:5 encrypt>SLayer r4
     eor v4.16b, v29.16b, v25.16b                    // pipo.cs:33:5 encrypt>SLayer r4
      eor v5.16b, v21.16b, v17.16b                   // pipo.cs:33:5 encrypt>SLayer r4
-    orr v31.16b, v31.16b, v4.16b                    // pipo.cs:34:5 encrypt>SLayer r4
+    orr v0.16b, v0.16b, v4.16b                      // pipo.cs:34:5 encrypt>SLayer r4
      orr v1.16b, v1.16b, v5.16b                     // pipo.cs:34:5 encrypt>SLayer r4
-    orr v6.16b, v30.16b, v2.16b                     // pipo.cs:35:18 encrypt>SLayer r4
-     orr v7.16b, v22.16b, v3.16b                    // pipo.cs:35:18 encrypt>SLayer r4
-    eor v29.16b, v29.16b, v6.16b                    // pipo.cs:35:5 encrypt>SLayer r4
-     eor v21.16b, v21.16b, v7.16b                   // pipo.cs:35:5 encrypt>SLayer r4
-    eor v19.16b, v19.16b, v2.16b                    // pipo.cs:38:5 encrypt>SLayer r4
+    orr v7.16b, v30.16b, v2.16b                     // pipo.cs:35:18 encrypt>SLayer r4
+     orr v8.16b, v22.16b, v3.16b                    // pipo.cs:35:18 encrypt>SLayer r4
+    eor v29.16b, v29.16b, v7.16b                    // pipo.cs:35:5 encrypt>SLayer r4
+     eor v21.16b, v21.16b, v8.16b                   // pipo.cs:35:5 encrypt>SLayer r4
+    eor v28.16b, v28.16b, v2.16b                    // pipo.cs:38:5 encrypt>SLayer r4
      eor v20.16b, v20.16b, v3.16b                   // pipo.cs:38:5 encrypt>SLayer r4
-    eor3 v31.16b, v0.16b, v2.16b, v31.16b           // pipo.cs:38:17 encrypt>SLayer r4
-     eor3 v27.16b, v27.16b, v3.16b, v1.16b          // pipo.cs:38:17 encrypt>SLayer r4
-    shl v0.16b, v31.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r4
-    sri v0.16b, v31.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r4
-     shl v31.16b, v27.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r4
-     sri v31.16b, v27.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r4
-    shl v27.16b, v19.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r4
-    sri v27.16b, v19.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r4
-     shl v19.16b, v20.16b, #1                       // pipo.cs:74:40 encrypt>RLayer r4
-     sri v19.16b, v20.16b, #7                       // pipo.cs:74:40 encrypt>RLayer r4
+    eor3 v27.16b, v27.16b, v2.16b, v0.16b           // pipo.cs:38:17 encrypt>SLayer r4
+     eor3 v19.16b, v19.16b, v3.16b, v1.16b          // pipo.cs:38:17 encrypt>SLayer r4
+    shl v0.16b, v27.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r4
+    sri v0.16b, v27.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r4
+     shl v27.16b, v19.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r4
+     sri v27.16b, v19.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r4
+    shl v19.16b, v28.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r4
+    sri v19.16b, v28.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r4
+     shl v28.16b, v20.16b, #1                       // pipo.cs:74:40 encrypt>RLayer r4
+     sri v28.16b, v20.16b, #7                       // pipo.cs:74:40 encrypt>RLayer r4
     shl v20.16b, v29.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r4
     sri v20.16b, v29.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r4
      shl v29.16b, v21.16b, #7                       // pipo.cs:74:40 encrypt>RLayer r4
@@ -451,10 +420,10 @@ pipo64_128_neon_b16_il2_sha3_ecb_encrypt:
     sri v21.16b, v30.16b, #2                        // pipo.cs:74:40 encrypt>RLayer r4
      shl v30.16b, v22.16b, #6                       // pipo.cs:74:40 encrypt>RLayer r4
      sri v30.16b, v22.16b, #2                       // pipo.cs:74:40 encrypt>RLayer r4
-    shl v22.16b, v28.16b, #2                        // pipo.cs:74:40 encrypt>RLayer r4
-    sri v22.16b, v28.16b, #6                        // pipo.cs:74:40 encrypt>RLayer r4
-     shl v28.16b, v16.16b, #2                       // pipo.cs:74:40 encrypt>RLayer r4
-     sri v28.16b, v16.16b, #6                       // pipo.cs:74:40 encrypt>RLayer r4
+    shl v22.16b, v31.16b, #2                        // pipo.cs:74:40 encrypt>RLayer r4
+    sri v22.16b, v31.16b, #6                        // pipo.cs:74:40 encrypt>RLayer r4
+     shl v31.16b, v16.16b, #2                       // pipo.cs:74:40 encrypt>RLayer r4
+     sri v31.16b, v16.16b, #6                       // pipo.cs:74:40 encrypt>RLayer r4
     shl v16.16b, v25.16b, #3                        // pipo.cs:74:40 encrypt>RLayer r4
     sri v16.16b, v25.16b, #5                        // pipo.cs:74:40 encrypt>RLayer r4
      shl v25.16b, v17.16b, #3                       // pipo.cs:74:40 encrypt>RLayer r4
@@ -463,31 +432,27 @@ pipo64_128_neon_b16_il2_sha3_ecb_encrypt:
     sri v17.16b, v26.16b, #3                        // pipo.cs:74:40 encrypt>RLayer r4
      shl v26.16b, v18.16b, #5                       // pipo.cs:74:40 encrypt>RLayer r4
      sri v26.16b, v18.16b, #3                       // pipo.cs:74:40 encrypt>RLayer r4
-    ldr q18, [x0, #528]                             // round key rk[4][1]
-    eor v0.16b, v18.16b, v0.16b                     // pipo.cs:88:29 encrypt r4
-     eor v18.16b, v18.16b, v31.16b                  // pipo.cs:88:29 encrypt r4
-    ldr q31, [x0, #544]                             // round key rk[4][2]
-    eor v27.16b, v31.16b, v27.16b                   // pipo.cs:88:29 encrypt r4
-     eor v19.16b, v31.16b, v19.16b                  // pipo.cs:88:29 encrypt r4
-    ldr q31, [x0, #560]                             // round key rk[4][3]
-    eor v20.16b, v31.16b, v20.16b                   // pipo.cs:88:29 encrypt r4
-     eor v29.16b, v31.16b, v29.16b                  // pipo.cs:88:29 encrypt r4
-    ldr q31, [x0, #592]                             // round key rk[4][5]
-    eor v22.16b, v31.16b, v22.16b                   // pipo.cs:88:29 encrypt r4
-     eor v28.16b, v31.16b, v28.16b                  // pipo.cs:88:29 encrypt r4
-    ldp q31, q2, [x0, #608]                         // round key rk[4][6] + round key rk[4][7]
-    eor v16.16b, v31.16b, v16.16b                   // pipo.cs:88:29 encrypt r4
-     eor v25.16b, v31.16b, v25.16b                  // pipo.cs:88:29 encrypt r4
-    and v31.16b, v22.16b, v16.16b                   // pipo.cs:14:18 encrypt>SLayer r5
-     and v1.16b, v28.16b, v25.16b                   // pipo.cs:14:18 encrypt>SLayer r5
-    eor3 v17.16b, v2.16b, v17.16b, v31.16b          // pipo.cs:14:5 encrypt>SLayer r5
-     eor3 v26.16b, v2.16b, v26.16b, v1.16b          // pipo.cs:14:5 encrypt>SLayer r5
-    and v31.16b, v22.16b, v17.16b                   // pipo.cs:15:18 encrypt>SLayer r5
-     and v1.16b, v28.16b, v26.16b                   // pipo.cs:15:18 encrypt>SLayer r5
-    ldr q2, [x0, #576]                              // round key rk[4][4]
-    eor3 v21.16b, v2.16b, v21.16b, v31.16b          // pipo.cs:15:5 encrypt>SLayer r5
-     eor3 v30.16b, v2.16b, v30.16b, v1.16b          // pipo.cs:15:5 encrypt>SLayer r5
-    orr v31.16b, v21.16b, v20.16b                   // pipo.cs:16:18 encrypt>SLayer r5
+    ld1 {v7.16b-v10.16b}, [x10], #64                // round keys rk[4][0], rk[4][1], rk[4][2], rk[4][3]
+    eor3 v18.16b, v8.16b, v0.16b, v6.16b            // pipo.cs:88:29 encrypt r4
+     eor3 v27.16b, v8.16b, v27.16b, v6.16b          // pipo.cs:88:29 encrypt r4
+    eor v19.16b, v9.16b, v19.16b                    // pipo.cs:88:29 encrypt r4
+     eor v28.16b, v9.16b, v28.16b                   // pipo.cs:88:29 encrypt r4
+    eor v20.16b, v10.16b, v20.16b                   // pipo.cs:88:29 encrypt r4
+     eor v29.16b, v10.16b, v29.16b                  // pipo.cs:88:29 encrypt r4
+    ld1 {v0.16b-v3.16b}, [x10], #64                 // round keys rk[4][4], rk[4][5], rk[4][6], rk[4][7]
+    eor v22.16b, v1.16b, v22.16b                    // pipo.cs:88:29 encrypt r4
+     eor v31.16b, v1.16b, v31.16b                   // pipo.cs:88:29 encrypt r4
+    eor v16.16b, v2.16b, v16.16b                    // pipo.cs:88:29 encrypt r4
+     eor v25.16b, v2.16b, v25.16b                   // pipo.cs:88:29 encrypt r4
+    and v1.16b, v22.16b, v16.16b                    // pipo.cs:14:18 encrypt>SLayer r5
+     and v2.16b, v31.16b, v25.16b                   // pipo.cs:14:18 encrypt>SLayer r5
+    eor3 v17.16b, v3.16b, v17.16b, v1.16b           // pipo.cs:14:5 encrypt>SLayer r5
+     eor3 v26.16b, v3.16b, v26.16b, v2.16b          // pipo.cs:14:5 encrypt>SLayer r5
+    and v1.16b, v22.16b, v17.16b                    // pipo.cs:15:18 encrypt>SLayer r5
+     and v2.16b, v31.16b, v26.16b                   // pipo.cs:15:18 encrypt>SLayer r5
+    eor3 v21.16b, v0.16b, v21.16b, v1.16b           // pipo.cs:15:5 encrypt>SLayer r5
+     eor3 v30.16b, v0.16b, v30.16b, v2.16b          // pipo.cs:15:5 encrypt>SLayer r5
+    orr v0.16b, v21.16b, v20.16b                    // pipo.cs:16:18 encrypt>SLayer r5
      orr v1.16b, v30.16b, v29.16b                   // pipo.cs:16:18 encrypt>SLayer r5
     eor v16.16b, v16.16b, v21.16b                   // pipo.cs:17:5 encrypt>SLayer r5
      eor v25.16b, v25.16b, v30.16b                  // pipo.cs:17:5 encrypt>SLayer r5
@@ -495,61 +460,56 @@ pipo64_128_neon_b16_il2_sha3_ecb_encrypt:
      eor v29.16b, v29.16b, v26.16b                  // pipo.cs:18:5 encrypt>SLayer r5
     and v2.16b, v20.16b, v16.16b                    // pipo.cs:19:18 encrypt>SLayer r5
      and v3.16b, v29.16b, v25.16b                   // pipo.cs:19:18 encrypt>SLayer r5
-    and v6.16b, v27.16b, v0.16b                     // pipo.cs:21:18 encrypt>SLayer r5
-     and v7.16b, v19.16b, v18.16b                   // pipo.cs:21:18 encrypt>SLayer r5
-    eor v4.16b, v4.16b, v6.16b                      // pipo.cs:21:5 encrypt>SLayer r5
-     eor v5.16b, v5.16b, v7.16b                     // pipo.cs:21:5 encrypt>SLayer r5
-    ldr q6, [x0, #512]                              // round key rk[4][0]
-    eor3 v24.16b, v6.16b, v24.16b, v4.16b           // pipo.cs:21:5 encrypt>SLayer r5
-     eor3 v23.16b, v6.16b, v23.16b, v5.16b          // pipo.cs:21:5 encrypt>SLayer r5
-    orr v4.16b, v27.16b, v24.16b                    // pipo.cs:22:18 encrypt>SLayer r5
-     orr v5.16b, v19.16b, v23.16b                   // pipo.cs:22:18 encrypt>SLayer r5
-    eor v6.16b, v0.16b, v4.16b                      // pipo.cs:22:5 encrypt>SLayer r5
-     eor v7.16b, v18.16b, v5.16b                    // pipo.cs:22:5 encrypt>SLayer r5
-    eor3 v0.16b, v0.16b, v4.16b, v8.16b             // pipo.cs:23:12 encrypt>SLayer r5
-     eor3 v18.16b, v18.16b, v5.16b, v8.16b          // pipo.cs:23:12 encrypt>SLayer r5
-    orn v4.16b, v24.16b, v6.16b                     // pipo.cs:24:18 encrypt>SLayer r5
-     orn v5.16b, v23.16b, v7.16b                    // pipo.cs:24:18 encrypt>SLayer r5
-    eor v27.16b, v27.16b, v4.16b                    // pipo.cs:24:5 encrypt>SLayer r5
-     eor v19.16b, v19.16b, v5.16b                   // pipo.cs:24:5 encrypt>SLayer r5
-    eor3 v17.16b, v17.16b, v2.16b, v27.16b          // pipo.cs:26:5 encrypt>SLayer r5
-     eor3 v26.16b, v26.16b, v3.16b, v19.16b         // pipo.cs:26:5 encrypt>SLayer r5
-    eor v16.16b, v16.16b, v0.16b                    // pipo.cs:26:19 encrypt>SLayer r5
-     eor v25.16b, v25.16b, v18.16b                  // pipo.cs:26:19 encrypt>SLayer r5
-    eor3 v22.16b, v22.16b, v31.16b, v24.16b         // pipo.cs:26:33 encrypt>SLayer r5
-     eor3 v28.16b, v28.16b, v1.16b, v23.16b         // pipo.cs:26:33 encrypt>SLayer r5
-    and v31.16b, v20.16b, v17.16b                   // pipo.cs:29:18 encrypt>SLayer r5
+    bcax v4.16b, v4.16b, v19.16b, v18.16b           // pipo.cs:21:5 encrypt>SLayer r5
+     bcax v5.16b, v5.16b, v28.16b, v27.16b          // pipo.cs:21:5 encrypt>SLayer r5
+    eor3 v24.16b, v7.16b, v24.16b, v4.16b           // pipo.cs:21:5 encrypt>SLayer r5
+     eor3 v23.16b, v7.16b, v23.16b, v5.16b          // pipo.cs:21:5 encrypt>SLayer r5
+    orr v4.16b, v19.16b, v24.16b                    // pipo.cs:22:18 encrypt>SLayer r5
+     orr v5.16b, v28.16b, v23.16b                   // pipo.cs:22:18 encrypt>SLayer r5
+    eor v18.16b, v18.16b, v4.16b                    // pipo.cs:22:5 encrypt>SLayer r5
+     eor v27.16b, v27.16b, v5.16b                   // pipo.cs:22:5 encrypt>SLayer r5
+    orr v4.16b, v24.16b, v18.16b                    // pipo.cs:24:18 encrypt>SLayer r5
+     orr v5.16b, v23.16b, v27.16b                   // pipo.cs:24:18 encrypt>SLayer r5
+    eor v19.16b, v19.16b, v4.16b                    // pipo.cs:24:5 encrypt>SLayer r5
+     eor v28.16b, v28.16b, v5.16b                   // pipo.cs:24:5 encrypt>SLayer r5
+    eor3 v17.16b, v17.16b, v2.16b, v19.16b          // pipo.cs:26:5 encrypt>SLayer r5
+     eor3 v26.16b, v26.16b, v3.16b, v28.16b         // pipo.cs:26:5 encrypt>SLayer r5
+    eor v16.16b, v16.16b, v18.16b                   // pipo.cs:26:19 encrypt>SLayer r5
+     eor v25.16b, v25.16b, v27.16b                  // pipo.cs:26:19 encrypt>SLayer r5
+    eor3 v22.16b, v22.16b, v0.16b, v24.16b          // pipo.cs:26:33 encrypt>SLayer r5
+     eor3 v31.16b, v31.16b, v1.16b, v23.16b         // pipo.cs:26:33 encrypt>SLayer r5
+    and v0.16b, v20.16b, v17.16b                    // pipo.cs:29:18 encrypt>SLayer r5
      and v1.16b, v29.16b, v26.16b                   // pipo.cs:29:18 encrypt>SLayer r5
-    eor3 v21.16b, v21.16b, v16.16b, v31.16b         // pipo.cs:30:5 encrypt>SLayer r5
+    eor3 v21.16b, v21.16b, v16.16b, v0.16b          // pipo.cs:30:5 encrypt>SLayer r5
      eor3 v30.16b, v30.16b, v25.16b, v1.16b         // pipo.cs:30:5 encrypt>SLayer r5
-    orr v31.16b, v21.16b, v16.16b                   // pipo.cs:31:16 encrypt>SLayer r5
+    orr v0.16b, v21.16b, v16.16b                    // pipo.cs:31:16 encrypt>SLayer r5
      orr v1.16b, v30.16b, v25.16b                   // pipo.cs:31:16 encrypt>SLayer r5
-    eor v31.16b, v22.16b, v31.16b                   // pipo.cs:31:5 encrypt>SLayer r5
-     eor v1.16b, v28.16b, v1.16b                    // pipo.cs:31:5 encrypt>SLayer r5
-    eor v2.16b, v17.16b, v31.16b                    // pipo.cs:32:5 encrypt>SLayer r5
+    eor v0.16b, v22.16b, v0.16b                     // pipo.cs:31:5 encrypt>SLayer r5
+     eor v1.16b, v31.16b, v1.16b                    // pipo.cs:31:5 encrypt>SLayer r5
+    eor v2.16b, v17.16b, v0.16b                     // pipo.cs:32:5 encrypt>SLayer r5
      eor v3.16b, v26.16b, v1.16b                    // pipo.cs:32:5 encrypt>SLayer r5
     eor v4.16b, v20.16b, v16.16b                    // pipo.cs:33:5 encrypt>SLayer r5
      eor v5.16b, v29.16b, v25.16b                   // pipo.cs:33:5 encrypt>SLayer r5
-    orr v31.16b, v31.16b, v4.16b                    // pipo.cs:34:5 encrypt>SLayer r5
+    orr v0.16b, v0.16b, v4.16b                      // pipo.cs:34:5 encrypt>SLayer r5
      orr v1.16b, v1.16b, v5.16b                     // pipo.cs:34:5 encrypt>SLayer r5
-    orr v6.16b, v21.16b, v2.16b                     // pipo.cs:35:18 encrypt>SLayer r5
-     orr v7.16b, v30.16b, v3.16b                    // pipo.cs:35:18 encrypt>SLayer r5
-    eor v20.16b, v20.16b, v6.16b                    // pipo.cs:35:5 encrypt>SLayer r5
-     eor v29.16b, v29.16b, v7.16b                   // pipo.cs:35:5 encrypt>SLayer r5
-    eor v27.16b, v27.16b, v2.16b                    // pipo.cs:38:5 encrypt>SLayer r5
-     eor v19.16b, v19.16b, v3.16b                   // pipo.cs:38:5 encrypt>SLayer r5
-    eor3 v31.16b, v0.16b, v2.16b, v31.16b           // pipo.cs:38:17 encrypt>SLayer r5
-     eor3 v18.16b, v18.16b, v3.16b, v1.16b          // pipo.cs:38:17 encrypt>SLayer r5
-    shl v0.16b, v31.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r5
-    sri v0.16b, v31.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r5
-     shl v31.16b, v18.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r5
-     sri v31.16b, v18.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r5
-    shl v18.16b, v27.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r5
-    sri v18.16b, v27.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r5
-     shl v27.16b, v19.16b, #1                       // pipo.cs:74:40 encrypt>RLayer r5
-     sri v27.16b, v19.16b, #7                       // pipo.cs:74:40 encrypt>RLayer r5
-    shl v19.16b, v20.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r5
-    sri v19.16b, v20.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r5
+    orr v7.16b, v21.16b, v2.16b                     // pipo.cs:35:18 encrypt>SLayer r5
+     orr v8.16b, v30.16b, v3.16b                    // pipo.cs:35:18 encrypt>SLayer r5
+    eor v20.16b, v20.16b, v7.16b                    // pipo.cs:35:5 encrypt>SLayer r5
+     eor v29.16b, v29.16b, v8.16b                   // pipo.cs:35:5 encrypt>SLayer r5
+    eor v19.16b, v19.16b, v2.16b                    // pipo.cs:38:5 encrypt>SLayer r5
+     eor v28.16b, v28.16b, v3.16b                   // pipo.cs:38:5 encrypt>SLayer r5
+    eor3 v18.16b, v18.16b, v2.16b, v0.16b           // pipo.cs:38:17 encrypt>SLayer r5
+     eor3 v27.16b, v27.16b, v3.16b, v1.16b          // pipo.cs:38:17 encrypt>SLayer r5
+    shl v0.16b, v18.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r5
+    sri v0.16b, v18.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r5
+     shl v18.16b, v27.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r5
+     sri v18.16b, v27.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r5
+    shl v27.16b, v19.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r5
+    sri v27.16b, v19.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r5
+     shl v19.16b, v28.16b, #1                       // pipo.cs:74:40 encrypt>RLayer r5
+     sri v19.16b, v28.16b, #7                       // pipo.cs:74:40 encrypt>RLayer r5
+    shl v28.16b, v20.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r5
+    sri v28.16b, v20.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r5
      shl v20.16b, v29.16b, #7                       // pipo.cs:74:40 encrypt>RLayer r5
      sri v20.16b, v29.16b, #1                       // pipo.cs:74:40 encrypt>RLayer r5
     shl v29.16b, v21.16b, #6                        // pipo.cs:74:40 encrypt>RLayer r5
@@ -558,105 +518,96 @@ pipo64_128_neon_b16_il2_sha3_ecb_encrypt:
      sri v21.16b, v30.16b, #2                       // pipo.cs:74:40 encrypt>RLayer r5
     shl v30.16b, v22.16b, #2                        // pipo.cs:74:40 encrypt>RLayer r5
     sri v30.16b, v22.16b, #6                        // pipo.cs:74:40 encrypt>RLayer r5
-     shl v22.16b, v28.16b, #2                       // pipo.cs:74:40 encrypt>RLayer r5
-     sri v22.16b, v28.16b, #6                       // pipo.cs:74:40 encrypt>RLayer r5
-    shl v28.16b, v16.16b, #3                        // pipo.cs:74:40 encrypt>RLayer r5
-    sri v28.16b, v16.16b, #5                        // pipo.cs:74:40 encrypt>RLayer r5
+     shl v22.16b, v31.16b, #2                       // pipo.cs:74:40 encrypt>RLayer r5
+     sri v22.16b, v31.16b, #6                       // pipo.cs:74:40 encrypt>RLayer r5
+    shl v31.16b, v16.16b, #3                        // pipo.cs:74:40 encrypt>RLayer r5
+    sri v31.16b, v16.16b, #5                        // pipo.cs:74:40 encrypt>RLayer r5
      shl v16.16b, v25.16b, #3                       // pipo.cs:74:40 encrypt>RLayer r5
      sri v16.16b, v25.16b, #5                       // pipo.cs:74:40 encrypt>RLayer r5
     shl v25.16b, v17.16b, #5                        // pipo.cs:74:40 encrypt>RLayer r5
     sri v25.16b, v17.16b, #3                        // pipo.cs:74:40 encrypt>RLayer r5
      shl v17.16b, v26.16b, #5                       // pipo.cs:74:40 encrypt>RLayer r5
      sri v17.16b, v26.16b, #3                       // pipo.cs:74:40 encrypt>RLayer r5
-    ldr q26, [x0, #656]                             // round key rk[5][1]
-    eor v0.16b, v26.16b, v0.16b                     // pipo.cs:88:29 encrypt r5
-     eor v26.16b, v26.16b, v31.16b                  // pipo.cs:88:29 encrypt r5
-    ldr q31, [x0, #672]                             // round key rk[5][2]
-    eor v18.16b, v31.16b, v18.16b                   // pipo.cs:88:29 encrypt r5
-     eor v27.16b, v31.16b, v27.16b                  // pipo.cs:88:29 encrypt r5
-    ldr q31, [x0, #688]                             // round key rk[5][3]
-    eor v19.16b, v31.16b, v19.16b                   // pipo.cs:88:29 encrypt r5
-     eor v20.16b, v31.16b, v20.16b                  // pipo.cs:88:29 encrypt r5
-    ldr q31, [x0, #720]                             // round key rk[5][5]
-    eor v30.16b, v31.16b, v30.16b                   // pipo.cs:88:29 encrypt r5
-     eor v22.16b, v31.16b, v22.16b                  // pipo.cs:88:29 encrypt r5
-    ldp q31, q2, [x0, #736]                         // round key rk[5][6] + round key rk[5][7]
-    eor v28.16b, v31.16b, v28.16b                   // pipo.cs:88:29 encrypt r5
-     eor v16.16b, v31.16b, v16.16b                  // pipo.cs:88:29 encrypt r5
-    and v31.16b, v30.16b, v28.16b                   // pipo.cs:14:18 encrypt>SLayer r6
-     and v1.16b, v22.16b, v16.16b                   // pipo.cs:14:18 encrypt>SLayer r6
-    eor3 v25.16b, v2.16b, v25.16b, v31.16b          // pipo.cs:14:5 encrypt>SLayer r6
-     eor3 v17.16b, v2.16b, v17.16b, v1.16b          // pipo.cs:14:5 encrypt>SLayer r6
-    and v31.16b, v30.16b, v25.16b                   // pipo.cs:15:18 encrypt>SLayer r6
-     and v1.16b, v22.16b, v17.16b                   // pipo.cs:15:18 encrypt>SLayer r6
-    ldr q2, [x0, #704]                              // round key rk[5][4]
-    eor3 v29.16b, v2.16b, v29.16b, v31.16b          // pipo.cs:15:5 encrypt>SLayer r6
-     eor3 v21.16b, v2.16b, v21.16b, v1.16b          // pipo.cs:15:5 encrypt>SLayer r6
-    orr v31.16b, v29.16b, v19.16b                   // pipo.cs:16:18 encrypt>SLayer r6
+    ld1 {v7.16b-v10.16b}, [x10], #64                // round keys rk[5][0], rk[5][1], rk[5][2], rk[5][3]
+    eor3 v26.16b, v8.16b, v0.16b, v6.16b            // pipo.cs:88:29 encrypt r5
+     eor3 v18.16b, v8.16b, v18.16b, v6.16b          // pipo.cs:88:29 encrypt r5
+    eor v27.16b, v9.16b, v27.16b                    // pipo.cs:88:29 encrypt r5
+     eor v19.16b, v9.16b, v19.16b                   // pipo.cs:88:29 encrypt r5
+    eor v28.16b, v10.16b, v28.16b                   // pipo.cs:88:29 encrypt r5
+     eor v20.16b, v10.16b, v20.16b                  // pipo.cs:88:29 encrypt r5
+    ld1 {v0.16b-v3.16b}, [x10], #64                 // round keys rk[5][4], rk[5][5], rk[5][6], rk[5][7]
+    eor v30.16b, v1.16b, v30.16b                    // pipo.cs:88:29 encrypt r5
+     eor v22.16b, v1.16b, v22.16b                   // pipo.cs:88:29 encrypt r5
+    eor v31.16b, v2.16b, v31.16b                    // pipo.cs:88:29 encrypt r5
+     eor v16.16b, v2.16b, v16.16b                   // pipo.cs:88:29 encrypt r5
+    and v1.16b, v30.16b, v31.16b                    // pipo.cs:14:18 encrypt>SLayer r6
+     and v2.16b, v22.16b, v16.16b                   // pipo.cs:14:18 encrypt>SLayer r6
+    eor3 v25.16b, v3.16b, v25.16b, v1.16b           // pipo.cs:14:5 encrypt>SLayer r6
+     eor3 v17.16b, v3.16b, v17.16b, v2.16b          // pipo.cs:14:5 encrypt>SLayer r6
+    and v1.16b, v30.16b, v25.16b                    // pipo.cs:15:18 encrypt>SLayer r6
+     and v2.16b, v22.16b, v17.16b                   // pipo.cs:15:18 encrypt>SLayer r6
+    eor3 v29.16b, v0.16b, v29.16b, v1.16b           // pipo.cs:15:5 encrypt>SLayer r6
+     eor3 v21.16b, v0.16b, v21.16b, v2.16b          // pipo.cs:15:5 encrypt>SLayer r6
+    orr v0.16b, v29.16b, v28.16b                    // pipo.cs:16:18 encrypt>SLayer r6
      orr v1.16b, v21.16b, v20.16b                   // pipo.cs:16:18 encrypt>SLayer r6
-    eor v28.16b, v28.16b, v29.16b                   // pipo.cs:17:5 encrypt>SLayer r6
+    eor v31.16b, v31.16b, v29.16b                   // pipo.cs:17:5 encrypt>SLayer r6
      eor v16.16b, v16.16b, v21.16b                  // pipo.cs:17:5 encrypt>SLayer r6
-    eor v19.16b, v19.16b, v25.16b                   // pipo.cs:18:5 encrypt>SLayer r6
+    eor v28.16b, v28.16b, v25.16b                   // pipo.cs:18:5 encrypt>SLayer r6
      eor v20.16b, v20.16b, v17.16b                  // pipo.cs:18:5 encrypt>SLayer r6
-    and v2.16b, v19.16b, v28.16b                    // pipo.cs:19:18 encrypt>SLayer r6
+    and v2.16b, v28.16b, v31.16b                    // pipo.cs:19:18 encrypt>SLayer r6
      and v3.16b, v20.16b, v16.16b                   // pipo.cs:19:18 encrypt>SLayer r6
-    and v6.16b, v18.16b, v0.16b                     // pipo.cs:21:18 encrypt>SLayer r6
-     and v7.16b, v27.16b, v26.16b                   // pipo.cs:21:18 encrypt>SLayer r6
-    eor v4.16b, v4.16b, v6.16b                      // pipo.cs:21:5 encrypt>SLayer r6
-     eor v5.16b, v5.16b, v7.16b                     // pipo.cs:21:5 encrypt>SLayer r6
-    ldr q6, [x0, #640]                              // round key rk[5][0]
-    eor3 v24.16b, v6.16b, v24.16b, v4.16b           // pipo.cs:21:5 encrypt>SLayer r6
-     eor3 v23.16b, v6.16b, v23.16b, v5.16b          // pipo.cs:21:5 encrypt>SLayer r6
-    orr v4.16b, v18.16b, v24.16b                    // pipo.cs:22:18 encrypt>SLayer r6
-     orr v5.16b, v27.16b, v23.16b                   // pipo.cs:22:18 encrypt>SLayer r6
-    eor v6.16b, v0.16b, v4.16b                      // pipo.cs:22:5 encrypt>SLayer r6
-     eor v7.16b, v26.16b, v5.16b                    // pipo.cs:22:5 encrypt>SLayer r6
-    eor3 v0.16b, v0.16b, v4.16b, v8.16b             // pipo.cs:23:12 encrypt>SLayer r6
-     eor3 v26.16b, v26.16b, v5.16b, v8.16b          // pipo.cs:23:12 encrypt>SLayer r6
-    orn v4.16b, v24.16b, v6.16b                     // pipo.cs:24:18 encrypt>SLayer r6
-     orn v5.16b, v23.16b, v7.16b                    // pipo.cs:24:18 encrypt>SLayer r6
-    eor v18.16b, v18.16b, v4.16b                    // pipo.cs:24:5 encrypt>SLayer r6
-     eor v27.16b, v27.16b, v5.16b                   // pipo.cs:24:5 encrypt>SLayer r6
-    eor3 v25.16b, v25.16b, v2.16b, v18.16b          // pipo.cs:26:5 encrypt>SLayer r6
-     eor3 v17.16b, v17.16b, v3.16b, v27.16b         // pipo.cs:26:5 encrypt>SLayer r6
-    eor v28.16b, v28.16b, v0.16b                    // pipo.cs:26:19 encrypt>SLayer r6
-     eor v16.16b, v16.16b, v26.16b                  // pipo.cs:26:19 encrypt>SLayer r6
-    eor3 v30.16b, v30.16b, v31.16b, v24.16b         // pipo.cs:26:33 encrypt>SLayer r6
+    bcax v4.16b, v4.16b, v27.16b, v26.16b           // pipo.cs:21:5 encrypt>SLayer r6
+     bcax v5.16b, v5.16b, v19.16b, v18.16b          // pipo.cs:21:5 encrypt>SLayer r6
+    eor3 v24.16b, v7.16b, v24.16b, v4.16b           // pipo.cs:21:5 encrypt>SLayer r6
+     eor3 v23.16b, v7.16b, v23.16b, v5.16b          // pipo.cs:21:5 encrypt>SLayer r6
+    orr v4.16b, v27.16b, v24.16b                    // pipo.cs:22:18 encrypt>SLayer r6
+     orr v5.16b, v19.16b, v23.16b                   // pipo.cs:22:18 encrypt>SLayer r6
+    eor v26.16b, v26.16b, v4.16b                    // pipo.cs:22:5 encrypt>SLayer r6
+     eor v18.16b, v18.16b, v5.16b                   // pipo.cs:22:5 encrypt>SLayer r6
+    orr v4.16b, v24.16b, v26.16b                    // pipo.cs:24:18 encrypt>SLayer r6
+     orr v5.16b, v23.16b, v18.16b                   // pipo.cs:24:18 encrypt>SLayer r6
+    eor v27.16b, v27.16b, v4.16b                    // pipo.cs:24:5 encrypt>SLayer r6
+     eor v19.16b, v19.16b, v5.16b                   // pipo.cs:24:5 encrypt>SLayer r6
+    eor3 v25.16b, v25.16b, v2.16b, v27.16b          // pipo.cs:26:5 encrypt>SLayer r6
+     eor3 v17.16b, v17.16b, v3.16b, v19.16b         // pipo.cs:26:5 encrypt>SLayer r6
+    eor v31.16b, v31.16b, v26.16b                   // pipo.cs:26:19 encrypt>SLayer r6
+     eor v16.16b, v16.16b, v18.16b                  // pipo.cs:26:19 encrypt>SLayer r6
+    eor3 v30.16b, v30.16b, v0.16b, v24.16b          // pipo.cs:26:33 encrypt>SLayer r6
      eor3 v22.16b, v22.16b, v1.16b, v23.16b         // pipo.cs:26:33 encrypt>SLayer r6
-    and v31.16b, v19.16b, v25.16b                   // pipo.cs:29:18 encrypt>SLayer r6
+    and v0.16b, v28.16b, v25.16b                    // pipo.cs:29:18 encrypt>SLayer r6
      and v1.16b, v20.16b, v17.16b                   // pipo.cs:29:18 encrypt>SLayer r6
-    eor3 v29.16b, v29.16b, v28.16b, v31.16b         // pipo.cs:30:5 encrypt>SLayer r6
+    eor3 v29.16b, v29.16b, v31.16b, v0.16b          // pipo.cs:30:5 encrypt>SLayer r6
      eor3 v21.16b, v21.16b, v16.16b, v1.16b         // pipo.cs:30:5 encrypt>SLayer r6
-    orr v31.16b, v29.16b, v28.16b                   // pipo.cs:31:16 encrypt>SLayer r6
+    orr v0.16b, v29.16b, v31.16b                    // pipo.cs:31:16 encrypt>SLayer r6
      orr v1.16b, v21.16b, v16.16b                   // pipo.cs:31:16 encrypt>SLayer r6
-    eor v31.16b, v30.16b, v31.16b                   // pipo.cs:31:5 encrypt>SLayer r6
+    eor v0.16b, v30.16b, v0.16b                     // pipo.cs:31:5 encrypt>SLayer r6
      eor v1.16b, v22.16b, v1.16b                    // pipo.cs:31:5 encrypt>SLayer r6
-    eor v2.16b, v25.16b, v31.16b                    // pipo.cs:32:5 encrypt>SLayer r6
+    eor v2.16b, v25.16b, v0.16b                     // pipo.cs:32:5 encrypt>SLayer r6
      eor v3.16b, v17.16b, v1.16b                    // pipo.cs:32:5 encrypt>SLayer r6
-    eor v4.16b, v19.16b, v28.16b                    // pipo.cs:33:5 encrypt>SLayer r6
+    eor v4.16b, v28.16b, v31.16b                    // pipo.cs:33:5 encrypt>SLayer r6
      eor v5.16b, v20.16b, v16.16b                   // pipo.cs:33:5 encrypt>SLayer r6
-    orr v31.16b, v31.16b, v4.16b                    // pipo.cs:34:5 encrypt>SLayer r6
+    orr v0.16b, v0.16b, v4.16b                      // pipo.cs:34:5 encrypt>SLayer r6
      orr v1.16b, v1.16b, v5.16b                     // pipo.cs:34:5 encrypt>SLayer r6
-    orr v6.16b, v29.16b, v2.16b                     // pipo.cs:35:18 encrypt>SLayer r6
-     orr v7.16b, v21.16b, v3.16b                    // pipo.cs:35:18 encrypt>SLayer r6
-    eor v19.16b, v19.16b, v6.16b                    // pipo.cs:35:5 encrypt>SLayer r6
-     eor v20.16b, v20.16b, v7.16b                   // pipo.cs:35:5 encrypt>SLayer r6
-    eor v18.16b, v18.16b, v2.16b                    // pipo.cs:38:5 encrypt>SLayer r6
-     eor v27.16b, v27.16b, v3.16b                   // pipo.cs:38:5 encrypt>SLayer r6
-    eor3 v31.16b, v0.16b, v2.16b, v31.16b           // pipo.cs:38:17 encrypt>SLayer r6
-     eor3 v26.16b, v26.16b, v3.16b, v1.16b          // pipo.cs:38:17 encrypt>SLayer r6
-    shl v0.16b, v31.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r6
-    sri v0.16b, v31.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r6
-     shl v31.16b, v26.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r6
-     sri v31.16b, v26.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r6
-    shl v26.16b, v18.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r6
-    sri v26.16b, v18.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r6
-     shl v18.16b, v27.16b, #1                       // pipo.cs:74:40 encrypt>RLayer r6
-     sri v18.16b, v27.16b, #7                       // pipo.cs:74:40 encrypt>RLayer r6
-    shl v27.16b, v19.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r6
-    sri v27.16b, v19.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r6
-     shl v19.16b, v20.16b, #7                       // pipo.cs:74:40 encrypt>RLayer r6
-     sri v19.16b, v20.16b, #1                       // pipo.cs:74:40 encrypt>RLayer r6
+    orr v7.16b, v29.16b, v2.16b                     // pipo.cs:35:18 encrypt>SLayer r6
+     orr v8.16b, v21.16b, v3.16b                    // pipo.cs:35:18 encrypt>SLayer r6
+    eor v28.16b, v28.16b, v7.16b                    // pipo.cs:35:5 encrypt>SLayer r6
+     eor v20.16b, v20.16b, v8.16b                   // pipo.cs:35:5 encrypt>SLayer r6
+    eor v27.16b, v27.16b, v2.16b                    // pipo.cs:38:5 encrypt>SLayer r6
+     eor v19.16b, v19.16b, v3.16b                   // pipo.cs:38:5 encrypt>SLayer r6
+    eor3 v26.16b, v26.16b, v2.16b, v0.16b           // pipo.cs:38:17 encrypt>SLayer r6
+     eor3 v18.16b, v18.16b, v3.16b, v1.16b          // pipo.cs:38:17 encrypt>SLayer r6
+    shl v0.16b, v26.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r6
+    sri v0.16b, v26.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r6
+     shl v26.16b, v18.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r6
+     sri v26.16b, v18.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r6
+    shl v18.16b, v27.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r6
+    sri v18.16b, v27.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r6
+     shl v27.16b, v19.16b, #1                       // pipo.cs:74:40 encrypt>RLayer r6
+     sri v27.16b, v19.16b, #7                       // pipo.cs:74:40 encrypt>RLayer r6
+    shl v19.16b, v28.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r6
+    sri v19.16b, v28.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r6
+     shl v28.16b, v20.16b, #7                       // pipo.cs:74:40 encrypt>RLayer r6
+     sri v28.16b, v20.16b, #1                       // pipo.cs:74:40 encrypt>RLayer r6
     shl v20.16b, v29.16b, #6                        // pipo.cs:74:40 encrypt>RLayer r6
     sri v20.16b, v29.16b, #2                        // pipo.cs:74:40 encrypt>RLayer r6
      shl v29.16b, v21.16b, #6                       // pipo.cs:74:40 encrypt>RLayer r6
@@ -665,105 +616,96 @@ pipo64_128_neon_b16_il2_sha3_ecb_encrypt:
     sri v21.16b, v30.16b, #6                        // pipo.cs:74:40 encrypt>RLayer r6
      shl v30.16b, v22.16b, #2                       // pipo.cs:74:40 encrypt>RLayer r6
      sri v30.16b, v22.16b, #6                       // pipo.cs:74:40 encrypt>RLayer r6
-    shl v22.16b, v28.16b, #3                        // pipo.cs:74:40 encrypt>RLayer r6
-    sri v22.16b, v28.16b, #5                        // pipo.cs:74:40 encrypt>RLayer r6
-     shl v28.16b, v16.16b, #3                       // pipo.cs:74:40 encrypt>RLayer r6
-     sri v28.16b, v16.16b, #5                       // pipo.cs:74:40 encrypt>RLayer r6
+    shl v22.16b, v31.16b, #3                        // pipo.cs:74:40 encrypt>RLayer r6
+    sri v22.16b, v31.16b, #5                        // pipo.cs:74:40 encrypt>RLayer r6
+     shl v31.16b, v16.16b, #3                       // pipo.cs:74:40 encrypt>RLayer r6
+     sri v31.16b, v16.16b, #5                       // pipo.cs:74:40 encrypt>RLayer r6
     shl v16.16b, v25.16b, #5                        // pipo.cs:74:40 encrypt>RLayer r6
     sri v16.16b, v25.16b, #3                        // pipo.cs:74:40 encrypt>RLayer r6
      shl v25.16b, v17.16b, #5                       // pipo.cs:74:40 encrypt>RLayer r6
      sri v25.16b, v17.16b, #3                       // pipo.cs:74:40 encrypt>RLayer r6
-    ldr q17, [x0, #784]                             // round key rk[6][1]
-    eor v0.16b, v17.16b, v0.16b                     // pipo.cs:88:29 encrypt r6
-     eor v17.16b, v17.16b, v31.16b                  // pipo.cs:88:29 encrypt r6
-    ldr q31, [x0, #800]                             // round key rk[6][2]
-    eor v26.16b, v31.16b, v26.16b                   // pipo.cs:88:29 encrypt r6
-     eor v18.16b, v31.16b, v18.16b                  // pipo.cs:88:29 encrypt r6
-    ldr q31, [x0, #816]                             // round key rk[6][3]
-    eor v27.16b, v31.16b, v27.16b                   // pipo.cs:88:29 encrypt r6
-     eor v19.16b, v31.16b, v19.16b                  // pipo.cs:88:29 encrypt r6
-    ldr q31, [x0, #848]                             // round key rk[6][5]
-    eor v21.16b, v31.16b, v21.16b                   // pipo.cs:88:29 encrypt r6
-     eor v30.16b, v31.16b, v30.16b                  // pipo.cs:88:29 encrypt r6
-    ldp q31, q2, [x0, #864]                         // round key rk[6][6] + round key rk[6][7]
-    eor v22.16b, v31.16b, v22.16b                   // pipo.cs:88:29 encrypt r6
-     eor v28.16b, v31.16b, v28.16b                  // pipo.cs:88:29 encrypt r6
-    and v31.16b, v21.16b, v22.16b                   // pipo.cs:14:18 encrypt>SLayer r7
-     and v1.16b, v30.16b, v28.16b                   // pipo.cs:14:18 encrypt>SLayer r7
-    eor3 v16.16b, v2.16b, v16.16b, v31.16b          // pipo.cs:14:5 encrypt>SLayer r7
-     eor3 v25.16b, v2.16b, v25.16b, v1.16b          // pipo.cs:14:5 encrypt>SLayer r7
-    and v31.16b, v21.16b, v16.16b                   // pipo.cs:15:18 encrypt>SLayer r7
-     and v1.16b, v30.16b, v25.16b                   // pipo.cs:15:18 encrypt>SLayer r7
-    ldr q2, [x0, #832]                              // round key rk[6][4]
-    eor3 v20.16b, v2.16b, v20.16b, v31.16b          // pipo.cs:15:5 encrypt>SLayer r7
-     eor3 v29.16b, v2.16b, v29.16b, v1.16b          // pipo.cs:15:5 encrypt>SLayer r7
-    orr v31.16b, v20.16b, v27.16b                   // pipo.cs:16:18 encrypt>SLayer r7
-     orr v1.16b, v29.16b, v19.16b                   // pipo.cs:16:18 encrypt>SLayer r7
+    ld1 {v7.16b-v10.16b}, [x10], #64                // round keys rk[6][0], rk[6][1], rk[6][2], rk[6][3]
+    eor3 v17.16b, v8.16b, v0.16b, v6.16b            // pipo.cs:88:29 encrypt r6
+     eor3 v26.16b, v8.16b, v26.16b, v6.16b          // pipo.cs:88:29 encrypt r6
+    eor v18.16b, v9.16b, v18.16b                    // pipo.cs:88:29 encrypt r6
+     eor v27.16b, v9.16b, v27.16b                   // pipo.cs:88:29 encrypt r6
+    eor v19.16b, v10.16b, v19.16b                   // pipo.cs:88:29 encrypt r6
+     eor v28.16b, v10.16b, v28.16b                  // pipo.cs:88:29 encrypt r6
+    ld1 {v0.16b-v3.16b}, [x10], #64                 // round keys rk[6][4], rk[6][5], rk[6][6], rk[6][7]
+    eor v21.16b, v1.16b, v21.16b                    // pipo.cs:88:29 encrypt r6
+     eor v30.16b, v1.16b, v30.16b                   // pipo.cs:88:29 encrypt r6
+    eor v22.16b, v2.16b, v22.16b                    // pipo.cs:88:29 encrypt r6
+     eor v31.16b, v2.16b, v31.16b                   // pipo.cs:88:29 encrypt r6
+    and v1.16b, v21.16b, v22.16b                    // pipo.cs:14:18 encrypt>SLayer r7
+     and v2.16b, v30.16b, v31.16b                   // pipo.cs:14:18 encrypt>SLayer r7
+    eor3 v16.16b, v3.16b, v16.16b, v1.16b           // pipo.cs:14:5 encrypt>SLayer r7
+     eor3 v25.16b, v3.16b, v25.16b, v2.16b          // pipo.cs:14:5 encrypt>SLayer r7
+    and v1.16b, v21.16b, v16.16b                    // pipo.cs:15:18 encrypt>SLayer r7
+     and v2.16b, v30.16b, v25.16b                   // pipo.cs:15:18 encrypt>SLayer r7
+    eor3 v20.16b, v0.16b, v20.16b, v1.16b           // pipo.cs:15:5 encrypt>SLayer r7
+     eor3 v29.16b, v0.16b, v29.16b, v2.16b          // pipo.cs:15:5 encrypt>SLayer r7
+    orr v0.16b, v20.16b, v19.16b                    // pipo.cs:16:18 encrypt>SLayer r7
+     orr v1.16b, v29.16b, v28.16b                   // pipo.cs:16:18 encrypt>SLayer r7
     eor v22.16b, v22.16b, v20.16b                   // pipo.cs:17:5 encrypt>SLayer r7
-     eor v28.16b, v28.16b, v29.16b                  // pipo.cs:17:5 encrypt>SLayer r7
-    eor v27.16b, v27.16b, v16.16b                   // pipo.cs:18:5 encrypt>SLayer r7
-     eor v19.16b, v19.16b, v25.16b                  // pipo.cs:18:5 encrypt>SLayer r7
-    and v2.16b, v27.16b, v22.16b                    // pipo.cs:19:18 encrypt>SLayer r7
-     and v3.16b, v19.16b, v28.16b                   // pipo.cs:19:18 encrypt>SLayer r7
-    and v6.16b, v26.16b, v0.16b                     // pipo.cs:21:18 encrypt>SLayer r7
-     and v7.16b, v18.16b, v17.16b                   // pipo.cs:21:18 encrypt>SLayer r7
-    eor v4.16b, v4.16b, v6.16b                      // pipo.cs:21:5 encrypt>SLayer r7
-     eor v5.16b, v5.16b, v7.16b                     // pipo.cs:21:5 encrypt>SLayer r7
-    ldr q6, [x0, #768]                              // round key rk[6][0]
-    eor3 v24.16b, v6.16b, v24.16b, v4.16b           // pipo.cs:21:5 encrypt>SLayer r7
-     eor3 v23.16b, v6.16b, v23.16b, v5.16b          // pipo.cs:21:5 encrypt>SLayer r7
-    orr v4.16b, v26.16b, v24.16b                    // pipo.cs:22:18 encrypt>SLayer r7
-     orr v5.16b, v18.16b, v23.16b                   // pipo.cs:22:18 encrypt>SLayer r7
-    eor v6.16b, v0.16b, v4.16b                      // pipo.cs:22:5 encrypt>SLayer r7
-     eor v7.16b, v17.16b, v5.16b                    // pipo.cs:22:5 encrypt>SLayer r7
-    eor3 v0.16b, v0.16b, v4.16b, v8.16b             // pipo.cs:23:12 encrypt>SLayer r7
-     eor3 v17.16b, v17.16b, v5.16b, v8.16b          // pipo.cs:23:12 encrypt>SLayer r7
-    orn v4.16b, v24.16b, v6.16b                     // pipo.cs:24:18 encrypt>SLayer r7
-     orn v5.16b, v23.16b, v7.16b                    // pipo.cs:24:18 encrypt>SLayer r7
-    eor v26.16b, v26.16b, v4.16b                    // pipo.cs:24:5 encrypt>SLayer r7
-     eor v18.16b, v18.16b, v5.16b                   // pipo.cs:24:5 encrypt>SLayer r7
-    eor3 v16.16b, v16.16b, v2.16b, v26.16b          // pipo.cs:26:5 encrypt>SLayer r7
-     eor3 v25.16b, v25.16b, v3.16b, v18.16b         // pipo.cs:26:5 encrypt>SLayer r7
-    eor v22.16b, v22.16b, v0.16b                    // pipo.cs:26:19 encrypt>SLayer r7
-     eor v28.16b, v28.16b, v17.16b                  // pipo.cs:26:19 encrypt>SLayer r7
-    eor3 v21.16b, v21.16b, v31.16b, v24.16b         // pipo.cs:26:33 encrypt>SLayer r7
+     eor v31.16b, v31.16b, v29.16b                  // pipo.cs:17:5 encrypt>SLayer r7
+    eor v19.16b, v19.16b, v16.16b                   // pipo.cs:18:5 encrypt>SLayer r7
+     eor v28.16b, v28.16b, v25.16b                  // pipo.cs:18:5 encrypt>SLayer r7
+    and v2.16b, v19.16b, v22.16b                    // pipo.cs:19:18 encrypt>SLayer r7
+     and v3.16b, v28.16b, v31.16b                   // pipo.cs:19:18 encrypt>SLayer r7
+    bcax v4.16b, v4.16b, v18.16b, v17.16b           // pipo.cs:21:5 encrypt>SLayer r7
+     bcax v5.16b, v5.16b, v27.16b, v26.16b          // pipo.cs:21:5 encrypt>SLayer r7
+    eor3 v24.16b, v7.16b, v24.16b, v4.16b           // pipo.cs:21:5 encrypt>SLayer r7
+     eor3 v23.16b, v7.16b, v23.16b, v5.16b          // pipo.cs:21:5 encrypt>SLayer r7
+    orr v4.16b, v18.16b, v24.16b                    // pipo.cs:22:18 encrypt>SLayer r7
+     orr v5.16b, v27.16b, v23.16b                   // pipo.cs:22:18 encrypt>SLayer r7
+    eor v17.16b, v17.16b, v4.16b                    // pipo.cs:22:5 encrypt>SLayer r7
+     eor v26.16b, v26.16b, v5.16b                   // pipo.cs:22:5 encrypt>SLayer r7
+    orr v4.16b, v24.16b, v17.16b                    // pipo.cs:24:18 encrypt>SLayer r7
+     orr v5.16b, v23.16b, v26.16b                   // pipo.cs:24:18 encrypt>SLayer r7
+    eor v18.16b, v18.16b, v4.16b                    // pipo.cs:24:5 encrypt>SLayer r7
+     eor v27.16b, v27.16b, v5.16b                   // pipo.cs:24:5 encrypt>SLayer r7
+    eor3 v16.16b, v16.16b, v2.16b, v18.16b          // pipo.cs:26:5 encrypt>SLayer r7
+     eor3 v25.16b, v25.16b, v3.16b, v27.16b         // pipo.cs:26:5 encrypt>SLayer r7
+    eor v22.16b, v22.16b, v17.16b                   // pipo.cs:26:19 encrypt>SLayer r7
+     eor v31.16b, v31.16b, v26.16b                  // pipo.cs:26:19 encrypt>SLayer r7
+    eor3 v21.16b, v21.16b, v0.16b, v24.16b          // pipo.cs:26:33 encrypt>SLayer r7
      eor3 v30.16b, v30.16b, v1.16b, v23.16b         // pipo.cs:26:33 encrypt>SLayer r7
-    and v31.16b, v27.16b, v16.16b                   // pipo.cs:29:18 encrypt>SLayer r7
-     and v1.16b, v19.16b, v25.16b                   // pipo.cs:29:18 encrypt>SLayer r7
-    eor3 v20.16b, v20.16b, v22.16b, v31.16b         // pipo.cs:30:5 encrypt>SLayer r7
-     eor3 v29.16b, v29.16b, v28.16b, v1.16b         // pipo.cs:30:5 encrypt>SLayer r7
-    orr v31.16b, v20.16b, v22.16b                   // pipo.cs:31:16 encrypt>SLayer r7
-     orr v1.16b, v29.16b, v28.16b                   // pipo.cs:31:16 encrypt>SLayer r7
-    eor v31.16b, v21.16b, v31.16b                   // pipo.cs:31:5 encrypt>SLayer r7
+    and v0.16b, v19.16b, v16.16b                    // pipo.cs:29:18 encrypt>SLayer r7
+     and v1.16b, v28.16b, v25.16b                   // pipo.cs:29:18 encrypt>SLayer r7
+    eor3 v20.16b, v20.16b, v22.16b, v0.16b          // pipo.cs:30:5 encrypt>SLayer r7
+     eor3 v29.16b, v29.16b, v31.16b, v1.16b         // pipo.cs:30:5 encrypt>SLayer r7
+    orr v0.16b, v20.16b, v22.16b                    // pipo.cs:31:16 encrypt>SLayer r7
+     orr v1.16b, v29.16b, v31.16b                   // pipo.cs:31:16 encrypt>SLayer r7
+    eor v0.16b, v21.16b, v0.16b                     // pipo.cs:31:5 encrypt>SLayer r7
      eor v1.16b, v30.16b, v1.16b                    // pipo.cs:31:5 encrypt>SLayer r7
-    eor v2.16b, v16.16b, v31.16b                    // pipo.cs:32:5 encrypt>SLayer r7
+    eor v2.16b, v16.16b, v0.16b                     // pipo.cs:32:5 encrypt>SLayer r7
      eor v3.16b, v25.16b, v1.16b                    // pipo.cs:32:5 encrypt>SLayer r7
-    eor v4.16b, v27.16b, v22.16b                    // pipo.cs:33:5 encrypt>SLayer r7
-     eor v5.16b, v19.16b, v28.16b                   // pipo.cs:33:5 encrypt>SLayer r7
-    orr v31.16b, v31.16b, v4.16b                    // pipo.cs:34:5 encrypt>SLayer r7
+    eor v4.16b, v19.16b, v22.16b                    // pipo.cs:33:5 encrypt>SLayer r7
+     eor v5.16b, v28.16b, v31.16b                   // pipo.cs:33:5 encrypt>SLayer r7
+    orr v0.16b, v0.16b, v4.16b                      // pipo.cs:34:5 encrypt>SLayer r7
      orr v1.16b, v1.16b, v5.16b                     // pipo.cs:34:5 encrypt>SLayer r7
-    orr v6.16b, v20.16b, v2.16b                     // pipo.cs:35:18 encrypt>SLayer r7
-     orr v7.16b, v29.16b, v3.16b                    // pipo.cs:35:18 encrypt>SLayer r7
-    eor v27.16b, v27.16b, v6.16b                    // pipo.cs:35:5 encrypt>SLayer r7
-     eor v19.16b, v19.16b, v7.16b                   // pipo.cs:35:5 encrypt>SLayer r7
-    eor v26.16b, v26.16b, v2.16b                    // pipo.cs:38:5 encrypt>SLayer r7
-     eor v18.16b, v18.16b, v3.16b                   // pipo.cs:38:5 encrypt>SLayer r7
-    eor3 v31.16b, v0.16b, v2.16b, v31.16b           // pipo.cs:38:17 encrypt>SLayer r7
-     eor3 v17.16b, v17.16b, v3.16b, v1.16b          // pipo.cs:38:17 encrypt>SLayer r7
-    shl v0.16b, v31.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r7
-    sri v0.16b, v31.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r7
-     shl v31.16b, v17.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r7
-     sri v31.16b, v17.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r7
-    shl v17.16b, v26.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r7
-    sri v17.16b, v26.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r7
-     shl v26.16b, v18.16b, #1                       // pipo.cs:74:40 encrypt>RLayer r7
-     sri v26.16b, v18.16b, #7                       // pipo.cs:74:40 encrypt>RLayer r7
-    shl v18.16b, v27.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r7
-    sri v18.16b, v27.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r7
-     shl v27.16b, v19.16b, #7                       // pipo.cs:74:40 encrypt>RLayer r7
-     sri v27.16b, v19.16b, #1                       // pipo.cs:74:40 encrypt>RLayer r7
-    shl v19.16b, v20.16b, #6                        // pipo.cs:74:40 encrypt>RLayer r7
-    sri v19.16b, v20.16b, #2                        // pipo.cs:74:40 encrypt>RLayer r7
+    orr v7.16b, v20.16b, v2.16b                     // pipo.cs:35:18 encrypt>SLayer r7
+     orr v8.16b, v29.16b, v3.16b                    // pipo.cs:35:18 encrypt>SLayer r7
+    eor v19.16b, v19.16b, v7.16b                    // pipo.cs:35:5 encrypt>SLayer r7
+     eor v28.16b, v28.16b, v8.16b                   // pipo.cs:35:5 encrypt>SLayer r7
+    eor v18.16b, v18.16b, v2.16b                    // pipo.cs:38:5 encrypt>SLayer r7
+     eor v27.16b, v27.16b, v3.16b                   // pipo.cs:38:5 encrypt>SLayer r7
+    eor3 v17.16b, v17.16b, v2.16b, v0.16b           // pipo.cs:38:17 encrypt>SLayer r7
+     eor3 v26.16b, v26.16b, v3.16b, v1.16b          // pipo.cs:38:17 encrypt>SLayer r7
+    shl v0.16b, v17.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r7
+    sri v0.16b, v17.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r7
+     shl v17.16b, v26.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r7
+     sri v17.16b, v26.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r7
+    shl v26.16b, v18.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r7
+    sri v26.16b, v18.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r7
+     shl v18.16b, v27.16b, #1                       // pipo.cs:74:40 encrypt>RLayer r7
+     sri v18.16b, v27.16b, #7                       // pipo.cs:74:40 encrypt>RLayer r7
+    shl v27.16b, v19.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r7
+    sri v27.16b, v19.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r7
+     shl v19.16b, v28.16b, #7                       // pipo.cs:74:40 encrypt>RLayer r7
+     sri v19.16b, v28.16b, #1                       // pipo.cs:74:40 encrypt>RLayer r7
+    shl v28.16b, v20.16b, #6                        // pipo.cs:74:40 encrypt>RLayer r7
+    sri v28.16b, v20.16b, #2                        // pipo.cs:74:40 encrypt>RLayer r7
      shl v20.16b, v29.16b, #6                       // pipo.cs:74:40 encrypt>RLayer r7
      sri v20.16b, v29.16b, #2                       // pipo.cs:74:40 encrypt>RLayer r7
     shl v29.16b, v21.16b, #2                        // pipo.cs:74:40 encrypt>RLayer r7
@@ -772,105 +714,96 @@ pipo64_128_neon_b16_il2_sha3_ecb_encrypt:
      sri v21.16b, v30.16b, #6                       // pipo.cs:74:40 encrypt>RLayer r7
     shl v30.16b, v22.16b, #3                        // pipo.cs:74:40 encrypt>RLayer r7
     sri v30.16b, v22.16b, #5                        // pipo.cs:74:40 encrypt>RLayer r7
-     shl v22.16b, v28.16b, #3                       // pipo.cs:74:40 encrypt>RLayer r7
-     sri v22.16b, v28.16b, #5                       // pipo.cs:74:40 encrypt>RLayer r7
-    shl v28.16b, v16.16b, #5                        // pipo.cs:74:40 encrypt>RLayer r7
-    sri v28.16b, v16.16b, #3                        // pipo.cs:74:40 encrypt>RLayer r7
+     shl v22.16b, v31.16b, #3                       // pipo.cs:74:40 encrypt>RLayer r7
+     sri v22.16b, v31.16b, #5                       // pipo.cs:74:40 encrypt>RLayer r7
+    shl v31.16b, v16.16b, #5                        // pipo.cs:74:40 encrypt>RLayer r7
+    sri v31.16b, v16.16b, #3                        // pipo.cs:74:40 encrypt>RLayer r7
      shl v16.16b, v25.16b, #5                       // pipo.cs:74:40 encrypt>RLayer r7
      sri v16.16b, v25.16b, #3                       // pipo.cs:74:40 encrypt>RLayer r7
-    ldr q25, [x0, #912]                             // round key rk[7][1]
-    eor v0.16b, v25.16b, v0.16b                     // pipo.cs:88:29 encrypt r7
-     eor v25.16b, v25.16b, v31.16b                  // pipo.cs:88:29 encrypt r7
-    ldr q31, [x0, #928]                             // round key rk[7][2]
-    eor v17.16b, v31.16b, v17.16b                   // pipo.cs:88:29 encrypt r7
-     eor v26.16b, v31.16b, v26.16b                  // pipo.cs:88:29 encrypt r7
-    ldr q31, [x0, #944]                             // round key rk[7][3]
-    eor v18.16b, v31.16b, v18.16b                   // pipo.cs:88:29 encrypt r7
-     eor v27.16b, v31.16b, v27.16b                  // pipo.cs:88:29 encrypt r7
-    ldr q31, [x0, #976]                             // round key rk[7][5]
-    eor v29.16b, v31.16b, v29.16b                   // pipo.cs:88:29 encrypt r7
-     eor v21.16b, v31.16b, v21.16b                  // pipo.cs:88:29 encrypt r7
-    ldp q31, q2, [x0, #992]                         // round key rk[7][6] + round key rk[7][7]
-    eor v30.16b, v31.16b, v30.16b                   // pipo.cs:88:29 encrypt r7
-     eor v22.16b, v31.16b, v22.16b                  // pipo.cs:88:29 encrypt r7
-    and v31.16b, v29.16b, v30.16b                   // pipo.cs:14:18 encrypt>SLayer r8
-     and v1.16b, v21.16b, v22.16b                   // pipo.cs:14:18 encrypt>SLayer r8
-    eor3 v28.16b, v2.16b, v28.16b, v31.16b          // pipo.cs:14:5 encrypt>SLayer r8
-     eor3 v16.16b, v2.16b, v16.16b, v1.16b          // pipo.cs:14:5 encrypt>SLayer r8
-    and v31.16b, v29.16b, v28.16b                   // pipo.cs:15:18 encrypt>SLayer r8
-     and v1.16b, v21.16b, v16.16b                   // pipo.cs:15:18 encrypt>SLayer r8
-    ldr q2, [x0, #960]                              // round key rk[7][4]
-    eor3 v19.16b, v2.16b, v19.16b, v31.16b          // pipo.cs:15:5 encrypt>SLayer r8
-     eor3 v20.16b, v2.16b, v20.16b, v1.16b          // pipo.cs:15:5 encrypt>SLayer r8
-    orr v31.16b, v19.16b, v18.16b                   // pipo.cs:16:18 encrypt>SLayer r8
-     orr v1.16b, v20.16b, v27.16b                   // pipo.cs:16:18 encrypt>SLayer r8
-    eor v30.16b, v30.16b, v19.16b                   // pipo.cs:17:5 encrypt>SLayer r8
+    ld1 {v7.16b-v10.16b}, [x10], #64                // round keys rk[7][0], rk[7][1], rk[7][2], rk[7][3]
+    eor3 v25.16b, v8.16b, v0.16b, v6.16b            // pipo.cs:88:29 encrypt r7
+     eor3 v17.16b, v8.16b, v17.16b, v6.16b          // pipo.cs:88:29 encrypt r7
+    eor v26.16b, v9.16b, v26.16b                    // pipo.cs:88:29 encrypt r7
+     eor v18.16b, v9.16b, v18.16b                   // pipo.cs:88:29 encrypt r7
+    eor v27.16b, v10.16b, v27.16b                   // pipo.cs:88:29 encrypt r7
+     eor v19.16b, v10.16b, v19.16b                  // pipo.cs:88:29 encrypt r7
+    ld1 {v0.16b-v3.16b}, [x10], #64                 // round keys rk[7][4], rk[7][5], rk[7][6], rk[7][7]
+    eor v29.16b, v1.16b, v29.16b                    // pipo.cs:88:29 encrypt r7
+     eor v21.16b, v1.16b, v21.16b                   // pipo.cs:88:29 encrypt r7
+    eor v30.16b, v2.16b, v30.16b                    // pipo.cs:88:29 encrypt r7
+     eor v22.16b, v2.16b, v22.16b                   // pipo.cs:88:29 encrypt r7
+    and v1.16b, v29.16b, v30.16b                    // pipo.cs:14:18 encrypt>SLayer r8
+     and v2.16b, v21.16b, v22.16b                   // pipo.cs:14:18 encrypt>SLayer r8
+    eor3 v31.16b, v3.16b, v31.16b, v1.16b           // pipo.cs:14:5 encrypt>SLayer r8
+     eor3 v16.16b, v3.16b, v16.16b, v2.16b          // pipo.cs:14:5 encrypt>SLayer r8
+    and v1.16b, v29.16b, v31.16b                    // pipo.cs:15:18 encrypt>SLayer r8
+     and v2.16b, v21.16b, v16.16b                   // pipo.cs:15:18 encrypt>SLayer r8
+    eor3 v28.16b, v0.16b, v28.16b, v1.16b           // pipo.cs:15:5 encrypt>SLayer r8
+     eor3 v20.16b, v0.16b, v20.16b, v2.16b          // pipo.cs:15:5 encrypt>SLayer r8
+    orr v0.16b, v28.16b, v27.16b                    // pipo.cs:16:18 encrypt>SLayer r8
+     orr v1.16b, v20.16b, v19.16b                   // pipo.cs:16:18 encrypt>SLayer r8
+    eor v30.16b, v30.16b, v28.16b                   // pipo.cs:17:5 encrypt>SLayer r8
      eor v22.16b, v22.16b, v20.16b                  // pipo.cs:17:5 encrypt>SLayer r8
-    eor v18.16b, v18.16b, v28.16b                   // pipo.cs:18:5 encrypt>SLayer r8
-     eor v27.16b, v27.16b, v16.16b                  // pipo.cs:18:5 encrypt>SLayer r8
-    and v2.16b, v18.16b, v30.16b                    // pipo.cs:19:18 encrypt>SLayer r8
-     and v3.16b, v27.16b, v22.16b                   // pipo.cs:19:18 encrypt>SLayer r8
-    and v6.16b, v17.16b, v0.16b                     // pipo.cs:21:18 encrypt>SLayer r8
-     and v7.16b, v26.16b, v25.16b                   // pipo.cs:21:18 encrypt>SLayer r8
-    eor v4.16b, v4.16b, v6.16b                      // pipo.cs:21:5 encrypt>SLayer r8
-     eor v5.16b, v5.16b, v7.16b                     // pipo.cs:21:5 encrypt>SLayer r8
-    ldr q6, [x0, #896]                              // round key rk[7][0]
-    eor3 v24.16b, v6.16b, v24.16b, v4.16b           // pipo.cs:21:5 encrypt>SLayer r8
-     eor3 v23.16b, v6.16b, v23.16b, v5.16b          // pipo.cs:21:5 encrypt>SLayer r8
-    orr v4.16b, v17.16b, v24.16b                    // pipo.cs:22:18 encrypt>SLayer r8
-     orr v5.16b, v26.16b, v23.16b                   // pipo.cs:22:18 encrypt>SLayer r8
-    eor v6.16b, v0.16b, v4.16b                      // pipo.cs:22:5 encrypt>SLayer r8
-     eor v7.16b, v25.16b, v5.16b                    // pipo.cs:22:5 encrypt>SLayer r8
-    eor3 v0.16b, v0.16b, v4.16b, v8.16b             // pipo.cs:23:12 encrypt>SLayer r8
-     eor3 v25.16b, v25.16b, v5.16b, v8.16b          // pipo.cs:23:12 encrypt>SLayer r8
-    orn v4.16b, v24.16b, v6.16b                     // pipo.cs:24:18 encrypt>SLayer r8
-     orn v5.16b, v23.16b, v7.16b                    // pipo.cs:24:18 encrypt>SLayer r8
-    eor v17.16b, v17.16b, v4.16b                    // pipo.cs:24:5 encrypt>SLayer r8
-     eor v26.16b, v26.16b, v5.16b                   // pipo.cs:24:5 encrypt>SLayer r8
-    eor3 v28.16b, v28.16b, v2.16b, v17.16b          // pipo.cs:26:5 encrypt>SLayer r8
-     eor3 v16.16b, v16.16b, v3.16b, v26.16b         // pipo.cs:26:5 encrypt>SLayer r8
-    eor v30.16b, v30.16b, v0.16b                    // pipo.cs:26:19 encrypt>SLayer r8
-     eor v22.16b, v22.16b, v25.16b                  // pipo.cs:26:19 encrypt>SLayer r8
-    eor3 v29.16b, v29.16b, v31.16b, v24.16b         // pipo.cs:26:33 encrypt>SLayer r8
+    eor v27.16b, v27.16b, v31.16b                   // pipo.cs:18:5 encrypt>SLayer r8
+     eor v19.16b, v19.16b, v16.16b                  // pipo.cs:18:5 encrypt>SLayer r8
+    and v2.16b, v27.16b, v30.16b                    // pipo.cs:19:18 encrypt>SLayer r8
+     and v3.16b, v19.16b, v22.16b                   // pipo.cs:19:18 encrypt>SLayer r8
+    bcax v4.16b, v4.16b, v26.16b, v25.16b           // pipo.cs:21:5 encrypt>SLayer r8
+     bcax v5.16b, v5.16b, v18.16b, v17.16b          // pipo.cs:21:5 encrypt>SLayer r8
+    eor3 v24.16b, v7.16b, v24.16b, v4.16b           // pipo.cs:21:5 encrypt>SLayer r8
+     eor3 v23.16b, v7.16b, v23.16b, v5.16b          // pipo.cs:21:5 encrypt>SLayer r8
+    orr v4.16b, v26.16b, v24.16b                    // pipo.cs:22:18 encrypt>SLayer r8
+     orr v5.16b, v18.16b, v23.16b                   // pipo.cs:22:18 encrypt>SLayer r8
+    eor v25.16b, v25.16b, v4.16b                    // pipo.cs:22:5 encrypt>SLayer r8
+     eor v17.16b, v17.16b, v5.16b                   // pipo.cs:22:5 encrypt>SLayer r8
+    orr v4.16b, v24.16b, v25.16b                    // pipo.cs:24:18 encrypt>SLayer r8
+     orr v5.16b, v23.16b, v17.16b                   // pipo.cs:24:18 encrypt>SLayer r8
+    eor v26.16b, v26.16b, v4.16b                    // pipo.cs:24:5 encrypt>SLayer r8
+     eor v18.16b, v18.16b, v5.16b                   // pipo.cs:24:5 encrypt>SLayer r8
+    eor3 v31.16b, v31.16b, v2.16b, v26.16b          // pipo.cs:26:5 encrypt>SLayer r8
+     eor3 v16.16b, v16.16b, v3.16b, v18.16b         // pipo.cs:26:5 encrypt>SLayer r8
+    eor v30.16b, v30.16b, v25.16b                   // pipo.cs:26:19 encrypt>SLayer r8
+     eor v22.16b, v22.16b, v17.16b                  // pipo.cs:26:19 encrypt>SLayer r8
+    eor3 v29.16b, v29.16b, v0.16b, v24.16b          // pipo.cs:26:33 encrypt>SLayer r8
      eor3 v21.16b, v21.16b, v1.16b, v23.16b         // pipo.cs:26:33 encrypt>SLayer r8
-    and v31.16b, v18.16b, v28.16b                   // pipo.cs:29:18 encrypt>SLayer r8
-     and v1.16b, v27.16b, v16.16b                   // pipo.cs:29:18 encrypt>SLayer r8
-    eor3 v19.16b, v19.16b, v30.16b, v31.16b         // pipo.cs:30:5 encrypt>SLayer r8
+    and v0.16b, v27.16b, v31.16b                    // pipo.cs:29:18 encrypt>SLayer r8
+     and v1.16b, v19.16b, v16.16b                   // pipo.cs:29:18 encrypt>SLayer r8
+    eor3 v28.16b, v28.16b, v30.16b, v0.16b          // pipo.cs:30:5 encrypt>SLayer r8
      eor3 v20.16b, v20.16b, v22.16b, v1.16b         // pipo.cs:30:5 encrypt>SLayer r8
-    orr v31.16b, v19.16b, v30.16b                   // pipo.cs:31:16 encrypt>SLayer r8
+    orr v0.16b, v28.16b, v30.16b                    // pipo.cs:31:16 encrypt>SLayer r8
      orr v1.16b, v20.16b, v22.16b                   // pipo.cs:31:16 encrypt>SLayer r8
-    eor v31.16b, v29.16b, v31.16b                   // pipo.cs:31:5 encrypt>SLayer r8
+    eor v0.16b, v29.16b, v0.16b                     // pipo.cs:31:5 encrypt>SLayer r8
      eor v1.16b, v21.16b, v1.16b                    // pipo.cs:31:5 encrypt>SLayer r8
-    eor v2.16b, v28.16b, v31.16b                    // pipo.cs:32:5 encrypt>SLayer r8
+    eor v2.16b, v31.16b, v0.16b                     // pipo.cs:32:5 encrypt>SLayer r8
      eor v3.16b, v16.16b, v1.16b                    // pipo.cs:32:5 encrypt>SLayer r8
-    eor v4.16b, v18.16b, v30.16b                    // pipo.cs:33:5 encrypt>SLayer r8
-     eor v5.16b, v27.16b, v22.16b                   // pipo.cs:33:5 encrypt>SLayer r8
-    orr v31.16b, v31.16b, v4.16b                    // pipo.cs:34:5 encrypt>SLayer r8
+    eor v4.16b, v27.16b, v30.16b                    // pipo.cs:33:5 encrypt>SLayer r8
+     eor v5.16b, v19.16b, v22.16b                   // pipo.cs:33:5 encrypt>SLayer r8
+    orr v0.16b, v0.16b, v4.16b                      // pipo.cs:34:5 encrypt>SLayer r8
      orr v1.16b, v1.16b, v5.16b                     // pipo.cs:34:5 encrypt>SLayer r8
-    orr v6.16b, v19.16b, v2.16b                     // pipo.cs:35:18 encrypt>SLayer r8
-     orr v7.16b, v20.16b, v3.16b                    // pipo.cs:35:18 encrypt>SLayer r8
-    eor v18.16b, v18.16b, v6.16b                    // pipo.cs:35:5 encrypt>SLayer r8
-     eor v27.16b, v27.16b, v7.16b                   // pipo.cs:35:5 encrypt>SLayer r8
-    eor v17.16b, v17.16b, v2.16b                    // pipo.cs:38:5 encrypt>SLayer r8
-     eor v26.16b, v26.16b, v3.16b                   // pipo.cs:38:5 encrypt>SLayer r8
-    eor3 v31.16b, v0.16b, v2.16b, v31.16b           // pipo.cs:38:17 encrypt>SLayer r8
-     eor3 v25.16b, v25.16b, v3.16b, v1.16b          // pipo.cs:38:17 encrypt>SLayer r8
-    shl v0.16b, v31.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r8
-    sri v0.16b, v31.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r8
-     shl v31.16b, v25.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r8
-     sri v31.16b, v25.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r8
-    shl v25.16b, v17.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r8
-    sri v25.16b, v17.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r8
-     shl v17.16b, v26.16b, #1                       // pipo.cs:74:40 encrypt>RLayer r8
-     sri v17.16b, v26.16b, #7                       // pipo.cs:74:40 encrypt>RLayer r8
-    shl v26.16b, v18.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r8
-    sri v26.16b, v18.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r8
-     shl v18.16b, v27.16b, #7                       // pipo.cs:74:40 encrypt>RLayer r8
-     sri v18.16b, v27.16b, #1                       // pipo.cs:74:40 encrypt>RLayer r8
-    shl v27.16b, v19.16b, #6                        // pipo.cs:74:40 encrypt>RLayer r8
-    sri v27.16b, v19.16b, #2                        // pipo.cs:74:40 encrypt>RLayer r8
-     shl v19.16b, v20.16b, #6                       // pipo.cs:74:40 encrypt>RLayer r8
-     sri v19.16b, v20.16b, #2                       // pipo.cs:74:40 encrypt>RLayer r8
+    orr v7.16b, v28.16b, v2.16b                     // pipo.cs:35:18 encrypt>SLayer r8
+     orr v8.16b, v20.16b, v3.16b                    // pipo.cs:35:18 encrypt>SLayer r8
+    eor v27.16b, v27.16b, v7.16b                    // pipo.cs:35:5 encrypt>SLayer r8
+     eor v19.16b, v19.16b, v8.16b                   // pipo.cs:35:5 encrypt>SLayer r8
+    eor v26.16b, v26.16b, v2.16b                    // pipo.cs:38:5 encrypt>SLayer r8
+     eor v18.16b, v18.16b, v3.16b                   // pipo.cs:38:5 encrypt>SLayer r8
+    eor3 v25.16b, v25.16b, v2.16b, v0.16b           // pipo.cs:38:17 encrypt>SLayer r8
+     eor3 v17.16b, v17.16b, v3.16b, v1.16b          // pipo.cs:38:17 encrypt>SLayer r8
+    shl v0.16b, v25.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r8
+    sri v0.16b, v25.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r8
+     shl v25.16b, v17.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r8
+     sri v25.16b, v17.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r8
+    shl v17.16b, v26.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r8
+    sri v17.16b, v26.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r8
+     shl v26.16b, v18.16b, #1                       // pipo.cs:74:40 encrypt>RLayer r8
+     sri v26.16b, v18.16b, #7                       // pipo.cs:74:40 encrypt>RLayer r8
+    shl v18.16b, v27.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r8
+    sri v18.16b, v27.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r8
+     shl v27.16b, v19.16b, #7                       // pipo.cs:74:40 encrypt>RLayer r8
+     sri v27.16b, v19.16b, #1                       // pipo.cs:74:40 encrypt>RLayer r8
+    shl v19.16b, v28.16b, #6                        // pipo.cs:74:40 encrypt>RLayer r8
+    sri v19.16b, v28.16b, #2                        // pipo.cs:74:40 encrypt>RLayer r8
+     shl v28.16b, v20.16b, #6                       // pipo.cs:74:40 encrypt>RLayer r8
+     sri v28.16b, v20.16b, #2                       // pipo.cs:74:40 encrypt>RLayer r8
     shl v20.16b, v29.16b, #2                        // pipo.cs:74:40 encrypt>RLayer r8
     sri v20.16b, v29.16b, #6                        // pipo.cs:74:40 encrypt>RLayer r8
      shl v29.16b, v21.16b, #2                       // pipo.cs:74:40 encrypt>RLayer r8
@@ -879,106 +812,96 @@ pipo64_128_neon_b16_il2_sha3_ecb_encrypt:
     sri v21.16b, v30.16b, #5                        // pipo.cs:74:40 encrypt>RLayer r8
      shl v30.16b, v22.16b, #3                       // pipo.cs:74:40 encrypt>RLayer r8
      sri v30.16b, v22.16b, #5                       // pipo.cs:74:40 encrypt>RLayer r8
-    shl v22.16b, v28.16b, #5                        // pipo.cs:74:40 encrypt>RLayer r8
-    sri v22.16b, v28.16b, #3                        // pipo.cs:74:40 encrypt>RLayer r8
-     shl v28.16b, v16.16b, #5                       // pipo.cs:74:40 encrypt>RLayer r8
-     sri v28.16b, v16.16b, #3                       // pipo.cs:74:40 encrypt>RLayer r8
-    ldr q16, [x0, #1040]                            // round key rk[8][1]
-    eor v0.16b, v16.16b, v0.16b                     // pipo.cs:88:29 encrypt r8
-     eor v16.16b, v16.16b, v31.16b                  // pipo.cs:88:29 encrypt r8
-    ldr q31, [x0, #1056]                            // round key rk[8][2]
-    eor v25.16b, v31.16b, v25.16b                   // pipo.cs:88:29 encrypt r8
-     eor v17.16b, v31.16b, v17.16b                  // pipo.cs:88:29 encrypt r8
-    ldr q31, [x0, #1072]                            // round key rk[8][3]
-    eor v26.16b, v31.16b, v26.16b                   // pipo.cs:88:29 encrypt r8
-     eor v18.16b, v31.16b, v18.16b                  // pipo.cs:88:29 encrypt r8
-    ldr q31, [x0, #1104]                            // round key rk[8][5]
-    eor v20.16b, v31.16b, v20.16b                   // pipo.cs:88:29 encrypt r8
-     eor v29.16b, v31.16b, v29.16b                  // pipo.cs:88:29 encrypt r8
-    ldr q31, [x0, #1120]                            // round key rk[8][6]
-    eor v21.16b, v31.16b, v21.16b                   // pipo.cs:88:29 encrypt r8
-     eor v30.16b, v31.16b, v30.16b                  // pipo.cs:88:29 encrypt r8
-    and v31.16b, v20.16b, v21.16b                   // pipo.cs:14:18 encrypt>SLayer r9
-     and v1.16b, v29.16b, v30.16b                   // pipo.cs:14:18 encrypt>SLayer r9
-    ldr q2, [x0, #1136]                             // round key rk[8][7]
-    eor3 v22.16b, v2.16b, v22.16b, v31.16b          // pipo.cs:14:5 encrypt>SLayer r9
-     eor3 v28.16b, v2.16b, v28.16b, v1.16b          // pipo.cs:14:5 encrypt>SLayer r9
-    and v31.16b, v20.16b, v22.16b                   // pipo.cs:15:18 encrypt>SLayer r9
-     and v1.16b, v29.16b, v28.16b                   // pipo.cs:15:18 encrypt>SLayer r9
-    ldr q2, [x0, #1088]                             // round key rk[8][4]
-    eor3 v27.16b, v2.16b, v27.16b, v31.16b          // pipo.cs:15:5 encrypt>SLayer r9
-     eor3 v19.16b, v2.16b, v19.16b, v1.16b          // pipo.cs:15:5 encrypt>SLayer r9
-    orr v31.16b, v27.16b, v26.16b                   // pipo.cs:16:18 encrypt>SLayer r9
-     orr v1.16b, v19.16b, v18.16b                   // pipo.cs:16:18 encrypt>SLayer r9
-    eor v21.16b, v21.16b, v27.16b                   // pipo.cs:17:5 encrypt>SLayer r9
-     eor v30.16b, v30.16b, v19.16b                  // pipo.cs:17:5 encrypt>SLayer r9
-    eor v26.16b, v26.16b, v22.16b                   // pipo.cs:18:5 encrypt>SLayer r9
-     eor v18.16b, v18.16b, v28.16b                  // pipo.cs:18:5 encrypt>SLayer r9
-    and v2.16b, v26.16b, v21.16b                    // pipo.cs:19:18 encrypt>SLayer r9
-     and v3.16b, v18.16b, v30.16b                   // pipo.cs:19:18 encrypt>SLayer r9
-    and v6.16b, v25.16b, v0.16b                     // pipo.cs:21:18 encrypt>SLayer r9
-     and v7.16b, v17.16b, v16.16b                   // pipo.cs:21:18 encrypt>SLayer r9
-    eor v4.16b, v4.16b, v6.16b                      // pipo.cs:21:5 encrypt>SLayer r9
-     eor v5.16b, v5.16b, v7.16b                     // pipo.cs:21:5 encrypt>SLayer r9
-    ldr q6, [x0, #1024]                             // round key rk[8][0]
-    eor3 v24.16b, v6.16b, v24.16b, v4.16b           // pipo.cs:21:5 encrypt>SLayer r9
-     eor3 v23.16b, v6.16b, v23.16b, v5.16b          // pipo.cs:21:5 encrypt>SLayer r9
-    orr v4.16b, v25.16b, v24.16b                    // pipo.cs:22:18 encrypt>SLayer r9
-     orr v5.16b, v17.16b, v23.16b                   // pipo.cs:22:18 encrypt>SLayer r9
-    eor v6.16b, v0.16b, v4.16b                      // pipo.cs:22:5 encrypt>SLayer r9
-     eor v7.16b, v16.16b, v5.16b                    // pipo.cs:22:5 encrypt>SLayer r9
-    eor3 v0.16b, v0.16b, v4.16b, v8.16b             // pipo.cs:23:12 encrypt>SLayer r9
-     eor3 v16.16b, v16.16b, v5.16b, v8.16b          // pipo.cs:23:12 encrypt>SLayer r9
-    orn v4.16b, v24.16b, v6.16b                     // pipo.cs:24:18 encrypt>SLayer r9
-     orn v5.16b, v23.16b, v7.16b                    // pipo.cs:24:18 encrypt>SLayer r9
-    eor v25.16b, v25.16b, v4.16b                    // pipo.cs:24:5 encrypt>SLayer r9
-     eor v17.16b, v17.16b, v5.16b                   // pipo.cs:24:5 encrypt>SLayer r9
-    eor3 v22.16b, v22.16b, v2.16b, v25.16b          // pipo.cs:26:5 encrypt>SLayer r9
-     eor3 v28.16b, v28.16b, v3.16b, v17.16b         // pipo.cs:26:5 encrypt>SLayer r9
-    eor v21.16b, v21.16b, v0.16b                    // pipo.cs:26:19 encrypt>SLayer r9
-     eor v30.16b, v30.16b, v16.16b                  // pipo.cs:26:19 encrypt>SLayer r9
-    eor3 v20.16b, v20.16b, v31.16b, v24.16b         // pipo.cs:26:33 encrypt>SLayer r9
+    shl v22.16b, v31.16b, #5                        // pipo.cs:74:40 encrypt>RLayer r8
+    sri v22.16b, v31.16b, #3                        // pipo.cs:74:40 encrypt>RLayer r8
+     shl v31.16b, v16.16b, #5                       // pipo.cs:74:40 encrypt>RLayer r8
+     sri v31.16b, v16.16b, #3                       // pipo.cs:74:40 encrypt>RLayer r8
+    ld1 {v7.16b-v10.16b}, [x10], #64                // round keys rk[8][0], rk[8][1], rk[8][2], rk[8][3]
+    eor3 v16.16b, v8.16b, v0.16b, v6.16b            // pipo.cs:88:29 encrypt r8
+     eor3 v25.16b, v8.16b, v25.16b, v6.16b          // pipo.cs:88:29 encrypt r8
+    eor v17.16b, v9.16b, v17.16b                    // pipo.cs:88:29 encrypt r8
+     eor v26.16b, v9.16b, v26.16b                   // pipo.cs:88:29 encrypt r8
+    eor v18.16b, v10.16b, v18.16b                   // pipo.cs:88:29 encrypt r8
+     eor v27.16b, v10.16b, v27.16b                  // pipo.cs:88:29 encrypt r8
+    ld1 {v0.16b-v3.16b}, [x10], #64                 // round keys rk[8][4], rk[8][5], rk[8][6], rk[8][7]
+    eor v20.16b, v1.16b, v20.16b                    // pipo.cs:88:29 encrypt r8
+     eor v29.16b, v1.16b, v29.16b                   // pipo.cs:88:29 encrypt r8
+    eor v21.16b, v2.16b, v21.16b                    // pipo.cs:88:29 encrypt r8
+     eor v30.16b, v2.16b, v30.16b                   // pipo.cs:88:29 encrypt r8
+    and v1.16b, v20.16b, v21.16b                    // pipo.cs:14:18 encrypt>SLayer r9
+     and v2.16b, v29.16b, v30.16b                   // pipo.cs:14:18 encrypt>SLayer r9
+    eor3 v22.16b, v3.16b, v22.16b, v1.16b           // pipo.cs:14:5 encrypt>SLayer r9
+     eor3 v31.16b, v3.16b, v31.16b, v2.16b          // pipo.cs:14:5 encrypt>SLayer r9
+    and v1.16b, v20.16b, v22.16b                    // pipo.cs:15:18 encrypt>SLayer r9
+     and v2.16b, v29.16b, v31.16b                   // pipo.cs:15:18 encrypt>SLayer r9
+    eor3 v19.16b, v0.16b, v19.16b, v1.16b           // pipo.cs:15:5 encrypt>SLayer r9
+     eor3 v28.16b, v0.16b, v28.16b, v2.16b          // pipo.cs:15:5 encrypt>SLayer r9
+    orr v0.16b, v19.16b, v18.16b                    // pipo.cs:16:18 encrypt>SLayer r9
+     orr v1.16b, v28.16b, v27.16b                   // pipo.cs:16:18 encrypt>SLayer r9
+    eor v21.16b, v21.16b, v19.16b                   // pipo.cs:17:5 encrypt>SLayer r9
+     eor v30.16b, v30.16b, v28.16b                  // pipo.cs:17:5 encrypt>SLayer r9
+    eor v18.16b, v18.16b, v22.16b                   // pipo.cs:18:5 encrypt>SLayer r9
+     eor v27.16b, v27.16b, v31.16b                  // pipo.cs:18:5 encrypt>SLayer r9
+    and v2.16b, v18.16b, v21.16b                    // pipo.cs:19:18 encrypt>SLayer r9
+     and v3.16b, v27.16b, v30.16b                   // pipo.cs:19:18 encrypt>SLayer r9
+    bcax v4.16b, v4.16b, v17.16b, v16.16b           // pipo.cs:21:5 encrypt>SLayer r9
+     bcax v5.16b, v5.16b, v26.16b, v25.16b          // pipo.cs:21:5 encrypt>SLayer r9
+    eor3 v24.16b, v7.16b, v24.16b, v4.16b           // pipo.cs:21:5 encrypt>SLayer r9
+     eor3 v23.16b, v7.16b, v23.16b, v5.16b          // pipo.cs:21:5 encrypt>SLayer r9
+    orr v4.16b, v17.16b, v24.16b                    // pipo.cs:22:18 encrypt>SLayer r9
+     orr v5.16b, v26.16b, v23.16b                   // pipo.cs:22:18 encrypt>SLayer r9
+    eor v16.16b, v16.16b, v4.16b                    // pipo.cs:22:5 encrypt>SLayer r9
+     eor v25.16b, v25.16b, v5.16b                   // pipo.cs:22:5 encrypt>SLayer r9
+    orr v4.16b, v24.16b, v16.16b                    // pipo.cs:24:18 encrypt>SLayer r9
+     orr v5.16b, v23.16b, v25.16b                   // pipo.cs:24:18 encrypt>SLayer r9
+    eor v17.16b, v17.16b, v4.16b                    // pipo.cs:24:5 encrypt>SLayer r9
+     eor v26.16b, v26.16b, v5.16b                   // pipo.cs:24:5 encrypt>SLayer r9
+    eor3 v22.16b, v22.16b, v2.16b, v17.16b          // pipo.cs:26:5 encrypt>SLayer r9
+     eor3 v31.16b, v31.16b, v3.16b, v26.16b         // pipo.cs:26:5 encrypt>SLayer r9
+    eor v21.16b, v21.16b, v16.16b                   // pipo.cs:26:19 encrypt>SLayer r9
+     eor v30.16b, v30.16b, v25.16b                  // pipo.cs:26:19 encrypt>SLayer r9
+    eor3 v20.16b, v20.16b, v0.16b, v24.16b          // pipo.cs:26:33 encrypt>SLayer r9
      eor3 v29.16b, v29.16b, v1.16b, v23.16b         // pipo.cs:26:33 encrypt>SLayer r9
-    and v31.16b, v26.16b, v22.16b                   // pipo.cs:29:18 encrypt>SLayer r9
-     and v1.16b, v18.16b, v28.16b                   // pipo.cs:29:18 encrypt>SLayer r9
-    eor3 v27.16b, v27.16b, v21.16b, v31.16b         // pipo.cs:30:5 encrypt>SLayer r9
-     eor3 v19.16b, v19.16b, v30.16b, v1.16b         // pipo.cs:30:5 encrypt>SLayer r9
-    orr v31.16b, v27.16b, v21.16b                   // pipo.cs:31:16 encrypt>SLayer r9
-     orr v1.16b, v19.16b, v30.16b                   // pipo.cs:31:16 encrypt>SLayer r9
-    eor v31.16b, v20.16b, v31.16b                   // pipo.cs:31:5 encrypt>SLayer r9
+    and v0.16b, v18.16b, v22.16b                    // pipo.cs:29:18 encrypt>SLayer r9
+     and v1.16b, v27.16b, v31.16b                   // pipo.cs:29:18 encrypt>SLayer r9
+    eor3 v19.16b, v19.16b, v21.16b, v0.16b          // pipo.cs:30:5 encrypt>SLayer r9
+     eor3 v28.16b, v28.16b, v30.16b, v1.16b         // pipo.cs:30:5 encrypt>SLayer r9
+    orr v0.16b, v19.16b, v21.16b                    // pipo.cs:31:16 encrypt>SLayer r9
+     orr v1.16b, v28.16b, v30.16b                   // pipo.cs:31:16 encrypt>SLayer r9
+    eor v0.16b, v20.16b, v0.16b                     // pipo.cs:31:5 encrypt>SLayer r9
      eor v1.16b, v29.16b, v1.16b                    // pipo.cs:31:5 encrypt>SLayer r9
-    eor v2.16b, v22.16b, v31.16b                    // pipo.cs:32:5 encrypt>SLayer r9
-     eor v3.16b, v28.16b, v1.16b                    // pipo.cs:32:5 encrypt>SLayer r9
-    eor v4.16b, v26.16b, v21.16b                    // pipo.cs:33:5 encrypt>SLayer r9
-     eor v5.16b, v18.16b, v30.16b                   // pipo.cs:33:5 encrypt>SLayer r9
-    orr v31.16b, v31.16b, v4.16b                    // pipo.cs:34:5 encrypt>SLayer r9
+    eor v2.16b, v22.16b, v0.16b                     // pipo.cs:32:5 encrypt>SLayer r9
+     eor v3.16b, v31.16b, v1.16b                    // pipo.cs:32:5 encrypt>SLayer r9
+    eor v4.16b, v18.16b, v21.16b                    // pipo.cs:33:5 encrypt>SLayer r9
+     eor v5.16b, v27.16b, v30.16b                   // pipo.cs:33:5 encrypt>SLayer r9
+    orr v0.16b, v0.16b, v4.16b                      // pipo.cs:34:5 encrypt>SLayer r9
      orr v1.16b, v1.16b, v5.16b                     // pipo.cs:34:5 encrypt>SLayer r9
-    orr v6.16b, v27.16b, v2.16b                     // pipo.cs:35:18 encrypt>SLayer r9
-     orr v7.16b, v19.16b, v3.16b                    // pipo.cs:35:18 encrypt>SLayer r9
-    eor v26.16b, v26.16b, v6.16b                    // pipo.cs:35:5 encrypt>SLayer r9
-     eor v18.16b, v18.16b, v7.16b                   // pipo.cs:35:5 encrypt>SLayer r9
-    eor v25.16b, v25.16b, v2.16b                    // pipo.cs:38:5 encrypt>SLayer r9
-     eor v17.16b, v17.16b, v3.16b                   // pipo.cs:38:5 encrypt>SLayer r9
-    eor3 v31.16b, v0.16b, v2.16b, v31.16b           // pipo.cs:38:17 encrypt>SLayer r9
-     eor3 v16.16b, v16.16b, v3.16b, v1.16b          // pipo.cs:38:17 encrypt>SLayer r9
-    shl v0.16b, v31.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r9
-    sri v0.16b, v31.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r9
-     shl v31.16b, v16.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r9
-     sri v31.16b, v16.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r9
-    shl v16.16b, v25.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r9
-    sri v16.16b, v25.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r9
-     shl v25.16b, v17.16b, #1                       // pipo.cs:74:40 encrypt>RLayer r9
-     sri v25.16b, v17.16b, #7                       // pipo.cs:74:40 encrypt>RLayer r9
-    shl v17.16b, v26.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r9
-    sri v17.16b, v26.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r9
-     shl v26.16b, v18.16b, #7                       // pipo.cs:74:40 encrypt>RLayer r9
-     sri v26.16b, v18.16b, #1                       // pipo.cs:74:40 encrypt>RLayer r9
-    shl v18.16b, v27.16b, #6                        // pipo.cs:74:40 encrypt>RLayer r9
-    sri v18.16b, v27.16b, #2                        // pipo.cs:74:40 encrypt>RLayer r9
-     shl v27.16b, v19.16b, #6                       // pipo.cs:74:40 encrypt>RLayer r9
-     sri v27.16b, v19.16b, #2                       // pipo.cs:74:40 encrypt>RLayer r9
-    shl v19.16b, v20.16b, #2                        // pipo.cs:74:40 encrypt>RLayer r9
-    sri v19.16b, v20.16b, #6                        // pipo.cs:74:40 encrypt>RLayer r9
+    orr v7.16b, v19.16b, v2.16b                     // pipo.cs:35:18 encrypt>SLayer r9
+     orr v8.16b, v28.16b, v3.16b                    // pipo.cs:35:18 encrypt>SLayer r9
+    eor v18.16b, v18.16b, v7.16b                    // pipo.cs:35:5 encrypt>SLayer r9
+     eor v27.16b, v27.16b, v8.16b                   // pipo.cs:35:5 encrypt>SLayer r9
+    eor v17.16b, v17.16b, v2.16b                    // pipo.cs:38:5 encrypt>SLayer r9
+     eor v26.16b, v26.16b, v3.16b                   // pipo.cs:38:5 encrypt>SLayer r9
+    eor3 v16.16b, v16.16b, v2.16b, v0.16b           // pipo.cs:38:17 encrypt>SLayer r9
+     eor3 v25.16b, v25.16b, v3.16b, v1.16b          // pipo.cs:38:17 encrypt>SLayer r9
+    shl v0.16b, v16.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r9
+    sri v0.16b, v16.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r9
+     shl v16.16b, v25.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r9
+     sri v16.16b, v25.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r9
+    shl v25.16b, v17.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r9
+    sri v25.16b, v17.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r9
+     shl v17.16b, v26.16b, #1                       // pipo.cs:74:40 encrypt>RLayer r9
+     sri v17.16b, v26.16b, #7                       // pipo.cs:74:40 encrypt>RLayer r9
+    shl v26.16b, v18.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r9
+    sri v26.16b, v18.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r9
+     shl v18.16b, v27.16b, #7                       // pipo.cs:74:40 encrypt>RLayer r9
+     sri v18.16b, v27.16b, #1                       // pipo.cs:74:40 encrypt>RLayer r9
+    shl v27.16b, v19.16b, #6                        // pipo.cs:74:40 encrypt>RLayer r9
+    sri v27.16b, v19.16b, #2                        // pipo.cs:74:40 encrypt>RLayer r9
+     shl v19.16b, v28.16b, #6                       // pipo.cs:74:40 encrypt>RLayer r9
+     sri v19.16b, v28.16b, #2                       // pipo.cs:74:40 encrypt>RLayer r9
+    shl v28.16b, v20.16b, #2                        // pipo.cs:74:40 encrypt>RLayer r9
+    sri v28.16b, v20.16b, #6                        // pipo.cs:74:40 encrypt>RLayer r9
      shl v20.16b, v29.16b, #2                       // pipo.cs:74:40 encrypt>RLayer r9
      sri v20.16b, v29.16b, #6                       // pipo.cs:74:40 encrypt>RLayer r9
     shl v29.16b, v21.16b, #3                        // pipo.cs:74:40 encrypt>RLayer r9
@@ -987,106 +910,96 @@ pipo64_128_neon_b16_il2_sha3_ecb_encrypt:
      sri v21.16b, v30.16b, #5                       // pipo.cs:74:40 encrypt>RLayer r9
     shl v30.16b, v22.16b, #5                        // pipo.cs:74:40 encrypt>RLayer r9
     sri v30.16b, v22.16b, #3                        // pipo.cs:74:40 encrypt>RLayer r9
-     shl v22.16b, v28.16b, #5                       // pipo.cs:74:40 encrypt>RLayer r9
-     sri v22.16b, v28.16b, #3                       // pipo.cs:74:40 encrypt>RLayer r9
-    ldr q28, [x0, #1168]                            // round key rk[9][1]
-    eor v0.16b, v28.16b, v0.16b                     // pipo.cs:88:29 encrypt r9
-     eor v28.16b, v28.16b, v31.16b                  // pipo.cs:88:29 encrypt r9
-    ldr q31, [x0, #1184]                            // round key rk[9][2]
-    eor v16.16b, v31.16b, v16.16b                   // pipo.cs:88:29 encrypt r9
-     eor v25.16b, v31.16b, v25.16b                  // pipo.cs:88:29 encrypt r9
-    ldr q31, [x0, #1200]                            // round key rk[9][3]
-    eor v17.16b, v31.16b, v17.16b                   // pipo.cs:88:29 encrypt r9
-     eor v26.16b, v31.16b, v26.16b                  // pipo.cs:88:29 encrypt r9
-    ldr q31, [x0, #1232]                            // round key rk[9][5]
-    eor v19.16b, v31.16b, v19.16b                   // pipo.cs:88:29 encrypt r9
-     eor v20.16b, v31.16b, v20.16b                  // pipo.cs:88:29 encrypt r9
-    ldr q31, [x0, #1248]                            // round key rk[9][6]
-    eor v29.16b, v31.16b, v29.16b                   // pipo.cs:88:29 encrypt r9
-     eor v21.16b, v31.16b, v21.16b                  // pipo.cs:88:29 encrypt r9
-    and v31.16b, v19.16b, v29.16b                   // pipo.cs:14:18 encrypt>SLayer r10
-     and v1.16b, v20.16b, v21.16b                   // pipo.cs:14:18 encrypt>SLayer r10
-    ldr q2, [x0, #1264]                             // round key rk[9][7]
-    eor3 v30.16b, v2.16b, v30.16b, v31.16b          // pipo.cs:14:5 encrypt>SLayer r10
-     eor3 v22.16b, v2.16b, v22.16b, v1.16b          // pipo.cs:14:5 encrypt>SLayer r10
-    and v31.16b, v19.16b, v30.16b                   // pipo.cs:15:18 encrypt>SLayer r10
-     and v1.16b, v20.16b, v22.16b                   // pipo.cs:15:18 encrypt>SLayer r10
-    ldr q2, [x0, #1216]                             // round key rk[9][4]
-    eor3 v18.16b, v2.16b, v18.16b, v31.16b          // pipo.cs:15:5 encrypt>SLayer r10
-     eor3 v27.16b, v2.16b, v27.16b, v1.16b          // pipo.cs:15:5 encrypt>SLayer r10
-    orr v31.16b, v18.16b, v17.16b                   // pipo.cs:16:18 encrypt>SLayer r10
-     orr v1.16b, v27.16b, v26.16b                   // pipo.cs:16:18 encrypt>SLayer r10
-    eor v29.16b, v29.16b, v18.16b                   // pipo.cs:17:5 encrypt>SLayer r10
-     eor v21.16b, v21.16b, v27.16b                  // pipo.cs:17:5 encrypt>SLayer r10
-    eor v17.16b, v17.16b, v30.16b                   // pipo.cs:18:5 encrypt>SLayer r10
-     eor v26.16b, v26.16b, v22.16b                  // pipo.cs:18:5 encrypt>SLayer r10
-    and v2.16b, v17.16b, v29.16b                    // pipo.cs:19:18 encrypt>SLayer r10
-     and v3.16b, v26.16b, v21.16b                   // pipo.cs:19:18 encrypt>SLayer r10
-    and v6.16b, v16.16b, v0.16b                     // pipo.cs:21:18 encrypt>SLayer r10
-     and v7.16b, v25.16b, v28.16b                   // pipo.cs:21:18 encrypt>SLayer r10
-    eor v4.16b, v4.16b, v6.16b                      // pipo.cs:21:5 encrypt>SLayer r10
-     eor v5.16b, v5.16b, v7.16b                     // pipo.cs:21:5 encrypt>SLayer r10
-    ldr q6, [x0, #1152]                             // round key rk[9][0]
-    eor3 v24.16b, v6.16b, v24.16b, v4.16b           // pipo.cs:21:5 encrypt>SLayer r10
-     eor3 v23.16b, v6.16b, v23.16b, v5.16b          // pipo.cs:21:5 encrypt>SLayer r10
-    orr v4.16b, v16.16b, v24.16b                    // pipo.cs:22:18 encrypt>SLayer r10
-     orr v5.16b, v25.16b, v23.16b                   // pipo.cs:22:18 encrypt>SLayer r10
-    eor v6.16b, v0.16b, v4.16b                      // pipo.cs:22:5 encrypt>SLayer r10
-     eor v7.16b, v28.16b, v5.16b                    // pipo.cs:22:5 encrypt>SLayer r10
-    eor3 v0.16b, v0.16b, v4.16b, v8.16b             // pipo.cs:23:12 encrypt>SLayer r10
-     eor3 v28.16b, v28.16b, v5.16b, v8.16b          // pipo.cs:23:12 encrypt>SLayer r10
-    orn v4.16b, v24.16b, v6.16b                     // pipo.cs:24:18 encrypt>SLayer r10
-     orn v5.16b, v23.16b, v7.16b                    // pipo.cs:24:18 encrypt>SLayer r10
-    eor v16.16b, v16.16b, v4.16b                    // pipo.cs:24:5 encrypt>SLayer r10
-     eor v25.16b, v25.16b, v5.16b                   // pipo.cs:24:5 encrypt>SLayer r10
-    eor3 v30.16b, v30.16b, v2.16b, v16.16b          // pipo.cs:26:5 encrypt>SLayer r10
-     eor3 v22.16b, v22.16b, v3.16b, v25.16b         // pipo.cs:26:5 encrypt>SLayer r10
-    eor v29.16b, v29.16b, v0.16b                    // pipo.cs:26:19 encrypt>SLayer r10
-     eor v21.16b, v21.16b, v28.16b                  // pipo.cs:26:19 encrypt>SLayer r10
-    eor3 v19.16b, v19.16b, v31.16b, v24.16b         // pipo.cs:26:33 encrypt>SLayer r10
+     shl v22.16b, v31.16b, #5                       // pipo.cs:74:40 encrypt>RLayer r9
+     sri v22.16b, v31.16b, #3                       // pipo.cs:74:40 encrypt>RLayer r9
+    ld1 {v7.16b-v10.16b}, [x10], #64                // round keys rk[9][0], rk[9][1], rk[9][2], rk[9][3]
+    eor3 v31.16b, v8.16b, v0.16b, v6.16b            // pipo.cs:88:29 encrypt r9
+     eor3 v16.16b, v8.16b, v16.16b, v6.16b          // pipo.cs:88:29 encrypt r9
+    eor v25.16b, v9.16b, v25.16b                    // pipo.cs:88:29 encrypt r9
+     eor v17.16b, v9.16b, v17.16b                   // pipo.cs:88:29 encrypt r9
+    eor v26.16b, v10.16b, v26.16b                   // pipo.cs:88:29 encrypt r9
+     eor v18.16b, v10.16b, v18.16b                  // pipo.cs:88:29 encrypt r9
+    ld1 {v0.16b-v3.16b}, [x10], #64                 // round keys rk[9][4], rk[9][5], rk[9][6], rk[9][7]
+    eor v28.16b, v1.16b, v28.16b                    // pipo.cs:88:29 encrypt r9
+     eor v20.16b, v1.16b, v20.16b                   // pipo.cs:88:29 encrypt r9
+    eor v29.16b, v2.16b, v29.16b                    // pipo.cs:88:29 encrypt r9
+     eor v21.16b, v2.16b, v21.16b                   // pipo.cs:88:29 encrypt r9
+    and v1.16b, v28.16b, v29.16b                    // pipo.cs:14:18 encrypt>SLayer r10
+     and v2.16b, v20.16b, v21.16b                   // pipo.cs:14:18 encrypt>SLayer r10
+    eor3 v30.16b, v3.16b, v30.16b, v1.16b           // pipo.cs:14:5 encrypt>SLayer r10
+     eor3 v22.16b, v3.16b, v22.16b, v2.16b          // pipo.cs:14:5 encrypt>SLayer r10
+    and v1.16b, v28.16b, v30.16b                    // pipo.cs:15:18 encrypt>SLayer r10
+     and v2.16b, v20.16b, v22.16b                   // pipo.cs:15:18 encrypt>SLayer r10
+    eor3 v27.16b, v0.16b, v27.16b, v1.16b           // pipo.cs:15:5 encrypt>SLayer r10
+     eor3 v19.16b, v0.16b, v19.16b, v2.16b          // pipo.cs:15:5 encrypt>SLayer r10
+    orr v0.16b, v27.16b, v26.16b                    // pipo.cs:16:18 encrypt>SLayer r10
+     orr v1.16b, v19.16b, v18.16b                   // pipo.cs:16:18 encrypt>SLayer r10
+    eor v29.16b, v29.16b, v27.16b                   // pipo.cs:17:5 encrypt>SLayer r10
+     eor v21.16b, v21.16b, v19.16b                  // pipo.cs:17:5 encrypt>SLayer r10
+    eor v26.16b, v26.16b, v30.16b                   // pipo.cs:18:5 encrypt>SLayer r10
+     eor v18.16b, v18.16b, v22.16b                  // pipo.cs:18:5 encrypt>SLayer r10
+    and v2.16b, v26.16b, v29.16b                    // pipo.cs:19:18 encrypt>SLayer r10
+     and v3.16b, v18.16b, v21.16b                   // pipo.cs:19:18 encrypt>SLayer r10
+    bcax v4.16b, v4.16b, v25.16b, v31.16b           // pipo.cs:21:5 encrypt>SLayer r10
+     bcax v5.16b, v5.16b, v17.16b, v16.16b          // pipo.cs:21:5 encrypt>SLayer r10
+    eor3 v24.16b, v7.16b, v24.16b, v4.16b           // pipo.cs:21:5 encrypt>SLayer r10
+     eor3 v23.16b, v7.16b, v23.16b, v5.16b          // pipo.cs:21:5 encrypt>SLayer r10
+    orr v4.16b, v25.16b, v24.16b                    // pipo.cs:22:18 encrypt>SLayer r10
+     orr v5.16b, v17.16b, v23.16b                   // pipo.cs:22:18 encrypt>SLayer r10
+    eor v31.16b, v31.16b, v4.16b                    // pipo.cs:22:5 encrypt>SLayer r10
+     eor v16.16b, v16.16b, v5.16b                   // pipo.cs:22:5 encrypt>SLayer r10
+    orr v4.16b, v24.16b, v31.16b                    // pipo.cs:24:18 encrypt>SLayer r10
+     orr v5.16b, v23.16b, v16.16b                   // pipo.cs:24:18 encrypt>SLayer r10
+    eor v25.16b, v25.16b, v4.16b                    // pipo.cs:24:5 encrypt>SLayer r10
+     eor v17.16b, v17.16b, v5.16b                   // pipo.cs:24:5 encrypt>SLayer r10
+    eor3 v30.16b, v30.16b, v2.16b, v25.16b          // pipo.cs:26:5 encrypt>SLayer r10
+     eor3 v22.16b, v22.16b, v3.16b, v17.16b         // pipo.cs:26:5 encrypt>SLayer r10
+    eor v29.16b, v29.16b, v31.16b                   // pipo.cs:26:19 encrypt>SLayer r10
+     eor v21.16b, v21.16b, v16.16b                  // pipo.cs:26:19 encrypt>SLayer r10
+    eor3 v28.16b, v28.16b, v0.16b, v24.16b          // pipo.cs:26:33 encrypt>SLayer r10
      eor3 v20.16b, v20.16b, v1.16b, v23.16b         // pipo.cs:26:33 encrypt>SLayer r10
-    and v31.16b, v17.16b, v30.16b                   // pipo.cs:29:18 encrypt>SLayer r10
-     and v1.16b, v26.16b, v22.16b                   // pipo.cs:29:18 encrypt>SLayer r10
-    eor3 v18.16b, v18.16b, v29.16b, v31.16b         // pipo.cs:30:5 encrypt>SLayer r10
-     eor3 v27.16b, v27.16b, v21.16b, v1.16b         // pipo.cs:30:5 encrypt>SLayer r10
-    orr v31.16b, v18.16b, v29.16b                   // pipo.cs:31:16 encrypt>SLayer r10
-     orr v1.16b, v27.16b, v21.16b                   // pipo.cs:31:16 encrypt>SLayer r10
-    eor v31.16b, v19.16b, v31.16b                   // pipo.cs:31:5 encrypt>SLayer r10
+    and v0.16b, v26.16b, v30.16b                    // pipo.cs:29:18 encrypt>SLayer r10
+     and v1.16b, v18.16b, v22.16b                   // pipo.cs:29:18 encrypt>SLayer r10
+    eor3 v27.16b, v27.16b, v29.16b, v0.16b          // pipo.cs:30:5 encrypt>SLayer r10
+     eor3 v19.16b, v19.16b, v21.16b, v1.16b         // pipo.cs:30:5 encrypt>SLayer r10
+    orr v0.16b, v27.16b, v29.16b                    // pipo.cs:31:16 encrypt>SLayer r10
+     orr v1.16b, v19.16b, v21.16b                   // pipo.cs:31:16 encrypt>SLayer r10
+    eor v0.16b, v28.16b, v0.16b                     // pipo.cs:31:5 encrypt>SLayer r10
      eor v1.16b, v20.16b, v1.16b                    // pipo.cs:31:5 encrypt>SLayer r10
-    eor v2.16b, v30.16b, v31.16b                    // pipo.cs:32:5 encrypt>SLayer r10
+    eor v2.16b, v30.16b, v0.16b                     // pipo.cs:32:5 encrypt>SLayer r10
      eor v3.16b, v22.16b, v1.16b                    // pipo.cs:32:5 encrypt>SLayer r10
-    eor v4.16b, v17.16b, v29.16b                    // pipo.cs:33:5 encrypt>SLayer r10
-     eor v5.16b, v26.16b, v21.16b                   // pipo.cs:33:5 encrypt>SLayer r10
-    orr v31.16b, v31.16b, v4.16b                    // pipo.cs:34:5 encrypt>SLayer r10
+    eor v4.16b, v26.16b, v29.16b                    // pipo.cs:33:5 encrypt>SLayer r10
+     eor v5.16b, v18.16b, v21.16b                   // pipo.cs:33:5 encrypt>SLayer r10
+    orr v0.16b, v0.16b, v4.16b                      // pipo.cs:34:5 encrypt>SLayer r10
      orr v1.16b, v1.16b, v5.16b                     // pipo.cs:34:5 encrypt>SLayer r10
-    orr v6.16b, v18.16b, v2.16b                     // pipo.cs:35:18 encrypt>SLayer r10
-     orr v7.16b, v27.16b, v3.16b                    // pipo.cs:35:18 encrypt>SLayer r10
-    eor v17.16b, v17.16b, v6.16b                    // pipo.cs:35:5 encrypt>SLayer r10
-     eor v26.16b, v26.16b, v7.16b                   // pipo.cs:35:5 encrypt>SLayer r10
-    eor v16.16b, v16.16b, v2.16b                    // pipo.cs:38:5 encrypt>SLayer r10
-     eor v25.16b, v25.16b, v3.16b                   // pipo.cs:38:5 encrypt>SLayer r10
-    eor3 v31.16b, v0.16b, v2.16b, v31.16b           // pipo.cs:38:17 encrypt>SLayer r10
-     eor3 v28.16b, v28.16b, v3.16b, v1.16b          // pipo.cs:38:17 encrypt>SLayer r10
+    orr v7.16b, v27.16b, v2.16b                     // pipo.cs:35:18 encrypt>SLayer r10
+     orr v8.16b, v19.16b, v3.16b                    // pipo.cs:35:18 encrypt>SLayer r10
+    eor v26.16b, v26.16b, v7.16b                    // pipo.cs:35:5 encrypt>SLayer r10
+     eor v18.16b, v18.16b, v8.16b                   // pipo.cs:35:5 encrypt>SLayer r10
+    eor v25.16b, v25.16b, v2.16b                    // pipo.cs:38:5 encrypt>SLayer r10
+     eor v17.16b, v17.16b, v3.16b                   // pipo.cs:38:5 encrypt>SLayer r10
+    eor3 v31.16b, v31.16b, v2.16b, v0.16b           // pipo.cs:38:17 encrypt>SLayer r10
+     eor3 v16.16b, v16.16b, v3.16b, v1.16b          // pipo.cs:38:17 encrypt>SLayer r10
     shl v0.16b, v31.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r10
     sri v0.16b, v31.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r10
-     shl v31.16b, v28.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r10
-     sri v31.16b, v28.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r10
-    shl v28.16b, v16.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r10
-    sri v28.16b, v16.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r10
-     shl v16.16b, v25.16b, #1                       // pipo.cs:74:40 encrypt>RLayer r10
-     sri v16.16b, v25.16b, #7                       // pipo.cs:74:40 encrypt>RLayer r10
-    shl v25.16b, v17.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r10
-    sri v25.16b, v17.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r10
-     shl v17.16b, v26.16b, #7                       // pipo.cs:74:40 encrypt>RLayer r10
-     sri v17.16b, v26.16b, #1                       // pipo.cs:74:40 encrypt>RLayer r10
-    shl v26.16b, v18.16b, #6                        // pipo.cs:74:40 encrypt>RLayer r10
-    sri v26.16b, v18.16b, #2                        // pipo.cs:74:40 encrypt>RLayer r10
-     shl v18.16b, v27.16b, #6                       // pipo.cs:74:40 encrypt>RLayer r10
-     sri v18.16b, v27.16b, #2                       // pipo.cs:74:40 encrypt>RLayer r10
-    shl v27.16b, v19.16b, #2                        // pipo.cs:74:40 encrypt>RLayer r10
-    sri v27.16b, v19.16b, #6                        // pipo.cs:74:40 encrypt>RLayer r10
-     shl v19.16b, v20.16b, #2                       // pipo.cs:74:40 encrypt>RLayer r10
-     sri v19.16b, v20.16b, #6                       // pipo.cs:74:40 encrypt>RLayer r10
+     shl v31.16b, v16.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r10
+     sri v31.16b, v16.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r10
+    shl v16.16b, v25.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r10
+    sri v16.16b, v25.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r10
+     shl v25.16b, v17.16b, #1                       // pipo.cs:74:40 encrypt>RLayer r10
+     sri v25.16b, v17.16b, #7                       // pipo.cs:74:40 encrypt>RLayer r10
+    shl v17.16b, v26.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r10
+    sri v17.16b, v26.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r10
+     shl v26.16b, v18.16b, #7                       // pipo.cs:74:40 encrypt>RLayer r10
+     sri v26.16b, v18.16b, #1                       // pipo.cs:74:40 encrypt>RLayer r10
+    shl v18.16b, v27.16b, #6                        // pipo.cs:74:40 encrypt>RLayer r10
+    sri v18.16b, v27.16b, #2                        // pipo.cs:74:40 encrypt>RLayer r10
+     shl v27.16b, v19.16b, #6                       // pipo.cs:74:40 encrypt>RLayer r10
+     sri v27.16b, v19.16b, #2                       // pipo.cs:74:40 encrypt>RLayer r10
+    shl v19.16b, v28.16b, #2                        // pipo.cs:74:40 encrypt>RLayer r10
+    sri v19.16b, v28.16b, #6                        // pipo.cs:74:40 encrypt>RLayer r10
+     shl v28.16b, v20.16b, #2                       // pipo.cs:74:40 encrypt>RLayer r10
+     sri v28.16b, v20.16b, #6                       // pipo.cs:74:40 encrypt>RLayer r10
     shl v20.16b, v29.16b, #3                        // pipo.cs:74:40 encrypt>RLayer r10
     sri v20.16b, v29.16b, #5                        // pipo.cs:74:40 encrypt>RLayer r10
      shl v29.16b, v21.16b, #3                       // pipo.cs:74:40 encrypt>RLayer r10
@@ -1095,372 +1008,337 @@ pipo64_128_neon_b16_il2_sha3_ecb_encrypt:
     sri v21.16b, v30.16b, #3                        // pipo.cs:74:40 encrypt>RLayer r10
      shl v30.16b, v22.16b, #5                       // pipo.cs:74:40 encrypt>RLayer r10
      sri v30.16b, v22.16b, #3                       // pipo.cs:74:40 encrypt>RLayer r10
-    ldr q22, [x0, #1296]                            // round key rk[10][1]
-    eor v0.16b, v22.16b, v0.16b                     // pipo.cs:88:29 encrypt r10
-     eor v22.16b, v22.16b, v31.16b                  // pipo.cs:88:29 encrypt r10
-    ldr q31, [x0, #1312]                            // round key rk[10][2]
-    eor v28.16b, v31.16b, v28.16b                   // pipo.cs:88:29 encrypt r10
-     eor v16.16b, v31.16b, v16.16b                  // pipo.cs:88:29 encrypt r10
-    ldr q31, [x0, #1328]                            // round key rk[10][3]
-    eor v25.16b, v31.16b, v25.16b                   // pipo.cs:88:29 encrypt r10
-     eor v17.16b, v31.16b, v17.16b                  // pipo.cs:88:29 encrypt r10
-    ldr q31, [x0, #1360]                            // round key rk[10][5]
-    eor v27.16b, v31.16b, v27.16b                   // pipo.cs:88:29 encrypt r10
-     eor v19.16b, v31.16b, v19.16b                  // pipo.cs:88:29 encrypt r10
-    ldr q31, [x0, #1376]                            // round key rk[10][6]
-    eor v20.16b, v31.16b, v20.16b                   // pipo.cs:88:29 encrypt r10
-     eor v29.16b, v31.16b, v29.16b                  // pipo.cs:88:29 encrypt r10
-    and v31.16b, v27.16b, v20.16b                   // pipo.cs:14:18 encrypt>SLayer r11
-     and v1.16b, v19.16b, v29.16b                   // pipo.cs:14:18 encrypt>SLayer r11
-    ldr q2, [x0, #1392]                             // round key rk[10][7]
-    eor3 v21.16b, v2.16b, v21.16b, v31.16b          // pipo.cs:14:5 encrypt>SLayer r11
-     eor3 v30.16b, v2.16b, v30.16b, v1.16b          // pipo.cs:14:5 encrypt>SLayer r11
-    and v31.16b, v27.16b, v21.16b                   // pipo.cs:15:18 encrypt>SLayer r11
-     and v1.16b, v19.16b, v30.16b                   // pipo.cs:15:18 encrypt>SLayer r11
-    ldr q2, [x0, #1344]                             // round key rk[10][4]
-    eor3 v26.16b, v2.16b, v26.16b, v31.16b          // pipo.cs:15:5 encrypt>SLayer r11
-     eor3 v18.16b, v2.16b, v18.16b, v1.16b          // pipo.cs:15:5 encrypt>SLayer r11
-    orr v31.16b, v26.16b, v25.16b                   // pipo.cs:16:18 encrypt>SLayer r11
-     orr v1.16b, v18.16b, v17.16b                   // pipo.cs:16:18 encrypt>SLayer r11
-    eor v20.16b, v20.16b, v26.16b                   // pipo.cs:17:5 encrypt>SLayer r11
-     eor v29.16b, v29.16b, v18.16b                  // pipo.cs:17:5 encrypt>SLayer r11
-    eor v25.16b, v25.16b, v21.16b                   // pipo.cs:18:5 encrypt>SLayer r11
-     eor v17.16b, v17.16b, v30.16b                  // pipo.cs:18:5 encrypt>SLayer r11
-    and v2.16b, v25.16b, v20.16b                    // pipo.cs:19:18 encrypt>SLayer r11
-     and v3.16b, v17.16b, v29.16b                   // pipo.cs:19:18 encrypt>SLayer r11
-    and v6.16b, v28.16b, v0.16b                     // pipo.cs:21:18 encrypt>SLayer r11
-     and v7.16b, v16.16b, v22.16b                   // pipo.cs:21:18 encrypt>SLayer r11
-    eor v4.16b, v4.16b, v6.16b                      // pipo.cs:21:5 encrypt>SLayer r11
-     eor v5.16b, v5.16b, v7.16b                     // pipo.cs:21:5 encrypt>SLayer r11
-    ldr q6, [x0, #1280]                             // round key rk[10][0]
-    eor3 v24.16b, v6.16b, v24.16b, v4.16b           // pipo.cs:21:5 encrypt>SLayer r11
-     eor3 v23.16b, v6.16b, v23.16b, v5.16b          // pipo.cs:21:5 encrypt>SLayer r11
-    orr v4.16b, v28.16b, v24.16b                    // pipo.cs:22:18 encrypt>SLayer r11
-     orr v5.16b, v16.16b, v23.16b                   // pipo.cs:22:18 encrypt>SLayer r11
-    eor v6.16b, v0.16b, v4.16b                      // pipo.cs:22:5 encrypt>SLayer r11
-     eor v7.16b, v22.16b, v5.16b                    // pipo.cs:22:5 encrypt>SLayer r11
-    eor3 v0.16b, v0.16b, v4.16b, v8.16b             // pipo.cs:23:12 encrypt>SLayer r11
-     eor3 v22.16b, v22.16b, v5.16b, v8.16b          // pipo.cs:23:12 encrypt>SLayer r11
-    orn v4.16b, v24.16b, v6.16b                     // pipo.cs:24:18 encrypt>SLayer r11
-     orn v5.16b, v23.16b, v7.16b                    // pipo.cs:24:18 encrypt>SLayer r11
-    eor v28.16b, v28.16b, v4.16b                    // pipo.cs:24:5 encrypt>SLayer r11
-     eor v16.16b, v16.16b, v5.16b                   // pipo.cs:24:5 encrypt>SLayer r11
-    eor3 v21.16b, v21.16b, v2.16b, v28.16b          // pipo.cs:26:5 encrypt>SLayer r11
-     eor3 v30.16b, v30.16b, v3.16b, v16.16b         // pipo.cs:26:5 encrypt>SLayer r11
-    eor v20.16b, v20.16b, v0.16b                    // pipo.cs:26:19 encrypt>SLayer r11
-     eor v29.16b, v29.16b, v22.16b                  // pipo.cs:26:19 encrypt>SLayer r11
-    eor3 v27.16b, v27.16b, v31.16b, v24.16b         // pipo.cs:26:33 encrypt>SLayer r11
-     eor3 v19.16b, v19.16b, v1.16b, v23.16b         // pipo.cs:26:33 encrypt>SLayer r11
-    and v31.16b, v25.16b, v21.16b                   // pipo.cs:29:18 encrypt>SLayer r11
-     and v1.16b, v17.16b, v30.16b                   // pipo.cs:29:18 encrypt>SLayer r11
-    eor3 v26.16b, v26.16b, v20.16b, v31.16b         // pipo.cs:30:5 encrypt>SLayer r11
-     eor3 v18.16b, v18.16b, v29.16b, v1.16b         // pipo.cs:30:5 encrypt>SLayer r11
-    orr v31.16b, v26.16b, v20.16b                   // pipo.cs:31:16 encrypt>SLayer r11
-     orr v1.16b, v18.16b, v29.16b                   // pipo.cs:31:16 encrypt>SLayer r11
-    eor v31.16b, v27.16b, v31.16b                   // pipo.cs:31:5 encrypt>SLayer r11
-     eor v1.16b, v19.16b, v1.16b                    // pipo.cs:31:5 encrypt>SLayer r11
-    eor v2.16b, v21.16b, v31.16b                    // pipo.cs:32:5 encrypt>SLayer r11
+    ld1 {v7.16b-v10.16b}, [x10], #64                // round keys rk[10][0], rk[10][1], rk[10][2], rk[10][3]
+    eor3 v22.16b, v8.16b, v0.16b, v6.16b            // pipo.cs:88:29 encrypt r10
+     eor3 v31.16b, v8.16b, v31.16b, v6.16b          // pipo.cs:88:29 encrypt r10
+    eor v16.16b, v9.16b, v16.16b                    // pipo.cs:88:29 encrypt r10
+     eor v25.16b, v9.16b, v25.16b                   // pipo.cs:88:29 encrypt r10
+    eor v17.16b, v10.16b, v17.16b                   // pipo.cs:88:29 encrypt r10
+     eor v26.16b, v10.16b, v26.16b                  // pipo.cs:88:29 encrypt r10
+    ld1 {v0.16b-v3.16b}, [x10], #64                 // round keys rk[10][4], rk[10][5], rk[10][6], rk[10][7]
+    eor v19.16b, v1.16b, v19.16b                    // pipo.cs:88:29 encrypt r10
+     eor v28.16b, v1.16b, v28.16b                   // pipo.cs:88:29 encrypt r10
+    eor v20.16b, v2.16b, v20.16b                    // pipo.cs:88:29 encrypt r10
+     eor v29.16b, v2.16b, v29.16b                   // pipo.cs:88:29 encrypt r10
+    and v1.16b, v19.16b, v20.16b                    // pipo.cs:14:18 encrypt>SLayer r11
+     and v2.16b, v28.16b, v29.16b                   // pipo.cs:14:18 encrypt>SLayer r11
+    eor3 v21.16b, v3.16b, v21.16b, v1.16b           // pipo.cs:14:5 encrypt>SLayer r11
+     eor3 v30.16b, v3.16b, v30.16b, v2.16b          // pipo.cs:14:5 encrypt>SLayer r11
+    and v1.16b, v19.16b, v21.16b                    // pipo.cs:15:18 encrypt>SLayer r11
+     and v2.16b, v28.16b, v30.16b                   // pipo.cs:15:18 encrypt>SLayer r11
+    eor3 v18.16b, v0.16b, v18.16b, v1.16b           // pipo.cs:15:5 encrypt>SLayer r11
+     eor3 v27.16b, v0.16b, v27.16b, v2.16b          // pipo.cs:15:5 encrypt>SLayer r11
+    orr v0.16b, v18.16b, v17.16b                    // pipo.cs:16:18 encrypt>SLayer r11
+     orr v1.16b, v27.16b, v26.16b                   // pipo.cs:16:18 encrypt>SLayer r11
+    eor v20.16b, v20.16b, v18.16b                   // pipo.cs:17:5 encrypt>SLayer r11
+     eor v29.16b, v29.16b, v27.16b                  // pipo.cs:17:5 encrypt>SLayer r11
+    eor v17.16b, v17.16b, v21.16b                   // pipo.cs:18:5 encrypt>SLayer r11
+     eor v26.16b, v26.16b, v30.16b                  // pipo.cs:18:5 encrypt>SLayer r11
+    and v2.16b, v17.16b, v20.16b                    // pipo.cs:19:18 encrypt>SLayer r11
+     and v3.16b, v26.16b, v29.16b                   // pipo.cs:19:18 encrypt>SLayer r11
+    bcax v4.16b, v4.16b, v16.16b, v22.16b           // pipo.cs:21:5 encrypt>SLayer r11
+     bcax v5.16b, v5.16b, v25.16b, v31.16b          // pipo.cs:21:5 encrypt>SLayer r11
+    eor3 v24.16b, v7.16b, v24.16b, v4.16b           // pipo.cs:21:5 encrypt>SLayer r11
+     eor3 v23.16b, v7.16b, v23.16b, v5.16b          // pipo.cs:21:5 encrypt>SLayer r11
+    orr v4.16b, v16.16b, v24.16b                    // pipo.cs:22:18 encrypt>SLayer r11
+     orr v5.16b, v25.16b, v23.16b                   // pipo.cs:22:18 encrypt>SLayer r11
+    eor v22.16b, v22.16b, v4.16b                    // pipo.cs:22:5 encrypt>SLayer r11
+     eor v31.16b, v31.16b, v5.16b                   // pipo.cs:22:5 encrypt>SLayer r11
+    orr v4.16b, v24.16b, v22.16b                    // pipo.cs:24:18 encrypt>SLayer r11
+     orr v5.16b, v23.16b, v31.16b                   // pipo.cs:24:18 encrypt>SLayer r11
+    eor v16.16b, v16.16b, v4.16b                    // pipo.cs:24:5 encrypt>SLayer r11
+     eor v25.16b, v25.16b, v5.16b                   // pipo.cs:24:5 encrypt>SLayer r11
+    eor3 v21.16b, v21.16b, v2.16b, v16.16b          // pipo.cs:26:5 encrypt>SLayer r11
+     eor3 v30.16b, v30.16b, v3.16b, v25.16b         // pipo.cs:26:5 encrypt>SLayer r11
+    eor v20.16b, v20.16b, v22.16b                   // pipo.cs:26:19 encrypt>SLayer r11
+     eor v29.16b, v29.16b, v31.16b                  // pipo.cs:26:19 encrypt>SLayer r11
+    eor3 v19.16b, v19.16b, v0.16b, v24.16b          // pipo.cs:26:33 encrypt>SLayer r11
+     eor3 v28.16b, v28.16b, v1.16b, v23.16b         // pipo.cs:26:33 encrypt>SLayer r11
+    and v0.16b, v17.16b, v21.16b                    // pipo.cs:29:18 encrypt>SLayer r11
+     and v1.16b, v26.16b, v30.16b                   // pipo.cs:29:18 encrypt>SLayer r11
+    eor3 v18.16b, v18.16b, v20.16b, v0.16b          // pipo.cs:30:5 encrypt>SLayer r11
+     eor3 v27.16b, v27.16b, v29.16b, v1.16b         // pipo.cs:30:5 encrypt>SLayer r11
+    orr v0.16b, v18.16b, v20.16b                    // pipo.cs:31:16 encrypt>SLayer r11
+     orr v1.16b, v27.16b, v29.16b                   // pipo.cs:31:16 encrypt>SLayer r11
+    eor v0.16b, v19.16b, v0.16b                     // pipo.cs:31:5 encrypt>SLayer r11
+     eor v1.16b, v28.16b, v1.16b                    // pipo.cs:31:5 encrypt>SLayer r11
+    eor v2.16b, v21.16b, v0.16b                     // pipo.cs:32:5 encrypt>SLayer r11
      eor v3.16b, v30.16b, v1.16b                    // pipo.cs:32:5 encrypt>SLayer r11
-    eor v4.16b, v25.16b, v20.16b                    // pipo.cs:33:5 encrypt>SLayer r11
-     eor v5.16b, v17.16b, v29.16b                   // pipo.cs:33:5 encrypt>SLayer r11
-    orr v31.16b, v31.16b, v4.16b                    // pipo.cs:34:5 encrypt>SLayer r11
+    eor v4.16b, v17.16b, v20.16b                    // pipo.cs:33:5 encrypt>SLayer r11
+     eor v5.16b, v26.16b, v29.16b                   // pipo.cs:33:5 encrypt>SLayer r11
+    orr v0.16b, v0.16b, v4.16b                      // pipo.cs:34:5 encrypt>SLayer r11
      orr v1.16b, v1.16b, v5.16b                     // pipo.cs:34:5 encrypt>SLayer r11
-    orr v6.16b, v26.16b, v2.16b                     // pipo.cs:35:18 encrypt>SLayer r11
-     orr v7.16b, v18.16b, v3.16b                    // pipo.cs:35:18 encrypt>SLayer r11
-    eor v25.16b, v25.16b, v6.16b                    // pipo.cs:35:5 encrypt>SLayer r11
-     eor v17.16b, v17.16b, v7.16b                   // pipo.cs:35:5 encrypt>SLayer r11
-    eor v28.16b, v28.16b, v2.16b                    // pipo.cs:38:5 encrypt>SLayer r11
-     eor v16.16b, v16.16b, v3.16b                   // pipo.cs:38:5 encrypt>SLayer r11
-    eor3 v31.16b, v0.16b, v2.16b, v31.16b           // pipo.cs:38:17 encrypt>SLayer r11
-     eor3 v22.16b, v22.16b, v3.16b, v1.16b          // pipo.cs:38:17 encrypt>SLayer r11
-    shl v0.16b, v31.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r11
-    sri v0.16b, v31.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r11
-     shl v31.16b, v22.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r11
-     sri v31.16b, v22.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r11
-    shl v22.16b, v28.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r11
-    sri v22.16b, v28.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r11
-     shl v28.16b, v16.16b, #1                       // pipo.cs:74:40 encrypt>RLayer r11
-     sri v28.16b, v16.16b, #7                       // pipo.cs:74:40 encrypt>RLayer r11
-    shl v16.16b, v25.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r11
-    sri v16.16b, v25.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r11
-     shl v25.16b, v17.16b, #7                       // pipo.cs:74:40 encrypt>RLayer r11
-     sri v25.16b, v17.16b, #1                       // pipo.cs:74:40 encrypt>RLayer r11
-    shl v17.16b, v26.16b, #6                        // pipo.cs:74:40 encrypt>RLayer r11
-    sri v17.16b, v26.16b, #2                        // pipo.cs:74:40 encrypt>RLayer r11
-     shl v26.16b, v18.16b, #6                       // pipo.cs:74:40 encrypt>RLayer r11
-     sri v26.16b, v18.16b, #2                       // pipo.cs:74:40 encrypt>RLayer r11
-    shl v18.16b, v27.16b, #2                        // pipo.cs:74:40 encrypt>RLayer r11
-    sri v18.16b, v27.16b, #6                        // pipo.cs:74:40 encrypt>RLayer r11
-     shl v27.16b, v19.16b, #2                       // pipo.cs:74:40 encrypt>RLayer r11
-     sri v27.16b, v19.16b, #6                       // pipo.cs:74:40 encrypt>RLayer r11
-    shl v19.16b, v20.16b, #3                        // pipo.cs:74:40 encrypt>RLayer r11
-    sri v19.16b, v20.16b, #5                        // pipo.cs:74:40 encrypt>RLayer r11
+    orr v7.16b, v18.16b, v2.16b                     // pipo.cs:35:18 encrypt>SLayer r11
+     orr v8.16b, v27.16b, v3.16b                    // pipo.cs:35:18 encrypt>SLayer r11
+    eor v17.16b, v17.16b, v7.16b                    // pipo.cs:35:5 encrypt>SLayer r11
+     eor v26.16b, v26.16b, v8.16b                   // pipo.cs:35:5 encrypt>SLayer r11
+    eor v16.16b, v16.16b, v2.16b                    // pipo.cs:38:5 encrypt>SLayer r11
+     eor v25.16b, v25.16b, v3.16b                   // pipo.cs:38:5 encrypt>SLayer r11
+    eor3 v22.16b, v22.16b, v2.16b, v0.16b           // pipo.cs:38:17 encrypt>SLayer r11
+     eor3 v31.16b, v31.16b, v3.16b, v1.16b          // pipo.cs:38:17 encrypt>SLayer r11
+    shl v0.16b, v22.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r11
+    sri v0.16b, v22.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r11
+     shl v22.16b, v31.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r11
+     sri v22.16b, v31.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r11
+    shl v31.16b, v16.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r11
+    sri v31.16b, v16.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r11
+     shl v16.16b, v25.16b, #1                       // pipo.cs:74:40 encrypt>RLayer r11
+     sri v16.16b, v25.16b, #7                       // pipo.cs:74:40 encrypt>RLayer r11
+    shl v25.16b, v17.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r11
+    sri v25.16b, v17.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r11
+     shl v17.16b, v26.16b, #7                       // pipo.cs:74:40 encrypt>RLayer r11
+     sri v17.16b, v26.16b, #1                       // pipo.cs:74:40 encrypt>RLayer r11
+    shl v26.16b, v18.16b, #6                        // pipo.cs:74:40 encrypt>RLayer r11
+    sri v26.16b, v18.16b, #2                        // pipo.cs:74:40 encrypt>RLayer r11
+     shl v18.16b, v27.16b, #6                       // pipo.cs:74:40 encrypt>RLayer r11
+     sri v18.16b, v27.16b, #2                       // pipo.cs:74:40 encrypt>RLayer r11
+    shl v27.16b, v19.16b, #2                        // pipo.cs:74:40 encrypt>RLayer r11
+    sri v27.16b, v19.16b, #6                        // pipo.cs:74:40 encrypt>RLayer r11
+     shl v19.16b, v28.16b, #2                       // pipo.cs:74:40 encrypt>RLayer r11
+     sri v19.16b, v28.16b, #6                       // pipo.cs:74:40 encrypt>RLayer r11
+    shl v28.16b, v20.16b, #3                        // pipo.cs:74:40 encrypt>RLayer r11
+    sri v28.16b, v20.16b, #5                        // pipo.cs:74:40 encrypt>RLayer r11
      shl v20.16b, v29.16b, #3                       // pipo.cs:74:40 encrypt>RLayer r11
      sri v20.16b, v29.16b, #5                       // pipo.cs:74:40 encrypt>RLayer r11
     shl v29.16b, v21.16b, #5                        // pipo.cs:74:40 encrypt>RLayer r11
     sri v29.16b, v21.16b, #3                        // pipo.cs:74:40 encrypt>RLayer r11
      shl v21.16b, v30.16b, #5                       // pipo.cs:74:40 encrypt>RLayer r11
      sri v21.16b, v30.16b, #3                       // pipo.cs:74:40 encrypt>RLayer r11
-    ldr q30, [x0, #1424]                            // round key rk[11][1]
-    eor v0.16b, v30.16b, v0.16b                     // pipo.cs:88:29 encrypt r11
-     eor v30.16b, v30.16b, v31.16b                  // pipo.cs:88:29 encrypt r11
-    ldr q31, [x0, #1440]                            // round key rk[11][2]
-    eor v22.16b, v31.16b, v22.16b                   // pipo.cs:88:29 encrypt r11
-     eor v28.16b, v31.16b, v28.16b                  // pipo.cs:88:29 encrypt r11
-    ldr q31, [x0, #1456]                            // round key rk[11][3]
-    eor v16.16b, v31.16b, v16.16b                   // pipo.cs:88:29 encrypt r11
-     eor v25.16b, v31.16b, v25.16b                  // pipo.cs:88:29 encrypt r11
-    ldr q31, [x0, #1488]                            // round key rk[11][5]
-    eor v18.16b, v31.16b, v18.16b                   // pipo.cs:88:29 encrypt r11
-     eor v27.16b, v31.16b, v27.16b                  // pipo.cs:88:29 encrypt r11
-    ldr q31, [x0, #1504]                            // round key rk[11][6]
-    eor v19.16b, v31.16b, v19.16b                   // pipo.cs:88:29 encrypt r11
-     eor v20.16b, v31.16b, v20.16b                  // pipo.cs:88:29 encrypt r11
-    and v31.16b, v18.16b, v19.16b                   // pipo.cs:14:18 encrypt>SLayer r12
-     and v1.16b, v27.16b, v20.16b                   // pipo.cs:14:18 encrypt>SLayer r12
-    ldr q2, [x0, #1520]                             // round key rk[11][7]
-    eor3 v29.16b, v2.16b, v29.16b, v31.16b          // pipo.cs:14:5 encrypt>SLayer r12
-     eor3 v21.16b, v2.16b, v21.16b, v1.16b          // pipo.cs:14:5 encrypt>SLayer r12
-    and v31.16b, v18.16b, v29.16b                   // pipo.cs:15:18 encrypt>SLayer r12
-     and v1.16b, v27.16b, v21.16b                   // pipo.cs:15:18 encrypt>SLayer r12
-    ldr q2, [x0, #1472]                             // round key rk[11][4]
-    eor3 v17.16b, v2.16b, v17.16b, v31.16b          // pipo.cs:15:5 encrypt>SLayer r12
-     eor3 v26.16b, v2.16b, v26.16b, v1.16b          // pipo.cs:15:5 encrypt>SLayer r12
-    orr v31.16b, v17.16b, v16.16b                   // pipo.cs:16:18 encrypt>SLayer r12
-     orr v1.16b, v26.16b, v25.16b                   // pipo.cs:16:18 encrypt>SLayer r12
-    eor v19.16b, v19.16b, v17.16b                   // pipo.cs:17:5 encrypt>SLayer r12
-     eor v20.16b, v20.16b, v26.16b                  // pipo.cs:17:5 encrypt>SLayer r12
-    eor v16.16b, v16.16b, v29.16b                   // pipo.cs:18:5 encrypt>SLayer r12
-     eor v25.16b, v25.16b, v21.16b                  // pipo.cs:18:5 encrypt>SLayer r12
-    and v2.16b, v16.16b, v19.16b                    // pipo.cs:19:18 encrypt>SLayer r12
-     and v3.16b, v25.16b, v20.16b                   // pipo.cs:19:18 encrypt>SLayer r12
-    and v6.16b, v22.16b, v0.16b                     // pipo.cs:21:18 encrypt>SLayer r12
-     and v7.16b, v28.16b, v30.16b                   // pipo.cs:21:18 encrypt>SLayer r12
-    eor v4.16b, v4.16b, v6.16b                      // pipo.cs:21:5 encrypt>SLayer r12
-     eor v5.16b, v5.16b, v7.16b                     // pipo.cs:21:5 encrypt>SLayer r12
-    ldr q6, [x0, #1408]                             // round key rk[11][0]
-    eor3 v24.16b, v6.16b, v24.16b, v4.16b           // pipo.cs:21:5 encrypt>SLayer r12
-     eor3 v23.16b, v6.16b, v23.16b, v5.16b          // pipo.cs:21:5 encrypt>SLayer r12
-    orr v4.16b, v22.16b, v24.16b                    // pipo.cs:22:18 encrypt>SLayer r12
-     orr v5.16b, v28.16b, v23.16b                   // pipo.cs:22:18 encrypt>SLayer r12
-    eor v6.16b, v0.16b, v4.16b                      // pipo.cs:22:5 encrypt>SLayer r12
-     eor v7.16b, v30.16b, v5.16b                    // pipo.cs:22:5 encrypt>SLayer r12
-    eor3 v0.16b, v0.16b, v4.16b, v8.16b             // pipo.cs:23:12 encrypt>SLayer r12
-     eor3 v30.16b, v30.16b, v5.16b, v8.16b          // pipo.cs:23:12 encrypt>SLayer r12
-    orn v4.16b, v24.16b, v6.16b                     // pipo.cs:24:18 encrypt>SLayer r12
-     orn v5.16b, v23.16b, v7.16b                    // pipo.cs:24:18 encrypt>SLayer r12
-    eor v22.16b, v22.16b, v4.16b                    // pipo.cs:24:5 encrypt>SLayer r12
-     eor v28.16b, v28.16b, v5.16b                   // pipo.cs:24:5 encrypt>SLayer r12
-    eor3 v29.16b, v29.16b, v2.16b, v22.16b          // pipo.cs:26:5 encrypt>SLayer r12
-     eor3 v21.16b, v21.16b, v3.16b, v28.16b         // pipo.cs:26:5 encrypt>SLayer r12
-    eor v19.16b, v19.16b, v0.16b                    // pipo.cs:26:19 encrypt>SLayer r12
-     eor v20.16b, v20.16b, v30.16b                  // pipo.cs:26:19 encrypt>SLayer r12
-    eor3 v18.16b, v18.16b, v31.16b, v24.16b         // pipo.cs:26:33 encrypt>SLayer r12
-     eor3 v27.16b, v27.16b, v1.16b, v23.16b         // pipo.cs:26:33 encrypt>SLayer r12
-    and v31.16b, v16.16b, v29.16b                   // pipo.cs:29:18 encrypt>SLayer r12
-     and v1.16b, v25.16b, v21.16b                   // pipo.cs:29:18 encrypt>SLayer r12
-    eor3 v17.16b, v17.16b, v19.16b, v31.16b         // pipo.cs:30:5 encrypt>SLayer r12
-     eor3 v26.16b, v26.16b, v20.16b, v1.16b         // pipo.cs:30:5 encrypt>SLayer r12
-    orr v31.16b, v17.16b, v19.16b                   // pipo.cs:31:16 encrypt>SLayer r12
-     orr v1.16b, v26.16b, v20.16b                   // pipo.cs:31:16 encrypt>SLayer r12
-    eor v31.16b, v18.16b, v31.16b                   // pipo.cs:31:5 encrypt>SLayer r12
-     eor v1.16b, v27.16b, v1.16b                    // pipo.cs:31:5 encrypt>SLayer r12
-    eor v2.16b, v29.16b, v31.16b                    // pipo.cs:32:5 encrypt>SLayer r12
+    ld1 {v7.16b-v10.16b}, [x10], #64                // round keys rk[11][0], rk[11][1], rk[11][2], rk[11][3]
+    eor3 v30.16b, v8.16b, v0.16b, v6.16b            // pipo.cs:88:29 encrypt r11
+     eor3 v22.16b, v8.16b, v22.16b, v6.16b          // pipo.cs:88:29 encrypt r11
+    eor v31.16b, v9.16b, v31.16b                    // pipo.cs:88:29 encrypt r11
+     eor v16.16b, v9.16b, v16.16b                   // pipo.cs:88:29 encrypt r11
+    eor v25.16b, v10.16b, v25.16b                   // pipo.cs:88:29 encrypt r11
+     eor v17.16b, v10.16b, v17.16b                  // pipo.cs:88:29 encrypt r11
+    ld1 {v0.16b-v3.16b}, [x10], #64                 // round keys rk[11][4], rk[11][5], rk[11][6], rk[11][7]
+    eor v27.16b, v1.16b, v27.16b                    // pipo.cs:88:29 encrypt r11
+     eor v19.16b, v1.16b, v19.16b                   // pipo.cs:88:29 encrypt r11
+    eor v28.16b, v2.16b, v28.16b                    // pipo.cs:88:29 encrypt r11
+     eor v20.16b, v2.16b, v20.16b                   // pipo.cs:88:29 encrypt r11
+    and v1.16b, v27.16b, v28.16b                    // pipo.cs:14:18 encrypt>SLayer r12
+     and v2.16b, v19.16b, v20.16b                   // pipo.cs:14:18 encrypt>SLayer r12
+    eor3 v29.16b, v3.16b, v29.16b, v1.16b           // pipo.cs:14:5 encrypt>SLayer r12
+     eor3 v21.16b, v3.16b, v21.16b, v2.16b          // pipo.cs:14:5 encrypt>SLayer r12
+    and v1.16b, v27.16b, v29.16b                    // pipo.cs:15:18 encrypt>SLayer r12
+     and v2.16b, v19.16b, v21.16b                   // pipo.cs:15:18 encrypt>SLayer r12
+    eor3 v26.16b, v0.16b, v26.16b, v1.16b           // pipo.cs:15:5 encrypt>SLayer r12
+     eor3 v18.16b, v0.16b, v18.16b, v2.16b          // pipo.cs:15:5 encrypt>SLayer r12
+    orr v0.16b, v26.16b, v25.16b                    // pipo.cs:16:18 encrypt>SLayer r12
+     orr v1.16b, v18.16b, v17.16b                   // pipo.cs:16:18 encrypt>SLayer r12
+    eor v28.16b, v28.16b, v26.16b                   // pipo.cs:17:5 encrypt>SLayer r12
+     eor v20.16b, v20.16b, v18.16b                  // pipo.cs:17:5 encrypt>SLayer r12
+    eor v25.16b, v25.16b, v29.16b                   // pipo.cs:18:5 encrypt>SLayer r12
+     eor v17.16b, v17.16b, v21.16b                  // pipo.cs:18:5 encrypt>SLayer r12
+    and v2.16b, v25.16b, v28.16b                    // pipo.cs:19:18 encrypt>SLayer r12
+     and v3.16b, v17.16b, v20.16b                   // pipo.cs:19:18 encrypt>SLayer r12
+    bcax v4.16b, v4.16b, v31.16b, v30.16b           // pipo.cs:21:5 encrypt>SLayer r12
+     bcax v5.16b, v5.16b, v16.16b, v22.16b          // pipo.cs:21:5 encrypt>SLayer r12
+    eor3 v24.16b, v7.16b, v24.16b, v4.16b           // pipo.cs:21:5 encrypt>SLayer r12
+     eor3 v23.16b, v7.16b, v23.16b, v5.16b          // pipo.cs:21:5 encrypt>SLayer r12
+    orr v4.16b, v31.16b, v24.16b                    // pipo.cs:22:18 encrypt>SLayer r12
+     orr v5.16b, v16.16b, v23.16b                   // pipo.cs:22:18 encrypt>SLayer r12
+    eor v30.16b, v30.16b, v4.16b                    // pipo.cs:22:5 encrypt>SLayer r12
+     eor v22.16b, v22.16b, v5.16b                   // pipo.cs:22:5 encrypt>SLayer r12
+    orr v4.16b, v24.16b, v30.16b                    // pipo.cs:24:18 encrypt>SLayer r12
+     orr v5.16b, v23.16b, v22.16b                   // pipo.cs:24:18 encrypt>SLayer r12
+    eor v31.16b, v31.16b, v4.16b                    // pipo.cs:24:5 encrypt>SLayer r12
+     eor v16.16b, v16.16b, v5.16b                   // pipo.cs:24:5 encrypt>SLayer r12
+    eor3 v29.16b, v29.16b, v2.16b, v31.16b          // pipo.cs:26:5 encrypt>SLayer r12
+     eor3 v21.16b, v21.16b, v3.16b, v16.16b         // pipo.cs:26:5 encrypt>SLayer r12
+    eor v28.16b, v28.16b, v30.16b                   // pipo.cs:26:19 encrypt>SLayer r12
+     eor v20.16b, v20.16b, v22.16b                  // pipo.cs:26:19 encrypt>SLayer r12
+    eor3 v27.16b, v27.16b, v0.16b, v24.16b          // pipo.cs:26:33 encrypt>SLayer r12
+     eor3 v19.16b, v19.16b, v1.16b, v23.16b         // pipo.cs:26:33 encrypt>SLayer r12
+    and v0.16b, v25.16b, v29.16b                    // pipo.cs:29:18 encrypt>SLayer r12
+     and v1.16b, v17.16b, v21.16b                   // pipo.cs:29:18 encrypt>SLayer r12
+    eor3 v26.16b, v26.16b, v28.16b, v0.16b          // pipo.cs:30:5 encrypt>SLayer r12
+     eor3 v18.16b, v18.16b, v20.16b, v1.16b         // pipo.cs:30:5 encrypt>SLayer r12
+    orr v0.16b, v26.16b, v28.16b                    // pipo.cs:31:16 encrypt>SLayer r12
+     orr v1.16b, v18.16b, v20.16b                   // pipo.cs:31:16 encrypt>SLayer r12
+    eor v0.16b, v27.16b, v0.16b                     // pipo.cs:31:5 encrypt>SLayer r12
+     eor v1.16b, v19.16b, v1.16b                    // pipo.cs:31:5 encrypt>SLayer r12
+    eor v2.16b, v29.16b, v0.16b                     // pipo.cs:32:5 encrypt>SLayer r12
      eor v3.16b, v21.16b, v1.16b                    // pipo.cs:32:5 encrypt>SLayer r12
-    eor v4.16b, v16.16b, v19.16b                    // pipo.cs:33:5 encrypt>SLayer r12
-     eor v5.16b, v25.16b, v20.16b                   // pipo.cs:33:5 encrypt>SLayer r12
-    orr v31.16b, v31.16b, v4.16b                    // pipo.cs:34:5 encrypt>SLayer r12
+    eor v4.16b, v25.16b, v28.16b                    // pipo.cs:33:5 encrypt>SLayer r12
+     eor v5.16b, v17.16b, v20.16b                   // pipo.cs:33:5 encrypt>SLayer r12
+    orr v0.16b, v0.16b, v4.16b                      // pipo.cs:34:5 encrypt>SLayer r12
      orr v1.16b, v1.16b, v5.16b                     // pipo.cs:34:5 encrypt>SLayer r12
-    orr v6.16b, v17.16b, v2.16b                     // pipo.cs:35:18 encrypt>SLayer r12
-     orr v7.16b, v26.16b, v3.16b                    // pipo.cs:35:18 encrypt>SLayer r12
-    eor v16.16b, v16.16b, v6.16b                    // pipo.cs:35:5 encrypt>SLayer r12
-     eor v25.16b, v25.16b, v7.16b                   // pipo.cs:35:5 encrypt>SLayer r12
-    eor v22.16b, v22.16b, v2.16b                    // pipo.cs:38:5 encrypt>SLayer r12
-     eor v28.16b, v28.16b, v3.16b                   // pipo.cs:38:5 encrypt>SLayer r12
-    eor3 v31.16b, v0.16b, v2.16b, v31.16b           // pipo.cs:38:17 encrypt>SLayer r12
-     eor3 v30.16b, v30.16b, v3.16b, v1.16b          // pipo.cs:38:17 encrypt>SLayer r12
-    shl v0.16b, v31.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r12
-    sri v0.16b, v31.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r12
-     shl v31.16b, v30.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r12
-     sri v31.16b, v30.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r12
-    shl v30.16b, v22.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r12
-    sri v30.16b, v22.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r12
-     shl v22.16b, v28.16b, #1                       // pipo.cs:74:40 encrypt>RLayer r12
-     sri v22.16b, v28.16b, #7                       // pipo.cs:74:40 encrypt>RLayer r12
-    shl v28.16b, v16.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r12
-    sri v28.16b, v16.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r12
-     shl v16.16b, v25.16b, #7                       // pipo.cs:74:40 encrypt>RLayer r12
-     sri v16.16b, v25.16b, #1                       // pipo.cs:74:40 encrypt>RLayer r12
-    shl v25.16b, v17.16b, #6                        // pipo.cs:74:40 encrypt>RLayer r12
-    sri v25.16b, v17.16b, #2                        // pipo.cs:74:40 encrypt>RLayer r12
-     shl v17.16b, v26.16b, #6                       // pipo.cs:74:40 encrypt>RLayer r12
-     sri v17.16b, v26.16b, #2                       // pipo.cs:74:40 encrypt>RLayer r12
-    shl v26.16b, v18.16b, #2                        // pipo.cs:74:40 encrypt>RLayer r12
-    sri v26.16b, v18.16b, #6                        // pipo.cs:74:40 encrypt>RLayer r12
-     shl v18.16b, v27.16b, #2                       // pipo.cs:74:40 encrypt>RLayer r12
-     sri v18.16b, v27.16b, #6                       // pipo.cs:74:40 encrypt>RLayer r12
-    shl v27.16b, v19.16b, #3                        // pipo.cs:74:40 encrypt>RLayer r12
-    sri v27.16b, v19.16b, #5                        // pipo.cs:74:40 encrypt>RLayer r12
-     shl v19.16b, v20.16b, #3                       // pipo.cs:74:40 encrypt>RLayer r12
-     sri v19.16b, v20.16b, #5                       // pipo.cs:74:40 encrypt>RLayer r12
+    orr v7.16b, v26.16b, v2.16b                     // pipo.cs:35:18 encrypt>SLayer r12
+     orr v8.16b, v18.16b, v3.16b                    // pipo.cs:35:18 encrypt>SLayer r12
+    eor v25.16b, v25.16b, v7.16b                    // pipo.cs:35:5 encrypt>SLayer r12
+     eor v17.16b, v17.16b, v8.16b                   // pipo.cs:35:5 encrypt>SLayer r12
+    eor v31.16b, v31.16b, v2.16b                    // pipo.cs:38:5 encrypt>SLayer r12
+     eor v16.16b, v16.16b, v3.16b                   // pipo.cs:38:5 encrypt>SLayer r12
+    eor3 v30.16b, v30.16b, v2.16b, v0.16b           // pipo.cs:38:17 encrypt>SLayer r12
+     eor3 v22.16b, v22.16b, v3.16b, v1.16b          // pipo.cs:38:17 encrypt>SLayer r12
+    shl v0.16b, v30.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r12
+    sri v0.16b, v30.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r12
+     shl v30.16b, v22.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r12
+     sri v30.16b, v22.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r12
+    shl v22.16b, v31.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r12
+    sri v22.16b, v31.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r12
+     shl v31.16b, v16.16b, #1                       // pipo.cs:74:40 encrypt>RLayer r12
+     sri v31.16b, v16.16b, #7                       // pipo.cs:74:40 encrypt>RLayer r12
+    shl v16.16b, v25.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r12
+    sri v16.16b, v25.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r12
+     shl v25.16b, v17.16b, #7                       // pipo.cs:74:40 encrypt>RLayer r12
+     sri v25.16b, v17.16b, #1                       // pipo.cs:74:40 encrypt>RLayer r12
+    shl v17.16b, v26.16b, #6                        // pipo.cs:74:40 encrypt>RLayer r12
+    sri v17.16b, v26.16b, #2                        // pipo.cs:74:40 encrypt>RLayer r12
+     shl v26.16b, v18.16b, #6                       // pipo.cs:74:40 encrypt>RLayer r12
+     sri v26.16b, v18.16b, #2                       // pipo.cs:74:40 encrypt>RLayer r12
+    shl v18.16b, v27.16b, #2                        // pipo.cs:74:40 encrypt>RLayer r12
+    sri v18.16b, v27.16b, #6                        // pipo.cs:74:40 encrypt>RLayer r12
+     shl v27.16b, v19.16b, #2                       // pipo.cs:74:40 encrypt>RLayer r12
+     sri v27.16b, v19.16b, #6                       // pipo.cs:74:40 encrypt>RLayer r12
+    shl v19.16b, v28.16b, #3                        // pipo.cs:74:40 encrypt>RLayer r12
+    sri v19.16b, v28.16b, #5                        // pipo.cs:74:40 encrypt>RLayer r12
+     shl v28.16b, v20.16b, #3                       // pipo.cs:74:40 encrypt>RLayer r12
+     sri v28.16b, v20.16b, #5                       // pipo.cs:74:40 encrypt>RLayer r12
     shl v20.16b, v29.16b, #5                        // pipo.cs:74:40 encrypt>RLayer r12
     sri v20.16b, v29.16b, #3                        // pipo.cs:74:40 encrypt>RLayer r12
      shl v29.16b, v21.16b, #5                       // pipo.cs:74:40 encrypt>RLayer r12
      sri v29.16b, v21.16b, #3                       // pipo.cs:74:40 encrypt>RLayer r12
-    ldr q21, [x0, #1552]                            // round key rk[12][1]
-    eor v0.16b, v21.16b, v0.16b                     // pipo.cs:88:29 encrypt r12
-     eor v21.16b, v21.16b, v31.16b                  // pipo.cs:88:29 encrypt r12
-    ldr q31, [x0, #1568]                            // round key rk[12][2]
-    eor v30.16b, v31.16b, v30.16b                   // pipo.cs:88:29 encrypt r12
-     eor v22.16b, v31.16b, v22.16b                  // pipo.cs:88:29 encrypt r12
-    ldr q31, [x0, #1584]                            // round key rk[12][3]
-    eor v28.16b, v31.16b, v28.16b                   // pipo.cs:88:29 encrypt r12
-     eor v16.16b, v31.16b, v16.16b                  // pipo.cs:88:29 encrypt r12
-    ldr q31, [x0, #1616]                            // round key rk[12][5]
-    eor v26.16b, v31.16b, v26.16b                   // pipo.cs:88:29 encrypt r12
-     eor v18.16b, v31.16b, v18.16b                  // pipo.cs:88:29 encrypt r12
-    ldr q31, [x0, #1632]                            // round key rk[12][6]
-    eor v27.16b, v31.16b, v27.16b                   // pipo.cs:88:29 encrypt r12
-     eor v19.16b, v31.16b, v19.16b                  // pipo.cs:88:29 encrypt r12
-    and v31.16b, v26.16b, v27.16b                   // pipo.cs:14:18 encrypt>SLayer r13
-     and v1.16b, v18.16b, v19.16b                   // pipo.cs:14:18 encrypt>SLayer r13
-    ldr q2, [x0, #1648]                             // round key rk[12][7]
-    eor3 v20.16b, v2.16b, v20.16b, v31.16b          // pipo.cs:14:5 encrypt>SLayer r13
-     eor3 v29.16b, v2.16b, v29.16b, v1.16b          // pipo.cs:14:5 encrypt>SLayer r13
-    and v31.16b, v26.16b, v20.16b                   // pipo.cs:15:18 encrypt>SLayer r13
-     and v1.16b, v18.16b, v29.16b                   // pipo.cs:15:18 encrypt>SLayer r13
-    ldr q2, [x0, #1600]                             // round key rk[12][4]
-    eor3 v25.16b, v2.16b, v25.16b, v31.16b          // pipo.cs:15:5 encrypt>SLayer r13
-     eor3 v17.16b, v2.16b, v17.16b, v1.16b          // pipo.cs:15:5 encrypt>SLayer r13
-    orr v31.16b, v25.16b, v28.16b                   // pipo.cs:16:18 encrypt>SLayer r13
-     orr v1.16b, v17.16b, v16.16b                   // pipo.cs:16:18 encrypt>SLayer r13
-    eor v27.16b, v27.16b, v25.16b                   // pipo.cs:17:5 encrypt>SLayer r13
-     eor v19.16b, v19.16b, v17.16b                  // pipo.cs:17:5 encrypt>SLayer r13
-    eor v28.16b, v28.16b, v20.16b                   // pipo.cs:18:5 encrypt>SLayer r13
-     eor v16.16b, v16.16b, v29.16b                  // pipo.cs:18:5 encrypt>SLayer r13
-    and v2.16b, v28.16b, v27.16b                    // pipo.cs:19:18 encrypt>SLayer r13
-     and v3.16b, v16.16b, v19.16b                   // pipo.cs:19:18 encrypt>SLayer r13
-    and v6.16b, v30.16b, v0.16b                     // pipo.cs:21:18 encrypt>SLayer r13
-     and v7.16b, v22.16b, v21.16b                   // pipo.cs:21:18 encrypt>SLayer r13
-    eor v4.16b, v4.16b, v6.16b                      // pipo.cs:21:5 encrypt>SLayer r13
-     eor v5.16b, v5.16b, v7.16b                     // pipo.cs:21:5 encrypt>SLayer r13
-    ldr q6, [x0, #1536]                             // round key rk[12][0]
-    eor3 v24.16b, v6.16b, v24.16b, v4.16b           // pipo.cs:21:5 encrypt>SLayer r13
-     eor3 v23.16b, v6.16b, v23.16b, v5.16b          // pipo.cs:21:5 encrypt>SLayer r13
-    orr v4.16b, v30.16b, v24.16b                    // pipo.cs:22:18 encrypt>SLayer r13
-     orr v5.16b, v22.16b, v23.16b                   // pipo.cs:22:18 encrypt>SLayer r13
-    eor v6.16b, v0.16b, v4.16b                      // pipo.cs:22:5 encrypt>SLayer r13
-     eor v7.16b, v21.16b, v5.16b                    // pipo.cs:22:5 encrypt>SLayer r13
-    eor3 v0.16b, v0.16b, v4.16b, v8.16b             // pipo.cs:23:12 encrypt>SLayer r13
-     eor3 v21.16b, v21.16b, v5.16b, v8.16b          // pipo.cs:23:12 encrypt>SLayer r13
-    orn v4.16b, v24.16b, v6.16b                     // pipo.cs:24:18 encrypt>SLayer r13
-     orn v5.16b, v23.16b, v7.16b                    // pipo.cs:24:18 encrypt>SLayer r13
-    eor v30.16b, v30.16b, v4.16b                    // pipo.cs:24:5 encrypt>SLayer r13
-     eor v22.16b, v22.16b, v5.16b                   // pipo.cs:24:5 encrypt>SLayer r13
-    eor3 v20.16b, v20.16b, v2.16b, v30.16b          // pipo.cs:26:5 encrypt>SLayer r13
-     eor3 v29.16b, v29.16b, v3.16b, v22.16b         // pipo.cs:26:5 encrypt>SLayer r13
-    eor v27.16b, v27.16b, v0.16b                    // pipo.cs:26:19 encrypt>SLayer r13
-     eor v19.16b, v19.16b, v21.16b                  // pipo.cs:26:19 encrypt>SLayer r13
-    eor3 v26.16b, v26.16b, v31.16b, v24.16b         // pipo.cs:26:33 encrypt>SLayer r13
-     eor3 v18.16b, v18.16b, v1.16b, v23.16b         // pipo.cs:26:33 encrypt>SLayer r13
-    and v31.16b, v28.16b, v20.16b                   // pipo.cs:29:18 encrypt>SLayer r13
-     and v1.16b, v16.16b, v29.16b                   // pipo.cs:29:18 encrypt>SLayer r13
-    eor3 v25.16b, v25.16b, v27.16b, v31.16b         // pipo.cs:30:5 encrypt>SLayer r13
-     eor3 v17.16b, v17.16b, v19.16b, v1.16b         // pipo.cs:30:5 encrypt>SLayer r13
-    orr v31.16b, v25.16b, v27.16b                   // pipo.cs:31:16 encrypt>SLayer r13
-     orr v1.16b, v17.16b, v19.16b                   // pipo.cs:31:16 encrypt>SLayer r13
-    eor v31.16b, v26.16b, v31.16b                   // pipo.cs:31:5 encrypt>SLayer r13
-     eor v1.16b, v18.16b, v1.16b                    // pipo.cs:31:5 encrypt>SLayer r13
-    eor v2.16b, v20.16b, v31.16b                    // pipo.cs:32:5 encrypt>SLayer r13
+    ld1 {v7.16b-v10.16b}, [x10], #64                // round keys rk[12][0], rk[12][1], rk[12][2], rk[12][3]
+    eor3 v21.16b, v8.16b, v0.16b, v6.16b            // pipo.cs:88:29 encrypt r12
+     eor3 v30.16b, v8.16b, v30.16b, v6.16b          // pipo.cs:88:29 encrypt r12
+    eor v22.16b, v9.16b, v22.16b                    // pipo.cs:88:29 encrypt r12
+     eor v31.16b, v9.16b, v31.16b                   // pipo.cs:88:29 encrypt r12
+    eor v16.16b, v10.16b, v16.16b                   // pipo.cs:88:29 encrypt r12
+     eor v25.16b, v10.16b, v25.16b                  // pipo.cs:88:29 encrypt r12
+    ld1 {v0.16b-v3.16b}, [x10], #64                 // round keys rk[12][4], rk[12][5], rk[12][6], rk[12][7]
+    eor v18.16b, v1.16b, v18.16b                    // pipo.cs:88:29 encrypt r12
+     eor v27.16b, v1.16b, v27.16b                   // pipo.cs:88:29 encrypt r12
+    eor v19.16b, v2.16b, v19.16b                    // pipo.cs:88:29 encrypt r12
+     eor v28.16b, v2.16b, v28.16b                   // pipo.cs:88:29 encrypt r12
+    and v1.16b, v18.16b, v19.16b                    // pipo.cs:14:18 encrypt>SLayer r13
+     and v2.16b, v27.16b, v28.16b                   // pipo.cs:14:18 encrypt>SLayer r13
+    eor3 v20.16b, v3.16b, v20.16b, v1.16b           // pipo.cs:14:5 encrypt>SLayer r13
+     eor3 v29.16b, v3.16b, v29.16b, v2.16b          // pipo.cs:14:5 encrypt>SLayer r13
+    and v1.16b, v18.16b, v20.16b                    // pipo.cs:15:18 encrypt>SLayer r13
+     and v2.16b, v27.16b, v29.16b                   // pipo.cs:15:18 encrypt>SLayer r13
+    eor3 v17.16b, v0.16b, v17.16b, v1.16b           // pipo.cs:15:5 encrypt>SLayer r13
+     eor3 v26.16b, v0.16b, v26.16b, v2.16b          // pipo.cs:15:5 encrypt>SLayer r13
+    orr v0.16b, v17.16b, v16.16b                    // pipo.cs:16:18 encrypt>SLayer r13
+     orr v1.16b, v26.16b, v25.16b                   // pipo.cs:16:18 encrypt>SLayer r13
+    eor v19.16b, v19.16b, v17.16b                   // pipo.cs:17:5 encrypt>SLayer r13
+     eor v28.16b, v28.16b, v26.16b                  // pipo.cs:17:5 encrypt>SLayer r13
+    eor v16.16b, v16.16b, v20.16b                   // pipo.cs:18:5 encrypt>SLayer r13
+     eor v25.16b, v25.16b, v29.16b                  // pipo.cs:18:5 encrypt>SLayer r13
+    and v2.16b, v16.16b, v19.16b                    // pipo.cs:19:18 encrypt>SLayer r13
+     and v3.16b, v25.16b, v28.16b                   // pipo.cs:19:18 encrypt>SLayer r13
+    bcax v4.16b, v4.16b, v22.16b, v21.16b           // pipo.cs:21:5 encrypt>SLayer r13
+     bcax v5.16b, v5.16b, v31.16b, v30.16b          // pipo.cs:21:5 encrypt>SLayer r13
+    eor3 v24.16b, v7.16b, v24.16b, v4.16b           // pipo.cs:21:5 encrypt>SLayer r13
+     eor3 v23.16b, v7.16b, v23.16b, v5.16b          // pipo.cs:21:5 encrypt>SLayer r13
+    orr v4.16b, v22.16b, v24.16b                    // pipo.cs:22:18 encrypt>SLayer r13
+     orr v5.16b, v31.16b, v23.16b                   // pipo.cs:22:18 encrypt>SLayer r13
+    eor v21.16b, v21.16b, v4.16b                    // pipo.cs:22:5 encrypt>SLayer r13
+     eor v30.16b, v30.16b, v5.16b                   // pipo.cs:22:5 encrypt>SLayer r13
+    orr v4.16b, v24.16b, v21.16b                    // pipo.cs:24:18 encrypt>SLayer r13
+     orr v5.16b, v23.16b, v30.16b                   // pipo.cs:24:18 encrypt>SLayer r13
+    eor v22.16b, v22.16b, v4.16b                    // pipo.cs:24:5 encrypt>SLayer r13
+     eor v31.16b, v31.16b, v5.16b                   // pipo.cs:24:5 encrypt>SLayer r13
+    eor3 v20.16b, v20.16b, v2.16b, v22.16b          // pipo.cs:26:5 encrypt>SLayer r13
+     eor3 v29.16b, v29.16b, v3.16b, v31.16b         // pipo.cs:26:5 encrypt>SLayer r13
+    eor v19.16b, v19.16b, v21.16b                   // pipo.cs:26:19 encrypt>SLayer r13
+     eor v28.16b, v28.16b, v30.16b                  // pipo.cs:26:19 encrypt>SLayer r13
+    eor3 v18.16b, v18.16b, v0.16b, v24.16b          // pipo.cs:26:33 encrypt>SLayer r13
+     eor3 v27.16b, v27.16b, v1.16b, v23.16b         // pipo.cs:26:33 encrypt>SLayer r13
+    and v0.16b, v16.16b, v20.16b                    // pipo.cs:29:18 encrypt>SLayer r13
+     and v1.16b, v25.16b, v29.16b                   // pipo.cs:29:18 encrypt>SLayer r13
+    eor3 v17.16b, v17.16b, v19.16b, v0.16b          // pipo.cs:30:5 encrypt>SLayer r13
+     eor3 v26.16b, v26.16b, v28.16b, v1.16b         // pipo.cs:30:5 encrypt>SLayer r13
+    orr v0.16b, v17.16b, v19.16b                    // pipo.cs:31:16 encrypt>SLayer r13
+     orr v1.16b, v26.16b, v28.16b                   // pipo.cs:31:16 encrypt>SLayer r13
+    eor v0.16b, v18.16b, v0.16b                     // pipo.cs:31:5 encrypt>SLayer r13
+     eor v1.16b, v27.16b, v1.16b                    // pipo.cs:31:5 encrypt>SLayer r13
+    eor v2.16b, v20.16b, v0.16b                     // pipo.cs:32:5 encrypt>SLayer r13
      eor v3.16b, v29.16b, v1.16b                    // pipo.cs:32:5 encrypt>SLayer r13
-    eor v4.16b, v28.16b, v27.16b                    // pipo.cs:33:5 encrypt>SLayer r13
-     eor v5.16b, v16.16b, v19.16b                   // pipo.cs:33:5 encrypt>SLayer r13
-    orr v31.16b, v31.16b, v4.16b                    // pipo.cs:34:5 encrypt>SLayer r13
+    eor v4.16b, v16.16b, v19.16b                    // pipo.cs:33:5 encrypt>SLayer r13
+     eor v5.16b, v25.16b, v28.16b                   // pipo.cs:33:5 encrypt>SLayer r13
+    orr v0.16b, v0.16b, v4.16b                      // pipo.cs:34:5 encrypt>SLayer r13
      orr v1.16b, v1.16b, v5.16b                     // pipo.cs:34:5 encrypt>SLayer r13
-    orr v6.16b, v25.16b, v2.16b                     // pipo.cs:35:18 encrypt>SLayer r13
-     orr v7.16b, v17.16b, v3.16b                    // pipo.cs:35:18 encrypt>SLayer r13
-    eor v28.16b, v28.16b, v6.16b                    // pipo.cs:35:5 encrypt>SLayer r13
-     eor v16.16b, v16.16b, v7.16b                   // pipo.cs:35:5 encrypt>SLayer r13
-    eor v30.16b, v30.16b, v2.16b                    // pipo.cs:38:5 encrypt>SLayer r13
-     eor v22.16b, v22.16b, v3.16b                   // pipo.cs:38:5 encrypt>SLayer r13
-    eor3 v31.16b, v0.16b, v2.16b, v31.16b           // pipo.cs:38:17 encrypt>SLayer r13
-     eor3 v21.16b, v21.16b, v3.16b, v1.16b          // pipo.cs:38:17 encrypt>SLayer r13
-    shl v0.16b, v31.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r13
-    sri v0.16b, v31.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r13
-     shl v31.16b, v21.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r13
-     sri v31.16b, v21.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r13
-    shl v21.16b, v30.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r13
-    sri v21.16b, v30.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r13
-     shl v30.16b, v22.16b, #1                       // pipo.cs:74:40 encrypt>RLayer r13
-     sri v30.16b, v22.16b, #7                       // pipo.cs:74:40 encrypt>RLayer r13
-    shl v22.16b, v28.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r13
-    sri v22.16b, v28.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r13
-     shl v28.16b, v16.16b, #7                       // pipo.cs:74:40 encrypt>RLayer r13
-     sri v28.16b, v16.16b, #1                       // pipo.cs:74:40 encrypt>RLayer r13
-    shl v16.16b, v25.16b, #6                        // pipo.cs:74:40 encrypt>RLayer r13
-    sri v16.16b, v25.16b, #2                        // pipo.cs:74:40 encrypt>RLayer r13
-     shl v25.16b, v17.16b, #6                       // pipo.cs:74:40 encrypt>RLayer r13
-     sri v25.16b, v17.16b, #2                       // pipo.cs:74:40 encrypt>RLayer r13
-    shl v17.16b, v26.16b, #2                        // pipo.cs:74:40 encrypt>RLayer r13
-    sri v17.16b, v26.16b, #6                        // pipo.cs:74:40 encrypt>RLayer r13
-     shl v26.16b, v18.16b, #2                       // pipo.cs:74:40 encrypt>RLayer r13
-     sri v26.16b, v18.16b, #6                       // pipo.cs:74:40 encrypt>RLayer r13
-    shl v18.16b, v27.16b, #3                        // pipo.cs:74:40 encrypt>RLayer r13
-    sri v18.16b, v27.16b, #5                        // pipo.cs:74:40 encrypt>RLayer r13
-     shl v27.16b, v19.16b, #3                       // pipo.cs:74:40 encrypt>RLayer r13
-     sri v27.16b, v19.16b, #5                       // pipo.cs:74:40 encrypt>RLayer r13
-    shl v19.16b, v20.16b, #5                        // pipo.cs:74:40 encrypt>RLayer r13
-    sri v19.16b, v20.16b, #3                        // pipo.cs:74:40 encrypt>RLayer r13
+    orr v6.16b, v17.16b, v2.16b                     // pipo.cs:35:18 encrypt>SLayer r13
+     orr v7.16b, v26.16b, v3.16b                    // pipo.cs:35:18 encrypt>SLayer r13
+    eor v16.16b, v16.16b, v6.16b                    // pipo.cs:35:5 encrypt>SLayer r13
+     eor v25.16b, v25.16b, v7.16b                   // pipo.cs:35:5 encrypt>SLayer r13
+    eor v22.16b, v22.16b, v2.16b                    // pipo.cs:38:5 encrypt>SLayer r13
+     eor v31.16b, v31.16b, v3.16b                   // pipo.cs:38:5 encrypt>SLayer r13
+    eor3 v21.16b, v21.16b, v2.16b, v0.16b           // pipo.cs:38:17 encrypt>SLayer r13
+     eor3 v30.16b, v30.16b, v3.16b, v1.16b          // pipo.cs:38:17 encrypt>SLayer r13
+    shl v0.16b, v21.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r13
+    sri v0.16b, v21.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r13
+     shl v21.16b, v30.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r13
+     sri v21.16b, v30.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r13
+    shl v30.16b, v22.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r13
+    sri v30.16b, v22.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r13
+     shl v22.16b, v31.16b, #1                       // pipo.cs:74:40 encrypt>RLayer r13
+     sri v22.16b, v31.16b, #7                       // pipo.cs:74:40 encrypt>RLayer r13
+    shl v31.16b, v16.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r13
+    sri v31.16b, v16.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r13
+     shl v16.16b, v25.16b, #7                       // pipo.cs:74:40 encrypt>RLayer r13
+     sri v16.16b, v25.16b, #1                       // pipo.cs:74:40 encrypt>RLayer r13
+    shl v25.16b, v17.16b, #6                        // pipo.cs:74:40 encrypt>RLayer r13
+    sri v25.16b, v17.16b, #2                        // pipo.cs:74:40 encrypt>RLayer r13
+     shl v17.16b, v26.16b, #6                       // pipo.cs:74:40 encrypt>RLayer r13
+     sri v17.16b, v26.16b, #2                       // pipo.cs:74:40 encrypt>RLayer r13
+    shl v26.16b, v18.16b, #2                        // pipo.cs:74:40 encrypt>RLayer r13
+    sri v26.16b, v18.16b, #6                        // pipo.cs:74:40 encrypt>RLayer r13
+     shl v18.16b, v27.16b, #2                       // pipo.cs:74:40 encrypt>RLayer r13
+     sri v18.16b, v27.16b, #6                       // pipo.cs:74:40 encrypt>RLayer r13
+    shl v27.16b, v19.16b, #3                        // pipo.cs:74:40 encrypt>RLayer r13
+    sri v27.16b, v19.16b, #5                        // pipo.cs:74:40 encrypt>RLayer r13
+     shl v19.16b, v28.16b, #3                       // pipo.cs:74:40 encrypt>RLayer r13
+     sri v19.16b, v28.16b, #5                       // pipo.cs:74:40 encrypt>RLayer r13
+    shl v28.16b, v20.16b, #5                        // pipo.cs:74:40 encrypt>RLayer r13
+    sri v28.16b, v20.16b, #3                        // pipo.cs:74:40 encrypt>RLayer r13
      shl v20.16b, v29.16b, #5                       // pipo.cs:74:40 encrypt>RLayer r13
      sri v20.16b, v29.16b, #3                       // pipo.cs:74:40 encrypt>RLayer r13
-    ldr q29, [x0, #1664]                            // round key rk[13][0]
-    eor3 v24.16b, v29.16b, v24.16b, v4.16b          // pipo.cs:88:29 encrypt r13
-     eor3 v23.16b, v29.16b, v23.16b, v5.16b         // pipo.cs:88:29 encrypt r13
-    ldr q29, [x0, #1680]                            // round key rk[13][1]
-    eor v0.16b, v29.16b, v0.16b                     // pipo.cs:88:29 encrypt r13
-     eor v29.16b, v29.16b, v31.16b                  // pipo.cs:88:29 encrypt r13
-    ldr q31, [x0, #1696]                            // round key rk[13][2]
-    eor v21.16b, v31.16b, v21.16b                   // pipo.cs:88:29 encrypt r13
-     eor v30.16b, v31.16b, v30.16b                  // pipo.cs:88:29 encrypt r13
-    ldr q31, [x0, #1712]                            // round key rk[13][3]
-    eor v22.16b, v31.16b, v22.16b                   // pipo.cs:88:29 encrypt r13
-     eor v28.16b, v31.16b, v28.16b                  // pipo.cs:88:29 encrypt r13
-    ldr q31, [x0, #1728]                            // round key rk[13][4]
-    eor v16.16b, v31.16b, v16.16b                   // pipo.cs:88:29 encrypt r13
-     eor v25.16b, v31.16b, v25.16b                  // pipo.cs:88:29 encrypt r13
-    ldr q31, [x0, #1744]                            // round key rk[13][5]
-    eor v17.16b, v31.16b, v17.16b                   // pipo.cs:88:29 encrypt r13
-     eor v26.16b, v31.16b, v26.16b                  // pipo.cs:88:29 encrypt r13
-    ldr q31, [x0, #1760]                            // round key rk[13][6]
-    eor v18.16b, v31.16b, v18.16b                   // pipo.cs:88:29 encrypt r13
-     eor v27.16b, v31.16b, v27.16b                  // pipo.cs:88:29 encrypt r13
-    ldr q31, [x0, #1776]                            // round key rk[13][7]
-    eor v19.16b, v31.16b, v19.16b                   // pipo.cs:88:29 encrypt r13
-     eor v20.16b, v31.16b, v20.16b                  // pipo.cs:88:29 encrypt r13
-    zip1 v4.16b, v22.16b, v19.16b                   // store blocks 0..15
-    zip2 v8.16b, v22.16b, v19.16b                   // store blocks 0..15
-    zip1 v3.16b, v21.16b, v18.16b                   // store blocks 0..15
-    zip2 v7.16b, v21.16b, v18.16b                   // store blocks 0..15
-    zip1 v2.16b, v0.16b, v17.16b                    // store blocks 0..15
-    zip2 v6.16b, v0.16b, v17.16b                    // store blocks 0..15
-    zip1 v1.16b, v24.16b, v16.16b                   // store blocks 0..15
-    zip2 v5.16b, v24.16b, v16.16b                   // store blocks 0..15
-    st4 {v1.16b-v4.16b}, [x2], #64                  // store blocks 0..15
-    st4 {v5.16b-v8.16b}, [x2], #64                  // store blocks 0..15
-     zip1 v3.16b, v28.16b, v20.16b                  // store blocks 16..31
-     zip2 v7.16b, v28.16b, v20.16b                  // store blocks 16..31
-     zip1 v2.16b, v30.16b, v27.16b                  // store blocks 16..31
-     zip2 v6.16b, v30.16b, v27.16b                  // store blocks 16..31
-     zip1 v1.16b, v29.16b, v26.16b                  // store blocks 16..31
-     zip2 v5.16b, v29.16b, v26.16b                  // store blocks 16..31
-     zip1 v0.16b, v23.16b, v25.16b                  // store blocks 16..31
-     zip2 v4.16b, v23.16b, v25.16b                  // store blocks 16..31
+    ld1 {v6.16b-v9.16b}, [x10], #64                 // round keys rk[13][0], rk[13][1], rk[13][2], rk[13][3]
+    eor3 v24.16b, v6.16b, v24.16b, v4.16b           // pipo.cs:88:29 encrypt r13
+     eor3 v23.16b, v6.16b, v23.16b, v5.16b          // pipo.cs:88:29 encrypt r13
+    eor v29.16b, v7.16b, v0.16b                     // pipo.cs:88:29 encrypt r13
+     eor v21.16b, v7.16b, v21.16b                   // pipo.cs:88:29 encrypt r13
+    eor v30.16b, v8.16b, v30.16b                    // pipo.cs:88:29 encrypt r13
+     eor v22.16b, v8.16b, v22.16b                   // pipo.cs:88:29 encrypt r13
+    eor v31.16b, v9.16b, v31.16b                    // pipo.cs:88:29 encrypt r13
+     eor v16.16b, v9.16b, v16.16b                   // pipo.cs:88:29 encrypt r13
+    ld1 {v0.16b-v3.16b}, [x10], #64                 // round keys rk[13][4], rk[13][5], rk[13][6], rk[13][7]
+    eor v25.16b, v0.16b, v25.16b                    // pipo.cs:88:29 encrypt r13
+     eor v17.16b, v0.16b, v17.16b                   // pipo.cs:88:29 encrypt r13
+    eor v26.16b, v1.16b, v26.16b                    // pipo.cs:88:29 encrypt r13
+     eor v18.16b, v1.16b, v18.16b                   // pipo.cs:88:29 encrypt r13
+    eor v27.16b, v2.16b, v27.16b                    // pipo.cs:88:29 encrypt r13
+     eor v19.16b, v2.16b, v19.16b                   // pipo.cs:88:29 encrypt r13
+    eor v28.16b, v3.16b, v28.16b                    // pipo.cs:88:29 encrypt r13
+     eor v20.16b, v3.16b, v20.16b                   // pipo.cs:88:29 encrypt r13
+    zip1 v3.16b, v31.16b, v28.16b                   // store blocks 0..15
+    zip2 v7.16b, v31.16b, v28.16b                   // store blocks 0..15
+    zip1 v2.16b, v30.16b, v27.16b                   // store blocks 0..15
+    zip2 v6.16b, v30.16b, v27.16b                   // store blocks 0..15
+    zip1 v1.16b, v29.16b, v26.16b                   // store blocks 0..15
+    zip2 v5.16b, v29.16b, v26.16b                   // store blocks 0..15
+    zip1 v0.16b, v24.16b, v25.16b                   // store blocks 0..15
+    zip2 v4.16b, v24.16b, v25.16b                   // store blocks 0..15
+    st4 {v0.16b-v3.16b}, [x2], #64                  // store blocks 0..15
+    st4 {v4.16b-v7.16b}, [x2], #64                  // store blocks 0..15
+     zip1 v3.16b, v16.16b, v20.16b                  // store blocks 16..31
+     zip2 v7.16b, v16.16b, v20.16b                  // store blocks 16..31
+     zip1 v2.16b, v22.16b, v19.16b                  // store blocks 16..31
+     zip2 v6.16b, v22.16b, v19.16b                  // store blocks 16..31
+     zip1 v1.16b, v21.16b, v18.16b                  // store blocks 16..31
+     zip2 v5.16b, v21.16b, v18.16b                  // store blocks 16..31
+     zip1 v0.16b, v23.16b, v17.16b                  // store blocks 16..31
+     zip2 v4.16b, v23.16b, v17.16b                  // store blocks 16..31
      st4 {v0.16b-v3.16b}, [x2], #64                 // store blocks 16..31
      st4 {v4.16b-v7.16b}, [x2], #64                 // store blocks 16..31
     subs x3, x3, #1
     b.ne 1b
-    ldr d8, [sp, #0]
-    add sp, sp, #16
+    ldp d8, d9, [sp, #0]
+    ldr d10, [sp, #16]
+    add sp, sp, #32
 9:  ret
     .size pipo64_128_neon_b16_il2_sha3_ecb_encrypt, .-pipo64_128_neon_b16_il2_sha3_ecb_encrypt
 
@@ -1471,16 +1349,17 @@ pipo64_128_neon_b16_il2_sha3_ecb_encrypt:
 //   x1  input, 256 bytes per group (post-incremented)     x2  output (post-incremented)
 //   x3  number of groups of 32 blocks (0: returns at once)
 //   x8  constant pool (tables, vector constants)   x9 scratch
-//   v0-v31 allocated (1415 instructions per group: 0 spills, 0 reloads, 113 rematerialised loads)
-//   callee-saved registers preserved: d8, d9, d10; stack frame 32 bytes
+//   v0-v31 allocated (1383 instructions per group: 0 spills, 0 reloads, 113 rematerialised loads)
+//   callee-saved registers preserved: d8, d9, d10, d11, d12; stack frame 48 bytes
     .global pipo64_128_neon_b16_il2_sha3_ecb_decrypt
     .type pipo64_128_neon_b16_il2_sha3_ecb_decrypt, %function
     .p2align 4
 pipo64_128_neon_b16_il2_sha3_ecb_decrypt:
     cbz x3, 9f
-    sub sp, sp, #32
+    sub sp, sp, #48
     stp d8, d9, [sp, #0]
-    str d10, [sp, #16]
+    stp d10, d11, [sp, #16]
+    str d12, [sp, #32]
     adrp x8, .Lpipo64_128_neon_b16_il2_sha3_pool
     add x8, x8, :lo12:.Lpipo64_128_neon_b16_il2_sha3_pool
 1:
@@ -1598,27 +1477,23 @@ pipo64_128_neon_b16_il2_sha3_ecb_decrypt:
      and v3.16b, v17.16b, v18.16b                   // pipo.cs:63:18 decrypt>InvSLayer r0
     orr v4.16b, v24.16b, v28.16b                    // pipo.cs:65:18 decrypt>InvSLayer r0
      orr v5.16b, v23.16b, v20.16b                   // pipo.cs:65:18 decrypt>InvSLayer r0
-    eor v29.16b, v29.16b, v4.16b                    // pipo.cs:65:5 decrypt>InvSLayer r0
-     eor v21.16b, v21.16b, v5.16b                   // pipo.cs:65:5 decrypt>InvSLayer r0
-    orr v4.16b, v29.16b, v24.16b                    // pipo.cs:67:18 decrypt>InvSLayer r0
-     orr v5.16b, v21.16b, v23.16b                   // pipo.cs:67:18 decrypt>InvSLayer r0
     movi v6.16b, #0xff                              // const
-    eor3 v28.16b, v4.16b, v28.16b, v6.16b           // pipo.cs:67:5 decrypt>InvSLayer r0
-     eor3 v20.16b, v5.16b, v20.16b, v6.16b          // pipo.cs:67:5 decrypt>InvSLayer r0
-    and v4.16b, v29.16b, v28.16b                    // pipo.cs:68:18 decrypt>InvSLayer r0
-     and v5.16b, v21.16b, v20.16b                   // pipo.cs:68:18 decrypt>InvSLayer r0
-    ldr q7, [x0, #1552]                             // round key rk[12][1]
-    eor v28.16b, v7.16b, v28.16b                    // pipo.cs:94:33 decrypt r1
-     eor v20.16b, v7.16b, v20.16b                   // pipo.cs:94:33 decrypt r1
+    eor3 v29.16b, v29.16b, v4.16b, v6.16b           // pipo.cs:65:5 decrypt>InvSLayer r0
+     eor3 v21.16b, v21.16b, v5.16b, v6.16b          // pipo.cs:65:5 decrypt>InvSLayer r0
+    bcax v28.16b, v28.16b, v29.16b, v24.16b         // pipo.cs:67:5 decrypt>InvSLayer r0
+     bcax v20.16b, v20.16b, v21.16b, v23.16b        // pipo.cs:67:5 decrypt>InvSLayer r0
+    ldr q4, [x0, #1552]                             // round key rk[12][1]
+    eor v5.16b, v4.16b, v28.16b                     // pipo.cs:94:33 decrypt r1
+     eor v4.16b, v4.16b, v20.16b                    // pipo.cs:94:33 decrypt r1
     ldr q7, [x0, #1568]                             // round key rk[12][2]
-    eor v29.16b, v7.16b, v29.16b                    // pipo.cs:94:33 decrypt r1
-     eor v21.16b, v7.16b, v21.16b                   // pipo.cs:94:33 decrypt r1
-    ldr q7, [x0, #1584]                             // round key rk[12][3]
-    eor v30.16b, v7.16b, v30.16b                    // pipo.cs:94:33 decrypt r1
-     eor v22.16b, v7.16b, v22.16b                   // pipo.cs:94:33 decrypt r1
-    ldr q7, [x0, #1600]                             // round key rk[12][4]
-    eor3 v31.16b, v7.16b, v31.16b, v0.16b           // pipo.cs:94:33 decrypt r1
-     eor3 v16.16b, v7.16b, v16.16b, v1.16b          // pipo.cs:94:33 decrypt r1
+    eor3 v8.16b, v7.16b, v29.16b, v6.16b            // pipo.cs:94:33 decrypt r1
+     eor3 v7.16b, v7.16b, v21.16b, v6.16b           // pipo.cs:94:33 decrypt r1
+    ldr q9, [x0, #1584]                             // round key rk[12][3]
+    eor v30.16b, v9.16b, v30.16b                    // pipo.cs:94:33 decrypt r1
+     eor v22.16b, v9.16b, v22.16b                   // pipo.cs:94:33 decrypt r1
+    ldr q9, [x0, #1600]                             // round key rk[12][4]
+    eor3 v31.16b, v9.16b, v31.16b, v0.16b           // pipo.cs:94:33 decrypt r1
+     eor3 v16.16b, v9.16b, v16.16b, v1.16b          // pipo.cs:94:33 decrypt r1
     ldr q0, [x0, #1616]                             // round key rk[12][5]
     eor v25.16b, v0.16b, v25.16b                    // pipo.cs:94:33 decrypt r1
      eor v17.16b, v0.16b, v17.16b                   // pipo.cs:94:33 decrypt r1
@@ -1628,16 +1503,16 @@ pipo64_128_neon_b16_il2_sha3_ecb_decrypt:
     ldr q0, [x0, #1648]                             // round key rk[12][7]
     eor3 v27.16b, v0.16b, v27.16b, v2.16b           // pipo.cs:94:33 decrypt r1
      eor3 v19.16b, v0.16b, v19.16b, v3.16b          // pipo.cs:94:33 decrypt r1
-    shl v0.16b, v28.16b, #4                         // pipo.cs:75:43 decrypt>InvRLayer r1
-    sri v0.16b, v28.16b, #4                         // pipo.cs:75:43 decrypt>InvRLayer r1
-     shl v28.16b, v20.16b, #4                       // pipo.cs:75:43 decrypt>InvRLayer r1
-     sri v28.16b, v20.16b, #4                       // pipo.cs:75:43 decrypt>InvRLayer r1
-    shl v20.16b, v29.16b, #7                        // pipo.cs:75:43 decrypt>InvRLayer r1
-    sri v20.16b, v29.16b, #1                        // pipo.cs:75:43 decrypt>InvRLayer r1
-     shl v29.16b, v21.16b, #7                       // pipo.cs:75:43 decrypt>InvRLayer r1
-     sri v29.16b, v21.16b, #1                       // pipo.cs:75:43 decrypt>InvRLayer r1
-    shl v21.16b, v30.16b, #1                        // pipo.cs:75:43 decrypt>InvRLayer r1
-    sri v21.16b, v30.16b, #7                        // pipo.cs:75:43 decrypt>InvRLayer r1
+    shl v0.16b, v5.16b, #4                          // pipo.cs:75:43 decrypt>InvRLayer r1
+    sri v0.16b, v5.16b, #4                          // pipo.cs:75:43 decrypt>InvRLayer r1
+     shl v1.16b, v4.16b, #4                         // pipo.cs:75:43 decrypt>InvRLayer r1
+     sri v1.16b, v4.16b, #4                         // pipo.cs:75:43 decrypt>InvRLayer r1
+    shl v2.16b, v8.16b, #7                          // pipo.cs:75:43 decrypt>InvRLayer r1
+    sri v2.16b, v8.16b, #1                          // pipo.cs:75:43 decrypt>InvRLayer r1
+     shl v3.16b, v7.16b, #7                         // pipo.cs:75:43 decrypt>InvRLayer r1
+     sri v3.16b, v7.16b, #1                         // pipo.cs:75:43 decrypt>InvRLayer r1
+    shl v4.16b, v30.16b, #1                         // pipo.cs:75:43 decrypt>InvRLayer r1
+    sri v4.16b, v30.16b, #7                         // pipo.cs:75:43 decrypt>InvRLayer r1
      shl v30.16b, v22.16b, #1                       // pipo.cs:75:43 decrypt>InvRLayer r1
      sri v30.16b, v22.16b, #7                       // pipo.cs:75:43 decrypt>InvRLayer r1
     shl v22.16b, v31.16b, #2                        // pipo.cs:75:43 decrypt>InvRLayer r1
@@ -1657,1253 +1532,1219 @@ pipo64_128_neon_b16_il2_sha3_ecb_decrypt:
      shl v27.16b, v19.16b, #3                       // pipo.cs:75:43 decrypt>InvRLayer r1
      sri v27.16b, v19.16b, #5                       // pipo.cs:75:43 decrypt>InvRLayer r1
     orr v19.16b, v22.16b, v17.16b                   // pipo.cs:45:16 decrypt>InvSLayer r1
-     orr v1.16b, v31.16b, v26.16b                   // pipo.cs:45:16 decrypt>InvSLayer r1
+     orr v5.16b, v31.16b, v26.16b                   // pipo.cs:45:16 decrypt>InvSLayer r1
     eor v19.16b, v16.16b, v19.16b                   // pipo.cs:45:5 decrypt>InvSLayer r1
-     eor v1.16b, v25.16b, v1.16b                    // pipo.cs:45:5 decrypt>InvSLayer r1
-    eor v2.16b, v18.16b, v19.16b                    // pipo.cs:46:5 decrypt>InvSLayer r1
-     eor v3.16b, v27.16b, v1.16b                    // pipo.cs:46:5 decrypt>InvSLayer r1
-    orr v7.16b, v22.16b, v2.16b                     // pipo.cs:47:18 decrypt>InvSLayer r1
-     orr v8.16b, v31.16b, v3.16b                    // pipo.cs:47:18 decrypt>InvSLayer r1
-    eor v21.16b, v21.16b, v7.16b                    // pipo.cs:47:5 decrypt>InvSLayer r1
-     eor v30.16b, v30.16b, v8.16b                   // pipo.cs:47:5 decrypt>InvSLayer r1
-    eor v7.16b, v17.16b, v21.16b                    // pipo.cs:49:5 decrypt>InvSLayer r1
-     eor v8.16b, v26.16b, v30.16b                   // pipo.cs:49:5 decrypt>InvSLayer r1
-    orr v19.16b, v19.16b, v7.16b                    // pipo.cs:50:5 decrypt>InvSLayer r1
-     orr v1.16b, v1.16b, v8.16b                     // pipo.cs:50:5 decrypt>InvSLayer r1
-    and v9.16b, v21.16b, v18.16b                    // pipo.cs:52:18 decrypt>InvSLayer r1
-     and v10.16b, v30.16b, v27.16b                  // pipo.cs:52:18 decrypt>InvSLayer r1
-    eor3 v22.16b, v22.16b, v17.16b, v9.16b          // pipo.cs:52:5 decrypt>InvSLayer r1
-     eor3 v31.16b, v31.16b, v26.16b, v10.16b        // pipo.cs:52:5 decrypt>InvSLayer r1
-    eor v20.16b, v20.16b, v2.16b                    // pipo.cs:54:5 decrypt>InvSLayer r1
-     eor v29.16b, v29.16b, v3.16b                   // pipo.cs:54:5 decrypt>InvSLayer r1
-    eor3 v19.16b, v0.16b, v2.16b, v19.16b           // pipo.cs:54:17 decrypt>InvSLayer r1
-     eor3 v28.16b, v28.16b, v3.16b, v1.16b          // pipo.cs:54:17 decrypt>InvSLayer r1
-    eor v0.16b, v4.16b, v7.16b                      // pipo.cs:54:29 decrypt>InvSLayer r1
-     eor v1.16b, v5.16b, v8.16b                     // pipo.cs:54:29 decrypt>InvSLayer r1
-    ldr q2, [x0, #1536]                             // round key rk[12][0]
-    eor3 v24.16b, v2.16b, v24.16b, v0.16b           // pipo.cs:54:29 decrypt>InvSLayer r1
-     eor3 v23.16b, v2.16b, v23.16b, v1.16b          // pipo.cs:54:29 decrypt>InvSLayer r1
+     eor v5.16b, v25.16b, v5.16b                    // pipo.cs:45:5 decrypt>InvSLayer r1
+    eor v7.16b, v18.16b, v19.16b                    // pipo.cs:46:5 decrypt>InvSLayer r1
+     eor v8.16b, v27.16b, v5.16b                    // pipo.cs:46:5 decrypt>InvSLayer r1
+    orr v9.16b, v22.16b, v7.16b                     // pipo.cs:47:18 decrypt>InvSLayer r1
+     orr v10.16b, v31.16b, v8.16b                   // pipo.cs:47:18 decrypt>InvSLayer r1
+    eor v4.16b, v4.16b, v9.16b                      // pipo.cs:47:5 decrypt>InvSLayer r1
+     eor v30.16b, v30.16b, v10.16b                  // pipo.cs:47:5 decrypt>InvSLayer r1
+    eor v9.16b, v17.16b, v4.16b                     // pipo.cs:49:5 decrypt>InvSLayer r1
+     eor v10.16b, v26.16b, v30.16b                  // pipo.cs:49:5 decrypt>InvSLayer r1
+    orr v19.16b, v19.16b, v9.16b                    // pipo.cs:50:5 decrypt>InvSLayer r1
+     orr v5.16b, v5.16b, v10.16b                    // pipo.cs:50:5 decrypt>InvSLayer r1
+    and v11.16b, v4.16b, v18.16b                    // pipo.cs:52:18 decrypt>InvSLayer r1
+     and v12.16b, v30.16b, v27.16b                  // pipo.cs:52:18 decrypt>InvSLayer r1
+    eor3 v22.16b, v22.16b, v17.16b, v11.16b         // pipo.cs:52:5 decrypt>InvSLayer r1
+     eor3 v31.16b, v31.16b, v26.16b, v12.16b        // pipo.cs:52:5 decrypt>InvSLayer r1
+    eor v2.16b, v2.16b, v7.16b                      // pipo.cs:54:5 decrypt>InvSLayer r1
+     eor v3.16b, v3.16b, v8.16b                     // pipo.cs:54:5 decrypt>InvSLayer r1
+    eor3 v19.16b, v0.16b, v7.16b, v19.16b           // pipo.cs:54:17 decrypt>InvSLayer r1
+     eor3 v0.16b, v1.16b, v8.16b, v5.16b            // pipo.cs:54:17 decrypt>InvSLayer r1
+    bcax v28.16b, v9.16b, v28.16b, v29.16b          // pipo.cs:54:29 decrypt>InvSLayer r1
+     bcax v20.16b, v10.16b, v20.16b, v21.16b        // pipo.cs:54:29 decrypt>InvSLayer r1
+    ldr q21, [x0, #1536]                            // round key rk[12][0]
+    eor3 v24.16b, v21.16b, v24.16b, v28.16b         // pipo.cs:54:29 decrypt>InvSLayer r1
+     eor3 v20.16b, v21.16b, v23.16b, v20.16b        // pipo.cs:54:29 decrypt>InvSLayer r1
     eor v17.16b, v17.16b, v19.16b                   // pipo.cs:56:19 decrypt>InvSLayer r1
-     eor v26.16b, v26.16b, v28.16b                  // pipo.cs:56:19 decrypt>InvSLayer r1
-    and v0.16b, v21.16b, v17.16b                    // pipo.cs:58:18 decrypt>InvSLayer r1
-     and v1.16b, v30.16b, v26.16b                   // pipo.cs:58:18 decrypt>InvSLayer r1
-    eor3 v18.16b, v18.16b, v20.16b, v0.16b          // pipo.cs:58:5 decrypt>InvSLayer r1
-     eor3 v27.16b, v27.16b, v29.16b, v1.16b         // pipo.cs:58:5 decrypt>InvSLayer r1
-    eor v21.16b, v21.16b, v18.16b                   // pipo.cs:59:5 decrypt>InvSLayer r1
-     eor v30.16b, v30.16b, v27.16b                  // pipo.cs:59:5 decrypt>InvSLayer r1
+     eor v21.16b, v26.16b, v0.16b                   // pipo.cs:56:19 decrypt>InvSLayer r1
+    and v23.16b, v4.16b, v17.16b                    // pipo.cs:58:18 decrypt>InvSLayer r1
+     and v26.16b, v30.16b, v21.16b                  // pipo.cs:58:18 decrypt>InvSLayer r1
+    eor3 v18.16b, v18.16b, v2.16b, v23.16b          // pipo.cs:58:5 decrypt>InvSLayer r1
+     eor3 v23.16b, v27.16b, v3.16b, v26.16b         // pipo.cs:58:5 decrypt>InvSLayer r1
+    eor v26.16b, v4.16b, v18.16b                    // pipo.cs:59:5 decrypt>InvSLayer r1
+     eor v27.16b, v30.16b, v23.16b                  // pipo.cs:59:5 decrypt>InvSLayer r1
     eor v17.16b, v22.16b, v17.16b                   // pipo.cs:60:5 decrypt>InvSLayer r1
-     eor v26.16b, v31.16b, v26.16b                  // pipo.cs:60:5 decrypt>InvSLayer r1
-    orr v0.16b, v22.16b, v21.16b                    // pipo.cs:61:18 decrypt>InvSLayer r1
-     orr v1.16b, v31.16b, v30.16b                   // pipo.cs:61:18 decrypt>InvSLayer r1
-    eor3 v16.16b, v16.16b, v24.16b, v0.16b          // pipo.cs:61:5 decrypt>InvSLayer r1
-     eor3 v25.16b, v25.16b, v23.16b, v1.16b         // pipo.cs:61:5 decrypt>InvSLayer r1
-    and v0.16b, v16.16b, v18.16b                    // pipo.cs:62:18 decrypt>InvSLayer r1
-     and v1.16b, v25.16b, v27.16b                   // pipo.cs:62:18 decrypt>InvSLayer r1
-    and v2.16b, v16.16b, v17.16b                    // pipo.cs:63:18 decrypt>InvSLayer r1
-     and v3.16b, v25.16b, v26.16b                   // pipo.cs:63:18 decrypt>InvSLayer r1
+     eor v21.16b, v31.16b, v21.16b                  // pipo.cs:60:5 decrypt>InvSLayer r1
+    orr v28.16b, v22.16b, v26.16b                   // pipo.cs:61:18 decrypt>InvSLayer r1
+     orr v29.16b, v31.16b, v27.16b                  // pipo.cs:61:18 decrypt>InvSLayer r1
+    eor3 v16.16b, v16.16b, v24.16b, v28.16b         // pipo.cs:61:5 decrypt>InvSLayer r1
+     eor3 v25.16b, v25.16b, v20.16b, v29.16b        // pipo.cs:61:5 decrypt>InvSLayer r1
+    and v28.16b, v16.16b, v18.16b                   // pipo.cs:62:18 decrypt>InvSLayer r1
+     and v29.16b, v25.16b, v23.16b                  // pipo.cs:62:18 decrypt>InvSLayer r1
+    and v30.16b, v16.16b, v17.16b                   // pipo.cs:63:18 decrypt>InvSLayer r1
+     and v1.16b, v25.16b, v21.16b                   // pipo.cs:63:18 decrypt>InvSLayer r1
     orr v4.16b, v24.16b, v19.16b                    // pipo.cs:65:18 decrypt>InvSLayer r1
-     orr v5.16b, v23.16b, v28.16b                   // pipo.cs:65:18 decrypt>InvSLayer r1
-    eor v20.16b, v20.16b, v4.16b                    // pipo.cs:65:5 decrypt>InvSLayer r1
-     eor v29.16b, v29.16b, v5.16b                   // pipo.cs:65:5 decrypt>InvSLayer r1
-    orr v4.16b, v20.16b, v24.16b                    // pipo.cs:67:18 decrypt>InvSLayer r1
-     orr v5.16b, v29.16b, v23.16b                   // pipo.cs:67:18 decrypt>InvSLayer r1
-    eor3 v19.16b, v4.16b, v19.16b, v6.16b           // pipo.cs:67:5 decrypt>InvSLayer r1
-     eor3 v28.16b, v5.16b, v28.16b, v6.16b          // pipo.cs:67:5 decrypt>InvSLayer r1
-    and v4.16b, v20.16b, v19.16b                    // pipo.cs:68:18 decrypt>InvSLayer r1
-     and v5.16b, v29.16b, v28.16b                   // pipo.cs:68:18 decrypt>InvSLayer r1
-    ldr q7, [x0, #1424]                             // round key rk[11][1]
-    eor v19.16b, v7.16b, v19.16b                    // pipo.cs:94:33 decrypt r2
-     eor v28.16b, v7.16b, v28.16b                   // pipo.cs:94:33 decrypt r2
+     orr v5.16b, v20.16b, v0.16b                    // pipo.cs:65:18 decrypt>InvSLayer r1
+    eor3 v2.16b, v2.16b, v4.16b, v6.16b             // pipo.cs:65:5 decrypt>InvSLayer r1
+     eor3 v3.16b, v3.16b, v5.16b, v6.16b            // pipo.cs:65:5 decrypt>InvSLayer r1
+    bcax v19.16b, v19.16b, v2.16b, v24.16b          // pipo.cs:67:5 decrypt>InvSLayer r1
+     bcax v0.16b, v0.16b, v3.16b, v20.16b           // pipo.cs:67:5 decrypt>InvSLayer r1
+    ldr q4, [x0, #1424]                             // round key rk[11][1]
+    eor v5.16b, v4.16b, v19.16b                     // pipo.cs:94:33 decrypt r2
+     eor v4.16b, v4.16b, v0.16b                     // pipo.cs:94:33 decrypt r2
     ldr q7, [x0, #1440]                             // round key rk[11][2]
-    eor v20.16b, v7.16b, v20.16b                    // pipo.cs:94:33 decrypt r2
-     eor v29.16b, v7.16b, v29.16b                   // pipo.cs:94:33 decrypt r2
-    ldr q7, [x0, #1456]                             // round key rk[11][3]
-    eor v21.16b, v7.16b, v21.16b                    // pipo.cs:94:33 decrypt r2
-     eor v30.16b, v7.16b, v30.16b                   // pipo.cs:94:33 decrypt r2
-    ldr q7, [x0, #1472]                             // round key rk[11][4]
-    eor3 v22.16b, v7.16b, v22.16b, v0.16b           // pipo.cs:94:33 decrypt r2
-     eor3 v31.16b, v7.16b, v31.16b, v1.16b          // pipo.cs:94:33 decrypt r2
-    ldr q0, [x0, #1488]                             // round key rk[11][5]
-    eor v16.16b, v0.16b, v16.16b                    // pipo.cs:94:33 decrypt r2
-     eor v25.16b, v0.16b, v25.16b                   // pipo.cs:94:33 decrypt r2
-    ldr q0, [x0, #1504]                             // round key rk[11][6]
-    eor v17.16b, v0.16b, v17.16b                    // pipo.cs:94:33 decrypt r2
-     eor v26.16b, v0.16b, v26.16b                   // pipo.cs:94:33 decrypt r2
-    ldr q0, [x0, #1520]                             // round key rk[11][7]
-    eor3 v18.16b, v0.16b, v18.16b, v2.16b           // pipo.cs:94:33 decrypt r2
-     eor3 v27.16b, v0.16b, v27.16b, v3.16b          // pipo.cs:94:33 decrypt r2
-    shl v0.16b, v19.16b, #4                         // pipo.cs:75:43 decrypt>InvRLayer r2
-    sri v0.16b, v19.16b, #4                         // pipo.cs:75:43 decrypt>InvRLayer r2
-     shl v19.16b, v28.16b, #4                       // pipo.cs:75:43 decrypt>InvRLayer r2
-     sri v19.16b, v28.16b, #4                       // pipo.cs:75:43 decrypt>InvRLayer r2
-    shl v28.16b, v20.16b, #7                        // pipo.cs:75:43 decrypt>InvRLayer r2
-    sri v28.16b, v20.16b, #1                        // pipo.cs:75:43 decrypt>InvRLayer r2
-     shl v20.16b, v29.16b, #7                       // pipo.cs:75:43 decrypt>InvRLayer r2
-     sri v20.16b, v29.16b, #1                       // pipo.cs:75:43 decrypt>InvRLayer r2
-    shl v29.16b, v21.16b, #1                        // pipo.cs:75:43 decrypt>InvRLayer r2
-    sri v29.16b, v21.16b, #7                        // pipo.cs:75:43 decrypt>InvRLayer r2
-     shl v21.16b, v30.16b, #1                       // pipo.cs:75:43 decrypt>InvRLayer r2
-     sri v21.16b, v30.16b, #7                       // pipo.cs:75:43 decrypt>InvRLayer r2
-    shl v30.16b, v22.16b, #2                        // pipo.cs:75:43 decrypt>InvRLayer r2
-    sri v30.16b, v22.16b, #6                        // pipo.cs:75:43 decrypt>InvRLayer r2
-     shl v22.16b, v31.16b, #2                       // pipo.cs:75:43 decrypt>InvRLayer r2
-     sri v22.16b, v31.16b, #6                       // pipo.cs:75:43 decrypt>InvRLayer r2
-    shl v31.16b, v16.16b, #6                        // pipo.cs:75:43 decrypt>InvRLayer r2
-    sri v31.16b, v16.16b, #2                        // pipo.cs:75:43 decrypt>InvRLayer r2
+    eor3 v8.16b, v7.16b, v2.16b, v6.16b             // pipo.cs:94:33 decrypt r2
+     eor3 v7.16b, v7.16b, v3.16b, v6.16b            // pipo.cs:94:33 decrypt r2
+    ldr q9, [x0, #1456]                             // round key rk[11][3]
+    eor v26.16b, v9.16b, v26.16b                    // pipo.cs:94:33 decrypt r2
+     eor v27.16b, v9.16b, v27.16b                   // pipo.cs:94:33 decrypt r2
+    ldr q9, [x0, #1472]                             // round key rk[11][4]
+    eor3 v22.16b, v9.16b, v22.16b, v28.16b          // pipo.cs:94:33 decrypt r2
+     eor3 v28.16b, v9.16b, v31.16b, v29.16b         // pipo.cs:94:33 decrypt r2
+    ldr q29, [x0, #1488]                            // round key rk[11][5]
+    eor v16.16b, v29.16b, v16.16b                   // pipo.cs:94:33 decrypt r2
+     eor v25.16b, v29.16b, v25.16b                  // pipo.cs:94:33 decrypt r2
+    ldr q29, [x0, #1504]                            // round key rk[11][6]
+    eor v17.16b, v29.16b, v17.16b                   // pipo.cs:94:33 decrypt r2
+     eor v21.16b, v29.16b, v21.16b                  // pipo.cs:94:33 decrypt r2
+    ldr q29, [x0, #1520]                            // round key rk[11][7]
+    eor3 v18.16b, v29.16b, v18.16b, v30.16b         // pipo.cs:94:33 decrypt r2
+     eor3 v23.16b, v29.16b, v23.16b, v1.16b         // pipo.cs:94:33 decrypt r2
+    shl v29.16b, v5.16b, #4                         // pipo.cs:75:43 decrypt>InvRLayer r2
+    sri v29.16b, v5.16b, #4                         // pipo.cs:75:43 decrypt>InvRLayer r2
+     shl v30.16b, v4.16b, #4                        // pipo.cs:75:43 decrypt>InvRLayer r2
+     sri v30.16b, v4.16b, #4                        // pipo.cs:75:43 decrypt>InvRLayer r2
+    shl v31.16b, v8.16b, #7                         // pipo.cs:75:43 decrypt>InvRLayer r2
+    sri v31.16b, v8.16b, #1                         // pipo.cs:75:43 decrypt>InvRLayer r2
+     shl v1.16b, v7.16b, #7                         // pipo.cs:75:43 decrypt>InvRLayer r2
+     sri v1.16b, v7.16b, #1                         // pipo.cs:75:43 decrypt>InvRLayer r2
+    shl v4.16b, v26.16b, #1                         // pipo.cs:75:43 decrypt>InvRLayer r2
+    sri v4.16b, v26.16b, #7                         // pipo.cs:75:43 decrypt>InvRLayer r2
+     shl v26.16b, v27.16b, #1                       // pipo.cs:75:43 decrypt>InvRLayer r2
+     sri v26.16b, v27.16b, #7                       // pipo.cs:75:43 decrypt>InvRLayer r2
+    shl v27.16b, v22.16b, #2                        // pipo.cs:75:43 decrypt>InvRLayer r2
+    sri v27.16b, v22.16b, #6                        // pipo.cs:75:43 decrypt>InvRLayer r2
+     shl v22.16b, v28.16b, #2                       // pipo.cs:75:43 decrypt>InvRLayer r2
+     sri v22.16b, v28.16b, #6                       // pipo.cs:75:43 decrypt>InvRLayer r2
+    shl v28.16b, v16.16b, #6                        // pipo.cs:75:43 decrypt>InvRLayer r2
+    sri v28.16b, v16.16b, #2                        // pipo.cs:75:43 decrypt>InvRLayer r2
      shl v16.16b, v25.16b, #6                       // pipo.cs:75:43 decrypt>InvRLayer r2
      sri v16.16b, v25.16b, #2                       // pipo.cs:75:43 decrypt>InvRLayer r2
     shl v25.16b, v17.16b, #5                        // pipo.cs:75:43 decrypt>InvRLayer r2
     sri v25.16b, v17.16b, #3                        // pipo.cs:75:43 decrypt>InvRLayer r2
-     shl v17.16b, v26.16b, #5                       // pipo.cs:75:43 decrypt>InvRLayer r2
-     sri v17.16b, v26.16b, #3                       // pipo.cs:75:43 decrypt>InvRLayer r2
-    shl v26.16b, v18.16b, #3                        // pipo.cs:75:43 decrypt>InvRLayer r2
-    sri v26.16b, v18.16b, #5                        // pipo.cs:75:43 decrypt>InvRLayer r2
-     shl v18.16b, v27.16b, #3                       // pipo.cs:75:43 decrypt>InvRLayer r2
-     sri v18.16b, v27.16b, #5                       // pipo.cs:75:43 decrypt>InvRLayer r2
-    orr v27.16b, v30.16b, v25.16b                   // pipo.cs:45:16 decrypt>InvSLayer r2
-     orr v1.16b, v22.16b, v17.16b                   // pipo.cs:45:16 decrypt>InvSLayer r2
-    eor v27.16b, v31.16b, v27.16b                   // pipo.cs:45:5 decrypt>InvSLayer r2
-     eor v1.16b, v16.16b, v1.16b                    // pipo.cs:45:5 decrypt>InvSLayer r2
-    eor v2.16b, v26.16b, v27.16b                    // pipo.cs:46:5 decrypt>InvSLayer r2
-     eor v3.16b, v18.16b, v1.16b                    // pipo.cs:46:5 decrypt>InvSLayer r2
-    orr v7.16b, v30.16b, v2.16b                     // pipo.cs:47:18 decrypt>InvSLayer r2
-     orr v8.16b, v22.16b, v3.16b                    // pipo.cs:47:18 decrypt>InvSLayer r2
-    eor v29.16b, v29.16b, v7.16b                    // pipo.cs:47:5 decrypt>InvSLayer r2
-     eor v21.16b, v21.16b, v8.16b                   // pipo.cs:47:5 decrypt>InvSLayer r2
-    eor v7.16b, v25.16b, v29.16b                    // pipo.cs:49:5 decrypt>InvSLayer r2
-     eor v8.16b, v17.16b, v21.16b                   // pipo.cs:49:5 decrypt>InvSLayer r2
-    orr v27.16b, v27.16b, v7.16b                    // pipo.cs:50:5 decrypt>InvSLayer r2
-     orr v1.16b, v1.16b, v8.16b                     // pipo.cs:50:5 decrypt>InvSLayer r2
-    and v9.16b, v29.16b, v26.16b                    // pipo.cs:52:18 decrypt>InvSLayer r2
-     and v10.16b, v21.16b, v18.16b                  // pipo.cs:52:18 decrypt>InvSLayer r2
-    eor3 v30.16b, v30.16b, v25.16b, v9.16b          // pipo.cs:52:5 decrypt>InvSLayer r2
-     eor3 v22.16b, v22.16b, v17.16b, v10.16b        // pipo.cs:52:5 decrypt>InvSLayer r2
-    eor v28.16b, v28.16b, v2.16b                    // pipo.cs:54:5 decrypt>InvSLayer r2
-     eor v20.16b, v20.16b, v3.16b                   // pipo.cs:54:5 decrypt>InvSLayer r2
-    eor3 v27.16b, v0.16b, v2.16b, v27.16b           // pipo.cs:54:17 decrypt>InvSLayer r2
-     eor3 v19.16b, v19.16b, v3.16b, v1.16b          // pipo.cs:54:17 decrypt>InvSLayer r2
-    eor v0.16b, v4.16b, v7.16b                      // pipo.cs:54:29 decrypt>InvSLayer r2
-     eor v1.16b, v5.16b, v8.16b                     // pipo.cs:54:29 decrypt>InvSLayer r2
-    ldr q2, [x0, #1408]                             // round key rk[11][0]
-    eor3 v24.16b, v2.16b, v24.16b, v0.16b           // pipo.cs:54:29 decrypt>InvSLayer r2
-     eor3 v23.16b, v2.16b, v23.16b, v1.16b          // pipo.cs:54:29 decrypt>InvSLayer r2
-    eor v25.16b, v25.16b, v27.16b                   // pipo.cs:56:19 decrypt>InvSLayer r2
-     eor v17.16b, v17.16b, v19.16b                  // pipo.cs:56:19 decrypt>InvSLayer r2
-    and v0.16b, v29.16b, v25.16b                    // pipo.cs:58:18 decrypt>InvSLayer r2
-     and v1.16b, v21.16b, v17.16b                   // pipo.cs:58:18 decrypt>InvSLayer r2
-    eor3 v26.16b, v26.16b, v28.16b, v0.16b          // pipo.cs:58:5 decrypt>InvSLayer r2
-     eor3 v18.16b, v18.16b, v20.16b, v1.16b         // pipo.cs:58:5 decrypt>InvSLayer r2
-    eor v29.16b, v29.16b, v26.16b                   // pipo.cs:59:5 decrypt>InvSLayer r2
-     eor v21.16b, v21.16b, v18.16b                  // pipo.cs:59:5 decrypt>InvSLayer r2
-    eor v25.16b, v30.16b, v25.16b                   // pipo.cs:60:5 decrypt>InvSLayer r2
+     shl v17.16b, v21.16b, #5                       // pipo.cs:75:43 decrypt>InvRLayer r2
+     sri v17.16b, v21.16b, #3                       // pipo.cs:75:43 decrypt>InvRLayer r2
+    shl v21.16b, v18.16b, #3                        // pipo.cs:75:43 decrypt>InvRLayer r2
+    sri v21.16b, v18.16b, #5                        // pipo.cs:75:43 decrypt>InvRLayer r2
+     shl v18.16b, v23.16b, #3                       // pipo.cs:75:43 decrypt>InvRLayer r2
+     sri v18.16b, v23.16b, #5                       // pipo.cs:75:43 decrypt>InvRLayer r2
+    orr v23.16b, v27.16b, v25.16b                   // pipo.cs:45:16 decrypt>InvSLayer r2
+     orr v5.16b, v22.16b, v17.16b                   // pipo.cs:45:16 decrypt>InvSLayer r2
+    eor v23.16b, v28.16b, v23.16b                   // pipo.cs:45:5 decrypt>InvSLayer r2
+     eor v5.16b, v16.16b, v5.16b                    // pipo.cs:45:5 decrypt>InvSLayer r2
+    eor v7.16b, v21.16b, v23.16b                    // pipo.cs:46:5 decrypt>InvSLayer r2
+     eor v8.16b, v18.16b, v5.16b                    // pipo.cs:46:5 decrypt>InvSLayer r2
+    orr v9.16b, v27.16b, v7.16b                     // pipo.cs:47:18 decrypt>InvSLayer r2
+     orr v10.16b, v22.16b, v8.16b                   // pipo.cs:47:18 decrypt>InvSLayer r2
+    eor v4.16b, v4.16b, v9.16b                      // pipo.cs:47:5 decrypt>InvSLayer r2
+     eor v26.16b, v26.16b, v10.16b                  // pipo.cs:47:5 decrypt>InvSLayer r2
+    eor v9.16b, v25.16b, v4.16b                     // pipo.cs:49:5 decrypt>InvSLayer r2
+     eor v10.16b, v17.16b, v26.16b                  // pipo.cs:49:5 decrypt>InvSLayer r2
+    orr v23.16b, v23.16b, v9.16b                    // pipo.cs:50:5 decrypt>InvSLayer r2
+     orr v5.16b, v5.16b, v10.16b                    // pipo.cs:50:5 decrypt>InvSLayer r2
+    and v11.16b, v4.16b, v21.16b                    // pipo.cs:52:18 decrypt>InvSLayer r2
+     and v12.16b, v26.16b, v18.16b                  // pipo.cs:52:18 decrypt>InvSLayer r2
+    eor3 v27.16b, v27.16b, v25.16b, v11.16b         // pipo.cs:52:5 decrypt>InvSLayer r2
+     eor3 v22.16b, v22.16b, v17.16b, v12.16b        // pipo.cs:52:5 decrypt>InvSLayer r2
+    eor v31.16b, v31.16b, v7.16b                    // pipo.cs:54:5 decrypt>InvSLayer r2
+     eor v1.16b, v1.16b, v8.16b                     // pipo.cs:54:5 decrypt>InvSLayer r2
+    eor3 v23.16b, v29.16b, v7.16b, v23.16b          // pipo.cs:54:17 decrypt>InvSLayer r2
+     eor3 v29.16b, v30.16b, v8.16b, v5.16b          // pipo.cs:54:17 decrypt>InvSLayer r2
+    bcax v19.16b, v9.16b, v19.16b, v2.16b           // pipo.cs:54:29 decrypt>InvSLayer r2
+     bcax v30.16b, v10.16b, v0.16b, v3.16b          // pipo.cs:54:29 decrypt>InvSLayer r2
+    ldr q0, [x0, #1408]                             // round key rk[11][0]
+    eor3 v19.16b, v0.16b, v24.16b, v19.16b          // pipo.cs:54:29 decrypt>InvSLayer r2
+     eor3 v20.16b, v0.16b, v20.16b, v30.16b         // pipo.cs:54:29 decrypt>InvSLayer r2
+    eor v24.16b, v25.16b, v23.16b                   // pipo.cs:56:19 decrypt>InvSLayer r2
+     eor v17.16b, v17.16b, v29.16b                  // pipo.cs:56:19 decrypt>InvSLayer r2
+    and v25.16b, v4.16b, v24.16b                    // pipo.cs:58:18 decrypt>InvSLayer r2
+     and v30.16b, v26.16b, v17.16b                  // pipo.cs:58:18 decrypt>InvSLayer r2
+    eor3 v21.16b, v21.16b, v31.16b, v25.16b         // pipo.cs:58:5 decrypt>InvSLayer r2
+     eor3 v18.16b, v18.16b, v1.16b, v30.16b         // pipo.cs:58:5 decrypt>InvSLayer r2
+    eor v25.16b, v4.16b, v21.16b                    // pipo.cs:59:5 decrypt>InvSLayer r2
+     eor v26.16b, v26.16b, v18.16b                  // pipo.cs:59:5 decrypt>InvSLayer r2
+    eor v24.16b, v27.16b, v24.16b                   // pipo.cs:60:5 decrypt>InvSLayer r2
      eor v17.16b, v22.16b, v17.16b                  // pipo.cs:60:5 decrypt>InvSLayer r2
-    orr v0.16b, v30.16b, v29.16b                    // pipo.cs:61:18 decrypt>InvSLayer r2
-     orr v1.16b, v22.16b, v21.16b                   // pipo.cs:61:18 decrypt>InvSLayer r2
-    eor3 v31.16b, v31.16b, v24.16b, v0.16b          // pipo.cs:61:5 decrypt>InvSLayer r2
-     eor3 v16.16b, v16.16b, v23.16b, v1.16b         // pipo.cs:61:5 decrypt>InvSLayer r2
-    and v0.16b, v31.16b, v26.16b                    // pipo.cs:62:18 decrypt>InvSLayer r2
-     and v1.16b, v16.16b, v18.16b                   // pipo.cs:62:18 decrypt>InvSLayer r2
-    and v2.16b, v31.16b, v25.16b                    // pipo.cs:63:18 decrypt>InvSLayer r2
+    orr v30.16b, v27.16b, v25.16b                   // pipo.cs:61:18 decrypt>InvSLayer r2
+     orr v0.16b, v22.16b, v26.16b                   // pipo.cs:61:18 decrypt>InvSLayer r2
+    eor3 v28.16b, v28.16b, v19.16b, v30.16b         // pipo.cs:61:5 decrypt>InvSLayer r2
+     eor3 v16.16b, v16.16b, v20.16b, v0.16b         // pipo.cs:61:5 decrypt>InvSLayer r2
+    and v30.16b, v28.16b, v21.16b                   // pipo.cs:62:18 decrypt>InvSLayer r2
+     and v0.16b, v16.16b, v18.16b                   // pipo.cs:62:18 decrypt>InvSLayer r2
+    and v2.16b, v28.16b, v24.16b                    // pipo.cs:63:18 decrypt>InvSLayer r2
      and v3.16b, v16.16b, v17.16b                   // pipo.cs:63:18 decrypt>InvSLayer r2
-    orr v4.16b, v24.16b, v27.16b                    // pipo.cs:65:18 decrypt>InvSLayer r2
-     orr v5.16b, v23.16b, v19.16b                   // pipo.cs:65:18 decrypt>InvSLayer r2
-    eor v28.16b, v28.16b, v4.16b                    // pipo.cs:65:5 decrypt>InvSLayer r2
-     eor v20.16b, v20.16b, v5.16b                   // pipo.cs:65:5 decrypt>InvSLayer r2
-    orr v4.16b, v28.16b, v24.16b                    // pipo.cs:67:18 decrypt>InvSLayer r2
-     orr v5.16b, v20.16b, v23.16b                   // pipo.cs:67:18 decrypt>InvSLayer r2
-    eor3 v27.16b, v4.16b, v27.16b, v6.16b           // pipo.cs:67:5 decrypt>InvSLayer r2
-     eor3 v19.16b, v5.16b, v19.16b, v6.16b          // pipo.cs:67:5 decrypt>InvSLayer r2
-    and v4.16b, v28.16b, v27.16b                    // pipo.cs:68:18 decrypt>InvSLayer r2
-     and v5.16b, v20.16b, v19.16b                   // pipo.cs:68:18 decrypt>InvSLayer r2
-    ldr q7, [x0, #1296]                             // round key rk[10][1]
-    eor v27.16b, v7.16b, v27.16b                    // pipo.cs:94:33 decrypt r3
-     eor v19.16b, v7.16b, v19.16b                   // pipo.cs:94:33 decrypt r3
+    orr v4.16b, v19.16b, v23.16b                    // pipo.cs:65:18 decrypt>InvSLayer r2
+     orr v5.16b, v20.16b, v29.16b                   // pipo.cs:65:18 decrypt>InvSLayer r2
+    eor3 v31.16b, v31.16b, v4.16b, v6.16b           // pipo.cs:65:5 decrypt>InvSLayer r2
+     eor3 v1.16b, v1.16b, v5.16b, v6.16b            // pipo.cs:65:5 decrypt>InvSLayer r2
+    bcax v23.16b, v23.16b, v31.16b, v19.16b         // pipo.cs:67:5 decrypt>InvSLayer r2
+     bcax v29.16b, v29.16b, v1.16b, v20.16b         // pipo.cs:67:5 decrypt>InvSLayer r2
+    ldr q4, [x0, #1296]                             // round key rk[10][1]
+    eor v5.16b, v4.16b, v23.16b                     // pipo.cs:94:33 decrypt r3
+     eor v4.16b, v4.16b, v29.16b                    // pipo.cs:94:33 decrypt r3
     ldr q7, [x0, #1312]                             // round key rk[10][2]
-    eor v28.16b, v7.16b, v28.16b                    // pipo.cs:94:33 decrypt r3
-     eor v20.16b, v7.16b, v20.16b                   // pipo.cs:94:33 decrypt r3
-    ldr q7, [x0, #1328]                             // round key rk[10][3]
-    eor v29.16b, v7.16b, v29.16b                    // pipo.cs:94:33 decrypt r3
-     eor v21.16b, v7.16b, v21.16b                   // pipo.cs:94:33 decrypt r3
-    ldr q7, [x0, #1344]                             // round key rk[10][4]
-    eor3 v30.16b, v7.16b, v30.16b, v0.16b           // pipo.cs:94:33 decrypt r3
-     eor3 v22.16b, v7.16b, v22.16b, v1.16b          // pipo.cs:94:33 decrypt r3
-    ldr q0, [x0, #1360]                             // round key rk[10][5]
-    eor v31.16b, v0.16b, v31.16b                    // pipo.cs:94:33 decrypt r3
-     eor v16.16b, v0.16b, v16.16b                   // pipo.cs:94:33 decrypt r3
-    ldr q0, [x0, #1376]                             // round key rk[10][6]
-    eor v25.16b, v0.16b, v25.16b                    // pipo.cs:94:33 decrypt r3
-     eor v17.16b, v0.16b, v17.16b                   // pipo.cs:94:33 decrypt r3
-    ldr q0, [x0, #1392]                             // round key rk[10][7]
-    eor3 v26.16b, v0.16b, v26.16b, v2.16b           // pipo.cs:94:33 decrypt r3
-     eor3 v18.16b, v0.16b, v18.16b, v3.16b          // pipo.cs:94:33 decrypt r3
-    shl v0.16b, v27.16b, #4                         // pipo.cs:75:43 decrypt>InvRLayer r3
-    sri v0.16b, v27.16b, #4                         // pipo.cs:75:43 decrypt>InvRLayer r3
-     shl v27.16b, v19.16b, #4                       // pipo.cs:75:43 decrypt>InvRLayer r3
-     sri v27.16b, v19.16b, #4                       // pipo.cs:75:43 decrypt>InvRLayer r3
-    shl v19.16b, v28.16b, #7                        // pipo.cs:75:43 decrypt>InvRLayer r3
-    sri v19.16b, v28.16b, #1                        // pipo.cs:75:43 decrypt>InvRLayer r3
-     shl v28.16b, v20.16b, #7                       // pipo.cs:75:43 decrypt>InvRLayer r3
-     sri v28.16b, v20.16b, #1                       // pipo.cs:75:43 decrypt>InvRLayer r3
-    shl v20.16b, v29.16b, #1                        // pipo.cs:75:43 decrypt>InvRLayer r3
-    sri v20.16b, v29.16b, #7                        // pipo.cs:75:43 decrypt>InvRLayer r3
-     shl v29.16b, v21.16b, #1                       // pipo.cs:75:43 decrypt>InvRLayer r3
-     sri v29.16b, v21.16b, #7                       // pipo.cs:75:43 decrypt>InvRLayer r3
-    shl v21.16b, v30.16b, #2                        // pipo.cs:75:43 decrypt>InvRLayer r3
-    sri v21.16b, v30.16b, #6                        // pipo.cs:75:43 decrypt>InvRLayer r3
-     shl v30.16b, v22.16b, #2                       // pipo.cs:75:43 decrypt>InvRLayer r3
-     sri v30.16b, v22.16b, #6                       // pipo.cs:75:43 decrypt>InvRLayer r3
-    shl v22.16b, v31.16b, #6                        // pipo.cs:75:43 decrypt>InvRLayer r3
-    sri v22.16b, v31.16b, #2                        // pipo.cs:75:43 decrypt>InvRLayer r3
-     shl v31.16b, v16.16b, #6                       // pipo.cs:75:43 decrypt>InvRLayer r3
-     sri v31.16b, v16.16b, #2                       // pipo.cs:75:43 decrypt>InvRLayer r3
-    shl v16.16b, v25.16b, #5                        // pipo.cs:75:43 decrypt>InvRLayer r3
-    sri v16.16b, v25.16b, #3                        // pipo.cs:75:43 decrypt>InvRLayer r3
-     shl v25.16b, v17.16b, #5                       // pipo.cs:75:43 decrypt>InvRLayer r3
-     sri v25.16b, v17.16b, #3                       // pipo.cs:75:43 decrypt>InvRLayer r3
-    shl v17.16b, v26.16b, #3                        // pipo.cs:75:43 decrypt>InvRLayer r3
-    sri v17.16b, v26.16b, #5                        // pipo.cs:75:43 decrypt>InvRLayer r3
-     shl v26.16b, v18.16b, #3                       // pipo.cs:75:43 decrypt>InvRLayer r3
-     sri v26.16b, v18.16b, #5                       // pipo.cs:75:43 decrypt>InvRLayer r3
-    orr v18.16b, v21.16b, v16.16b                   // pipo.cs:45:16 decrypt>InvSLayer r3
-     orr v1.16b, v30.16b, v25.16b                   // pipo.cs:45:16 decrypt>InvSLayer r3
+    eor3 v8.16b, v7.16b, v31.16b, v6.16b            // pipo.cs:94:33 decrypt r3
+     eor3 v7.16b, v7.16b, v1.16b, v6.16b            // pipo.cs:94:33 decrypt r3
+    ldr q9, [x0, #1328]                             // round key rk[10][3]
+    eor v25.16b, v9.16b, v25.16b                    // pipo.cs:94:33 decrypt r3
+     eor v26.16b, v9.16b, v26.16b                   // pipo.cs:94:33 decrypt r3
+    ldr q9, [x0, #1344]                             // round key rk[10][4]
+    eor3 v27.16b, v9.16b, v27.16b, v30.16b          // pipo.cs:94:33 decrypt r3
+     eor3 v22.16b, v9.16b, v22.16b, v0.16b          // pipo.cs:94:33 decrypt r3
+    ldr q30, [x0, #1360]                            // round key rk[10][5]
+    eor v28.16b, v30.16b, v28.16b                   // pipo.cs:94:33 decrypt r3
+     eor v16.16b, v30.16b, v16.16b                  // pipo.cs:94:33 decrypt r3
+    ldr q30, [x0, #1376]                            // round key rk[10][6]
+    eor v24.16b, v30.16b, v24.16b                   // pipo.cs:94:33 decrypt r3
+     eor v17.16b, v30.16b, v17.16b                  // pipo.cs:94:33 decrypt r3
+    ldr q30, [x0, #1392]                            // round key rk[10][7]
+    eor3 v21.16b, v30.16b, v21.16b, v2.16b          // pipo.cs:94:33 decrypt r3
+     eor3 v18.16b, v30.16b, v18.16b, v3.16b         // pipo.cs:94:33 decrypt r3
+    shl v30.16b, v5.16b, #4                         // pipo.cs:75:43 decrypt>InvRLayer r3
+    sri v30.16b, v5.16b, #4                         // pipo.cs:75:43 decrypt>InvRLayer r3
+     shl v0.16b, v4.16b, #4                         // pipo.cs:75:43 decrypt>InvRLayer r3
+     sri v0.16b, v4.16b, #4                         // pipo.cs:75:43 decrypt>InvRLayer r3
+    shl v2.16b, v8.16b, #7                          // pipo.cs:75:43 decrypt>InvRLayer r3
+    sri v2.16b, v8.16b, #1                          // pipo.cs:75:43 decrypt>InvRLayer r3
+     shl v3.16b, v7.16b, #7                         // pipo.cs:75:43 decrypt>InvRLayer r3
+     sri v3.16b, v7.16b, #1                         // pipo.cs:75:43 decrypt>InvRLayer r3
+    shl v4.16b, v25.16b, #1                         // pipo.cs:75:43 decrypt>InvRLayer r3
+    sri v4.16b, v25.16b, #7                         // pipo.cs:75:43 decrypt>InvRLayer r3
+     shl v25.16b, v26.16b, #1                       // pipo.cs:75:43 decrypt>InvRLayer r3
+     sri v25.16b, v26.16b, #7                       // pipo.cs:75:43 decrypt>InvRLayer r3
+    shl v26.16b, v27.16b, #2                        // pipo.cs:75:43 decrypt>InvRLayer r3
+    sri v26.16b, v27.16b, #6                        // pipo.cs:75:43 decrypt>InvRLayer r3
+     shl v27.16b, v22.16b, #2                       // pipo.cs:75:43 decrypt>InvRLayer r3
+     sri v27.16b, v22.16b, #6                       // pipo.cs:75:43 decrypt>InvRLayer r3
+    shl v22.16b, v28.16b, #6                        // pipo.cs:75:43 decrypt>InvRLayer r3
+    sri v22.16b, v28.16b, #2                        // pipo.cs:75:43 decrypt>InvRLayer r3
+     shl v28.16b, v16.16b, #6                       // pipo.cs:75:43 decrypt>InvRLayer r3
+     sri v28.16b, v16.16b, #2                       // pipo.cs:75:43 decrypt>InvRLayer r3
+    shl v16.16b, v24.16b, #5                        // pipo.cs:75:43 decrypt>InvRLayer r3
+    sri v16.16b, v24.16b, #3                        // pipo.cs:75:43 decrypt>InvRLayer r3
+     shl v24.16b, v17.16b, #5                       // pipo.cs:75:43 decrypt>InvRLayer r3
+     sri v24.16b, v17.16b, #3                       // pipo.cs:75:43 decrypt>InvRLayer r3
+    shl v17.16b, v21.16b, #3                        // pipo.cs:75:43 decrypt>InvRLayer r3
+    sri v17.16b, v21.16b, #5                        // pipo.cs:75:43 decrypt>InvRLayer r3
+     shl v21.16b, v18.16b, #3                       // pipo.cs:75:43 decrypt>InvRLayer r3
+     sri v21.16b, v18.16b, #5                       // pipo.cs:75:43 decrypt>InvRLayer r3
+    orr v18.16b, v26.16b, v16.16b                   // pipo.cs:45:16 decrypt>InvSLayer r3
+     orr v5.16b, v27.16b, v24.16b                   // pipo.cs:45:16 decrypt>InvSLayer r3
     eor v18.16b, v22.16b, v18.16b                   // pipo.cs:45:5 decrypt>InvSLayer r3
-     eor v1.16b, v31.16b, v1.16b                    // pipo.cs:45:5 decrypt>InvSLayer r3
-    eor v2.16b, v17.16b, v18.16b                    // pipo.cs:46:5 decrypt>InvSLayer r3
-     eor v3.16b, v26.16b, v1.16b                    // pipo.cs:46:5 decrypt>InvSLayer r3
-    orr v7.16b, v21.16b, v2.16b                     // pipo.cs:47:18 decrypt>InvSLayer r3
-     orr v8.16b, v30.16b, v3.16b                    // pipo.cs:47:18 decrypt>InvSLayer r3
-    eor v20.16b, v20.16b, v7.16b                    // pipo.cs:47:5 decrypt>InvSLayer r3
-     eor v29.16b, v29.16b, v8.16b                   // pipo.cs:47:5 decrypt>InvSLayer r3
-    eor v7.16b, v16.16b, v20.16b                    // pipo.cs:49:5 decrypt>InvSLayer r3
-     eor v8.16b, v25.16b, v29.16b                   // pipo.cs:49:5 decrypt>InvSLayer r3
-    orr v18.16b, v18.16b, v7.16b                    // pipo.cs:50:5 decrypt>InvSLayer r3
-     orr v1.16b, v1.16b, v8.16b                     // pipo.cs:50:5 decrypt>InvSLayer r3
-    and v9.16b, v20.16b, v17.16b                    // pipo.cs:52:18 decrypt>InvSLayer r3
-     and v10.16b, v29.16b, v26.16b                  // pipo.cs:52:18 decrypt>InvSLayer r3
-    eor3 v21.16b, v21.16b, v16.16b, v9.16b          // pipo.cs:52:5 decrypt>InvSLayer r3
-     eor3 v30.16b, v30.16b, v25.16b, v10.16b        // pipo.cs:52:5 decrypt>InvSLayer r3
-    eor v19.16b, v19.16b, v2.16b                    // pipo.cs:54:5 decrypt>InvSLayer r3
-     eor v28.16b, v28.16b, v3.16b                   // pipo.cs:54:5 decrypt>InvSLayer r3
-    eor3 v18.16b, v0.16b, v2.16b, v18.16b           // pipo.cs:54:17 decrypt>InvSLayer r3
-     eor3 v27.16b, v27.16b, v3.16b, v1.16b          // pipo.cs:54:17 decrypt>InvSLayer r3
-    eor v0.16b, v4.16b, v7.16b                      // pipo.cs:54:29 decrypt>InvSLayer r3
-     eor v1.16b, v5.16b, v8.16b                     // pipo.cs:54:29 decrypt>InvSLayer r3
-    ldr q2, [x0, #1280]                             // round key rk[10][0]
-    eor3 v24.16b, v2.16b, v24.16b, v0.16b           // pipo.cs:54:29 decrypt>InvSLayer r3
-     eor3 v23.16b, v2.16b, v23.16b, v1.16b          // pipo.cs:54:29 decrypt>InvSLayer r3
+     eor v5.16b, v28.16b, v5.16b                    // pipo.cs:45:5 decrypt>InvSLayer r3
+    eor v7.16b, v17.16b, v18.16b                    // pipo.cs:46:5 decrypt>InvSLayer r3
+     eor v8.16b, v21.16b, v5.16b                    // pipo.cs:46:5 decrypt>InvSLayer r3
+    orr v9.16b, v26.16b, v7.16b                     // pipo.cs:47:18 decrypt>InvSLayer r3
+     orr v10.16b, v27.16b, v8.16b                   // pipo.cs:47:18 decrypt>InvSLayer r3
+    eor v4.16b, v4.16b, v9.16b                      // pipo.cs:47:5 decrypt>InvSLayer r3
+     eor v25.16b, v25.16b, v10.16b                  // pipo.cs:47:5 decrypt>InvSLayer r3
+    eor v9.16b, v16.16b, v4.16b                     // pipo.cs:49:5 decrypt>InvSLayer r3
+     eor v10.16b, v24.16b, v25.16b                  // pipo.cs:49:5 decrypt>InvSLayer r3
+    orr v18.16b, v18.16b, v9.16b                    // pipo.cs:50:5 decrypt>InvSLayer r3
+     orr v5.16b, v5.16b, v10.16b                    // pipo.cs:50:5 decrypt>InvSLayer r3
+    and v11.16b, v4.16b, v17.16b                    // pipo.cs:52:18 decrypt>InvSLayer r3
+     and v12.16b, v25.16b, v21.16b                  // pipo.cs:52:18 decrypt>InvSLayer r3
+    eor3 v26.16b, v26.16b, v16.16b, v11.16b         // pipo.cs:52:5 decrypt>InvSLayer r3
+     eor3 v27.16b, v27.16b, v24.16b, v12.16b        // pipo.cs:52:5 decrypt>InvSLayer r3
+    eor v2.16b, v2.16b, v7.16b                      // pipo.cs:54:5 decrypt>InvSLayer r3
+     eor v3.16b, v3.16b, v8.16b                     // pipo.cs:54:5 decrypt>InvSLayer r3
+    eor3 v18.16b, v30.16b, v7.16b, v18.16b          // pipo.cs:54:17 decrypt>InvSLayer r3
+     eor3 v30.16b, v0.16b, v8.16b, v5.16b           // pipo.cs:54:17 decrypt>InvSLayer r3
+    bcax v23.16b, v9.16b, v23.16b, v31.16b          // pipo.cs:54:29 decrypt>InvSLayer r3
+     bcax v29.16b, v10.16b, v29.16b, v1.16b         // pipo.cs:54:29 decrypt>InvSLayer r3
+    ldr q31, [x0, #1280]                            // round key rk[10][0]
+    eor3 v19.16b, v31.16b, v19.16b, v23.16b         // pipo.cs:54:29 decrypt>InvSLayer r3
+     eor3 v20.16b, v31.16b, v20.16b, v29.16b        // pipo.cs:54:29 decrypt>InvSLayer r3
     eor v16.16b, v16.16b, v18.16b                   // pipo.cs:56:19 decrypt>InvSLayer r3
-     eor v25.16b, v25.16b, v27.16b                  // pipo.cs:56:19 decrypt>InvSLayer r3
-    and v0.16b, v20.16b, v16.16b                    // pipo.cs:58:18 decrypt>InvSLayer r3
-     and v1.16b, v29.16b, v25.16b                   // pipo.cs:58:18 decrypt>InvSLayer r3
-    eor3 v17.16b, v17.16b, v19.16b, v0.16b          // pipo.cs:58:5 decrypt>InvSLayer r3
-     eor3 v26.16b, v26.16b, v28.16b, v1.16b         // pipo.cs:58:5 decrypt>InvSLayer r3
-    eor v20.16b, v20.16b, v17.16b                   // pipo.cs:59:5 decrypt>InvSLayer r3
-     eor v29.16b, v29.16b, v26.16b                  // pipo.cs:59:5 decrypt>InvSLayer r3
-    eor v16.16b, v21.16b, v16.16b                   // pipo.cs:60:5 decrypt>InvSLayer r3
-     eor v25.16b, v30.16b, v25.16b                  // pipo.cs:60:5 decrypt>InvSLayer r3
-    orr v0.16b, v21.16b, v20.16b                    // pipo.cs:61:18 decrypt>InvSLayer r3
-     orr v1.16b, v30.16b, v29.16b                   // pipo.cs:61:18 decrypt>InvSLayer r3
-    eor3 v22.16b, v22.16b, v24.16b, v0.16b          // pipo.cs:61:5 decrypt>InvSLayer r3
-     eor3 v31.16b, v31.16b, v23.16b, v1.16b         // pipo.cs:61:5 decrypt>InvSLayer r3
-    and v0.16b, v22.16b, v17.16b                    // pipo.cs:62:18 decrypt>InvSLayer r3
-     and v1.16b, v31.16b, v26.16b                   // pipo.cs:62:18 decrypt>InvSLayer r3
-    and v2.16b, v22.16b, v16.16b                    // pipo.cs:63:18 decrypt>InvSLayer r3
-     and v3.16b, v31.16b, v25.16b                   // pipo.cs:63:18 decrypt>InvSLayer r3
-    orr v4.16b, v24.16b, v18.16b                    // pipo.cs:65:18 decrypt>InvSLayer r3
-     orr v5.16b, v23.16b, v27.16b                   // pipo.cs:65:18 decrypt>InvSLayer r3
-    eor v19.16b, v19.16b, v4.16b                    // pipo.cs:65:5 decrypt>InvSLayer r3
-     eor v28.16b, v28.16b, v5.16b                   // pipo.cs:65:5 decrypt>InvSLayer r3
-    orr v4.16b, v19.16b, v24.16b                    // pipo.cs:67:18 decrypt>InvSLayer r3
-     orr v5.16b, v28.16b, v23.16b                   // pipo.cs:67:18 decrypt>InvSLayer r3
-    eor3 v18.16b, v4.16b, v18.16b, v6.16b           // pipo.cs:67:5 decrypt>InvSLayer r3
-     eor3 v27.16b, v5.16b, v27.16b, v6.16b          // pipo.cs:67:5 decrypt>InvSLayer r3
-    and v4.16b, v19.16b, v18.16b                    // pipo.cs:68:18 decrypt>InvSLayer r3
-     and v5.16b, v28.16b, v27.16b                   // pipo.cs:68:18 decrypt>InvSLayer r3
-    ldr q7, [x0, #1168]                             // round key rk[9][1]
-    eor v18.16b, v7.16b, v18.16b                    // pipo.cs:94:33 decrypt r4
-     eor v27.16b, v7.16b, v27.16b                   // pipo.cs:94:33 decrypt r4
+     eor v23.16b, v24.16b, v30.16b                  // pipo.cs:56:19 decrypt>InvSLayer r3
+    and v24.16b, v4.16b, v16.16b                    // pipo.cs:58:18 decrypt>InvSLayer r3
+     and v29.16b, v25.16b, v23.16b                  // pipo.cs:58:18 decrypt>InvSLayer r3
+    eor3 v17.16b, v17.16b, v2.16b, v24.16b          // pipo.cs:58:5 decrypt>InvSLayer r3
+     eor3 v21.16b, v21.16b, v3.16b, v29.16b         // pipo.cs:58:5 decrypt>InvSLayer r3
+    eor v24.16b, v4.16b, v17.16b                    // pipo.cs:59:5 decrypt>InvSLayer r3
+     eor v25.16b, v25.16b, v21.16b                  // pipo.cs:59:5 decrypt>InvSLayer r3
+    eor v16.16b, v26.16b, v16.16b                   // pipo.cs:60:5 decrypt>InvSLayer r3
+     eor v23.16b, v27.16b, v23.16b                  // pipo.cs:60:5 decrypt>InvSLayer r3
+    orr v29.16b, v26.16b, v24.16b                   // pipo.cs:61:18 decrypt>InvSLayer r3
+     orr v31.16b, v27.16b, v25.16b                  // pipo.cs:61:18 decrypt>InvSLayer r3
+    eor3 v22.16b, v22.16b, v19.16b, v29.16b         // pipo.cs:61:5 decrypt>InvSLayer r3
+     eor3 v28.16b, v28.16b, v20.16b, v31.16b        // pipo.cs:61:5 decrypt>InvSLayer r3
+    and v29.16b, v22.16b, v17.16b                   // pipo.cs:62:18 decrypt>InvSLayer r3
+     and v31.16b, v28.16b, v21.16b                  // pipo.cs:62:18 decrypt>InvSLayer r3
+    and v0.16b, v22.16b, v16.16b                    // pipo.cs:63:18 decrypt>InvSLayer r3
+     and v1.16b, v28.16b, v23.16b                   // pipo.cs:63:18 decrypt>InvSLayer r3
+    orr v4.16b, v19.16b, v18.16b                    // pipo.cs:65:18 decrypt>InvSLayer r3
+     orr v5.16b, v20.16b, v30.16b                   // pipo.cs:65:18 decrypt>InvSLayer r3
+    eor3 v2.16b, v2.16b, v4.16b, v6.16b             // pipo.cs:65:5 decrypt>InvSLayer r3
+     eor3 v3.16b, v3.16b, v5.16b, v6.16b            // pipo.cs:65:5 decrypt>InvSLayer r3
+    bcax v18.16b, v18.16b, v2.16b, v19.16b          // pipo.cs:67:5 decrypt>InvSLayer r3
+     bcax v30.16b, v30.16b, v3.16b, v20.16b         // pipo.cs:67:5 decrypt>InvSLayer r3
+    ldr q4, [x0, #1168]                             // round key rk[9][1]
+    eor v5.16b, v4.16b, v18.16b                     // pipo.cs:94:33 decrypt r4
+     eor v4.16b, v4.16b, v30.16b                    // pipo.cs:94:33 decrypt r4
     ldr q7, [x0, #1184]                             // round key rk[9][2]
-    eor v19.16b, v7.16b, v19.16b                    // pipo.cs:94:33 decrypt r4
-     eor v28.16b, v7.16b, v28.16b                   // pipo.cs:94:33 decrypt r4
-    ldr q7, [x0, #1200]                             // round key rk[9][3]
-    eor v20.16b, v7.16b, v20.16b                    // pipo.cs:94:33 decrypt r4
-     eor v29.16b, v7.16b, v29.16b                   // pipo.cs:94:33 decrypt r4
-    ldr q7, [x0, #1216]                             // round key rk[9][4]
-    eor3 v21.16b, v7.16b, v21.16b, v0.16b           // pipo.cs:94:33 decrypt r4
-     eor3 v30.16b, v7.16b, v30.16b, v1.16b          // pipo.cs:94:33 decrypt r4
-    ldr q0, [x0, #1232]                             // round key rk[9][5]
-    eor v22.16b, v0.16b, v22.16b                    // pipo.cs:94:33 decrypt r4
-     eor v31.16b, v0.16b, v31.16b                   // pipo.cs:94:33 decrypt r4
-    ldr q0, [x0, #1248]                             // round key rk[9][6]
-    eor v16.16b, v0.16b, v16.16b                    // pipo.cs:94:33 decrypt r4
-     eor v25.16b, v0.16b, v25.16b                   // pipo.cs:94:33 decrypt r4
-    ldr q0, [x0, #1264]                             // round key rk[9][7]
-    eor3 v17.16b, v0.16b, v17.16b, v2.16b           // pipo.cs:94:33 decrypt r4
-     eor3 v26.16b, v0.16b, v26.16b, v3.16b          // pipo.cs:94:33 decrypt r4
-    shl v0.16b, v18.16b, #4                         // pipo.cs:75:43 decrypt>InvRLayer r4
-    sri v0.16b, v18.16b, #4                         // pipo.cs:75:43 decrypt>InvRLayer r4
-     shl v18.16b, v27.16b, #4                       // pipo.cs:75:43 decrypt>InvRLayer r4
-     sri v18.16b, v27.16b, #4                       // pipo.cs:75:43 decrypt>InvRLayer r4
-    shl v27.16b, v19.16b, #7                        // pipo.cs:75:43 decrypt>InvRLayer r4
-    sri v27.16b, v19.16b, #1                        // pipo.cs:75:43 decrypt>InvRLayer r4
-     shl v19.16b, v28.16b, #7                       // pipo.cs:75:43 decrypt>InvRLayer r4
-     sri v19.16b, v28.16b, #1                       // pipo.cs:75:43 decrypt>InvRLayer r4
-    shl v28.16b, v20.16b, #1                        // pipo.cs:75:43 decrypt>InvRLayer r4
-    sri v28.16b, v20.16b, #7                        // pipo.cs:75:43 decrypt>InvRLayer r4
-     shl v20.16b, v29.16b, #1                       // pipo.cs:75:43 decrypt>InvRLayer r4
-     sri v20.16b, v29.16b, #7                       // pipo.cs:75:43 decrypt>InvRLayer r4
-    shl v29.16b, v21.16b, #2                        // pipo.cs:75:43 decrypt>InvRLayer r4
-    sri v29.16b, v21.16b, #6                        // pipo.cs:75:43 decrypt>InvRLayer r4
-     shl v21.16b, v30.16b, #2                       // pipo.cs:75:43 decrypt>InvRLayer r4
-     sri v21.16b, v30.16b, #6                       // pipo.cs:75:43 decrypt>InvRLayer r4
-    shl v30.16b, v22.16b, #6                        // pipo.cs:75:43 decrypt>InvRLayer r4
-    sri v30.16b, v22.16b, #2                        // pipo.cs:75:43 decrypt>InvRLayer r4
-     shl v22.16b, v31.16b, #6                       // pipo.cs:75:43 decrypt>InvRLayer r4
-     sri v22.16b, v31.16b, #2                       // pipo.cs:75:43 decrypt>InvRLayer r4
-    shl v31.16b, v16.16b, #5                        // pipo.cs:75:43 decrypt>InvRLayer r4
-    sri v31.16b, v16.16b, #3                        // pipo.cs:75:43 decrypt>InvRLayer r4
-     shl v16.16b, v25.16b, #5                       // pipo.cs:75:43 decrypt>InvRLayer r4
-     sri v16.16b, v25.16b, #3                       // pipo.cs:75:43 decrypt>InvRLayer r4
-    shl v25.16b, v17.16b, #3                        // pipo.cs:75:43 decrypt>InvRLayer r4
-    sri v25.16b, v17.16b, #5                        // pipo.cs:75:43 decrypt>InvRLayer r4
-     shl v17.16b, v26.16b, #3                       // pipo.cs:75:43 decrypt>InvRLayer r4
-     sri v17.16b, v26.16b, #5                       // pipo.cs:75:43 decrypt>InvRLayer r4
-    orr v26.16b, v29.16b, v31.16b                   // pipo.cs:45:16 decrypt>InvSLayer r4
-     orr v1.16b, v21.16b, v16.16b                   // pipo.cs:45:16 decrypt>InvSLayer r4
-    eor v26.16b, v30.16b, v26.16b                   // pipo.cs:45:5 decrypt>InvSLayer r4
-     eor v1.16b, v22.16b, v1.16b                    // pipo.cs:45:5 decrypt>InvSLayer r4
-    eor v2.16b, v25.16b, v26.16b                    // pipo.cs:46:5 decrypt>InvSLayer r4
-     eor v3.16b, v17.16b, v1.16b                    // pipo.cs:46:5 decrypt>InvSLayer r4
-    orr v7.16b, v29.16b, v2.16b                     // pipo.cs:47:18 decrypt>InvSLayer r4
-     orr v8.16b, v21.16b, v3.16b                    // pipo.cs:47:18 decrypt>InvSLayer r4
-    eor v28.16b, v28.16b, v7.16b                    // pipo.cs:47:5 decrypt>InvSLayer r4
-     eor v20.16b, v20.16b, v8.16b                   // pipo.cs:47:5 decrypt>InvSLayer r4
-    eor v7.16b, v31.16b, v28.16b                    // pipo.cs:49:5 decrypt>InvSLayer r4
-     eor v8.16b, v16.16b, v20.16b                   // pipo.cs:49:5 decrypt>InvSLayer r4
-    orr v26.16b, v26.16b, v7.16b                    // pipo.cs:50:5 decrypt>InvSLayer r4
-     orr v1.16b, v1.16b, v8.16b                     // pipo.cs:50:5 decrypt>InvSLayer r4
-    and v9.16b, v28.16b, v25.16b                    // pipo.cs:52:18 decrypt>InvSLayer r4
-     and v10.16b, v20.16b, v17.16b                  // pipo.cs:52:18 decrypt>InvSLayer r4
-    eor3 v29.16b, v29.16b, v31.16b, v9.16b          // pipo.cs:52:5 decrypt>InvSLayer r4
-     eor3 v21.16b, v21.16b, v16.16b, v10.16b        // pipo.cs:52:5 decrypt>InvSLayer r4
-    eor v27.16b, v27.16b, v2.16b                    // pipo.cs:54:5 decrypt>InvSLayer r4
-     eor v19.16b, v19.16b, v3.16b                   // pipo.cs:54:5 decrypt>InvSLayer r4
-    eor3 v26.16b, v0.16b, v2.16b, v26.16b           // pipo.cs:54:17 decrypt>InvSLayer r4
-     eor3 v18.16b, v18.16b, v3.16b, v1.16b          // pipo.cs:54:17 decrypt>InvSLayer r4
-    eor v0.16b, v4.16b, v7.16b                      // pipo.cs:54:29 decrypt>InvSLayer r4
-     eor v1.16b, v5.16b, v8.16b                     // pipo.cs:54:29 decrypt>InvSLayer r4
-    ldr q2, [x0, #1152]                             // round key rk[9][0]
-    eor3 v24.16b, v2.16b, v24.16b, v0.16b           // pipo.cs:54:29 decrypt>InvSLayer r4
-     eor3 v23.16b, v2.16b, v23.16b, v1.16b          // pipo.cs:54:29 decrypt>InvSLayer r4
-    eor v31.16b, v31.16b, v26.16b                   // pipo.cs:56:19 decrypt>InvSLayer r4
-     eor v16.16b, v16.16b, v18.16b                  // pipo.cs:56:19 decrypt>InvSLayer r4
-    and v0.16b, v28.16b, v31.16b                    // pipo.cs:58:18 decrypt>InvSLayer r4
-     and v1.16b, v20.16b, v16.16b                   // pipo.cs:58:18 decrypt>InvSLayer r4
-    eor3 v25.16b, v25.16b, v27.16b, v0.16b          // pipo.cs:58:5 decrypt>InvSLayer r4
-     eor3 v17.16b, v17.16b, v19.16b, v1.16b         // pipo.cs:58:5 decrypt>InvSLayer r4
-    eor v28.16b, v28.16b, v25.16b                   // pipo.cs:59:5 decrypt>InvSLayer r4
-     eor v20.16b, v20.16b, v17.16b                  // pipo.cs:59:5 decrypt>InvSLayer r4
-    eor v31.16b, v29.16b, v31.16b                   // pipo.cs:60:5 decrypt>InvSLayer r4
-     eor v16.16b, v21.16b, v16.16b                  // pipo.cs:60:5 decrypt>InvSLayer r4
-    orr v0.16b, v29.16b, v28.16b                    // pipo.cs:61:18 decrypt>InvSLayer r4
-     orr v1.16b, v21.16b, v20.16b                   // pipo.cs:61:18 decrypt>InvSLayer r4
-    eor3 v30.16b, v30.16b, v24.16b, v0.16b          // pipo.cs:61:5 decrypt>InvSLayer r4
-     eor3 v22.16b, v22.16b, v23.16b, v1.16b         // pipo.cs:61:5 decrypt>InvSLayer r4
-    and v0.16b, v30.16b, v25.16b                    // pipo.cs:62:18 decrypt>InvSLayer r4
-     and v1.16b, v22.16b, v17.16b                   // pipo.cs:62:18 decrypt>InvSLayer r4
-    and v2.16b, v30.16b, v31.16b                    // pipo.cs:63:18 decrypt>InvSLayer r4
+    eor3 v8.16b, v7.16b, v2.16b, v6.16b             // pipo.cs:94:33 decrypt r4
+     eor3 v7.16b, v7.16b, v3.16b, v6.16b            // pipo.cs:94:33 decrypt r4
+    ldr q9, [x0, #1200]                             // round key rk[9][3]
+    eor v24.16b, v9.16b, v24.16b                    // pipo.cs:94:33 decrypt r4
+     eor v25.16b, v9.16b, v25.16b                   // pipo.cs:94:33 decrypt r4
+    ldr q9, [x0, #1216]                             // round key rk[9][4]
+    eor3 v26.16b, v9.16b, v26.16b, v29.16b          // pipo.cs:94:33 decrypt r4
+     eor3 v27.16b, v9.16b, v27.16b, v31.16b         // pipo.cs:94:33 decrypt r4
+    ldr q29, [x0, #1232]                            // round key rk[9][5]
+    eor v22.16b, v29.16b, v22.16b                   // pipo.cs:94:33 decrypt r4
+     eor v28.16b, v29.16b, v28.16b                  // pipo.cs:94:33 decrypt r4
+    ldr q29, [x0, #1248]                            // round key rk[9][6]
+    eor v16.16b, v29.16b, v16.16b                   // pipo.cs:94:33 decrypt r4
+     eor v23.16b, v29.16b, v23.16b                  // pipo.cs:94:33 decrypt r4
+    ldr q29, [x0, #1264]                            // round key rk[9][7]
+    eor3 v17.16b, v29.16b, v17.16b, v0.16b          // pipo.cs:94:33 decrypt r4
+     eor3 v21.16b, v29.16b, v21.16b, v1.16b         // pipo.cs:94:33 decrypt r4
+    shl v29.16b, v5.16b, #4                         // pipo.cs:75:43 decrypt>InvRLayer r4
+    sri v29.16b, v5.16b, #4                         // pipo.cs:75:43 decrypt>InvRLayer r4
+     shl v31.16b, v4.16b, #4                        // pipo.cs:75:43 decrypt>InvRLayer r4
+     sri v31.16b, v4.16b, #4                        // pipo.cs:75:43 decrypt>InvRLayer r4
+    shl v0.16b, v8.16b, #7                          // pipo.cs:75:43 decrypt>InvRLayer r4
+    sri v0.16b, v8.16b, #1                          // pipo.cs:75:43 decrypt>InvRLayer r4
+     shl v1.16b, v7.16b, #7                         // pipo.cs:75:43 decrypt>InvRLayer r4
+     sri v1.16b, v7.16b, #1                         // pipo.cs:75:43 decrypt>InvRLayer r4
+    shl v4.16b, v24.16b, #1                         // pipo.cs:75:43 decrypt>InvRLayer r4
+    sri v4.16b, v24.16b, #7                         // pipo.cs:75:43 decrypt>InvRLayer r4
+     shl v24.16b, v25.16b, #1                       // pipo.cs:75:43 decrypt>InvRLayer r4
+     sri v24.16b, v25.16b, #7                       // pipo.cs:75:43 decrypt>InvRLayer r4
+    shl v25.16b, v26.16b, #2                        // pipo.cs:75:43 decrypt>InvRLayer r4
+    sri v25.16b, v26.16b, #6                        // pipo.cs:75:43 decrypt>InvRLayer r4
+     shl v26.16b, v27.16b, #2                       // pipo.cs:75:43 decrypt>InvRLayer r4
+     sri v26.16b, v27.16b, #6                       // pipo.cs:75:43 decrypt>InvRLayer r4
+    shl v27.16b, v22.16b, #6                        // pipo.cs:75:43 decrypt>InvRLayer r4
+    sri v27.16b, v22.16b, #2                        // pipo.cs:75:43 decrypt>InvRLayer r4
+     shl v22.16b, v28.16b, #6                       // pipo.cs:75:43 decrypt>InvRLayer r4
+     sri v22.16b, v28.16b, #2                       // pipo.cs:75:43 decrypt>InvRLayer r4
+    shl v28.16b, v16.16b, #5                        // pipo.cs:75:43 decrypt>InvRLayer r4
+    sri v28.16b, v16.16b, #3                        // pipo.cs:75:43 decrypt>InvRLayer r4
+     shl v16.16b, v23.16b, #5                       // pipo.cs:75:43 decrypt>InvRLayer r4
+     sri v16.16b, v23.16b, #3                       // pipo.cs:75:43 decrypt>InvRLayer r4
+    shl v23.16b, v17.16b, #3                        // pipo.cs:75:43 decrypt>InvRLayer r4
+    sri v23.16b, v17.16b, #5                        // pipo.cs:75:43 decrypt>InvRLayer r4
+     shl v17.16b, v21.16b, #3                       // pipo.cs:75:43 decrypt>InvRLayer r4
+     sri v17.16b, v21.16b, #5                       // pipo.cs:75:43 decrypt>InvRLayer r4
+    orr v21.16b, v25.16b, v28.16b                   // pipo.cs:45:16 decrypt>InvSLayer r4
+     orr v5.16b, v26.16b, v16.16b                   // pipo.cs:45:16 decrypt>InvSLayer r4
+    eor v21.16b, v27.16b, v21.16b                   // pipo.cs:45:5 decrypt>InvSLayer r4
+     eor v5.16b, v22.16b, v5.16b                    // pipo.cs:45:5 decrypt>InvSLayer r4
+    eor v7.16b, v23.16b, v21.16b                    // pipo.cs:46:5 decrypt>InvSLayer r4
+     eor v8.16b, v17.16b, v5.16b                    // pipo.cs:46:5 decrypt>InvSLayer r4
+    orr v9.16b, v25.16b, v7.16b                     // pipo.cs:47:18 decrypt>InvSLayer r4
+     orr v10.16b, v26.16b, v8.16b                   // pipo.cs:47:18 decrypt>InvSLayer r4
+    eor v4.16b, v4.16b, v9.16b                      // pipo.cs:47:5 decrypt>InvSLayer r4
+     eor v24.16b, v24.16b, v10.16b                  // pipo.cs:47:5 decrypt>InvSLayer r4
+    eor v9.16b, v28.16b, v4.16b                     // pipo.cs:49:5 decrypt>InvSLayer r4
+     eor v10.16b, v16.16b, v24.16b                  // pipo.cs:49:5 decrypt>InvSLayer r4
+    orr v21.16b, v21.16b, v9.16b                    // pipo.cs:50:5 decrypt>InvSLayer r4
+     orr v5.16b, v5.16b, v10.16b                    // pipo.cs:50:5 decrypt>InvSLayer r4
+    and v11.16b, v4.16b, v23.16b                    // pipo.cs:52:18 decrypt>InvSLayer r4
+     and v12.16b, v24.16b, v17.16b                  // pipo.cs:52:18 decrypt>InvSLayer r4
+    eor3 v25.16b, v25.16b, v28.16b, v11.16b         // pipo.cs:52:5 decrypt>InvSLayer r4
+     eor3 v26.16b, v26.16b, v16.16b, v12.16b        // pipo.cs:52:5 decrypt>InvSLayer r4
+    eor v0.16b, v0.16b, v7.16b                      // pipo.cs:54:5 decrypt>InvSLayer r4
+     eor v1.16b, v1.16b, v8.16b                     // pipo.cs:54:5 decrypt>InvSLayer r4
+    eor3 v21.16b, v29.16b, v7.16b, v21.16b          // pipo.cs:54:17 decrypt>InvSLayer r4
+     eor3 v29.16b, v31.16b, v8.16b, v5.16b          // pipo.cs:54:17 decrypt>InvSLayer r4
+    bcax v18.16b, v9.16b, v18.16b, v2.16b           // pipo.cs:54:29 decrypt>InvSLayer r4
+     bcax v30.16b, v10.16b, v30.16b, v3.16b         // pipo.cs:54:29 decrypt>InvSLayer r4
+    ldr q31, [x0, #1152]                            // round key rk[9][0]
+    eor3 v18.16b, v31.16b, v19.16b, v18.16b         // pipo.cs:54:29 decrypt>InvSLayer r4
+     eor3 v19.16b, v31.16b, v20.16b, v30.16b        // pipo.cs:54:29 decrypt>InvSLayer r4
+    eor v20.16b, v28.16b, v21.16b                   // pipo.cs:56:19 decrypt>InvSLayer r4
+     eor v16.16b, v16.16b, v29.16b                  // pipo.cs:56:19 decrypt>InvSLayer r4
+    and v28.16b, v4.16b, v20.16b                    // pipo.cs:58:18 decrypt>InvSLayer r4
+     and v30.16b, v24.16b, v16.16b                  // pipo.cs:58:18 decrypt>InvSLayer r4
+    eor3 v23.16b, v23.16b, v0.16b, v28.16b          // pipo.cs:58:5 decrypt>InvSLayer r4
+     eor3 v17.16b, v17.16b, v1.16b, v30.16b         // pipo.cs:58:5 decrypt>InvSLayer r4
+    eor v28.16b, v4.16b, v23.16b                    // pipo.cs:59:5 decrypt>InvSLayer r4
+     eor v24.16b, v24.16b, v17.16b                  // pipo.cs:59:5 decrypt>InvSLayer r4
+    eor v20.16b, v25.16b, v20.16b                   // pipo.cs:60:5 decrypt>InvSLayer r4
+     eor v16.16b, v26.16b, v16.16b                  // pipo.cs:60:5 decrypt>InvSLayer r4
+    orr v30.16b, v25.16b, v28.16b                   // pipo.cs:61:18 decrypt>InvSLayer r4
+     orr v31.16b, v26.16b, v24.16b                  // pipo.cs:61:18 decrypt>InvSLayer r4
+    eor3 v27.16b, v27.16b, v18.16b, v30.16b         // pipo.cs:61:5 decrypt>InvSLayer r4
+     eor3 v22.16b, v22.16b, v19.16b, v31.16b        // pipo.cs:61:5 decrypt>InvSLayer r4
+    and v30.16b, v27.16b, v23.16b                   // pipo.cs:62:18 decrypt>InvSLayer r4
+     and v31.16b, v22.16b, v17.16b                  // pipo.cs:62:18 decrypt>InvSLayer r4
+    and v2.16b, v27.16b, v20.16b                    // pipo.cs:63:18 decrypt>InvSLayer r4
      and v3.16b, v22.16b, v16.16b                   // pipo.cs:63:18 decrypt>InvSLayer r4
-    orr v4.16b, v24.16b, v26.16b                    // pipo.cs:65:18 decrypt>InvSLayer r4
-     orr v5.16b, v23.16b, v18.16b                   // pipo.cs:65:18 decrypt>InvSLayer r4
-    eor v27.16b, v27.16b, v4.16b                    // pipo.cs:65:5 decrypt>InvSLayer r4
-     eor v19.16b, v19.16b, v5.16b                   // pipo.cs:65:5 decrypt>InvSLayer r4
-    orr v4.16b, v27.16b, v24.16b                    // pipo.cs:67:18 decrypt>InvSLayer r4
-     orr v5.16b, v19.16b, v23.16b                   // pipo.cs:67:18 decrypt>InvSLayer r4
-    eor3 v26.16b, v4.16b, v26.16b, v6.16b           // pipo.cs:67:5 decrypt>InvSLayer r4
-     eor3 v18.16b, v5.16b, v18.16b, v6.16b          // pipo.cs:67:5 decrypt>InvSLayer r4
-    and v4.16b, v27.16b, v26.16b                    // pipo.cs:68:18 decrypt>InvSLayer r4
-     and v5.16b, v19.16b, v18.16b                   // pipo.cs:68:18 decrypt>InvSLayer r4
-    ldr q7, [x0, #1040]                             // round key rk[8][1]
-    eor v26.16b, v7.16b, v26.16b                    // pipo.cs:94:33 decrypt r5
-     eor v18.16b, v7.16b, v18.16b                   // pipo.cs:94:33 decrypt r5
+    orr v4.16b, v18.16b, v21.16b                    // pipo.cs:65:18 decrypt>InvSLayer r4
+     orr v5.16b, v19.16b, v29.16b                   // pipo.cs:65:18 decrypt>InvSLayer r4
+    eor3 v0.16b, v0.16b, v4.16b, v6.16b             // pipo.cs:65:5 decrypt>InvSLayer r4
+     eor3 v1.16b, v1.16b, v5.16b, v6.16b            // pipo.cs:65:5 decrypt>InvSLayer r4
+    bcax v21.16b, v21.16b, v0.16b, v18.16b          // pipo.cs:67:5 decrypt>InvSLayer r4
+     bcax v29.16b, v29.16b, v1.16b, v19.16b         // pipo.cs:67:5 decrypt>InvSLayer r4
+    ldr q4, [x0, #1040]                             // round key rk[8][1]
+    eor v5.16b, v4.16b, v21.16b                     // pipo.cs:94:33 decrypt r5
+     eor v4.16b, v4.16b, v29.16b                    // pipo.cs:94:33 decrypt r5
     ldr q7, [x0, #1056]                             // round key rk[8][2]
-    eor v27.16b, v7.16b, v27.16b                    // pipo.cs:94:33 decrypt r5
-     eor v19.16b, v7.16b, v19.16b                   // pipo.cs:94:33 decrypt r5
-    ldr q7, [x0, #1072]                             // round key rk[8][3]
-    eor v28.16b, v7.16b, v28.16b                    // pipo.cs:94:33 decrypt r5
-     eor v20.16b, v7.16b, v20.16b                   // pipo.cs:94:33 decrypt r5
-    ldr q7, [x0, #1088]                             // round key rk[8][4]
-    eor3 v29.16b, v7.16b, v29.16b, v0.16b           // pipo.cs:94:33 decrypt r5
-     eor3 v21.16b, v7.16b, v21.16b, v1.16b          // pipo.cs:94:33 decrypt r5
-    ldr q0, [x0, #1104]                             // round key rk[8][5]
-    eor v30.16b, v0.16b, v30.16b                    // pipo.cs:94:33 decrypt r5
-     eor v22.16b, v0.16b, v22.16b                   // pipo.cs:94:33 decrypt r5
-    ldr q0, [x0, #1120]                             // round key rk[8][6]
-    eor v31.16b, v0.16b, v31.16b                    // pipo.cs:94:33 decrypt r5
-     eor v16.16b, v0.16b, v16.16b                   // pipo.cs:94:33 decrypt r5
-    ldr q0, [x0, #1136]                             // round key rk[8][7]
-    eor3 v25.16b, v0.16b, v25.16b, v2.16b           // pipo.cs:94:33 decrypt r5
-     eor3 v17.16b, v0.16b, v17.16b, v3.16b          // pipo.cs:94:33 decrypt r5
-    shl v0.16b, v26.16b, #4                         // pipo.cs:75:43 decrypt>InvRLayer r5
-    sri v0.16b, v26.16b, #4                         // pipo.cs:75:43 decrypt>InvRLayer r5
-     shl v26.16b, v18.16b, #4                       // pipo.cs:75:43 decrypt>InvRLayer r5
-     sri v26.16b, v18.16b, #4                       // pipo.cs:75:43 decrypt>InvRLayer r5
-    shl v18.16b, v27.16b, #7                        // pipo.cs:75:43 decrypt>InvRLayer r5
-    sri v18.16b, v27.16b, #1                        // pipo.cs:75:43 decrypt>InvRLayer r5
-     shl v27.16b, v19.16b, #7                       // pipo.cs:75:43 decrypt>InvRLayer r5
-     sri v27.16b, v19.16b, #1                       // pipo.cs:75:43 decrypt>InvRLayer r5
-    shl v19.16b, v28.16b, #1                        // pipo.cs:75:43 decrypt>InvRLayer r5
-    sri v19.16b, v28.16b, #7                        // pipo.cs:75:43 decrypt>InvRLayer r5
-     shl v28.16b, v20.16b, #1                       // pipo.cs:75:43 decrypt>InvRLayer r5
-     sri v28.16b, v20.16b, #7                       // pipo.cs:75:43 decrypt>InvRLayer r5
-    shl v20.16b, v29.16b, #2                        // pipo.cs:75:43 decrypt>InvRLayer r5
-    sri v20.16b, v29.16b, #6                        // pipo.cs:75:43 decrypt>InvRLayer r5
-     shl v29.16b, v21.16b, #2                       // pipo.cs:75:43 decrypt>InvRLayer r5
-     sri v29.16b, v21.16b, #6                       // pipo.cs:75:43 decrypt>InvRLayer r5
-    shl v21.16b, v30.16b, #6                        // pipo.cs:75:43 decrypt>InvRLayer r5
-    sri v21.16b, v30.16b, #2                        // pipo.cs:75:43 decrypt>InvRLayer r5
-     shl v30.16b, v22.16b, #6                       // pipo.cs:75:43 decrypt>InvRLayer r5
-     sri v30.16b, v22.16b, #2                       // pipo.cs:75:43 decrypt>InvRLayer r5
-    shl v22.16b, v31.16b, #5                        // pipo.cs:75:43 decrypt>InvRLayer r5
-    sri v22.16b, v31.16b, #3                        // pipo.cs:75:43 decrypt>InvRLayer r5
-     shl v31.16b, v16.16b, #5                       // pipo.cs:75:43 decrypt>InvRLayer r5
-     sri v31.16b, v16.16b, #3                       // pipo.cs:75:43 decrypt>InvRLayer r5
-    shl v16.16b, v25.16b, #3                        // pipo.cs:75:43 decrypt>InvRLayer r5
-    sri v16.16b, v25.16b, #5                        // pipo.cs:75:43 decrypt>InvRLayer r5
-     shl v25.16b, v17.16b, #3                       // pipo.cs:75:43 decrypt>InvRLayer r5
-     sri v25.16b, v17.16b, #5                       // pipo.cs:75:43 decrypt>InvRLayer r5
-    orr v17.16b, v20.16b, v22.16b                   // pipo.cs:45:16 decrypt>InvSLayer r5
-     orr v1.16b, v29.16b, v31.16b                   // pipo.cs:45:16 decrypt>InvSLayer r5
-    eor v17.16b, v21.16b, v17.16b                   // pipo.cs:45:5 decrypt>InvSLayer r5
-     eor v1.16b, v30.16b, v1.16b                    // pipo.cs:45:5 decrypt>InvSLayer r5
-    eor v2.16b, v16.16b, v17.16b                    // pipo.cs:46:5 decrypt>InvSLayer r5
-     eor v3.16b, v25.16b, v1.16b                    // pipo.cs:46:5 decrypt>InvSLayer r5
-    orr v7.16b, v20.16b, v2.16b                     // pipo.cs:47:18 decrypt>InvSLayer r5
-     orr v8.16b, v29.16b, v3.16b                    // pipo.cs:47:18 decrypt>InvSLayer r5
-    eor v19.16b, v19.16b, v7.16b                    // pipo.cs:47:5 decrypt>InvSLayer r5
-     eor v28.16b, v28.16b, v8.16b                   // pipo.cs:47:5 decrypt>InvSLayer r5
-    eor v7.16b, v22.16b, v19.16b                    // pipo.cs:49:5 decrypt>InvSLayer r5
-     eor v8.16b, v31.16b, v28.16b                   // pipo.cs:49:5 decrypt>InvSLayer r5
-    orr v17.16b, v17.16b, v7.16b                    // pipo.cs:50:5 decrypt>InvSLayer r5
-     orr v1.16b, v1.16b, v8.16b                     // pipo.cs:50:5 decrypt>InvSLayer r5
-    and v9.16b, v19.16b, v16.16b                    // pipo.cs:52:18 decrypt>InvSLayer r5
-     and v10.16b, v28.16b, v25.16b                  // pipo.cs:52:18 decrypt>InvSLayer r5
-    eor3 v20.16b, v20.16b, v22.16b, v9.16b          // pipo.cs:52:5 decrypt>InvSLayer r5
-     eor3 v29.16b, v29.16b, v31.16b, v10.16b        // pipo.cs:52:5 decrypt>InvSLayer r5
-    eor v18.16b, v18.16b, v2.16b                    // pipo.cs:54:5 decrypt>InvSLayer r5
-     eor v27.16b, v27.16b, v3.16b                   // pipo.cs:54:5 decrypt>InvSLayer r5
-    eor3 v17.16b, v0.16b, v2.16b, v17.16b           // pipo.cs:54:17 decrypt>InvSLayer r5
-     eor3 v26.16b, v26.16b, v3.16b, v1.16b          // pipo.cs:54:17 decrypt>InvSLayer r5
-    eor v0.16b, v4.16b, v7.16b                      // pipo.cs:54:29 decrypt>InvSLayer r5
-     eor v1.16b, v5.16b, v8.16b                     // pipo.cs:54:29 decrypt>InvSLayer r5
-    ldr q2, [x0, #1024]                             // round key rk[8][0]
-    eor3 v24.16b, v2.16b, v24.16b, v0.16b           // pipo.cs:54:29 decrypt>InvSLayer r5
-     eor3 v23.16b, v2.16b, v23.16b, v1.16b          // pipo.cs:54:29 decrypt>InvSLayer r5
-    eor v22.16b, v22.16b, v17.16b                   // pipo.cs:56:19 decrypt>InvSLayer r5
-     eor v31.16b, v31.16b, v26.16b                  // pipo.cs:56:19 decrypt>InvSLayer r5
-    and v0.16b, v19.16b, v22.16b                    // pipo.cs:58:18 decrypt>InvSLayer r5
-     and v1.16b, v28.16b, v31.16b                   // pipo.cs:58:18 decrypt>InvSLayer r5
-    eor3 v16.16b, v16.16b, v18.16b, v0.16b          // pipo.cs:58:5 decrypt>InvSLayer r5
-     eor3 v25.16b, v25.16b, v27.16b, v1.16b         // pipo.cs:58:5 decrypt>InvSLayer r5
-    eor v19.16b, v19.16b, v16.16b                   // pipo.cs:59:5 decrypt>InvSLayer r5
-     eor v28.16b, v28.16b, v25.16b                  // pipo.cs:59:5 decrypt>InvSLayer r5
-    eor v22.16b, v20.16b, v22.16b                   // pipo.cs:60:5 decrypt>InvSLayer r5
-     eor v31.16b, v29.16b, v31.16b                  // pipo.cs:60:5 decrypt>InvSLayer r5
-    orr v0.16b, v20.16b, v19.16b                    // pipo.cs:61:18 decrypt>InvSLayer r5
-     orr v1.16b, v29.16b, v28.16b                   // pipo.cs:61:18 decrypt>InvSLayer r5
-    eor3 v21.16b, v21.16b, v24.16b, v0.16b          // pipo.cs:61:5 decrypt>InvSLayer r5
-     eor3 v30.16b, v30.16b, v23.16b, v1.16b         // pipo.cs:61:5 decrypt>InvSLayer r5
-    and v0.16b, v21.16b, v16.16b                    // pipo.cs:62:18 decrypt>InvSLayer r5
-     and v1.16b, v30.16b, v25.16b                   // pipo.cs:62:18 decrypt>InvSLayer r5
-    and v2.16b, v21.16b, v22.16b                    // pipo.cs:63:18 decrypt>InvSLayer r5
-     and v3.16b, v30.16b, v31.16b                   // pipo.cs:63:18 decrypt>InvSLayer r5
-    orr v4.16b, v24.16b, v17.16b                    // pipo.cs:65:18 decrypt>InvSLayer r5
-     orr v5.16b, v23.16b, v26.16b                   // pipo.cs:65:18 decrypt>InvSLayer r5
-    eor v18.16b, v18.16b, v4.16b                    // pipo.cs:65:5 decrypt>InvSLayer r5
-     eor v27.16b, v27.16b, v5.16b                   // pipo.cs:65:5 decrypt>InvSLayer r5
-    orr v4.16b, v18.16b, v24.16b                    // pipo.cs:67:18 decrypt>InvSLayer r5
-     orr v5.16b, v27.16b, v23.16b                   // pipo.cs:67:18 decrypt>InvSLayer r5
-    eor3 v17.16b, v4.16b, v17.16b, v6.16b           // pipo.cs:67:5 decrypt>InvSLayer r5
-     eor3 v26.16b, v5.16b, v26.16b, v6.16b          // pipo.cs:67:5 decrypt>InvSLayer r5
-    and v4.16b, v18.16b, v17.16b                    // pipo.cs:68:18 decrypt>InvSLayer r5
-     and v5.16b, v27.16b, v26.16b                   // pipo.cs:68:18 decrypt>InvSLayer r5
-    ldr q7, [x0, #912]                              // round key rk[7][1]
-    eor v17.16b, v7.16b, v17.16b                    // pipo.cs:94:33 decrypt r6
-     eor v26.16b, v7.16b, v26.16b                   // pipo.cs:94:33 decrypt r6
-    ldr q7, [x0, #928]                              // round key rk[7][2]
-    eor v18.16b, v7.16b, v18.16b                    // pipo.cs:94:33 decrypt r6
-     eor v27.16b, v7.16b, v27.16b                   // pipo.cs:94:33 decrypt r6
-    ldr q7, [x0, #944]                              // round key rk[7][3]
-    eor v19.16b, v7.16b, v19.16b                    // pipo.cs:94:33 decrypt r6
-     eor v28.16b, v7.16b, v28.16b                   // pipo.cs:94:33 decrypt r6
-    ldr q7, [x0, #960]                              // round key rk[7][4]
-    eor3 v20.16b, v7.16b, v20.16b, v0.16b           // pipo.cs:94:33 decrypt r6
-     eor3 v29.16b, v7.16b, v29.16b, v1.16b          // pipo.cs:94:33 decrypt r6
-    ldr q0, [x0, #976]                              // round key rk[7][5]
-    eor v21.16b, v0.16b, v21.16b                    // pipo.cs:94:33 decrypt r6
-     eor v30.16b, v0.16b, v30.16b                   // pipo.cs:94:33 decrypt r6
-    ldr q0, [x0, #992]                              // round key rk[7][6]
-    eor v22.16b, v0.16b, v22.16b                    // pipo.cs:94:33 decrypt r6
-     eor v31.16b, v0.16b, v31.16b                   // pipo.cs:94:33 decrypt r6
-    ldr q0, [x0, #1008]                             // round key rk[7][7]
-    eor3 v16.16b, v0.16b, v16.16b, v2.16b           // pipo.cs:94:33 decrypt r6
-     eor3 v25.16b, v0.16b, v25.16b, v3.16b          // pipo.cs:94:33 decrypt r6
-    shl v0.16b, v17.16b, #4                         // pipo.cs:75:43 decrypt>InvRLayer r6
-    sri v0.16b, v17.16b, #4                         // pipo.cs:75:43 decrypt>InvRLayer r6
-     shl v17.16b, v26.16b, #4                       // pipo.cs:75:43 decrypt>InvRLayer r6
-     sri v17.16b, v26.16b, #4                       // pipo.cs:75:43 decrypt>InvRLayer r6
-    shl v26.16b, v18.16b, #7                        // pipo.cs:75:43 decrypt>InvRLayer r6
-    sri v26.16b, v18.16b, #1                        // pipo.cs:75:43 decrypt>InvRLayer r6
-     shl v18.16b, v27.16b, #7                       // pipo.cs:75:43 decrypt>InvRLayer r6
-     sri v18.16b, v27.16b, #1                       // pipo.cs:75:43 decrypt>InvRLayer r6
-    shl v27.16b, v19.16b, #1                        // pipo.cs:75:43 decrypt>InvRLayer r6
-    sri v27.16b, v19.16b, #7                        // pipo.cs:75:43 decrypt>InvRLayer r6
-     shl v19.16b, v28.16b, #1                       // pipo.cs:75:43 decrypt>InvRLayer r6
-     sri v19.16b, v28.16b, #7                       // pipo.cs:75:43 decrypt>InvRLayer r6
-    shl v28.16b, v20.16b, #2                        // pipo.cs:75:43 decrypt>InvRLayer r6
-    sri v28.16b, v20.16b, #6                        // pipo.cs:75:43 decrypt>InvRLayer r6
-     shl v20.16b, v29.16b, #2                       // pipo.cs:75:43 decrypt>InvRLayer r6
-     sri v20.16b, v29.16b, #6                       // pipo.cs:75:43 decrypt>InvRLayer r6
-    shl v29.16b, v21.16b, #6                        // pipo.cs:75:43 decrypt>InvRLayer r6
-    sri v29.16b, v21.16b, #2                        // pipo.cs:75:43 decrypt>InvRLayer r6
-     shl v21.16b, v30.16b, #6                       // pipo.cs:75:43 decrypt>InvRLayer r6
-     sri v21.16b, v30.16b, #2                       // pipo.cs:75:43 decrypt>InvRLayer r6
-    shl v30.16b, v22.16b, #5                        // pipo.cs:75:43 decrypt>InvRLayer r6
-    sri v30.16b, v22.16b, #3                        // pipo.cs:75:43 decrypt>InvRLayer r6
-     shl v22.16b, v31.16b, #5                       // pipo.cs:75:43 decrypt>InvRLayer r6
-     sri v22.16b, v31.16b, #3                       // pipo.cs:75:43 decrypt>InvRLayer r6
-    shl v31.16b, v16.16b, #3                        // pipo.cs:75:43 decrypt>InvRLayer r6
-    sri v31.16b, v16.16b, #5                        // pipo.cs:75:43 decrypt>InvRLayer r6
-     shl v16.16b, v25.16b, #3                       // pipo.cs:75:43 decrypt>InvRLayer r6
-     sri v16.16b, v25.16b, #5                       // pipo.cs:75:43 decrypt>InvRLayer r6
-    orr v25.16b, v28.16b, v30.16b                   // pipo.cs:45:16 decrypt>InvSLayer r6
-     orr v1.16b, v20.16b, v22.16b                   // pipo.cs:45:16 decrypt>InvSLayer r6
-    eor v25.16b, v29.16b, v25.16b                   // pipo.cs:45:5 decrypt>InvSLayer r6
-     eor v1.16b, v21.16b, v1.16b                    // pipo.cs:45:5 decrypt>InvSLayer r6
-    eor v2.16b, v31.16b, v25.16b                    // pipo.cs:46:5 decrypt>InvSLayer r6
-     eor v3.16b, v16.16b, v1.16b                    // pipo.cs:46:5 decrypt>InvSLayer r6
-    orr v7.16b, v28.16b, v2.16b                     // pipo.cs:47:18 decrypt>InvSLayer r6
-     orr v8.16b, v20.16b, v3.16b                    // pipo.cs:47:18 decrypt>InvSLayer r6
-    eor v27.16b, v27.16b, v7.16b                    // pipo.cs:47:5 decrypt>InvSLayer r6
-     eor v19.16b, v19.16b, v8.16b                   // pipo.cs:47:5 decrypt>InvSLayer r6
-    eor v7.16b, v30.16b, v27.16b                    // pipo.cs:49:5 decrypt>InvSLayer r6
-     eor v8.16b, v22.16b, v19.16b                   // pipo.cs:49:5 decrypt>InvSLayer r6
-    orr v25.16b, v25.16b, v7.16b                    // pipo.cs:50:5 decrypt>InvSLayer r6
-     orr v1.16b, v1.16b, v8.16b                     // pipo.cs:50:5 decrypt>InvSLayer r6
-    and v9.16b, v27.16b, v31.16b                    // pipo.cs:52:18 decrypt>InvSLayer r6
-     and v10.16b, v19.16b, v16.16b                  // pipo.cs:52:18 decrypt>InvSLayer r6
-    eor3 v28.16b, v28.16b, v30.16b, v9.16b          // pipo.cs:52:5 decrypt>InvSLayer r6
-     eor3 v20.16b, v20.16b, v22.16b, v10.16b        // pipo.cs:52:5 decrypt>InvSLayer r6
-    eor v26.16b, v26.16b, v2.16b                    // pipo.cs:54:5 decrypt>InvSLayer r6
-     eor v18.16b, v18.16b, v3.16b                   // pipo.cs:54:5 decrypt>InvSLayer r6
-    eor3 v25.16b, v0.16b, v2.16b, v25.16b           // pipo.cs:54:17 decrypt>InvSLayer r6
-     eor3 v17.16b, v17.16b, v3.16b, v1.16b          // pipo.cs:54:17 decrypt>InvSLayer r6
-    eor v0.16b, v4.16b, v7.16b                      // pipo.cs:54:29 decrypt>InvSLayer r6
-     eor v1.16b, v5.16b, v8.16b                     // pipo.cs:54:29 decrypt>InvSLayer r6
-    ldr q2, [x0, #896]                              // round key rk[7][0]
-    eor3 v24.16b, v2.16b, v24.16b, v0.16b           // pipo.cs:54:29 decrypt>InvSLayer r6
-     eor3 v23.16b, v2.16b, v23.16b, v1.16b          // pipo.cs:54:29 decrypt>InvSLayer r6
-    eor v30.16b, v30.16b, v25.16b                   // pipo.cs:56:19 decrypt>InvSLayer r6
-     eor v22.16b, v22.16b, v17.16b                  // pipo.cs:56:19 decrypt>InvSLayer r6
-    and v0.16b, v27.16b, v30.16b                    // pipo.cs:58:18 decrypt>InvSLayer r6
-     and v1.16b, v19.16b, v22.16b                   // pipo.cs:58:18 decrypt>InvSLayer r6
-    eor3 v31.16b, v31.16b, v26.16b, v0.16b          // pipo.cs:58:5 decrypt>InvSLayer r6
-     eor3 v16.16b, v16.16b, v18.16b, v1.16b         // pipo.cs:58:5 decrypt>InvSLayer r6
-    eor v27.16b, v27.16b, v31.16b                   // pipo.cs:59:5 decrypt>InvSLayer r6
-     eor v19.16b, v19.16b, v16.16b                  // pipo.cs:59:5 decrypt>InvSLayer r6
-    eor v30.16b, v28.16b, v30.16b                   // pipo.cs:60:5 decrypt>InvSLayer r6
-     eor v22.16b, v20.16b, v22.16b                  // pipo.cs:60:5 decrypt>InvSLayer r6
-    orr v0.16b, v28.16b, v27.16b                    // pipo.cs:61:18 decrypt>InvSLayer r6
-     orr v1.16b, v20.16b, v19.16b                   // pipo.cs:61:18 decrypt>InvSLayer r6
-    eor3 v29.16b, v29.16b, v24.16b, v0.16b          // pipo.cs:61:5 decrypt>InvSLayer r6
-     eor3 v21.16b, v21.16b, v23.16b, v1.16b         // pipo.cs:61:5 decrypt>InvSLayer r6
-    and v0.16b, v29.16b, v31.16b                    // pipo.cs:62:18 decrypt>InvSLayer r6
-     and v1.16b, v21.16b, v16.16b                   // pipo.cs:62:18 decrypt>InvSLayer r6
-    and v2.16b, v29.16b, v30.16b                    // pipo.cs:63:18 decrypt>InvSLayer r6
-     and v3.16b, v21.16b, v22.16b                   // pipo.cs:63:18 decrypt>InvSLayer r6
-    orr v4.16b, v24.16b, v25.16b                    // pipo.cs:65:18 decrypt>InvSLayer r6
-     orr v5.16b, v23.16b, v17.16b                   // pipo.cs:65:18 decrypt>InvSLayer r6
-    eor v26.16b, v26.16b, v4.16b                    // pipo.cs:65:5 decrypt>InvSLayer r6
-     eor v18.16b, v18.16b, v5.16b                   // pipo.cs:65:5 decrypt>InvSLayer r6
-    orr v4.16b, v26.16b, v24.16b                    // pipo.cs:67:18 decrypt>InvSLayer r6
-     orr v5.16b, v18.16b, v23.16b                   // pipo.cs:67:18 decrypt>InvSLayer r6
-    eor3 v25.16b, v4.16b, v25.16b, v6.16b           // pipo.cs:67:5 decrypt>InvSLayer r6
-     eor3 v17.16b, v5.16b, v17.16b, v6.16b          // pipo.cs:67:5 decrypt>InvSLayer r6
-    and v4.16b, v26.16b, v25.16b                    // pipo.cs:68:18 decrypt>InvSLayer r6
-     and v5.16b, v18.16b, v17.16b                   // pipo.cs:68:18 decrypt>InvSLayer r6
-    ldr q7, [x0, #784]                              // round key rk[6][1]
-    eor v25.16b, v7.16b, v25.16b                    // pipo.cs:94:33 decrypt r7
-     eor v17.16b, v7.16b, v17.16b                   // pipo.cs:94:33 decrypt r7
-    ldr q7, [x0, #800]                              // round key rk[6][2]
-    eor v26.16b, v7.16b, v26.16b                    // pipo.cs:94:33 decrypt r7
-     eor v18.16b, v7.16b, v18.16b                   // pipo.cs:94:33 decrypt r7
-    ldr q7, [x0, #816]                              // round key rk[6][3]
-    eor v27.16b, v7.16b, v27.16b                    // pipo.cs:94:33 decrypt r7
-     eor v19.16b, v7.16b, v19.16b                   // pipo.cs:94:33 decrypt r7
-    ldr q7, [x0, #832]                              // round key rk[6][4]
-    eor3 v28.16b, v7.16b, v28.16b, v0.16b           // pipo.cs:94:33 decrypt r7
-     eor3 v20.16b, v7.16b, v20.16b, v1.16b          // pipo.cs:94:33 decrypt r7
-    ldr q0, [x0, #848]                              // round key rk[6][5]
-    eor v29.16b, v0.16b, v29.16b                    // pipo.cs:94:33 decrypt r7
-     eor v21.16b, v0.16b, v21.16b                   // pipo.cs:94:33 decrypt r7
-    ldr q0, [x0, #864]                              // round key rk[6][6]
-    eor v30.16b, v0.16b, v30.16b                    // pipo.cs:94:33 decrypt r7
-     eor v22.16b, v0.16b, v22.16b                   // pipo.cs:94:33 decrypt r7
-    ldr q0, [x0, #880]                              // round key rk[6][7]
-    eor3 v31.16b, v0.16b, v31.16b, v2.16b           // pipo.cs:94:33 decrypt r7
-     eor3 v16.16b, v0.16b, v16.16b, v3.16b          // pipo.cs:94:33 decrypt r7
-    shl v0.16b, v25.16b, #4                         // pipo.cs:75:43 decrypt>InvRLayer r7
-    sri v0.16b, v25.16b, #4                         // pipo.cs:75:43 decrypt>InvRLayer r7
-     shl v25.16b, v17.16b, #4                       // pipo.cs:75:43 decrypt>InvRLayer r7
-     sri v25.16b, v17.16b, #4                       // pipo.cs:75:43 decrypt>InvRLayer r7
-    shl v17.16b, v26.16b, #7                        // pipo.cs:75:43 decrypt>InvRLayer r7
-    sri v17.16b, v26.16b, #1                        // pipo.cs:75:43 decrypt>InvRLayer r7
-     shl v26.16b, v18.16b, #7                       // pipo.cs:75:43 decrypt>InvRLayer r7
-     sri v26.16b, v18.16b, #1                       // pipo.cs:75:43 decrypt>InvRLayer r7
-    shl v18.16b, v27.16b, #1                        // pipo.cs:75:43 decrypt>InvRLayer r7
-    sri v18.16b, v27.16b, #7                        // pipo.cs:75:43 decrypt>InvRLayer r7
-     shl v27.16b, v19.16b, #1                       // pipo.cs:75:43 decrypt>InvRLayer r7
-     sri v27.16b, v19.16b, #7                       // pipo.cs:75:43 decrypt>InvRLayer r7
-    shl v19.16b, v28.16b, #2                        // pipo.cs:75:43 decrypt>InvRLayer r7
-    sri v19.16b, v28.16b, #6                        // pipo.cs:75:43 decrypt>InvRLayer r7
-     shl v28.16b, v20.16b, #2                       // pipo.cs:75:43 decrypt>InvRLayer r7
-     sri v28.16b, v20.16b, #6                       // pipo.cs:75:43 decrypt>InvRLayer r7
-    shl v20.16b, v29.16b, #6                        // pipo.cs:75:43 decrypt>InvRLayer r7
-    sri v20.16b, v29.16b, #2                        // pipo.cs:75:43 decrypt>InvRLayer r7
-     shl v29.16b, v21.16b, #6                       // pipo.cs:75:43 decrypt>InvRLayer r7
-     sri v29.16b, v21.16b, #2                       // pipo.cs:75:43 decrypt>InvRLayer r7
-    shl v21.16b, v30.16b, #5                        // pipo.cs:75:43 decrypt>InvRLayer r7
-    sri v21.16b, v30.16b, #3                        // pipo.cs:75:43 decrypt>InvRLayer r7
-     shl v30.16b, v22.16b, #5                       // pipo.cs:75:43 decrypt>InvRLayer r7
-     sri v30.16b, v22.16b, #3                       // pipo.cs:75:43 decrypt>InvRLayer r7
-    shl v22.16b, v31.16b, #3                        // pipo.cs:75:43 decrypt>InvRLayer r7
-    sri v22.16b, v31.16b, #5                        // pipo.cs:75:43 decrypt>InvRLayer r7
-     shl v31.16b, v16.16b, #3                       // pipo.cs:75:43 decrypt>InvRLayer r7
-     sri v31.16b, v16.16b, #5                       // pipo.cs:75:43 decrypt>InvRLayer r7
-    orr v16.16b, v19.16b, v21.16b                   // pipo.cs:45:16 decrypt>InvSLayer r7
-     orr v1.16b, v28.16b, v30.16b                   // pipo.cs:45:16 decrypt>InvSLayer r7
-    eor v16.16b, v20.16b, v16.16b                   // pipo.cs:45:5 decrypt>InvSLayer r7
-     eor v1.16b, v29.16b, v1.16b                    // pipo.cs:45:5 decrypt>InvSLayer r7
-    eor v2.16b, v22.16b, v16.16b                    // pipo.cs:46:5 decrypt>InvSLayer r7
-     eor v3.16b, v31.16b, v1.16b                    // pipo.cs:46:5 decrypt>InvSLayer r7
-    orr v7.16b, v19.16b, v2.16b                     // pipo.cs:47:18 decrypt>InvSLayer r7
-     orr v8.16b, v28.16b, v3.16b                    // pipo.cs:47:18 decrypt>InvSLayer r7
-    eor v18.16b, v18.16b, v7.16b                    // pipo.cs:47:5 decrypt>InvSLayer r7
-     eor v27.16b, v27.16b, v8.16b                   // pipo.cs:47:5 decrypt>InvSLayer r7
-    eor v7.16b, v21.16b, v18.16b                    // pipo.cs:49:5 decrypt>InvSLayer r7
-     eor v8.16b, v30.16b, v27.16b                   // pipo.cs:49:5 decrypt>InvSLayer r7
-    orr v16.16b, v16.16b, v7.16b                    // pipo.cs:50:5 decrypt>InvSLayer r7
-     orr v1.16b, v1.16b, v8.16b                     // pipo.cs:50:5 decrypt>InvSLayer r7
-    and v9.16b, v18.16b, v22.16b                    // pipo.cs:52:18 decrypt>InvSLayer r7
-     and v10.16b, v27.16b, v31.16b                  // pipo.cs:52:18 decrypt>InvSLayer r7
-    eor3 v19.16b, v19.16b, v21.16b, v9.16b          // pipo.cs:52:5 decrypt>InvSLayer r7
-     eor3 v28.16b, v28.16b, v30.16b, v10.16b        // pipo.cs:52:5 decrypt>InvSLayer r7
-    eor v17.16b, v17.16b, v2.16b                    // pipo.cs:54:5 decrypt>InvSLayer r7
-     eor v26.16b, v26.16b, v3.16b                   // pipo.cs:54:5 decrypt>InvSLayer r7
-    eor3 v16.16b, v0.16b, v2.16b, v16.16b           // pipo.cs:54:17 decrypt>InvSLayer r7
-     eor3 v25.16b, v25.16b, v3.16b, v1.16b          // pipo.cs:54:17 decrypt>InvSLayer r7
-    eor v0.16b, v4.16b, v7.16b                      // pipo.cs:54:29 decrypt>InvSLayer r7
-     eor v1.16b, v5.16b, v8.16b                     // pipo.cs:54:29 decrypt>InvSLayer r7
-    ldr q2, [x0, #768]                              // round key rk[6][0]
-    eor3 v24.16b, v2.16b, v24.16b, v0.16b           // pipo.cs:54:29 decrypt>InvSLayer r7
-     eor3 v23.16b, v2.16b, v23.16b, v1.16b          // pipo.cs:54:29 decrypt>InvSLayer r7
-    eor v21.16b, v21.16b, v16.16b                   // pipo.cs:56:19 decrypt>InvSLayer r7
-     eor v30.16b, v30.16b, v25.16b                  // pipo.cs:56:19 decrypt>InvSLayer r7
-    and v0.16b, v18.16b, v21.16b                    // pipo.cs:58:18 decrypt>InvSLayer r7
-     and v1.16b, v27.16b, v30.16b                   // pipo.cs:58:18 decrypt>InvSLayer r7
-    eor3 v22.16b, v22.16b, v17.16b, v0.16b          // pipo.cs:58:5 decrypt>InvSLayer r7
-     eor3 v31.16b, v31.16b, v26.16b, v1.16b         // pipo.cs:58:5 decrypt>InvSLayer r7
-    eor v18.16b, v18.16b, v22.16b                   // pipo.cs:59:5 decrypt>InvSLayer r7
-     eor v27.16b, v27.16b, v31.16b                  // pipo.cs:59:5 decrypt>InvSLayer r7
-    eor v21.16b, v19.16b, v21.16b                   // pipo.cs:60:5 decrypt>InvSLayer r7
-     eor v30.16b, v28.16b, v30.16b                  // pipo.cs:60:5 decrypt>InvSLayer r7
-    orr v0.16b, v19.16b, v18.16b                    // pipo.cs:61:18 decrypt>InvSLayer r7
-     orr v1.16b, v28.16b, v27.16b                   // pipo.cs:61:18 decrypt>InvSLayer r7
-    eor3 v20.16b, v20.16b, v24.16b, v0.16b          // pipo.cs:61:5 decrypt>InvSLayer r7
-     eor3 v29.16b, v29.16b, v23.16b, v1.16b         // pipo.cs:61:5 decrypt>InvSLayer r7
-    and v0.16b, v20.16b, v22.16b                    // pipo.cs:62:18 decrypt>InvSLayer r7
-     and v1.16b, v29.16b, v31.16b                   // pipo.cs:62:18 decrypt>InvSLayer r7
-    and v2.16b, v20.16b, v21.16b                    // pipo.cs:63:18 decrypt>InvSLayer r7
-     and v3.16b, v29.16b, v30.16b                   // pipo.cs:63:18 decrypt>InvSLayer r7
-    orr v4.16b, v24.16b, v16.16b                    // pipo.cs:65:18 decrypt>InvSLayer r7
-     orr v5.16b, v23.16b, v25.16b                   // pipo.cs:65:18 decrypt>InvSLayer r7
-    eor v17.16b, v17.16b, v4.16b                    // pipo.cs:65:5 decrypt>InvSLayer r7
-     eor v26.16b, v26.16b, v5.16b                   // pipo.cs:65:5 decrypt>InvSLayer r7
-    orr v4.16b, v17.16b, v24.16b                    // pipo.cs:67:18 decrypt>InvSLayer r7
-     orr v5.16b, v26.16b, v23.16b                   // pipo.cs:67:18 decrypt>InvSLayer r7
-    eor3 v16.16b, v4.16b, v16.16b, v6.16b           // pipo.cs:67:5 decrypt>InvSLayer r7
-     eor3 v25.16b, v5.16b, v25.16b, v6.16b          // pipo.cs:67:5 decrypt>InvSLayer r7
-    and v4.16b, v17.16b, v16.16b                    // pipo.cs:68:18 decrypt>InvSLayer r7
-     and v5.16b, v26.16b, v25.16b                   // pipo.cs:68:18 decrypt>InvSLayer r7
-    ldr q7, [x0, #656]                              // round key rk[5][1]
-    eor v16.16b, v7.16b, v16.16b                    // pipo.cs:94:33 decrypt r8
-     eor v25.16b, v7.16b, v25.16b                   // pipo.cs:94:33 decrypt r8
-    ldr q7, [x0, #672]                              // round key rk[5][2]
-    eor v17.16b, v7.16b, v17.16b                    // pipo.cs:94:33 decrypt r8
-     eor v26.16b, v7.16b, v26.16b                   // pipo.cs:94:33 decrypt r8
-    ldr q7, [x0, #688]                              // round key rk[5][3]
-    eor v18.16b, v7.16b, v18.16b                    // pipo.cs:94:33 decrypt r8
-     eor v27.16b, v7.16b, v27.16b                   // pipo.cs:94:33 decrypt r8
-    ldr q7, [x0, #704]                              // round key rk[5][4]
-    eor3 v19.16b, v7.16b, v19.16b, v0.16b           // pipo.cs:94:33 decrypt r8
-     eor3 v28.16b, v7.16b, v28.16b, v1.16b          // pipo.cs:94:33 decrypt r8
-    ldr q0, [x0, #720]                              // round key rk[5][5]
-    eor v20.16b, v0.16b, v20.16b                    // pipo.cs:94:33 decrypt r8
-     eor v29.16b, v0.16b, v29.16b                   // pipo.cs:94:33 decrypt r8
-    ldr q0, [x0, #736]                              // round key rk[5][6]
-    eor v21.16b, v0.16b, v21.16b                    // pipo.cs:94:33 decrypt r8
-     eor v30.16b, v0.16b, v30.16b                   // pipo.cs:94:33 decrypt r8
-    ldr q0, [x0, #752]                              // round key rk[5][7]
-    eor3 v22.16b, v0.16b, v22.16b, v2.16b           // pipo.cs:94:33 decrypt r8
-     eor3 v31.16b, v0.16b, v31.16b, v3.16b          // pipo.cs:94:33 decrypt r8
-    shl v0.16b, v16.16b, #4                         // pipo.cs:75:43 decrypt>InvRLayer r8
-    sri v0.16b, v16.16b, #4                         // pipo.cs:75:43 decrypt>InvRLayer r8
-     shl v16.16b, v25.16b, #4                       // pipo.cs:75:43 decrypt>InvRLayer r8
-     sri v16.16b, v25.16b, #4                       // pipo.cs:75:43 decrypt>InvRLayer r8
-    shl v25.16b, v17.16b, #7                        // pipo.cs:75:43 decrypt>InvRLayer r8
-    sri v25.16b, v17.16b, #1                        // pipo.cs:75:43 decrypt>InvRLayer r8
-     shl v17.16b, v26.16b, #7                       // pipo.cs:75:43 decrypt>InvRLayer r8
-     sri v17.16b, v26.16b, #1                       // pipo.cs:75:43 decrypt>InvRLayer r8
-    shl v26.16b, v18.16b, #1                        // pipo.cs:75:43 decrypt>InvRLayer r8
-    sri v26.16b, v18.16b, #7                        // pipo.cs:75:43 decrypt>InvRLayer r8
-     shl v18.16b, v27.16b, #1                       // pipo.cs:75:43 decrypt>InvRLayer r8
-     sri v18.16b, v27.16b, #7                       // pipo.cs:75:43 decrypt>InvRLayer r8
-    shl v27.16b, v19.16b, #2                        // pipo.cs:75:43 decrypt>InvRLayer r8
-    sri v27.16b, v19.16b, #6                        // pipo.cs:75:43 decrypt>InvRLayer r8
-     shl v19.16b, v28.16b, #2                       // pipo.cs:75:43 decrypt>InvRLayer r8
-     sri v19.16b, v28.16b, #6                       // pipo.cs:75:43 decrypt>InvRLayer r8
-    shl v28.16b, v20.16b, #6                        // pipo.cs:75:43 decrypt>InvRLayer r8
-    sri v28.16b, v20.16b, #2                        // pipo.cs:75:43 decrypt>InvRLayer r8
-     shl v20.16b, v29.16b, #6                       // pipo.cs:75:43 decrypt>InvRLayer r8
-     sri v20.16b, v29.16b, #2                       // pipo.cs:75:43 decrypt>InvRLayer r8
-    shl v29.16b, v21.16b, #5                        // pipo.cs:75:43 decrypt>InvRLayer r8
-    sri v29.16b, v21.16b, #3                        // pipo.cs:75:43 decrypt>InvRLayer r8
-     shl v21.16b, v30.16b, #5                       // pipo.cs:75:43 decrypt>InvRLayer r8
-     sri v21.16b, v30.16b, #3                       // pipo.cs:75:43 decrypt>InvRLayer r8
-    shl v30.16b, v22.16b, #3                        // pipo.cs:75:43 decrypt>InvRLayer r8
-    sri v30.16b, v22.16b, #5                        // pipo.cs:75:43 decrypt>InvRLayer r8
-     shl v22.16b, v31.16b, #3                       // pipo.cs:75:43 decrypt>InvRLayer r8
-     sri v22.16b, v31.16b, #5                       // pipo.cs:75:43 decrypt>InvRLayer r8
-    orr v31.16b, v27.16b, v29.16b                   // pipo.cs:45:16 decrypt>InvSLayer r8
-     orr v1.16b, v19.16b, v21.16b                   // pipo.cs:45:16 decrypt>InvSLayer r8
-    eor v31.16b, v28.16b, v31.16b                   // pipo.cs:45:5 decrypt>InvSLayer r8
-     eor v1.16b, v20.16b, v1.16b                    // pipo.cs:45:5 decrypt>InvSLayer r8
-    eor v2.16b, v30.16b, v31.16b                    // pipo.cs:46:5 decrypt>InvSLayer r8
-     eor v3.16b, v22.16b, v1.16b                    // pipo.cs:46:5 decrypt>InvSLayer r8
-    orr v7.16b, v27.16b, v2.16b                     // pipo.cs:47:18 decrypt>InvSLayer r8
-     orr v8.16b, v19.16b, v3.16b                    // pipo.cs:47:18 decrypt>InvSLayer r8
-    eor v26.16b, v26.16b, v7.16b                    // pipo.cs:47:5 decrypt>InvSLayer r8
-     eor v18.16b, v18.16b, v8.16b                   // pipo.cs:47:5 decrypt>InvSLayer r8
-    eor v7.16b, v29.16b, v26.16b                    // pipo.cs:49:5 decrypt>InvSLayer r8
-     eor v8.16b, v21.16b, v18.16b                   // pipo.cs:49:5 decrypt>InvSLayer r8
-    orr v31.16b, v31.16b, v7.16b                    // pipo.cs:50:5 decrypt>InvSLayer r8
-     orr v1.16b, v1.16b, v8.16b                     // pipo.cs:50:5 decrypt>InvSLayer r8
-    and v9.16b, v26.16b, v30.16b                    // pipo.cs:52:18 decrypt>InvSLayer r8
-     and v10.16b, v18.16b, v22.16b                  // pipo.cs:52:18 decrypt>InvSLayer r8
-    eor3 v27.16b, v27.16b, v29.16b, v9.16b          // pipo.cs:52:5 decrypt>InvSLayer r8
-     eor3 v19.16b, v19.16b, v21.16b, v10.16b        // pipo.cs:52:5 decrypt>InvSLayer r8
-    eor v25.16b, v25.16b, v2.16b                    // pipo.cs:54:5 decrypt>InvSLayer r8
-     eor v17.16b, v17.16b, v3.16b                   // pipo.cs:54:5 decrypt>InvSLayer r8
-    eor3 v31.16b, v0.16b, v2.16b, v31.16b           // pipo.cs:54:17 decrypt>InvSLayer r8
-     eor3 v16.16b, v16.16b, v3.16b, v1.16b          // pipo.cs:54:17 decrypt>InvSLayer r8
-    eor v0.16b, v4.16b, v7.16b                      // pipo.cs:54:29 decrypt>InvSLayer r8
-     eor v1.16b, v5.16b, v8.16b                     // pipo.cs:54:29 decrypt>InvSLayer r8
-    ldr q2, [x0, #640]                              // round key rk[5][0]
-    eor3 v24.16b, v2.16b, v24.16b, v0.16b           // pipo.cs:54:29 decrypt>InvSLayer r8
-     eor3 v23.16b, v2.16b, v23.16b, v1.16b          // pipo.cs:54:29 decrypt>InvSLayer r8
-    eor v29.16b, v29.16b, v31.16b                   // pipo.cs:56:19 decrypt>InvSLayer r8
-     eor v21.16b, v21.16b, v16.16b                  // pipo.cs:56:19 decrypt>InvSLayer r8
-    and v0.16b, v26.16b, v29.16b                    // pipo.cs:58:18 decrypt>InvSLayer r8
-     and v1.16b, v18.16b, v21.16b                   // pipo.cs:58:18 decrypt>InvSLayer r8
-    eor3 v30.16b, v30.16b, v25.16b, v0.16b          // pipo.cs:58:5 decrypt>InvSLayer r8
-     eor3 v22.16b, v22.16b, v17.16b, v1.16b         // pipo.cs:58:5 decrypt>InvSLayer r8
-    eor v26.16b, v26.16b, v30.16b                   // pipo.cs:59:5 decrypt>InvSLayer r8
-     eor v18.16b, v18.16b, v22.16b                  // pipo.cs:59:5 decrypt>InvSLayer r8
-    eor v29.16b, v27.16b, v29.16b                   // pipo.cs:60:5 decrypt>InvSLayer r8
-     eor v21.16b, v19.16b, v21.16b                  // pipo.cs:60:5 decrypt>InvSLayer r8
-    orr v0.16b, v27.16b, v26.16b                    // pipo.cs:61:18 decrypt>InvSLayer r8
-     orr v1.16b, v19.16b, v18.16b                   // pipo.cs:61:18 decrypt>InvSLayer r8
-    eor3 v28.16b, v28.16b, v24.16b, v0.16b          // pipo.cs:61:5 decrypt>InvSLayer r8
-     eor3 v20.16b, v20.16b, v23.16b, v1.16b         // pipo.cs:61:5 decrypt>InvSLayer r8
-    and v0.16b, v28.16b, v30.16b                    // pipo.cs:62:18 decrypt>InvSLayer r8
-     and v1.16b, v20.16b, v22.16b                   // pipo.cs:62:18 decrypt>InvSLayer r8
-    and v2.16b, v28.16b, v29.16b                    // pipo.cs:63:18 decrypt>InvSLayer r8
-     and v3.16b, v20.16b, v21.16b                   // pipo.cs:63:18 decrypt>InvSLayer r8
-    orr v4.16b, v24.16b, v31.16b                    // pipo.cs:65:18 decrypt>InvSLayer r8
-     orr v5.16b, v23.16b, v16.16b                   // pipo.cs:65:18 decrypt>InvSLayer r8
-    eor v25.16b, v25.16b, v4.16b                    // pipo.cs:65:5 decrypt>InvSLayer r8
-     eor v17.16b, v17.16b, v5.16b                   // pipo.cs:65:5 decrypt>InvSLayer r8
-    orr v4.16b, v25.16b, v24.16b                    // pipo.cs:67:18 decrypt>InvSLayer r8
-     orr v5.16b, v17.16b, v23.16b                   // pipo.cs:67:18 decrypt>InvSLayer r8
-    eor3 v31.16b, v4.16b, v31.16b, v6.16b           // pipo.cs:67:5 decrypt>InvSLayer r8
-     eor3 v16.16b, v5.16b, v16.16b, v6.16b          // pipo.cs:67:5 decrypt>InvSLayer r8
-    and v4.16b, v25.16b, v31.16b                    // pipo.cs:68:18 decrypt>InvSLayer r8
-     and v5.16b, v17.16b, v16.16b                   // pipo.cs:68:18 decrypt>InvSLayer r8
-    ldr q7, [x0, #528]                              // round key rk[4][1]
-    eor v31.16b, v7.16b, v31.16b                    // pipo.cs:94:33 decrypt r9
-     eor v16.16b, v7.16b, v16.16b                   // pipo.cs:94:33 decrypt r9
-    ldr q7, [x0, #544]                              // round key rk[4][2]
-    eor v25.16b, v7.16b, v25.16b                    // pipo.cs:94:33 decrypt r9
-     eor v17.16b, v7.16b, v17.16b                   // pipo.cs:94:33 decrypt r9
-    ldr q7, [x0, #560]                              // round key rk[4][3]
-    eor v26.16b, v7.16b, v26.16b                    // pipo.cs:94:33 decrypt r9
-     eor v18.16b, v7.16b, v18.16b                   // pipo.cs:94:33 decrypt r9
-    ldr q7, [x0, #576]                              // round key rk[4][4]
-    eor3 v27.16b, v7.16b, v27.16b, v0.16b           // pipo.cs:94:33 decrypt r9
-     eor3 v19.16b, v7.16b, v19.16b, v1.16b          // pipo.cs:94:33 decrypt r9
-    ldr q0, [x0, #592]                              // round key rk[4][5]
-    eor v28.16b, v0.16b, v28.16b                    // pipo.cs:94:33 decrypt r9
-     eor v20.16b, v0.16b, v20.16b                   // pipo.cs:94:33 decrypt r9
-    ldr q0, [x0, #608]                              // round key rk[4][6]
-    eor v29.16b, v0.16b, v29.16b                    // pipo.cs:94:33 decrypt r9
-     eor v21.16b, v0.16b, v21.16b                   // pipo.cs:94:33 decrypt r9
-    ldr q0, [x0, #624]                              // round key rk[4][7]
-    eor3 v30.16b, v0.16b, v30.16b, v2.16b           // pipo.cs:94:33 decrypt r9
-     eor3 v22.16b, v0.16b, v22.16b, v3.16b          // pipo.cs:94:33 decrypt r9
-    shl v0.16b, v31.16b, #4                         // pipo.cs:75:43 decrypt>InvRLayer r9
-    sri v0.16b, v31.16b, #4                         // pipo.cs:75:43 decrypt>InvRLayer r9
-     shl v31.16b, v16.16b, #4                       // pipo.cs:75:43 decrypt>InvRLayer r9
-     sri v31.16b, v16.16b, #4                       // pipo.cs:75:43 decrypt>InvRLayer r9
-    shl v16.16b, v25.16b, #7                        // pipo.cs:75:43 decrypt>InvRLayer r9
-    sri v16.16b, v25.16b, #1                        // pipo.cs:75:43 decrypt>InvRLayer r9
-     shl v25.16b, v17.16b, #7                       // pipo.cs:75:43 decrypt>InvRLayer r9
-     sri v25.16b, v17.16b, #1                       // pipo.cs:75:43 decrypt>InvRLayer r9
-    shl v17.16b, v26.16b, #1                        // pipo.cs:75:43 decrypt>InvRLayer r9
-    sri v17.16b, v26.16b, #7                        // pipo.cs:75:43 decrypt>InvRLayer r9
-     shl v26.16b, v18.16b, #1                       // pipo.cs:75:43 decrypt>InvRLayer r9
-     sri v26.16b, v18.16b, #7                       // pipo.cs:75:43 decrypt>InvRLayer r9
-    shl v18.16b, v27.16b, #2                        // pipo.cs:75:43 decrypt>InvRLayer r9
-    sri v18.16b, v27.16b, #6                        // pipo.cs:75:43 decrypt>InvRLayer r9
-     shl v27.16b, v19.16b, #2                       // pipo.cs:75:43 decrypt>InvRLayer r9
-     sri v27.16b, v19.16b, #6                       // pipo.cs:75:43 decrypt>InvRLayer r9
-    shl v19.16b, v28.16b, #6                        // pipo.cs:75:43 decrypt>InvRLayer r9
-    sri v19.16b, v28.16b, #2                        // pipo.cs:75:43 decrypt>InvRLayer r9
-     shl v28.16b, v20.16b, #6                       // pipo.cs:75:43 decrypt>InvRLayer r9
-     sri v28.16b, v20.16b, #2                       // pipo.cs:75:43 decrypt>InvRLayer r9
-    shl v20.16b, v29.16b, #5                        // pipo.cs:75:43 decrypt>InvRLayer r9
-    sri v20.16b, v29.16b, #3                        // pipo.cs:75:43 decrypt>InvRLayer r9
-     shl v29.16b, v21.16b, #5                       // pipo.cs:75:43 decrypt>InvRLayer r9
-     sri v29.16b, v21.16b, #3                       // pipo.cs:75:43 decrypt>InvRLayer r9
-    shl v21.16b, v30.16b, #3                        // pipo.cs:75:43 decrypt>InvRLayer r9
-    sri v21.16b, v30.16b, #5                        // pipo.cs:75:43 decrypt>InvRLayer r9
-     shl v30.16b, v22.16b, #3                       // pipo.cs:75:43 decrypt>InvRLayer r9
-     sri v30.16b, v22.16b, #5                       // pipo.cs:75:43 decrypt>InvRLayer r9
-    orr v22.16b, v18.16b, v20.16b                   // pipo.cs:45:16 decrypt>InvSLayer r9
-     orr v1.16b, v27.16b, v29.16b                   // pipo.cs:45:16 decrypt>InvSLayer r9
-    eor v22.16b, v19.16b, v22.16b                   // pipo.cs:45:5 decrypt>InvSLayer r9
-     eor v1.16b, v28.16b, v1.16b                    // pipo.cs:45:5 decrypt>InvSLayer r9
-    eor v2.16b, v21.16b, v22.16b                    // pipo.cs:46:5 decrypt>InvSLayer r9
-     eor v3.16b, v30.16b, v1.16b                    // pipo.cs:46:5 decrypt>InvSLayer r9
-    orr v7.16b, v18.16b, v2.16b                     // pipo.cs:47:18 decrypt>InvSLayer r9
-     orr v8.16b, v27.16b, v3.16b                    // pipo.cs:47:18 decrypt>InvSLayer r9
-    eor v17.16b, v17.16b, v7.16b                    // pipo.cs:47:5 decrypt>InvSLayer r9
-     eor v26.16b, v26.16b, v8.16b                   // pipo.cs:47:5 decrypt>InvSLayer r9
-    eor v7.16b, v20.16b, v17.16b                    // pipo.cs:49:5 decrypt>InvSLayer r9
-     eor v8.16b, v29.16b, v26.16b                   // pipo.cs:49:5 decrypt>InvSLayer r9
-    orr v22.16b, v22.16b, v7.16b                    // pipo.cs:50:5 decrypt>InvSLayer r9
-     orr v1.16b, v1.16b, v8.16b                     // pipo.cs:50:5 decrypt>InvSLayer r9
-    and v9.16b, v17.16b, v21.16b                    // pipo.cs:52:18 decrypt>InvSLayer r9
-     and v10.16b, v26.16b, v30.16b                  // pipo.cs:52:18 decrypt>InvSLayer r9
-    eor3 v18.16b, v18.16b, v20.16b, v9.16b          // pipo.cs:52:5 decrypt>InvSLayer r9
-     eor3 v27.16b, v27.16b, v29.16b, v10.16b        // pipo.cs:52:5 decrypt>InvSLayer r9
-    eor v16.16b, v16.16b, v2.16b                    // pipo.cs:54:5 decrypt>InvSLayer r9
-     eor v25.16b, v25.16b, v3.16b                   // pipo.cs:54:5 decrypt>InvSLayer r9
-    eor3 v22.16b, v0.16b, v2.16b, v22.16b           // pipo.cs:54:17 decrypt>InvSLayer r9
-     eor3 v31.16b, v31.16b, v3.16b, v1.16b          // pipo.cs:54:17 decrypt>InvSLayer r9
-    eor v0.16b, v4.16b, v7.16b                      // pipo.cs:54:29 decrypt>InvSLayer r9
-     eor v1.16b, v5.16b, v8.16b                     // pipo.cs:54:29 decrypt>InvSLayer r9
-    ldr q2, [x0, #512]                              // round key rk[4][0]
-    eor3 v24.16b, v2.16b, v24.16b, v0.16b           // pipo.cs:54:29 decrypt>InvSLayer r9
-     eor3 v23.16b, v2.16b, v23.16b, v1.16b          // pipo.cs:54:29 decrypt>InvSLayer r9
-    eor v20.16b, v20.16b, v22.16b                   // pipo.cs:56:19 decrypt>InvSLayer r9
-     eor v29.16b, v29.16b, v31.16b                  // pipo.cs:56:19 decrypt>InvSLayer r9
-    and v0.16b, v17.16b, v20.16b                    // pipo.cs:58:18 decrypt>InvSLayer r9
-     and v1.16b, v26.16b, v29.16b                   // pipo.cs:58:18 decrypt>InvSLayer r9
-    eor3 v21.16b, v21.16b, v16.16b, v0.16b          // pipo.cs:58:5 decrypt>InvSLayer r9
-     eor3 v30.16b, v30.16b, v25.16b, v1.16b         // pipo.cs:58:5 decrypt>InvSLayer r9
-    eor v17.16b, v17.16b, v21.16b                   // pipo.cs:59:5 decrypt>InvSLayer r9
-     eor v26.16b, v26.16b, v30.16b                  // pipo.cs:59:5 decrypt>InvSLayer r9
-    eor v20.16b, v18.16b, v20.16b                   // pipo.cs:60:5 decrypt>InvSLayer r9
-     eor v29.16b, v27.16b, v29.16b                  // pipo.cs:60:5 decrypt>InvSLayer r9
-    orr v0.16b, v18.16b, v17.16b                    // pipo.cs:61:18 decrypt>InvSLayer r9
-     orr v1.16b, v27.16b, v26.16b                   // pipo.cs:61:18 decrypt>InvSLayer r9
-    eor3 v19.16b, v19.16b, v24.16b, v0.16b          // pipo.cs:61:5 decrypt>InvSLayer r9
-     eor3 v28.16b, v28.16b, v23.16b, v1.16b         // pipo.cs:61:5 decrypt>InvSLayer r9
-    and v0.16b, v19.16b, v21.16b                    // pipo.cs:62:18 decrypt>InvSLayer r9
-     and v1.16b, v28.16b, v30.16b                   // pipo.cs:62:18 decrypt>InvSLayer r9
-    and v2.16b, v19.16b, v20.16b                    // pipo.cs:63:18 decrypt>InvSLayer r9
-     and v3.16b, v28.16b, v29.16b                   // pipo.cs:63:18 decrypt>InvSLayer r9
-    orr v4.16b, v24.16b, v22.16b                    // pipo.cs:65:18 decrypt>InvSLayer r9
-     orr v5.16b, v23.16b, v31.16b                   // pipo.cs:65:18 decrypt>InvSLayer r9
-    eor v16.16b, v16.16b, v4.16b                    // pipo.cs:65:5 decrypt>InvSLayer r9
-     eor v25.16b, v25.16b, v5.16b                   // pipo.cs:65:5 decrypt>InvSLayer r9
-    orr v4.16b, v16.16b, v24.16b                    // pipo.cs:67:18 decrypt>InvSLayer r9
-     orr v5.16b, v25.16b, v23.16b                   // pipo.cs:67:18 decrypt>InvSLayer r9
-    eor3 v22.16b, v4.16b, v22.16b, v6.16b           // pipo.cs:67:5 decrypt>InvSLayer r9
-     eor3 v31.16b, v5.16b, v31.16b, v6.16b          // pipo.cs:67:5 decrypt>InvSLayer r9
-    and v4.16b, v16.16b, v22.16b                    // pipo.cs:68:18 decrypt>InvSLayer r9
-     and v5.16b, v25.16b, v31.16b                   // pipo.cs:68:18 decrypt>InvSLayer r9
-    ldr q7, [x0, #400]                              // round key rk[3][1]
-    eor v22.16b, v7.16b, v22.16b                    // pipo.cs:94:33 decrypt r10
-     eor v31.16b, v7.16b, v31.16b                   // pipo.cs:94:33 decrypt r10
-    ldr q7, [x0, #416]                              // round key rk[3][2]
-    eor v16.16b, v7.16b, v16.16b                    // pipo.cs:94:33 decrypt r10
-     eor v25.16b, v7.16b, v25.16b                   // pipo.cs:94:33 decrypt r10
-    ldr q7, [x0, #432]                              // round key rk[3][3]
-    eor v17.16b, v7.16b, v17.16b                    // pipo.cs:94:33 decrypt r10
-     eor v26.16b, v7.16b, v26.16b                   // pipo.cs:94:33 decrypt r10
-    ldr q7, [x0, #448]                              // round key rk[3][4]
-    eor3 v18.16b, v7.16b, v18.16b, v0.16b           // pipo.cs:94:33 decrypt r10
-     eor3 v27.16b, v7.16b, v27.16b, v1.16b          // pipo.cs:94:33 decrypt r10
-    ldr q0, [x0, #464]                              // round key rk[3][5]
-    eor v19.16b, v0.16b, v19.16b                    // pipo.cs:94:33 decrypt r10
-     eor v28.16b, v0.16b, v28.16b                   // pipo.cs:94:33 decrypt r10
-    ldr q0, [x0, #480]                              // round key rk[3][6]
-    eor v20.16b, v0.16b, v20.16b                    // pipo.cs:94:33 decrypt r10
-     eor v29.16b, v0.16b, v29.16b                   // pipo.cs:94:33 decrypt r10
-    ldr q0, [x0, #496]                              // round key rk[3][7]
-    eor3 v21.16b, v0.16b, v21.16b, v2.16b           // pipo.cs:94:33 decrypt r10
-     eor3 v30.16b, v0.16b, v30.16b, v3.16b          // pipo.cs:94:33 decrypt r10
-    shl v0.16b, v22.16b, #4                         // pipo.cs:75:43 decrypt>InvRLayer r10
-    sri v0.16b, v22.16b, #4                         // pipo.cs:75:43 decrypt>InvRLayer r10
-     shl v22.16b, v31.16b, #4                       // pipo.cs:75:43 decrypt>InvRLayer r10
-     sri v22.16b, v31.16b, #4                       // pipo.cs:75:43 decrypt>InvRLayer r10
-    shl v31.16b, v16.16b, #7                        // pipo.cs:75:43 decrypt>InvRLayer r10
-    sri v31.16b, v16.16b, #1                        // pipo.cs:75:43 decrypt>InvRLayer r10
-     shl v16.16b, v25.16b, #7                       // pipo.cs:75:43 decrypt>InvRLayer r10
-     sri v16.16b, v25.16b, #1                       // pipo.cs:75:43 decrypt>InvRLayer r10
-    shl v25.16b, v17.16b, #1                        // pipo.cs:75:43 decrypt>InvRLayer r10
-    sri v25.16b, v17.16b, #7                        // pipo.cs:75:43 decrypt>InvRLayer r10
-     shl v17.16b, v26.16b, #1                       // pipo.cs:75:43 decrypt>InvRLayer r10
-     sri v17.16b, v26.16b, #7                       // pipo.cs:75:43 decrypt>InvRLayer r10
-    shl v26.16b, v18.16b, #2                        // pipo.cs:75:43 decrypt>InvRLayer r10
-    sri v26.16b, v18.16b, #6                        // pipo.cs:75:43 decrypt>InvRLayer r10
-     shl v18.16b, v27.16b, #2                       // pipo.cs:75:43 decrypt>InvRLayer r10
-     sri v18.16b, v27.16b, #6                       // pipo.cs:75:43 decrypt>InvRLayer r10
-    shl v27.16b, v19.16b, #6                        // pipo.cs:75:43 decrypt>InvRLayer r10
-    sri v27.16b, v19.16b, #2                        // pipo.cs:75:43 decrypt>InvRLayer r10
-     shl v19.16b, v28.16b, #6                       // pipo.cs:75:43 decrypt>InvRLayer r10
-     sri v19.16b, v28.16b, #2                       // pipo.cs:75:43 decrypt>InvRLayer r10
+    eor3 v8.16b, v7.16b, v0.16b, v6.16b             // pipo.cs:94:33 decrypt r5
+     eor3 v7.16b, v7.16b, v1.16b, v6.16b            // pipo.cs:94:33 decrypt r5
+    ldr q9, [x0, #1072]                             // round key rk[8][3]
+    eor v28.16b, v9.16b, v28.16b                    // pipo.cs:94:33 decrypt r5
+     eor v24.16b, v9.16b, v24.16b                   // pipo.cs:94:33 decrypt r5
+    ldr q9, [x0, #1088]                             // round key rk[8][4]
+    eor3 v25.16b, v9.16b, v25.16b, v30.16b          // pipo.cs:94:33 decrypt r5
+     eor3 v26.16b, v9.16b, v26.16b, v31.16b         // pipo.cs:94:33 decrypt r5
+    ldr q30, [x0, #1104]                            // round key rk[8][5]
+    eor v27.16b, v30.16b, v27.16b                   // pipo.cs:94:33 decrypt r5
+     eor v22.16b, v30.16b, v22.16b                  // pipo.cs:94:33 decrypt r5
+    ldr q30, [x0, #1120]                            // round key rk[8][6]
+    eor v20.16b, v30.16b, v20.16b                   // pipo.cs:94:33 decrypt r5
+     eor v16.16b, v30.16b, v16.16b                  // pipo.cs:94:33 decrypt r5
+    ldr q30, [x0, #1136]                            // round key rk[8][7]
+    eor3 v23.16b, v30.16b, v23.16b, v2.16b          // pipo.cs:94:33 decrypt r5
+     eor3 v17.16b, v30.16b, v17.16b, v3.16b         // pipo.cs:94:33 decrypt r5
+    shl v30.16b, v5.16b, #4                         // pipo.cs:75:43 decrypt>InvRLayer r5
+    sri v30.16b, v5.16b, #4                         // pipo.cs:75:43 decrypt>InvRLayer r5
+     shl v31.16b, v4.16b, #4                        // pipo.cs:75:43 decrypt>InvRLayer r5
+     sri v31.16b, v4.16b, #4                        // pipo.cs:75:43 decrypt>InvRLayer r5
+    shl v2.16b, v8.16b, #7                          // pipo.cs:75:43 decrypt>InvRLayer r5
+    sri v2.16b, v8.16b, #1                          // pipo.cs:75:43 decrypt>InvRLayer r5
+     shl v3.16b, v7.16b, #7                         // pipo.cs:75:43 decrypt>InvRLayer r5
+     sri v3.16b, v7.16b, #1                         // pipo.cs:75:43 decrypt>InvRLayer r5
+    shl v4.16b, v28.16b, #1                         // pipo.cs:75:43 decrypt>InvRLayer r5
+    sri v4.16b, v28.16b, #7                         // pipo.cs:75:43 decrypt>InvRLayer r5
+     shl v28.16b, v24.16b, #1                       // pipo.cs:75:43 decrypt>InvRLayer r5
+     sri v28.16b, v24.16b, #7                       // pipo.cs:75:43 decrypt>InvRLayer r5
+    shl v24.16b, v25.16b, #2                        // pipo.cs:75:43 decrypt>InvRLayer r5
+    sri v24.16b, v25.16b, #6                        // pipo.cs:75:43 decrypt>InvRLayer r5
+     shl v25.16b, v26.16b, #2                       // pipo.cs:75:43 decrypt>InvRLayer r5
+     sri v25.16b, v26.16b, #6                       // pipo.cs:75:43 decrypt>InvRLayer r5
+    shl v26.16b, v27.16b, #6                        // pipo.cs:75:43 decrypt>InvRLayer r5
+    sri v26.16b, v27.16b, #2                        // pipo.cs:75:43 decrypt>InvRLayer r5
+     shl v27.16b, v22.16b, #6                       // pipo.cs:75:43 decrypt>InvRLayer r5
+     sri v27.16b, v22.16b, #2                       // pipo.cs:75:43 decrypt>InvRLayer r5
+    shl v22.16b, v20.16b, #5                        // pipo.cs:75:43 decrypt>InvRLayer r5
+    sri v22.16b, v20.16b, #3                        // pipo.cs:75:43 decrypt>InvRLayer r5
+     shl v20.16b, v16.16b, #5                       // pipo.cs:75:43 decrypt>InvRLayer r5
+     sri v20.16b, v16.16b, #3                       // pipo.cs:75:43 decrypt>InvRLayer r5
+    shl v16.16b, v23.16b, #3                        // pipo.cs:75:43 decrypt>InvRLayer r5
+    sri v16.16b, v23.16b, #5                        // pipo.cs:75:43 decrypt>InvRLayer r5
+     shl v23.16b, v17.16b, #3                       // pipo.cs:75:43 decrypt>InvRLayer r5
+     sri v23.16b, v17.16b, #5                       // pipo.cs:75:43 decrypt>InvRLayer r5
+    orr v17.16b, v24.16b, v22.16b                   // pipo.cs:45:16 decrypt>InvSLayer r5
+     orr v5.16b, v25.16b, v20.16b                   // pipo.cs:45:16 decrypt>InvSLayer r5
+    eor v17.16b, v26.16b, v17.16b                   // pipo.cs:45:5 decrypt>InvSLayer r5
+     eor v5.16b, v27.16b, v5.16b                    // pipo.cs:45:5 decrypt>InvSLayer r5
+    eor v7.16b, v16.16b, v17.16b                    // pipo.cs:46:5 decrypt>InvSLayer r5
+     eor v8.16b, v23.16b, v5.16b                    // pipo.cs:46:5 decrypt>InvSLayer r5
+    orr v9.16b, v24.16b, v7.16b                     // pipo.cs:47:18 decrypt>InvSLayer r5
+     orr v10.16b, v25.16b, v8.16b                   // pipo.cs:47:18 decrypt>InvSLayer r5
+    eor v4.16b, v4.16b, v9.16b                      // pipo.cs:47:5 decrypt>InvSLayer r5
+     eor v28.16b, v28.16b, v10.16b                  // pipo.cs:47:5 decrypt>InvSLayer r5
+    eor v9.16b, v22.16b, v4.16b                     // pipo.cs:49:5 decrypt>InvSLayer r5
+     eor v10.16b, v20.16b, v28.16b                  // pipo.cs:49:5 decrypt>InvSLayer r5
+    orr v17.16b, v17.16b, v9.16b                    // pipo.cs:50:5 decrypt>InvSLayer r5
+     orr v5.16b, v5.16b, v10.16b                    // pipo.cs:50:5 decrypt>InvSLayer r5
+    and v11.16b, v4.16b, v16.16b                    // pipo.cs:52:18 decrypt>InvSLayer r5
+     and v12.16b, v28.16b, v23.16b                  // pipo.cs:52:18 decrypt>InvSLayer r5
+    eor3 v24.16b, v24.16b, v22.16b, v11.16b         // pipo.cs:52:5 decrypt>InvSLayer r5
+     eor3 v25.16b, v25.16b, v20.16b, v12.16b        // pipo.cs:52:5 decrypt>InvSLayer r5
+    eor v2.16b, v2.16b, v7.16b                      // pipo.cs:54:5 decrypt>InvSLayer r5
+     eor v3.16b, v3.16b, v8.16b                     // pipo.cs:54:5 decrypt>InvSLayer r5
+    eor3 v17.16b, v30.16b, v7.16b, v17.16b          // pipo.cs:54:17 decrypt>InvSLayer r5
+     eor3 v30.16b, v31.16b, v8.16b, v5.16b          // pipo.cs:54:17 decrypt>InvSLayer r5
+    bcax v21.16b, v9.16b, v21.16b, v0.16b           // pipo.cs:54:29 decrypt>InvSLayer r5
+     bcax v29.16b, v10.16b, v29.16b, v1.16b         // pipo.cs:54:29 decrypt>InvSLayer r5
+    ldr q31, [x0, #1024]                            // round key rk[8][0]
+    eor3 v18.16b, v31.16b, v18.16b, v21.16b         // pipo.cs:54:29 decrypt>InvSLayer r5
+     eor3 v19.16b, v31.16b, v19.16b, v29.16b        // pipo.cs:54:29 decrypt>InvSLayer r5
+    eor v21.16b, v22.16b, v17.16b                   // pipo.cs:56:19 decrypt>InvSLayer r5
+     eor v20.16b, v20.16b, v30.16b                  // pipo.cs:56:19 decrypt>InvSLayer r5
+    and v22.16b, v4.16b, v21.16b                    // pipo.cs:58:18 decrypt>InvSLayer r5
+     and v29.16b, v28.16b, v20.16b                  // pipo.cs:58:18 decrypt>InvSLayer r5
+    eor3 v16.16b, v16.16b, v2.16b, v22.16b          // pipo.cs:58:5 decrypt>InvSLayer r5
+     eor3 v22.16b, v23.16b, v3.16b, v29.16b         // pipo.cs:58:5 decrypt>InvSLayer r5
+    eor v23.16b, v4.16b, v16.16b                    // pipo.cs:59:5 decrypt>InvSLayer r5
+     eor v28.16b, v28.16b, v22.16b                  // pipo.cs:59:5 decrypt>InvSLayer r5
+    eor v21.16b, v24.16b, v21.16b                   // pipo.cs:60:5 decrypt>InvSLayer r5
+     eor v20.16b, v25.16b, v20.16b                  // pipo.cs:60:5 decrypt>InvSLayer r5
+    orr v29.16b, v24.16b, v23.16b                   // pipo.cs:61:18 decrypt>InvSLayer r5
+     orr v31.16b, v25.16b, v28.16b                  // pipo.cs:61:18 decrypt>InvSLayer r5
+    eor3 v26.16b, v26.16b, v18.16b, v29.16b         // pipo.cs:61:5 decrypt>InvSLayer r5
+     eor3 v27.16b, v27.16b, v19.16b, v31.16b        // pipo.cs:61:5 decrypt>InvSLayer r5
+    and v29.16b, v26.16b, v16.16b                   // pipo.cs:62:18 decrypt>InvSLayer r5
+     and v31.16b, v27.16b, v22.16b                  // pipo.cs:62:18 decrypt>InvSLayer r5
+    and v0.16b, v26.16b, v21.16b                    // pipo.cs:63:18 decrypt>InvSLayer r5
+     and v1.16b, v27.16b, v20.16b                   // pipo.cs:63:18 decrypt>InvSLayer r5
+    orr v4.16b, v18.16b, v17.16b                    // pipo.cs:65:18 decrypt>InvSLayer r5
+     orr v5.16b, v19.16b, v30.16b                   // pipo.cs:65:18 decrypt>InvSLayer r5
+    eor3 v2.16b, v2.16b, v4.16b, v6.16b             // pipo.cs:65:5 decrypt>InvSLayer r5
+     eor3 v3.16b, v3.16b, v5.16b, v6.16b            // pipo.cs:65:5 decrypt>InvSLayer r5
+    bcax v17.16b, v17.16b, v2.16b, v18.16b          // pipo.cs:67:5 decrypt>InvSLayer r5
+     bcax v30.16b, v30.16b, v3.16b, v19.16b         // pipo.cs:67:5 decrypt>InvSLayer r5
+    ldp q4, q7, [x0, #912]                          // round key rk[7][1] + round key rk[7][2]
+    eor v5.16b, v4.16b, v17.16b                     // pipo.cs:94:33 decrypt r6
+     eor v4.16b, v4.16b, v30.16b                    // pipo.cs:94:33 decrypt r6
+    eor3 v8.16b, v7.16b, v2.16b, v6.16b             // pipo.cs:94:33 decrypt r6
+     eor3 v7.16b, v7.16b, v3.16b, v6.16b            // pipo.cs:94:33 decrypt r6
+    ldr q9, [x0, #944]                              // round key rk[7][3]
+    eor v23.16b, v9.16b, v23.16b                    // pipo.cs:94:33 decrypt r6
+     eor v28.16b, v9.16b, v28.16b                   // pipo.cs:94:33 decrypt r6
+     ldr q9, [x0, #960]                             // round key rk[7][4]
+     eor v25.16b, v9.16b, v25.16b                   // pipo.cs:94:33 decrypt r6
+    eor3 v24.16b, v9.16b, v24.16b, v29.16b          // pipo.cs:94:33 decrypt r6
+     eor v25.16b, v25.16b, v31.16b                  // pipo.cs:94:33 decrypt r6
+    ldr q29, [x0, #976]                             // round key rk[7][5]
+    eor v26.16b, v29.16b, v26.16b                   // pipo.cs:94:33 decrypt r6
+     eor v27.16b, v29.16b, v27.16b                  // pipo.cs:94:33 decrypt r6
+    ldr q29, [x0, #992]                             // round key rk[7][6]
+    eor v21.16b, v29.16b, v21.16b                   // pipo.cs:94:33 decrypt r6
+     eor v20.16b, v29.16b, v20.16b                  // pipo.cs:94:33 decrypt r6
+     ldr q29, [x0, #1008]                           // round key rk[7][7]
+     eor v22.16b, v29.16b, v22.16b                  // pipo.cs:94:33 decrypt r6
+    eor3 v16.16b, v29.16b, v16.16b, v0.16b          // pipo.cs:94:33 decrypt r6
+     eor v22.16b, v22.16b, v1.16b                   // pipo.cs:94:33 decrypt r6
+    shl v29.16b, v5.16b, #4                         // pipo.cs:75:43 decrypt>InvRLayer r6
+    sri v29.16b, v5.16b, #4                         // pipo.cs:75:43 decrypt>InvRLayer r6
+     shl v31.16b, v4.16b, #4                        // pipo.cs:75:43 decrypt>InvRLayer r6
+     sri v31.16b, v4.16b, #4                        // pipo.cs:75:43 decrypt>InvRLayer r6
+    shl v0.16b, v8.16b, #7                          // pipo.cs:75:43 decrypt>InvRLayer r6
+    sri v0.16b, v8.16b, #1                          // pipo.cs:75:43 decrypt>InvRLayer r6
+     shl v1.16b, v7.16b, #7                         // pipo.cs:75:43 decrypt>InvRLayer r6
+     sri v1.16b, v7.16b, #1                         // pipo.cs:75:43 decrypt>InvRLayer r6
+    shl v4.16b, v23.16b, #1                         // pipo.cs:75:43 decrypt>InvRLayer r6
+    sri v4.16b, v23.16b, #7                         // pipo.cs:75:43 decrypt>InvRLayer r6
+     shl v23.16b, v28.16b, #1                       // pipo.cs:75:43 decrypt>InvRLayer r6
+     sri v23.16b, v28.16b, #7                       // pipo.cs:75:43 decrypt>InvRLayer r6
+    shl v28.16b, v24.16b, #2                        // pipo.cs:75:43 decrypt>InvRLayer r6
+    sri v28.16b, v24.16b, #6                        // pipo.cs:75:43 decrypt>InvRLayer r6
+     shl v24.16b, v25.16b, #2                       // pipo.cs:75:43 decrypt>InvRLayer r6
+     sri v24.16b, v25.16b, #6                       // pipo.cs:75:43 decrypt>InvRLayer r6
+    shl v25.16b, v26.16b, #6                        // pipo.cs:75:43 decrypt>InvRLayer r6
+    sri v25.16b, v26.16b, #2                        // pipo.cs:75:43 decrypt>InvRLayer r6
+     shl v26.16b, v27.16b, #6                       // pipo.cs:75:43 decrypt>InvRLayer r6
+     sri v26.16b, v27.16b, #2                       // pipo.cs:75:43 decrypt>InvRLayer r6
+    shl v27.16b, v21.16b, #5                        // pipo.cs:75:43 decrypt>InvRLayer r6
+    sri v27.16b, v21.16b, #3                        // pipo.cs:75:43 decrypt>InvRLayer r6
+     shl v21.16b, v20.16b, #5                       // pipo.cs:75:43 decrypt>InvRLayer r6
+     sri v21.16b, v20.16b, #3                       // pipo.cs:75:43 decrypt>InvRLayer r6
+    shl v20.16b, v16.16b, #3                        // pipo.cs:75:43 decrypt>InvRLayer r6
+    sri v20.16b, v16.16b, #5                        // pipo.cs:75:43 decrypt>InvRLayer r6
+     shl v16.16b, v22.16b, #3                       // pipo.cs:75:43 decrypt>InvRLayer r6
+     sri v16.16b, v22.16b, #5                       // pipo.cs:75:43 decrypt>InvRLayer r6
+    orr v22.16b, v28.16b, v27.16b                   // pipo.cs:45:16 decrypt>InvSLayer r6
+     orr v5.16b, v24.16b, v21.16b                   // pipo.cs:45:16 decrypt>InvSLayer r6
+    eor v22.16b, v25.16b, v22.16b                   // pipo.cs:45:5 decrypt>InvSLayer r6
+     eor v5.16b, v26.16b, v5.16b                    // pipo.cs:45:5 decrypt>InvSLayer r6
+    eor v7.16b, v20.16b, v22.16b                    // pipo.cs:46:5 decrypt>InvSLayer r6
+     eor v8.16b, v16.16b, v5.16b                    // pipo.cs:46:5 decrypt>InvSLayer r6
+    orr v9.16b, v28.16b, v7.16b                     // pipo.cs:47:18 decrypt>InvSLayer r6
+     orr v10.16b, v24.16b, v8.16b                   // pipo.cs:47:18 decrypt>InvSLayer r6
+    eor v4.16b, v4.16b, v9.16b                      // pipo.cs:47:5 decrypt>InvSLayer r6
+     eor v23.16b, v23.16b, v10.16b                  // pipo.cs:47:5 decrypt>InvSLayer r6
+    eor v9.16b, v27.16b, v4.16b                     // pipo.cs:49:5 decrypt>InvSLayer r6
+     eor v10.16b, v21.16b, v23.16b                  // pipo.cs:49:5 decrypt>InvSLayer r6
+    orr v22.16b, v22.16b, v9.16b                    // pipo.cs:50:5 decrypt>InvSLayer r6
+     orr v5.16b, v5.16b, v10.16b                    // pipo.cs:50:5 decrypt>InvSLayer r6
+    and v11.16b, v4.16b, v20.16b                    // pipo.cs:52:18 decrypt>InvSLayer r6
+     and v12.16b, v23.16b, v16.16b                  // pipo.cs:52:18 decrypt>InvSLayer r6
+    eor3 v28.16b, v28.16b, v27.16b, v11.16b         // pipo.cs:52:5 decrypt>InvSLayer r6
+     eor3 v24.16b, v24.16b, v21.16b, v12.16b        // pipo.cs:52:5 decrypt>InvSLayer r6
+    eor v0.16b, v0.16b, v7.16b                      // pipo.cs:54:5 decrypt>InvSLayer r6
+     eor v1.16b, v1.16b, v8.16b                     // pipo.cs:54:5 decrypt>InvSLayer r6
+    eor3 v22.16b, v29.16b, v7.16b, v22.16b          // pipo.cs:54:17 decrypt>InvSLayer r6
+     eor3 v29.16b, v31.16b, v8.16b, v5.16b          // pipo.cs:54:17 decrypt>InvSLayer r6
+    bcax v17.16b, v9.16b, v17.16b, v2.16b           // pipo.cs:54:29 decrypt>InvSLayer r6
+     bcax v30.16b, v10.16b, v30.16b, v3.16b         // pipo.cs:54:29 decrypt>InvSLayer r6
+    ldr q31, [x0, #896]                             // round key rk[7][0]
+    eor3 v17.16b, v31.16b, v18.16b, v17.16b         // pipo.cs:54:29 decrypt>InvSLayer r6
+     eor3 v18.16b, v31.16b, v19.16b, v30.16b        // pipo.cs:54:29 decrypt>InvSLayer r6
+    eor v19.16b, v27.16b, v22.16b                   // pipo.cs:56:19 decrypt>InvSLayer r6
+     eor v21.16b, v21.16b, v29.16b                  // pipo.cs:56:19 decrypt>InvSLayer r6
+    and v27.16b, v4.16b, v19.16b                    // pipo.cs:58:18 decrypt>InvSLayer r6
+     and v30.16b, v23.16b, v21.16b                  // pipo.cs:58:18 decrypt>InvSLayer r6
+    eor3 v20.16b, v20.16b, v0.16b, v27.16b          // pipo.cs:58:5 decrypt>InvSLayer r6
+     eor3 v16.16b, v16.16b, v1.16b, v30.16b         // pipo.cs:58:5 decrypt>InvSLayer r6
+    eor v27.16b, v4.16b, v20.16b                    // pipo.cs:59:5 decrypt>InvSLayer r6
+     eor v23.16b, v23.16b, v16.16b                  // pipo.cs:59:5 decrypt>InvSLayer r6
+    eor v19.16b, v28.16b, v19.16b                   // pipo.cs:60:5 decrypt>InvSLayer r6
+     eor v21.16b, v24.16b, v21.16b                  // pipo.cs:60:5 decrypt>InvSLayer r6
+    orr v30.16b, v28.16b, v27.16b                   // pipo.cs:61:18 decrypt>InvSLayer r6
+     orr v31.16b, v24.16b, v23.16b                  // pipo.cs:61:18 decrypt>InvSLayer r6
+    eor3 v25.16b, v25.16b, v17.16b, v30.16b         // pipo.cs:61:5 decrypt>InvSLayer r6
+     eor3 v26.16b, v26.16b, v18.16b, v31.16b        // pipo.cs:61:5 decrypt>InvSLayer r6
+    and v30.16b, v25.16b, v20.16b                   // pipo.cs:62:18 decrypt>InvSLayer r6
+     and v31.16b, v26.16b, v16.16b                  // pipo.cs:62:18 decrypt>InvSLayer r6
+    and v2.16b, v25.16b, v19.16b                    // pipo.cs:63:18 decrypt>InvSLayer r6
+     and v3.16b, v26.16b, v21.16b                   // pipo.cs:63:18 decrypt>InvSLayer r6
+    orr v4.16b, v17.16b, v22.16b                    // pipo.cs:65:18 decrypt>InvSLayer r6
+     orr v5.16b, v18.16b, v29.16b                   // pipo.cs:65:18 decrypt>InvSLayer r6
+    eor3 v0.16b, v0.16b, v4.16b, v6.16b             // pipo.cs:65:5 decrypt>InvSLayer r6
+     eor3 v1.16b, v1.16b, v5.16b, v6.16b            // pipo.cs:65:5 decrypt>InvSLayer r6
+    bcax v22.16b, v22.16b, v0.16b, v17.16b          // pipo.cs:67:5 decrypt>InvSLayer r6
+     bcax v29.16b, v29.16b, v1.16b, v18.16b         // pipo.cs:67:5 decrypt>InvSLayer r6
+    ldp q4, q7, [x0, #784]                          // round key rk[6][1] + round key rk[6][2]
+    eor v5.16b, v4.16b, v22.16b                     // pipo.cs:94:33 decrypt r7
+     eor v4.16b, v4.16b, v29.16b                    // pipo.cs:94:33 decrypt r7
+    eor3 v8.16b, v7.16b, v0.16b, v6.16b             // pipo.cs:94:33 decrypt r7
+     eor3 v7.16b, v7.16b, v1.16b, v6.16b            // pipo.cs:94:33 decrypt r7
+    ldr q9, [x0, #816]                              // round key rk[6][3]
+    eor v27.16b, v9.16b, v27.16b                    // pipo.cs:94:33 decrypt r7
+     eor v23.16b, v9.16b, v23.16b                   // pipo.cs:94:33 decrypt r7
+     ldr q9, [x0, #832]                             // round key rk[6][4]
+     eor v24.16b, v9.16b, v24.16b                   // pipo.cs:94:33 decrypt r7
+    eor3 v28.16b, v9.16b, v28.16b, v30.16b          // pipo.cs:94:33 decrypt r7
+     eor v24.16b, v24.16b, v31.16b                  // pipo.cs:94:33 decrypt r7
+    ldr q30, [x0, #848]                             // round key rk[6][5]
+    eor v25.16b, v30.16b, v25.16b                   // pipo.cs:94:33 decrypt r7
+     eor v26.16b, v30.16b, v26.16b                  // pipo.cs:94:33 decrypt r7
+    ldr q30, [x0, #864]                             // round key rk[6][6]
+    eor v19.16b, v30.16b, v19.16b                   // pipo.cs:94:33 decrypt r7
+     eor v21.16b, v30.16b, v21.16b                  // pipo.cs:94:33 decrypt r7
+     ldr q30, [x0, #880]                            // round key rk[6][7]
+     eor v16.16b, v30.16b, v16.16b                  // pipo.cs:94:33 decrypt r7
+    eor3 v20.16b, v30.16b, v20.16b, v2.16b          // pipo.cs:94:33 decrypt r7
+     eor v16.16b, v16.16b, v3.16b                   // pipo.cs:94:33 decrypt r7
+    shl v30.16b, v5.16b, #4                         // pipo.cs:75:43 decrypt>InvRLayer r7
+    sri v30.16b, v5.16b, #4                         // pipo.cs:75:43 decrypt>InvRLayer r7
+     shl v31.16b, v4.16b, #4                        // pipo.cs:75:43 decrypt>InvRLayer r7
+     sri v31.16b, v4.16b, #4                        // pipo.cs:75:43 decrypt>InvRLayer r7
+    shl v2.16b, v8.16b, #7                          // pipo.cs:75:43 decrypt>InvRLayer r7
+    sri v2.16b, v8.16b, #1                          // pipo.cs:75:43 decrypt>InvRLayer r7
+     shl v3.16b, v7.16b, #7                         // pipo.cs:75:43 decrypt>InvRLayer r7
+     sri v3.16b, v7.16b, #1                         // pipo.cs:75:43 decrypt>InvRLayer r7
+    shl v4.16b, v27.16b, #1                         // pipo.cs:75:43 decrypt>InvRLayer r7
+    sri v4.16b, v27.16b, #7                         // pipo.cs:75:43 decrypt>InvRLayer r7
+     shl v27.16b, v23.16b, #1                       // pipo.cs:75:43 decrypt>InvRLayer r7
+     sri v27.16b, v23.16b, #7                       // pipo.cs:75:43 decrypt>InvRLayer r7
+    shl v23.16b, v28.16b, #2                        // pipo.cs:75:43 decrypt>InvRLayer r7
+    sri v23.16b, v28.16b, #6                        // pipo.cs:75:43 decrypt>InvRLayer r7
+     shl v28.16b, v24.16b, #2                       // pipo.cs:75:43 decrypt>InvRLayer r7
+     sri v28.16b, v24.16b, #6                       // pipo.cs:75:43 decrypt>InvRLayer r7
+    shl v24.16b, v25.16b, #6                        // pipo.cs:75:43 decrypt>InvRLayer r7
+    sri v24.16b, v25.16b, #2                        // pipo.cs:75:43 decrypt>InvRLayer r7
+     shl v25.16b, v26.16b, #6                       // pipo.cs:75:43 decrypt>InvRLayer r7
+     sri v25.16b, v26.16b, #2                       // pipo.cs:75:43 decrypt>InvRLayer r7
+    shl v26.16b, v19.16b, #5                        // pipo.cs:75:43 decrypt>InvRLayer r7
+    sri v26.16b, v19.16b, #3                        // pipo.cs:75:43 decrypt>InvRLayer r7
+     shl v19.16b, v21.16b, #5                       // pipo.cs:75:43 decrypt>InvRLayer r7
+     sri v19.16b, v21.16b, #3                       // pipo.cs:75:43 decrypt>InvRLayer r7
+    shl v21.16b, v20.16b, #3                        // pipo.cs:75:43 decrypt>InvRLayer r7
+    sri v21.16b, v20.16b, #5                        // pipo.cs:75:43 decrypt>InvRLayer r7
+     shl v20.16b, v16.16b, #3                       // pipo.cs:75:43 decrypt>InvRLayer r7
+     sri v20.16b, v16.16b, #5                       // pipo.cs:75:43 decrypt>InvRLayer r7
+    orr v16.16b, v23.16b, v26.16b                   // pipo.cs:45:16 decrypt>InvSLayer r7
+     orr v5.16b, v28.16b, v19.16b                   // pipo.cs:45:16 decrypt>InvSLayer r7
+    eor v16.16b, v24.16b, v16.16b                   // pipo.cs:45:5 decrypt>InvSLayer r7
+     eor v5.16b, v25.16b, v5.16b                    // pipo.cs:45:5 decrypt>InvSLayer r7
+    eor v7.16b, v21.16b, v16.16b                    // pipo.cs:46:5 decrypt>InvSLayer r7
+     eor v8.16b, v20.16b, v5.16b                    // pipo.cs:46:5 decrypt>InvSLayer r7
+    orr v9.16b, v23.16b, v7.16b                     // pipo.cs:47:18 decrypt>InvSLayer r7
+     orr v10.16b, v28.16b, v8.16b                   // pipo.cs:47:18 decrypt>InvSLayer r7
+    eor v4.16b, v4.16b, v9.16b                      // pipo.cs:47:5 decrypt>InvSLayer r7
+     eor v27.16b, v27.16b, v10.16b                  // pipo.cs:47:5 decrypt>InvSLayer r7
+    eor v9.16b, v26.16b, v4.16b                     // pipo.cs:49:5 decrypt>InvSLayer r7
+     eor v10.16b, v19.16b, v27.16b                  // pipo.cs:49:5 decrypt>InvSLayer r7
+    orr v16.16b, v16.16b, v9.16b                    // pipo.cs:50:5 decrypt>InvSLayer r7
+     orr v5.16b, v5.16b, v10.16b                    // pipo.cs:50:5 decrypt>InvSLayer r7
+    and v11.16b, v4.16b, v21.16b                    // pipo.cs:52:18 decrypt>InvSLayer r7
+     and v12.16b, v27.16b, v20.16b                  // pipo.cs:52:18 decrypt>InvSLayer r7
+    eor3 v23.16b, v23.16b, v26.16b, v11.16b         // pipo.cs:52:5 decrypt>InvSLayer r7
+     eor3 v28.16b, v28.16b, v19.16b, v12.16b        // pipo.cs:52:5 decrypt>InvSLayer r7
+    eor v2.16b, v2.16b, v7.16b                      // pipo.cs:54:5 decrypt>InvSLayer r7
+     eor v3.16b, v3.16b, v8.16b                     // pipo.cs:54:5 decrypt>InvSLayer r7
+    eor3 v16.16b, v30.16b, v7.16b, v16.16b          // pipo.cs:54:17 decrypt>InvSLayer r7
+     eor3 v30.16b, v31.16b, v8.16b, v5.16b          // pipo.cs:54:17 decrypt>InvSLayer r7
+    bcax v22.16b, v9.16b, v22.16b, v0.16b           // pipo.cs:54:29 decrypt>InvSLayer r7
+     bcax v29.16b, v10.16b, v29.16b, v1.16b         // pipo.cs:54:29 decrypt>InvSLayer r7
+    ldr q31, [x0, #768]                             // round key rk[6][0]
+    eor3 v17.16b, v31.16b, v17.16b, v22.16b         // pipo.cs:54:29 decrypt>InvSLayer r7
+     eor3 v18.16b, v31.16b, v18.16b, v29.16b        // pipo.cs:54:29 decrypt>InvSLayer r7
+    eor v22.16b, v26.16b, v16.16b                   // pipo.cs:56:19 decrypt>InvSLayer r7
+     eor v19.16b, v19.16b, v30.16b                  // pipo.cs:56:19 decrypt>InvSLayer r7
+    and v26.16b, v4.16b, v22.16b                    // pipo.cs:58:18 decrypt>InvSLayer r7
+     and v29.16b, v27.16b, v19.16b                  // pipo.cs:58:18 decrypt>InvSLayer r7
+    eor3 v21.16b, v21.16b, v2.16b, v26.16b          // pipo.cs:58:5 decrypt>InvSLayer r7
+     eor3 v20.16b, v20.16b, v3.16b, v29.16b         // pipo.cs:58:5 decrypt>InvSLayer r7
+    eor v26.16b, v4.16b, v21.16b                    // pipo.cs:59:5 decrypt>InvSLayer r7
+     eor v27.16b, v27.16b, v20.16b                  // pipo.cs:59:5 decrypt>InvSLayer r7
+    eor v22.16b, v23.16b, v22.16b                   // pipo.cs:60:5 decrypt>InvSLayer r7
+     eor v19.16b, v28.16b, v19.16b                  // pipo.cs:60:5 decrypt>InvSLayer r7
+    orr v29.16b, v23.16b, v26.16b                   // pipo.cs:61:18 decrypt>InvSLayer r7
+     orr v31.16b, v28.16b, v27.16b                  // pipo.cs:61:18 decrypt>InvSLayer r7
+    eor3 v24.16b, v24.16b, v17.16b, v29.16b         // pipo.cs:61:5 decrypt>InvSLayer r7
+     eor3 v25.16b, v25.16b, v18.16b, v31.16b        // pipo.cs:61:5 decrypt>InvSLayer r7
+    and v29.16b, v24.16b, v21.16b                   // pipo.cs:62:18 decrypt>InvSLayer r7
+     and v31.16b, v25.16b, v20.16b                  // pipo.cs:62:18 decrypt>InvSLayer r7
+    and v0.16b, v24.16b, v22.16b                    // pipo.cs:63:18 decrypt>InvSLayer r7
+     and v1.16b, v25.16b, v19.16b                   // pipo.cs:63:18 decrypt>InvSLayer r7
+    orr v4.16b, v17.16b, v16.16b                    // pipo.cs:65:18 decrypt>InvSLayer r7
+     orr v5.16b, v18.16b, v30.16b                   // pipo.cs:65:18 decrypt>InvSLayer r7
+    eor3 v2.16b, v2.16b, v4.16b, v6.16b             // pipo.cs:65:5 decrypt>InvSLayer r7
+     eor3 v3.16b, v3.16b, v5.16b, v6.16b            // pipo.cs:65:5 decrypt>InvSLayer r7
+    bcax v16.16b, v16.16b, v2.16b, v17.16b          // pipo.cs:67:5 decrypt>InvSLayer r7
+     bcax v30.16b, v30.16b, v3.16b, v18.16b         // pipo.cs:67:5 decrypt>InvSLayer r7
+    ldp q4, q7, [x0, #656]                          // round key rk[5][1] + round key rk[5][2]
+    eor v5.16b, v4.16b, v16.16b                     // pipo.cs:94:33 decrypt r8
+     eor v4.16b, v4.16b, v30.16b                    // pipo.cs:94:33 decrypt r8
+     eor v8.16b, v7.16b, v3.16b                     // pipo.cs:94:33 decrypt r8
+    eor3 v7.16b, v7.16b, v2.16b, v6.16b             // pipo.cs:94:33 decrypt r8
+     eor v8.16b, v8.16b, v6.16b                     // pipo.cs:94:33 decrypt r8
+    ldr q9, [x0, #688]                              // round key rk[5][3]
+    eor v26.16b, v9.16b, v26.16b                    // pipo.cs:94:33 decrypt r8
+     eor v27.16b, v9.16b, v27.16b                   // pipo.cs:94:33 decrypt r8
+     ldr q9, [x0, #704]                             // round key rk[5][4]
+     eor v28.16b, v9.16b, v28.16b                   // pipo.cs:94:33 decrypt r8
+    eor3 v23.16b, v9.16b, v23.16b, v29.16b          // pipo.cs:94:33 decrypt r8
+     eor v28.16b, v28.16b, v31.16b                  // pipo.cs:94:33 decrypt r8
+    ldr q29, [x0, #720]                             // round key rk[5][5]
+    eor v24.16b, v29.16b, v24.16b                   // pipo.cs:94:33 decrypt r8
+     eor v25.16b, v29.16b, v25.16b                  // pipo.cs:94:33 decrypt r8
+    ldr q29, [x0, #736]                             // round key rk[5][6]
+    eor v22.16b, v29.16b, v22.16b                   // pipo.cs:94:33 decrypt r8
+     eor v19.16b, v29.16b, v19.16b                  // pipo.cs:94:33 decrypt r8
+    ldr q29, [x0, #752]                             // round key rk[5][7]
+    eor3 v21.16b, v29.16b, v21.16b, v0.16b          // pipo.cs:94:33 decrypt r8
+     eor3 v20.16b, v29.16b, v20.16b, v1.16b         // pipo.cs:94:33 decrypt r8
+    shl v29.16b, v5.16b, #4                         // pipo.cs:75:43 decrypt>InvRLayer r8
+    sri v29.16b, v5.16b, #4                         // pipo.cs:75:43 decrypt>InvRLayer r8
+     shl v31.16b, v4.16b, #4                        // pipo.cs:75:43 decrypt>InvRLayer r8
+     sri v31.16b, v4.16b, #4                        // pipo.cs:75:43 decrypt>InvRLayer r8
+    shl v0.16b, v7.16b, #7                          // pipo.cs:75:43 decrypt>InvRLayer r8
+    sri v0.16b, v7.16b, #1                          // pipo.cs:75:43 decrypt>InvRLayer r8
+     shl v1.16b, v8.16b, #7                         // pipo.cs:75:43 decrypt>InvRLayer r8
+     sri v1.16b, v8.16b, #1                         // pipo.cs:75:43 decrypt>InvRLayer r8
+    shl v4.16b, v26.16b, #1                         // pipo.cs:75:43 decrypt>InvRLayer r8
+    sri v4.16b, v26.16b, #7                         // pipo.cs:75:43 decrypt>InvRLayer r8
+     shl v26.16b, v27.16b, #1                       // pipo.cs:75:43 decrypt>InvRLayer r8
+     sri v26.16b, v27.16b, #7                       // pipo.cs:75:43 decrypt>InvRLayer r8
+    shl v27.16b, v23.16b, #2                        // pipo.cs:75:43 decrypt>InvRLayer r8
+    sri v27.16b, v23.16b, #6                        // pipo.cs:75:43 decrypt>InvRLayer r8
+     shl v23.16b, v28.16b, #2                       // pipo.cs:75:43 decrypt>InvRLayer r8
+     sri v23.16b, v28.16b, #6                       // pipo.cs:75:43 decrypt>InvRLayer r8
+    shl v28.16b, v24.16b, #6                        // pipo.cs:75:43 decrypt>InvRLayer r8
+    sri v28.16b, v24.16b, #2                        // pipo.cs:75:43 decrypt>InvRLayer r8
+     shl v24.16b, v25.16b, #6                       // pipo.cs:75:43 decrypt>InvRLayer r8
+     sri v24.16b, v25.16b, #2                       // pipo.cs:75:43 decrypt>InvRLayer r8
+    shl v25.16b, v22.16b, #5                        // pipo.cs:75:43 decrypt>InvRLayer r8
+    sri v25.16b, v22.16b, #3                        // pipo.cs:75:43 decrypt>InvRLayer r8
+     shl v22.16b, v19.16b, #5                       // pipo.cs:75:43 decrypt>InvRLayer r8
+     sri v22.16b, v19.16b, #3                       // pipo.cs:75:43 decrypt>InvRLayer r8
+    shl v19.16b, v21.16b, #3                        // pipo.cs:75:43 decrypt>InvRLayer r8
+    sri v19.16b, v21.16b, #5                        // pipo.cs:75:43 decrypt>InvRLayer r8
+     shl v21.16b, v20.16b, #3                       // pipo.cs:75:43 decrypt>InvRLayer r8
+     sri v21.16b, v20.16b, #5                       // pipo.cs:75:43 decrypt>InvRLayer r8
+    orr v20.16b, v27.16b, v25.16b                   // pipo.cs:45:16 decrypt>InvSLayer r8
+     orr v5.16b, v23.16b, v22.16b                   // pipo.cs:45:16 decrypt>InvSLayer r8
+    eor v20.16b, v28.16b, v20.16b                   // pipo.cs:45:5 decrypt>InvSLayer r8
+     eor v5.16b, v24.16b, v5.16b                    // pipo.cs:45:5 decrypt>InvSLayer r8
+    eor v7.16b, v19.16b, v20.16b                    // pipo.cs:46:5 decrypt>InvSLayer r8
+     eor v8.16b, v21.16b, v5.16b                    // pipo.cs:46:5 decrypt>InvSLayer r8
+    orr v9.16b, v27.16b, v7.16b                     // pipo.cs:47:18 decrypt>InvSLayer r8
+     orr v10.16b, v23.16b, v8.16b                   // pipo.cs:47:18 decrypt>InvSLayer r8
+    eor v4.16b, v4.16b, v9.16b                      // pipo.cs:47:5 decrypt>InvSLayer r8
+     eor v26.16b, v26.16b, v10.16b                  // pipo.cs:47:5 decrypt>InvSLayer r8
+    eor v9.16b, v25.16b, v4.16b                     // pipo.cs:49:5 decrypt>InvSLayer r8
+     eor v10.16b, v22.16b, v26.16b                  // pipo.cs:49:5 decrypt>InvSLayer r8
+    orr v20.16b, v20.16b, v9.16b                    // pipo.cs:50:5 decrypt>InvSLayer r8
+     orr v5.16b, v5.16b, v10.16b                    // pipo.cs:50:5 decrypt>InvSLayer r8
+    and v11.16b, v4.16b, v19.16b                    // pipo.cs:52:18 decrypt>InvSLayer r8
+     and v12.16b, v26.16b, v21.16b                  // pipo.cs:52:18 decrypt>InvSLayer r8
+    eor3 v27.16b, v27.16b, v25.16b, v11.16b         // pipo.cs:52:5 decrypt>InvSLayer r8
+     eor3 v23.16b, v23.16b, v22.16b, v12.16b        // pipo.cs:52:5 decrypt>InvSLayer r8
+    eor v0.16b, v0.16b, v7.16b                      // pipo.cs:54:5 decrypt>InvSLayer r8
+     eor v1.16b, v1.16b, v8.16b                     // pipo.cs:54:5 decrypt>InvSLayer r8
+    eor3 v20.16b, v29.16b, v7.16b, v20.16b          // pipo.cs:54:17 decrypt>InvSLayer r8
+     eor3 v29.16b, v31.16b, v8.16b, v5.16b          // pipo.cs:54:17 decrypt>InvSLayer r8
+    bcax v16.16b, v9.16b, v16.16b, v2.16b           // pipo.cs:54:29 decrypt>InvSLayer r8
+     bcax v30.16b, v10.16b, v30.16b, v3.16b         // pipo.cs:54:29 decrypt>InvSLayer r8
+    ldr q31, [x0, #640]                             // round key rk[5][0]
+    eor3 v16.16b, v31.16b, v17.16b, v16.16b         // pipo.cs:54:29 decrypt>InvSLayer r8
+     eor3 v17.16b, v31.16b, v18.16b, v30.16b        // pipo.cs:54:29 decrypt>InvSLayer r8
+    eor v18.16b, v25.16b, v20.16b                   // pipo.cs:56:19 decrypt>InvSLayer r8
+     eor v22.16b, v22.16b, v29.16b                  // pipo.cs:56:19 decrypt>InvSLayer r8
+    and v25.16b, v4.16b, v18.16b                    // pipo.cs:58:18 decrypt>InvSLayer r8
+     and v30.16b, v26.16b, v22.16b                  // pipo.cs:58:18 decrypt>InvSLayer r8
+    eor3 v19.16b, v19.16b, v0.16b, v25.16b          // pipo.cs:58:5 decrypt>InvSLayer r8
+     eor3 v21.16b, v21.16b, v1.16b, v30.16b         // pipo.cs:58:5 decrypt>InvSLayer r8
+    eor v25.16b, v4.16b, v19.16b                    // pipo.cs:59:5 decrypt>InvSLayer r8
+     eor v26.16b, v26.16b, v21.16b                  // pipo.cs:59:5 decrypt>InvSLayer r8
+    eor v18.16b, v27.16b, v18.16b                   // pipo.cs:60:5 decrypt>InvSLayer r8
+     eor v22.16b, v23.16b, v22.16b                  // pipo.cs:60:5 decrypt>InvSLayer r8
+    orr v30.16b, v27.16b, v25.16b                   // pipo.cs:61:18 decrypt>InvSLayer r8
+     orr v31.16b, v23.16b, v26.16b                  // pipo.cs:61:18 decrypt>InvSLayer r8
+    eor3 v28.16b, v28.16b, v16.16b, v30.16b         // pipo.cs:61:5 decrypt>InvSLayer r8
+     eor3 v24.16b, v24.16b, v17.16b, v31.16b        // pipo.cs:61:5 decrypt>InvSLayer r8
+    and v30.16b, v28.16b, v19.16b                   // pipo.cs:62:18 decrypt>InvSLayer r8
+     and v31.16b, v24.16b, v21.16b                  // pipo.cs:62:18 decrypt>InvSLayer r8
+    and v2.16b, v28.16b, v18.16b                    // pipo.cs:63:18 decrypt>InvSLayer r8
+     and v3.16b, v24.16b, v22.16b                   // pipo.cs:63:18 decrypt>InvSLayer r8
+    orr v4.16b, v16.16b, v20.16b                    // pipo.cs:65:18 decrypt>InvSLayer r8
+     orr v5.16b, v17.16b, v29.16b                   // pipo.cs:65:18 decrypt>InvSLayer r8
+    eor3 v0.16b, v0.16b, v4.16b, v6.16b             // pipo.cs:65:5 decrypt>InvSLayer r8
+     eor3 v1.16b, v1.16b, v5.16b, v6.16b            // pipo.cs:65:5 decrypt>InvSLayer r8
+     bic v4.16b, v1.16b, v17.16b                    // pipo.cs:67:18 decrypt>InvSLayer r8
+    bcax v20.16b, v20.16b, v0.16b, v16.16b          // pipo.cs:67:5 decrypt>InvSLayer r8
+     eor v29.16b, v29.16b, v4.16b                   // pipo.cs:67:5 decrypt>InvSLayer r8
+    ldp q4, q7, [x0, #528]                          // round key rk[4][1] + round key rk[4][2]
+    eor v5.16b, v4.16b, v20.16b                     // pipo.cs:94:33 decrypt r9
+     eor v4.16b, v4.16b, v29.16b                    // pipo.cs:94:33 decrypt r9
+    eor3 v8.16b, v7.16b, v0.16b, v6.16b             // pipo.cs:94:33 decrypt r9
+     eor3 v7.16b, v7.16b, v1.16b, v6.16b            // pipo.cs:94:33 decrypt r9
+    ldr q9, [x0, #560]                              // round key rk[4][3]
+    eor v25.16b, v9.16b, v25.16b                    // pipo.cs:94:33 decrypt r9
+     eor v26.16b, v9.16b, v26.16b                   // pipo.cs:94:33 decrypt r9
+     ldr q9, [x0, #576]                             // round key rk[4][4]
+     eor v23.16b, v9.16b, v23.16b                   // pipo.cs:94:33 decrypt r9
+    eor3 v27.16b, v9.16b, v27.16b, v30.16b          // pipo.cs:94:33 decrypt r9
+     eor v23.16b, v23.16b, v31.16b                  // pipo.cs:94:33 decrypt r9
+    ldr q30, [x0, #592]                             // round key rk[4][5]
+    eor v28.16b, v30.16b, v28.16b                   // pipo.cs:94:33 decrypt r9
+     eor v24.16b, v30.16b, v24.16b                  // pipo.cs:94:33 decrypt r9
+    ldr q30, [x0, #608]                             // round key rk[4][6]
+    eor v18.16b, v30.16b, v18.16b                   // pipo.cs:94:33 decrypt r9
+     eor v22.16b, v30.16b, v22.16b                  // pipo.cs:94:33 decrypt r9
+     ldr q30, [x0, #624]                            // round key rk[4][7]
+     eor v21.16b, v30.16b, v21.16b                  // pipo.cs:94:33 decrypt r9
+    eor3 v19.16b, v30.16b, v19.16b, v2.16b          // pipo.cs:94:33 decrypt r9
+     eor v21.16b, v21.16b, v3.16b                   // pipo.cs:94:33 decrypt r9
+    shl v30.16b, v5.16b, #4                         // pipo.cs:75:43 decrypt>InvRLayer r9
+    sri v30.16b, v5.16b, #4                         // pipo.cs:75:43 decrypt>InvRLayer r9
+     shl v31.16b, v4.16b, #4                        // pipo.cs:75:43 decrypt>InvRLayer r9
+     sri v31.16b, v4.16b, #4                        // pipo.cs:75:43 decrypt>InvRLayer r9
+    shl v2.16b, v8.16b, #7                          // pipo.cs:75:43 decrypt>InvRLayer r9
+    sri v2.16b, v8.16b, #1                          // pipo.cs:75:43 decrypt>InvRLayer r9
+     shl v3.16b, v7.16b, #7                         // pipo.cs:75:43 decrypt>InvRLayer r9
+     sri v3.16b, v7.16b, #1                         // pipo.cs:75:43 decrypt>InvRLayer r9
+    shl v4.16b, v25.16b, #1                         // pipo.cs:75:43 decrypt>InvRLayer r9
+    sri v4.16b, v25.16b, #7                         // pipo.cs:75:43 decrypt>InvRLayer r9
+     shl v25.16b, v26.16b, #1                       // pipo.cs:75:43 decrypt>InvRLayer r9
+     sri v25.16b, v26.16b, #7                       // pipo.cs:75:43 decrypt>InvRLayer r9
+    shl v26.16b, v27.16b, #2                        // pipo.cs:75:43 decrypt>InvRLayer r9
+    sri v26.16b, v27.16b, #6                        // pipo.cs:75:43 decrypt>InvRLayer r9
+     shl v27.16b, v23.16b, #2                       // pipo.cs:75:43 decrypt>InvRLayer r9
+     sri v27.16b, v23.16b, #6                       // pipo.cs:75:43 decrypt>InvRLayer r9
+    shl v23.16b, v28.16b, #6                        // pipo.cs:75:43 decrypt>InvRLayer r9
+    sri v23.16b, v28.16b, #2                        // pipo.cs:75:43 decrypt>InvRLayer r9
+     shl v28.16b, v24.16b, #6                       // pipo.cs:75:43 decrypt>InvRLayer r9
+     sri v28.16b, v24.16b, #2                       // pipo.cs:75:43 decrypt>InvRLayer r9
+    shl v24.16b, v18.16b, #5                        // pipo.cs:75:43 decrypt>InvRLayer r9
+    sri v24.16b, v18.16b, #3                        // pipo.cs:75:43 decrypt>InvRLayer r9
+     shl v18.16b, v22.16b, #5                       // pipo.cs:75:43 decrypt>InvRLayer r9
+     sri v18.16b, v22.16b, #3                       // pipo.cs:75:43 decrypt>InvRLayer r9
+    shl v22.16b, v19.16b, #3                        // pipo.cs:75:43 decrypt>InvRLayer r9
+    sri v22.16b, v19.16b, #5                        // pipo.cs:75:43 decrypt>InvRLayer r9
+     shl v19.16b, v21.16b, #3                       // pipo.cs:75:43 decrypt>InvRLayer r9
+     sri v19.16b, v21.16b, #5                       // pipo.cs:75:43 decrypt>InvRLayer r9
+    orr v21.16b, v26.16b, v24.16b                   // pipo.cs:45:16 decrypt>InvSLayer r9
+     orr v5.16b, v27.16b, v18.16b                   // pipo.cs:45:16 decrypt>InvSLayer r9
+    eor v21.16b, v23.16b, v21.16b                   // pipo.cs:45:5 decrypt>InvSLayer r9
+     eor v5.16b, v28.16b, v5.16b                    // pipo.cs:45:5 decrypt>InvSLayer r9
+    eor v7.16b, v22.16b, v21.16b                    // pipo.cs:46:5 decrypt>InvSLayer r9
+     eor v8.16b, v19.16b, v5.16b                    // pipo.cs:46:5 decrypt>InvSLayer r9
+    orr v9.16b, v26.16b, v7.16b                     // pipo.cs:47:18 decrypt>InvSLayer r9
+     orr v10.16b, v27.16b, v8.16b                   // pipo.cs:47:18 decrypt>InvSLayer r9
+    eor v4.16b, v4.16b, v9.16b                      // pipo.cs:47:5 decrypt>InvSLayer r9
+     eor v25.16b, v25.16b, v10.16b                  // pipo.cs:47:5 decrypt>InvSLayer r9
+    eor v9.16b, v24.16b, v4.16b                     // pipo.cs:49:5 decrypt>InvSLayer r9
+     eor v10.16b, v18.16b, v25.16b                  // pipo.cs:49:5 decrypt>InvSLayer r9
+    orr v21.16b, v21.16b, v9.16b                    // pipo.cs:50:5 decrypt>InvSLayer r9
+     orr v5.16b, v5.16b, v10.16b                    // pipo.cs:50:5 decrypt>InvSLayer r9
+    and v11.16b, v4.16b, v22.16b                    // pipo.cs:52:18 decrypt>InvSLayer r9
+     and v12.16b, v25.16b, v19.16b                  // pipo.cs:52:18 decrypt>InvSLayer r9
+    eor3 v26.16b, v26.16b, v24.16b, v11.16b         // pipo.cs:52:5 decrypt>InvSLayer r9
+     eor3 v27.16b, v27.16b, v18.16b, v12.16b        // pipo.cs:52:5 decrypt>InvSLayer r9
+    eor v2.16b, v2.16b, v7.16b                      // pipo.cs:54:5 decrypt>InvSLayer r9
+     eor v3.16b, v3.16b, v8.16b                     // pipo.cs:54:5 decrypt>InvSLayer r9
+    eor3 v21.16b, v30.16b, v7.16b, v21.16b          // pipo.cs:54:17 decrypt>InvSLayer r9
+     eor3 v30.16b, v31.16b, v8.16b, v5.16b          // pipo.cs:54:17 decrypt>InvSLayer r9
+    bcax v20.16b, v9.16b, v20.16b, v0.16b           // pipo.cs:54:29 decrypt>InvSLayer r9
+     bcax v29.16b, v10.16b, v29.16b, v1.16b         // pipo.cs:54:29 decrypt>InvSLayer r9
+    ldr q31, [x0, #512]                             // round key rk[4][0]
+    eor3 v16.16b, v31.16b, v16.16b, v20.16b         // pipo.cs:54:29 decrypt>InvSLayer r9
+     eor3 v17.16b, v31.16b, v17.16b, v29.16b        // pipo.cs:54:29 decrypt>InvSLayer r9
+    eor v20.16b, v24.16b, v21.16b                   // pipo.cs:56:19 decrypt>InvSLayer r9
+     eor v18.16b, v18.16b, v30.16b                  // pipo.cs:56:19 decrypt>InvSLayer r9
+    and v24.16b, v4.16b, v20.16b                    // pipo.cs:58:18 decrypt>InvSLayer r9
+     and v29.16b, v25.16b, v18.16b                  // pipo.cs:58:18 decrypt>InvSLayer r9
+    eor3 v22.16b, v22.16b, v2.16b, v24.16b          // pipo.cs:58:5 decrypt>InvSLayer r9
+     eor3 v19.16b, v19.16b, v3.16b, v29.16b         // pipo.cs:58:5 decrypt>InvSLayer r9
+    eor v24.16b, v4.16b, v22.16b                    // pipo.cs:59:5 decrypt>InvSLayer r9
+     eor v25.16b, v25.16b, v19.16b                  // pipo.cs:59:5 decrypt>InvSLayer r9
+    eor v20.16b, v26.16b, v20.16b                   // pipo.cs:60:5 decrypt>InvSLayer r9
+     eor v18.16b, v27.16b, v18.16b                  // pipo.cs:60:5 decrypt>InvSLayer r9
+    orr v29.16b, v26.16b, v24.16b                   // pipo.cs:61:18 decrypt>InvSLayer r9
+     orr v31.16b, v27.16b, v25.16b                  // pipo.cs:61:18 decrypt>InvSLayer r9
+    eor3 v23.16b, v23.16b, v16.16b, v29.16b         // pipo.cs:61:5 decrypt>InvSLayer r9
+     eor3 v28.16b, v28.16b, v17.16b, v31.16b        // pipo.cs:61:5 decrypt>InvSLayer r9
+    and v29.16b, v23.16b, v22.16b                   // pipo.cs:62:18 decrypt>InvSLayer r9
+     and v31.16b, v28.16b, v19.16b                  // pipo.cs:62:18 decrypt>InvSLayer r9
+    and v0.16b, v23.16b, v20.16b                    // pipo.cs:63:18 decrypt>InvSLayer r9
+     and v1.16b, v28.16b, v18.16b                   // pipo.cs:63:18 decrypt>InvSLayer r9
+    orr v4.16b, v16.16b, v21.16b                    // pipo.cs:65:18 decrypt>InvSLayer r9
+     orr v5.16b, v17.16b, v30.16b                   // pipo.cs:65:18 decrypt>InvSLayer r9
+    eor3 v2.16b, v2.16b, v4.16b, v6.16b             // pipo.cs:65:5 decrypt>InvSLayer r9
+     eor3 v3.16b, v3.16b, v5.16b, v6.16b            // pipo.cs:65:5 decrypt>InvSLayer r9
+    bcax v21.16b, v21.16b, v2.16b, v16.16b          // pipo.cs:67:5 decrypt>InvSLayer r9
+     bcax v30.16b, v30.16b, v3.16b, v17.16b         // pipo.cs:67:5 decrypt>InvSLayer r9
+    ldp q4, q7, [x0, #400]                          // round key rk[3][1] + round key rk[3][2]
+    eor v5.16b, v4.16b, v21.16b                     // pipo.cs:94:33 decrypt r10
+     eor v4.16b, v4.16b, v30.16b                    // pipo.cs:94:33 decrypt r10
+    eor3 v8.16b, v7.16b, v2.16b, v6.16b             // pipo.cs:94:33 decrypt r10
+     eor3 v7.16b, v7.16b, v3.16b, v6.16b            // pipo.cs:94:33 decrypt r10
+    ldr q9, [x0, #432]                              // round key rk[3][3]
+    eor v24.16b, v9.16b, v24.16b                    // pipo.cs:94:33 decrypt r10
+     eor v25.16b, v9.16b, v25.16b                   // pipo.cs:94:33 decrypt r10
+     ldr q9, [x0, #448]                             // round key rk[3][4]
+     eor v27.16b, v9.16b, v27.16b                   // pipo.cs:94:33 decrypt r10
+    eor3 v26.16b, v9.16b, v26.16b, v29.16b          // pipo.cs:94:33 decrypt r10
+     eor v27.16b, v27.16b, v31.16b                  // pipo.cs:94:33 decrypt r10
+    ldr q29, [x0, #464]                             // round key rk[3][5]
+    eor v23.16b, v29.16b, v23.16b                   // pipo.cs:94:33 decrypt r10
+     eor v28.16b, v29.16b, v28.16b                  // pipo.cs:94:33 decrypt r10
+    ldr q29, [x0, #480]                             // round key rk[3][6]
+    eor v20.16b, v29.16b, v20.16b                   // pipo.cs:94:33 decrypt r10
+     eor v18.16b, v29.16b, v18.16b                  // pipo.cs:94:33 decrypt r10
+     ldr q29, [x0, #496]                            // round key rk[3][7]
+     eor v19.16b, v29.16b, v19.16b                  // pipo.cs:94:33 decrypt r10
+    eor3 v22.16b, v29.16b, v22.16b, v0.16b          // pipo.cs:94:33 decrypt r10
+     eor v19.16b, v19.16b, v1.16b                   // pipo.cs:94:33 decrypt r10
+    shl v29.16b, v5.16b, #4                         // pipo.cs:75:43 decrypt>InvRLayer r10
+    sri v29.16b, v5.16b, #4                         // pipo.cs:75:43 decrypt>InvRLayer r10
+     shl v31.16b, v4.16b, #4                        // pipo.cs:75:43 decrypt>InvRLayer r10
+     sri v31.16b, v4.16b, #4                        // pipo.cs:75:43 decrypt>InvRLayer r10
+    shl v0.16b, v8.16b, #7                          // pipo.cs:75:43 decrypt>InvRLayer r10
+    sri v0.16b, v8.16b, #1                          // pipo.cs:75:43 decrypt>InvRLayer r10
+     shl v1.16b, v7.16b, #7                         // pipo.cs:75:43 decrypt>InvRLayer r10
+     sri v1.16b, v7.16b, #1                         // pipo.cs:75:43 decrypt>InvRLayer r10
+    shl v4.16b, v24.16b, #1                         // pipo.cs:75:43 decrypt>InvRLayer r10
+    sri v4.16b, v24.16b, #7                         // pipo.cs:75:43 decrypt>InvRLayer r10
+     shl v24.16b, v25.16b, #1                       // pipo.cs:75:43 decrypt>InvRLayer r10
+     sri v24.16b, v25.16b, #7                       // pipo.cs:75:43 decrypt>InvRLayer r10
+    shl v25.16b, v26.16b, #2                        // pipo.cs:75:43 decrypt>InvRLayer r10
+    sri v25.16b, v26.16b, #6                        // pipo.cs:75:43 decrypt>InvRLayer r10
+     shl v26.16b, v27.16b, #2                       // pipo.cs:75:43 decrypt>InvRLayer r10
+     sri v26.16b, v27.16b, #6                       // pipo.cs:75:43 decrypt>InvRLayer r10
+    shl v27.16b, v23.16b, #6                        // pipo.cs:75:43 decrypt>InvRLayer r10
+    sri v27.16b, v23.16b, #2                        // pipo.cs:75:43 decrypt>InvRLayer r10
+     shl v23.16b, v28.16b, #6                       // pipo.cs:75:43 decrypt>InvRLayer r10
+     sri v23.16b, v28.16b, #2                       // pipo.cs:75:43 decrypt>InvRLayer r10
     shl v28.16b, v20.16b, #5                        // pipo.cs:75:43 decrypt>InvRLayer r10
     sri v28.16b, v20.16b, #3                        // pipo.cs:75:43 decrypt>InvRLayer r10
-     shl v20.16b, v29.16b, #5                       // pipo.cs:75:43 decrypt>InvRLayer r10
-     sri v20.16b, v29.16b, #3                       // pipo.cs:75:43 decrypt>InvRLayer r10
-    shl v29.16b, v21.16b, #3                        // pipo.cs:75:43 decrypt>InvRLayer r10
-    sri v29.16b, v21.16b, #5                        // pipo.cs:75:43 decrypt>InvRLayer r10
-     shl v21.16b, v30.16b, #3                       // pipo.cs:75:43 decrypt>InvRLayer r10
-     sri v21.16b, v30.16b, #5                       // pipo.cs:75:43 decrypt>InvRLayer r10
-    orr v30.16b, v26.16b, v28.16b                   // pipo.cs:45:16 decrypt>InvSLayer r10
-     orr v1.16b, v18.16b, v20.16b                   // pipo.cs:45:16 decrypt>InvSLayer r10
-    eor v30.16b, v27.16b, v30.16b                   // pipo.cs:45:5 decrypt>InvSLayer r10
-     eor v1.16b, v19.16b, v1.16b                    // pipo.cs:45:5 decrypt>InvSLayer r10
-    eor v2.16b, v29.16b, v30.16b                    // pipo.cs:46:5 decrypt>InvSLayer r10
-     eor v3.16b, v21.16b, v1.16b                    // pipo.cs:46:5 decrypt>InvSLayer r10
-    orr v7.16b, v26.16b, v2.16b                     // pipo.cs:47:18 decrypt>InvSLayer r10
-     orr v8.16b, v18.16b, v3.16b                    // pipo.cs:47:18 decrypt>InvSLayer r10
-    eor v25.16b, v25.16b, v7.16b                    // pipo.cs:47:5 decrypt>InvSLayer r10
-     eor v17.16b, v17.16b, v8.16b                   // pipo.cs:47:5 decrypt>InvSLayer r10
-    eor v7.16b, v28.16b, v25.16b                    // pipo.cs:49:5 decrypt>InvSLayer r10
-     eor v8.16b, v20.16b, v17.16b                   // pipo.cs:49:5 decrypt>InvSLayer r10
-    orr v30.16b, v30.16b, v7.16b                    // pipo.cs:50:5 decrypt>InvSLayer r10
-     orr v1.16b, v1.16b, v8.16b                     // pipo.cs:50:5 decrypt>InvSLayer r10
-    and v9.16b, v25.16b, v29.16b                    // pipo.cs:52:18 decrypt>InvSLayer r10
-     and v10.16b, v17.16b, v21.16b                  // pipo.cs:52:18 decrypt>InvSLayer r10
-    eor3 v26.16b, v26.16b, v28.16b, v9.16b          // pipo.cs:52:5 decrypt>InvSLayer r10
-     eor3 v18.16b, v18.16b, v20.16b, v10.16b        // pipo.cs:52:5 decrypt>InvSLayer r10
-    eor v31.16b, v31.16b, v2.16b                    // pipo.cs:54:5 decrypt>InvSLayer r10
-     eor v16.16b, v16.16b, v3.16b                   // pipo.cs:54:5 decrypt>InvSLayer r10
-    eor3 v30.16b, v0.16b, v2.16b, v30.16b           // pipo.cs:54:17 decrypt>InvSLayer r10
-     eor3 v22.16b, v22.16b, v3.16b, v1.16b          // pipo.cs:54:17 decrypt>InvSLayer r10
-    eor v0.16b, v4.16b, v7.16b                      // pipo.cs:54:29 decrypt>InvSLayer r10
-     eor v1.16b, v5.16b, v8.16b                     // pipo.cs:54:29 decrypt>InvSLayer r10
-    ldr q2, [x0, #384]                              // round key rk[3][0]
-    eor3 v24.16b, v2.16b, v24.16b, v0.16b           // pipo.cs:54:29 decrypt>InvSLayer r10
-     eor3 v23.16b, v2.16b, v23.16b, v1.16b          // pipo.cs:54:29 decrypt>InvSLayer r10
-    eor v28.16b, v28.16b, v30.16b                   // pipo.cs:56:19 decrypt>InvSLayer r10
-     eor v20.16b, v20.16b, v22.16b                  // pipo.cs:56:19 decrypt>InvSLayer r10
-    and v0.16b, v25.16b, v28.16b                    // pipo.cs:58:18 decrypt>InvSLayer r10
-     and v1.16b, v17.16b, v20.16b                   // pipo.cs:58:18 decrypt>InvSLayer r10
-    eor3 v29.16b, v29.16b, v31.16b, v0.16b          // pipo.cs:58:5 decrypt>InvSLayer r10
-     eor3 v21.16b, v21.16b, v16.16b, v1.16b         // pipo.cs:58:5 decrypt>InvSLayer r10
-    eor v25.16b, v25.16b, v29.16b                   // pipo.cs:59:5 decrypt>InvSLayer r10
-     eor v17.16b, v17.16b, v21.16b                  // pipo.cs:59:5 decrypt>InvSLayer r10
-    eor v28.16b, v26.16b, v28.16b                   // pipo.cs:60:5 decrypt>InvSLayer r10
-     eor v20.16b, v18.16b, v20.16b                  // pipo.cs:60:5 decrypt>InvSLayer r10
-    orr v0.16b, v26.16b, v25.16b                    // pipo.cs:61:18 decrypt>InvSLayer r10
-     orr v1.16b, v18.16b, v17.16b                   // pipo.cs:61:18 decrypt>InvSLayer r10
-    eor3 v27.16b, v27.16b, v24.16b, v0.16b          // pipo.cs:61:5 decrypt>InvSLayer r10
-     eor3 v19.16b, v19.16b, v23.16b, v1.16b         // pipo.cs:61:5 decrypt>InvSLayer r10
-    and v0.16b, v27.16b, v29.16b                    // pipo.cs:62:18 decrypt>InvSLayer r10
-     and v1.16b, v19.16b, v21.16b                   // pipo.cs:62:18 decrypt>InvSLayer r10
-    and v2.16b, v27.16b, v28.16b                    // pipo.cs:63:18 decrypt>InvSLayer r10
-     and v3.16b, v19.16b, v20.16b                   // pipo.cs:63:18 decrypt>InvSLayer r10
-    orr v4.16b, v24.16b, v30.16b                    // pipo.cs:65:18 decrypt>InvSLayer r10
-     orr v5.16b, v23.16b, v22.16b                   // pipo.cs:65:18 decrypt>InvSLayer r10
-    eor v31.16b, v31.16b, v4.16b                    // pipo.cs:65:5 decrypt>InvSLayer r10
-     eor v16.16b, v16.16b, v5.16b                   // pipo.cs:65:5 decrypt>InvSLayer r10
-    orr v4.16b, v31.16b, v24.16b                    // pipo.cs:67:18 decrypt>InvSLayer r10
-     orr v5.16b, v16.16b, v23.16b                   // pipo.cs:67:18 decrypt>InvSLayer r10
-    eor3 v30.16b, v4.16b, v30.16b, v6.16b           // pipo.cs:67:5 decrypt>InvSLayer r10
-     eor3 v22.16b, v5.16b, v22.16b, v6.16b          // pipo.cs:67:5 decrypt>InvSLayer r10
-    and v4.16b, v31.16b, v30.16b                    // pipo.cs:68:18 decrypt>InvSLayer r10
-     and v5.16b, v16.16b, v22.16b                   // pipo.cs:68:18 decrypt>InvSLayer r10
-    ldr q7, [x0, #272]                              // round key rk[2][1]
-    eor v30.16b, v7.16b, v30.16b                    // pipo.cs:94:33 decrypt r11
-     eor v22.16b, v7.16b, v22.16b                   // pipo.cs:94:33 decrypt r11
-    ldr q7, [x0, #288]                              // round key rk[2][2]
-    eor v31.16b, v7.16b, v31.16b                    // pipo.cs:94:33 decrypt r11
-     eor v16.16b, v7.16b, v16.16b                   // pipo.cs:94:33 decrypt r11
-    ldr q7, [x0, #304]                              // round key rk[2][3]
-    eor v25.16b, v7.16b, v25.16b                    // pipo.cs:94:33 decrypt r11
-     eor v17.16b, v7.16b, v17.16b                   // pipo.cs:94:33 decrypt r11
-    ldr q7, [x0, #320]                              // round key rk[2][4]
-    eor3 v26.16b, v7.16b, v26.16b, v0.16b           // pipo.cs:94:33 decrypt r11
-     eor3 v18.16b, v7.16b, v18.16b, v1.16b          // pipo.cs:94:33 decrypt r11
-    ldr q0, [x0, #336]                              // round key rk[2][5]
-    eor v27.16b, v0.16b, v27.16b                    // pipo.cs:94:33 decrypt r11
-     eor v19.16b, v0.16b, v19.16b                   // pipo.cs:94:33 decrypt r11
-    ldr q0, [x0, #352]                              // round key rk[2][6]
-    eor v28.16b, v0.16b, v28.16b                    // pipo.cs:94:33 decrypt r11
-     eor v20.16b, v0.16b, v20.16b                   // pipo.cs:94:33 decrypt r11
-    ldr q0, [x0, #368]                              // round key rk[2][7]
-    eor3 v29.16b, v0.16b, v29.16b, v2.16b           // pipo.cs:94:33 decrypt r11
-     eor3 v21.16b, v0.16b, v21.16b, v3.16b          // pipo.cs:94:33 decrypt r11
-    shl v0.16b, v30.16b, #4                         // pipo.cs:75:43 decrypt>InvRLayer r11
-    sri v0.16b, v30.16b, #4                         // pipo.cs:75:43 decrypt>InvRLayer r11
-     shl v30.16b, v22.16b, #4                       // pipo.cs:75:43 decrypt>InvRLayer r11
-     sri v30.16b, v22.16b, #4                       // pipo.cs:75:43 decrypt>InvRLayer r11
-    shl v22.16b, v31.16b, #7                        // pipo.cs:75:43 decrypt>InvRLayer r11
-    sri v22.16b, v31.16b, #1                        // pipo.cs:75:43 decrypt>InvRLayer r11
-     shl v31.16b, v16.16b, #7                       // pipo.cs:75:43 decrypt>InvRLayer r11
-     sri v31.16b, v16.16b, #1                       // pipo.cs:75:43 decrypt>InvRLayer r11
-    shl v16.16b, v25.16b, #1                        // pipo.cs:75:43 decrypt>InvRLayer r11
-    sri v16.16b, v25.16b, #7                        // pipo.cs:75:43 decrypt>InvRLayer r11
-     shl v25.16b, v17.16b, #1                       // pipo.cs:75:43 decrypt>InvRLayer r11
-     sri v25.16b, v17.16b, #7                       // pipo.cs:75:43 decrypt>InvRLayer r11
-    shl v17.16b, v26.16b, #2                        // pipo.cs:75:43 decrypt>InvRLayer r11
-    sri v17.16b, v26.16b, #6                        // pipo.cs:75:43 decrypt>InvRLayer r11
-     shl v26.16b, v18.16b, #2                       // pipo.cs:75:43 decrypt>InvRLayer r11
-     sri v26.16b, v18.16b, #6                       // pipo.cs:75:43 decrypt>InvRLayer r11
-    shl v18.16b, v27.16b, #6                        // pipo.cs:75:43 decrypt>InvRLayer r11
-    sri v18.16b, v27.16b, #2                        // pipo.cs:75:43 decrypt>InvRLayer r11
-     shl v27.16b, v19.16b, #6                       // pipo.cs:75:43 decrypt>InvRLayer r11
-     sri v27.16b, v19.16b, #2                       // pipo.cs:75:43 decrypt>InvRLayer r11
-    shl v19.16b, v28.16b, #5                        // pipo.cs:75:43 decrypt>InvRLayer r11
-    sri v19.16b, v28.16b, #3                        // pipo.cs:75:43 decrypt>InvRLayer r11
-     shl v28.16b, v20.16b, #5                       // pipo.cs:75:43 decrypt>InvRLayer r11
-     sri v28.16b, v20.16b, #3                       // pipo.cs:75:43 decrypt>InvRLayer r11
-    shl v20.16b, v29.16b, #3                        // pipo.cs:75:43 decrypt>InvRLayer r11
-    sri v20.16b, v29.16b, #5                        // pipo.cs:75:43 decrypt>InvRLayer r11
-     shl v29.16b, v21.16b, #3                       // pipo.cs:75:43 decrypt>InvRLayer r11
-     sri v29.16b, v21.16b, #5                       // pipo.cs:75:43 decrypt>InvRLayer r11
-    orr v21.16b, v17.16b, v19.16b                   // pipo.cs:45:16 decrypt>InvSLayer r11
-     orr v1.16b, v26.16b, v28.16b                   // pipo.cs:45:16 decrypt>InvSLayer r11
-    eor v21.16b, v18.16b, v21.16b                   // pipo.cs:45:5 decrypt>InvSLayer r11
-     eor v1.16b, v27.16b, v1.16b                    // pipo.cs:45:5 decrypt>InvSLayer r11
-    eor v2.16b, v20.16b, v21.16b                    // pipo.cs:46:5 decrypt>InvSLayer r11
-     eor v3.16b, v29.16b, v1.16b                    // pipo.cs:46:5 decrypt>InvSLayer r11
-    orr v7.16b, v17.16b, v2.16b                     // pipo.cs:47:18 decrypt>InvSLayer r11
-     orr v8.16b, v26.16b, v3.16b                    // pipo.cs:47:18 decrypt>InvSLayer r11
-    eor v16.16b, v16.16b, v7.16b                    // pipo.cs:47:5 decrypt>InvSLayer r11
-     eor v25.16b, v25.16b, v8.16b                   // pipo.cs:47:5 decrypt>InvSLayer r11
-    eor v7.16b, v19.16b, v16.16b                    // pipo.cs:49:5 decrypt>InvSLayer r11
-     eor v8.16b, v28.16b, v25.16b                   // pipo.cs:49:5 decrypt>InvSLayer r11
-    orr v21.16b, v21.16b, v7.16b                    // pipo.cs:50:5 decrypt>InvSLayer r11
-     orr v1.16b, v1.16b, v8.16b                     // pipo.cs:50:5 decrypt>InvSLayer r11
-    and v9.16b, v16.16b, v20.16b                    // pipo.cs:52:18 decrypt>InvSLayer r11
-     and v10.16b, v25.16b, v29.16b                  // pipo.cs:52:18 decrypt>InvSLayer r11
-    eor3 v17.16b, v17.16b, v19.16b, v9.16b          // pipo.cs:52:5 decrypt>InvSLayer r11
-     eor3 v26.16b, v26.16b, v28.16b, v10.16b        // pipo.cs:52:5 decrypt>InvSLayer r11
-    eor v22.16b, v22.16b, v2.16b                    // pipo.cs:54:5 decrypt>InvSLayer r11
-     eor v31.16b, v31.16b, v3.16b                   // pipo.cs:54:5 decrypt>InvSLayer r11
-    eor3 v21.16b, v0.16b, v2.16b, v21.16b           // pipo.cs:54:17 decrypt>InvSLayer r11
-     eor3 v30.16b, v30.16b, v3.16b, v1.16b          // pipo.cs:54:17 decrypt>InvSLayer r11
-    eor v0.16b, v4.16b, v7.16b                      // pipo.cs:54:29 decrypt>InvSLayer r11
-     eor v1.16b, v5.16b, v8.16b                     // pipo.cs:54:29 decrypt>InvSLayer r11
-    ldr q2, [x0, #256]                              // round key rk[2][0]
-    eor3 v24.16b, v2.16b, v24.16b, v0.16b           // pipo.cs:54:29 decrypt>InvSLayer r11
-     eor3 v23.16b, v2.16b, v23.16b, v1.16b          // pipo.cs:54:29 decrypt>InvSLayer r11
-    eor v19.16b, v19.16b, v21.16b                   // pipo.cs:56:19 decrypt>InvSLayer r11
-     eor v28.16b, v28.16b, v30.16b                  // pipo.cs:56:19 decrypt>InvSLayer r11
-    and v0.16b, v16.16b, v19.16b                    // pipo.cs:58:18 decrypt>InvSLayer r11
-     and v1.16b, v25.16b, v28.16b                   // pipo.cs:58:18 decrypt>InvSLayer r11
-    eor3 v20.16b, v20.16b, v22.16b, v0.16b          // pipo.cs:58:5 decrypt>InvSLayer r11
-     eor3 v29.16b, v29.16b, v31.16b, v1.16b         // pipo.cs:58:5 decrypt>InvSLayer r11
-    eor v16.16b, v16.16b, v20.16b                   // pipo.cs:59:5 decrypt>InvSLayer r11
-     eor v25.16b, v25.16b, v29.16b                  // pipo.cs:59:5 decrypt>InvSLayer r11
-    eor v19.16b, v17.16b, v19.16b                   // pipo.cs:60:5 decrypt>InvSLayer r11
-     eor v28.16b, v26.16b, v28.16b                  // pipo.cs:60:5 decrypt>InvSLayer r11
-    orr v0.16b, v17.16b, v16.16b                    // pipo.cs:61:18 decrypt>InvSLayer r11
-     orr v1.16b, v26.16b, v25.16b                   // pipo.cs:61:18 decrypt>InvSLayer r11
-    eor3 v18.16b, v18.16b, v24.16b, v0.16b          // pipo.cs:61:5 decrypt>InvSLayer r11
-     eor3 v27.16b, v27.16b, v23.16b, v1.16b         // pipo.cs:61:5 decrypt>InvSLayer r11
-    and v0.16b, v18.16b, v20.16b                    // pipo.cs:62:18 decrypt>InvSLayer r11
-     and v1.16b, v27.16b, v29.16b                   // pipo.cs:62:18 decrypt>InvSLayer r11
-    and v2.16b, v18.16b, v19.16b                    // pipo.cs:63:18 decrypt>InvSLayer r11
-     and v3.16b, v27.16b, v28.16b                   // pipo.cs:63:18 decrypt>InvSLayer r11
-    orr v4.16b, v24.16b, v21.16b                    // pipo.cs:65:18 decrypt>InvSLayer r11
-     orr v5.16b, v23.16b, v30.16b                   // pipo.cs:65:18 decrypt>InvSLayer r11
-    eor v22.16b, v22.16b, v4.16b                    // pipo.cs:65:5 decrypt>InvSLayer r11
-     eor v31.16b, v31.16b, v5.16b                   // pipo.cs:65:5 decrypt>InvSLayer r11
-    orr v4.16b, v22.16b, v24.16b                    // pipo.cs:67:18 decrypt>InvSLayer r11
-     orr v5.16b, v31.16b, v23.16b                   // pipo.cs:67:18 decrypt>InvSLayer r11
-    eor3 v21.16b, v4.16b, v21.16b, v6.16b           // pipo.cs:67:5 decrypt>InvSLayer r11
-     eor3 v30.16b, v5.16b, v30.16b, v6.16b          // pipo.cs:67:5 decrypt>InvSLayer r11
-    and v4.16b, v22.16b, v21.16b                    // pipo.cs:68:18 decrypt>InvSLayer r11
-     and v5.16b, v31.16b, v30.16b                   // pipo.cs:68:18 decrypt>InvSLayer r11
-    ldr q7, [x0, #144]                              // round key rk[1][1]
-    eor v21.16b, v7.16b, v21.16b                    // pipo.cs:94:33 decrypt r12
-     eor v30.16b, v7.16b, v30.16b                   // pipo.cs:94:33 decrypt r12
-    ldr q7, [x0, #160]                              // round key rk[1][2]
-    eor v22.16b, v7.16b, v22.16b                    // pipo.cs:94:33 decrypt r12
-     eor v31.16b, v7.16b, v31.16b                   // pipo.cs:94:33 decrypt r12
-    ldr q7, [x0, #176]                              // round key rk[1][3]
-    eor v16.16b, v7.16b, v16.16b                    // pipo.cs:94:33 decrypt r12
-     eor v25.16b, v7.16b, v25.16b                   // pipo.cs:94:33 decrypt r12
-    ldr q7, [x0, #192]                              // round key rk[1][4]
-    eor3 v17.16b, v7.16b, v17.16b, v0.16b           // pipo.cs:94:33 decrypt r12
-     eor3 v26.16b, v7.16b, v26.16b, v1.16b          // pipo.cs:94:33 decrypt r12
-    ldr q0, [x0, #208]                              // round key rk[1][5]
-    eor v18.16b, v0.16b, v18.16b                    // pipo.cs:94:33 decrypt r12
-     eor v27.16b, v0.16b, v27.16b                   // pipo.cs:94:33 decrypt r12
-    ldr q0, [x0, #224]                              // round key rk[1][6]
-    eor v19.16b, v0.16b, v19.16b                    // pipo.cs:94:33 decrypt r12
-     eor v28.16b, v0.16b, v28.16b                   // pipo.cs:94:33 decrypt r12
-    ldr q0, [x0, #240]                              // round key rk[1][7]
-    eor3 v20.16b, v0.16b, v20.16b, v2.16b           // pipo.cs:94:33 decrypt r12
-     eor3 v29.16b, v0.16b, v29.16b, v3.16b          // pipo.cs:94:33 decrypt r12
-    shl v0.16b, v21.16b, #4                         // pipo.cs:75:43 decrypt>InvRLayer r12
-    sri v0.16b, v21.16b, #4                         // pipo.cs:75:43 decrypt>InvRLayer r12
-     shl v21.16b, v30.16b, #4                       // pipo.cs:75:43 decrypt>InvRLayer r12
-     sri v21.16b, v30.16b, #4                       // pipo.cs:75:43 decrypt>InvRLayer r12
-    shl v30.16b, v22.16b, #7                        // pipo.cs:75:43 decrypt>InvRLayer r12
-    sri v30.16b, v22.16b, #1                        // pipo.cs:75:43 decrypt>InvRLayer r12
-     shl v22.16b, v31.16b, #7                       // pipo.cs:75:43 decrypt>InvRLayer r12
-     sri v22.16b, v31.16b, #1                       // pipo.cs:75:43 decrypt>InvRLayer r12
-    shl v31.16b, v16.16b, #1                        // pipo.cs:75:43 decrypt>InvRLayer r12
-    sri v31.16b, v16.16b, #7                        // pipo.cs:75:43 decrypt>InvRLayer r12
-     shl v16.16b, v25.16b, #1                       // pipo.cs:75:43 decrypt>InvRLayer r12
-     sri v16.16b, v25.16b, #7                       // pipo.cs:75:43 decrypt>InvRLayer r12
-    shl v25.16b, v17.16b, #2                        // pipo.cs:75:43 decrypt>InvRLayer r12
-    sri v25.16b, v17.16b, #6                        // pipo.cs:75:43 decrypt>InvRLayer r12
-     shl v17.16b, v26.16b, #2                       // pipo.cs:75:43 decrypt>InvRLayer r12
-     sri v17.16b, v26.16b, #6                       // pipo.cs:75:43 decrypt>InvRLayer r12
-    shl v26.16b, v18.16b, #6                        // pipo.cs:75:43 decrypt>InvRLayer r12
-    sri v26.16b, v18.16b, #2                        // pipo.cs:75:43 decrypt>InvRLayer r12
-     shl v18.16b, v27.16b, #6                       // pipo.cs:75:43 decrypt>InvRLayer r12
-     sri v18.16b, v27.16b, #2                       // pipo.cs:75:43 decrypt>InvRLayer r12
+     shl v20.16b, v18.16b, #5                       // pipo.cs:75:43 decrypt>InvRLayer r10
+     sri v20.16b, v18.16b, #3                       // pipo.cs:75:43 decrypt>InvRLayer r10
+    shl v18.16b, v22.16b, #3                        // pipo.cs:75:43 decrypt>InvRLayer r10
+    sri v18.16b, v22.16b, #5                        // pipo.cs:75:43 decrypt>InvRLayer r10
+     shl v22.16b, v19.16b, #3                       // pipo.cs:75:43 decrypt>InvRLayer r10
+     sri v22.16b, v19.16b, #5                       // pipo.cs:75:43 decrypt>InvRLayer r10
+    orr v19.16b, v25.16b, v28.16b                   // pipo.cs:45:16 decrypt>InvSLayer r10
+     orr v5.16b, v26.16b, v20.16b                   // pipo.cs:45:16 decrypt>InvSLayer r10
+    eor v19.16b, v27.16b, v19.16b                   // pipo.cs:45:5 decrypt>InvSLayer r10
+     eor v5.16b, v23.16b, v5.16b                    // pipo.cs:45:5 decrypt>InvSLayer r10
+    eor v7.16b, v18.16b, v19.16b                    // pipo.cs:46:5 decrypt>InvSLayer r10
+     eor v8.16b, v22.16b, v5.16b                    // pipo.cs:46:5 decrypt>InvSLayer r10
+    orr v9.16b, v25.16b, v7.16b                     // pipo.cs:47:18 decrypt>InvSLayer r10
+     orr v10.16b, v26.16b, v8.16b                   // pipo.cs:47:18 decrypt>InvSLayer r10
+    eor v4.16b, v4.16b, v9.16b                      // pipo.cs:47:5 decrypt>InvSLayer r10
+     eor v24.16b, v24.16b, v10.16b                  // pipo.cs:47:5 decrypt>InvSLayer r10
+    eor v9.16b, v28.16b, v4.16b                     // pipo.cs:49:5 decrypt>InvSLayer r10
+     eor v10.16b, v20.16b, v24.16b                  // pipo.cs:49:5 decrypt>InvSLayer r10
+    orr v19.16b, v19.16b, v9.16b                    // pipo.cs:50:5 decrypt>InvSLayer r10
+     orr v5.16b, v5.16b, v10.16b                    // pipo.cs:50:5 decrypt>InvSLayer r10
+    and v11.16b, v4.16b, v18.16b                    // pipo.cs:52:18 decrypt>InvSLayer r10
+     and v12.16b, v24.16b, v22.16b                  // pipo.cs:52:18 decrypt>InvSLayer r10
+    eor3 v25.16b, v25.16b, v28.16b, v11.16b         // pipo.cs:52:5 decrypt>InvSLayer r10
+     eor3 v26.16b, v26.16b, v20.16b, v12.16b        // pipo.cs:52:5 decrypt>InvSLayer r10
+    eor v0.16b, v0.16b, v7.16b                      // pipo.cs:54:5 decrypt>InvSLayer r10
+     eor v1.16b, v1.16b, v8.16b                     // pipo.cs:54:5 decrypt>InvSLayer r10
+    eor3 v19.16b, v29.16b, v7.16b, v19.16b          // pipo.cs:54:17 decrypt>InvSLayer r10
+     eor3 v29.16b, v31.16b, v8.16b, v5.16b          // pipo.cs:54:17 decrypt>InvSLayer r10
+    bcax v21.16b, v9.16b, v21.16b, v2.16b           // pipo.cs:54:29 decrypt>InvSLayer r10
+     bcax v30.16b, v10.16b, v30.16b, v3.16b         // pipo.cs:54:29 decrypt>InvSLayer r10
+    ldr q31, [x0, #384]                             // round key rk[3][0]
+    eor3 v16.16b, v31.16b, v16.16b, v21.16b         // pipo.cs:54:29 decrypt>InvSLayer r10
+     eor3 v17.16b, v31.16b, v17.16b, v30.16b        // pipo.cs:54:29 decrypt>InvSLayer r10
+    eor v21.16b, v28.16b, v19.16b                   // pipo.cs:56:19 decrypt>InvSLayer r10
+     eor v20.16b, v20.16b, v29.16b                  // pipo.cs:56:19 decrypt>InvSLayer r10
+    and v28.16b, v4.16b, v21.16b                    // pipo.cs:58:18 decrypt>InvSLayer r10
+     and v30.16b, v24.16b, v20.16b                  // pipo.cs:58:18 decrypt>InvSLayer r10
+    eor3 v18.16b, v18.16b, v0.16b, v28.16b          // pipo.cs:58:5 decrypt>InvSLayer r10
+     eor3 v22.16b, v22.16b, v1.16b, v30.16b         // pipo.cs:58:5 decrypt>InvSLayer r10
+    eor v28.16b, v4.16b, v18.16b                    // pipo.cs:59:5 decrypt>InvSLayer r10
+     eor v24.16b, v24.16b, v22.16b                  // pipo.cs:59:5 decrypt>InvSLayer r10
+    eor v21.16b, v25.16b, v21.16b                   // pipo.cs:60:5 decrypt>InvSLayer r10
+     eor v20.16b, v26.16b, v20.16b                  // pipo.cs:60:5 decrypt>InvSLayer r10
+    orr v30.16b, v25.16b, v28.16b                   // pipo.cs:61:18 decrypt>InvSLayer r10
+     orr v31.16b, v26.16b, v24.16b                  // pipo.cs:61:18 decrypt>InvSLayer r10
+    eor3 v27.16b, v27.16b, v16.16b, v30.16b         // pipo.cs:61:5 decrypt>InvSLayer r10
+     eor3 v23.16b, v23.16b, v17.16b, v31.16b        // pipo.cs:61:5 decrypt>InvSLayer r10
+    and v30.16b, v27.16b, v18.16b                   // pipo.cs:62:18 decrypt>InvSLayer r10
+     and v31.16b, v23.16b, v22.16b                  // pipo.cs:62:18 decrypt>InvSLayer r10
+    and v2.16b, v27.16b, v21.16b                    // pipo.cs:63:18 decrypt>InvSLayer r10
+     and v3.16b, v23.16b, v20.16b                   // pipo.cs:63:18 decrypt>InvSLayer r10
+    orr v4.16b, v16.16b, v19.16b                    // pipo.cs:65:18 decrypt>InvSLayer r10
+     orr v5.16b, v17.16b, v29.16b                   // pipo.cs:65:18 decrypt>InvSLayer r10
+    eor3 v0.16b, v0.16b, v4.16b, v6.16b             // pipo.cs:65:5 decrypt>InvSLayer r10
+     eor3 v1.16b, v1.16b, v5.16b, v6.16b            // pipo.cs:65:5 decrypt>InvSLayer r10
+    bcax v19.16b, v19.16b, v0.16b, v16.16b          // pipo.cs:67:5 decrypt>InvSLayer r10
+     bcax v29.16b, v29.16b, v1.16b, v17.16b         // pipo.cs:67:5 decrypt>InvSLayer r10
+    ldp q4, q7, [x0, #272]                          // round key rk[2][1] + round key rk[2][2]
+    eor v5.16b, v4.16b, v19.16b                     // pipo.cs:94:33 decrypt r11
+     eor v4.16b, v4.16b, v29.16b                    // pipo.cs:94:33 decrypt r11
+     eor v8.16b, v7.16b, v1.16b                     // pipo.cs:94:33 decrypt r11
+    eor3 v7.16b, v7.16b, v0.16b, v6.16b             // pipo.cs:94:33 decrypt r11
+     eor v8.16b, v8.16b, v6.16b                     // pipo.cs:94:33 decrypt r11
+    ldr q9, [x0, #304]                              // round key rk[2][3]
+    eor v28.16b, v9.16b, v28.16b                    // pipo.cs:94:33 decrypt r11
+     eor v24.16b, v9.16b, v24.16b                   // pipo.cs:94:33 decrypt r11
+     ldr q9, [x0, #320]                             // round key rk[2][4]
+     eor v26.16b, v9.16b, v26.16b                   // pipo.cs:94:33 decrypt r11
+    eor3 v25.16b, v9.16b, v25.16b, v30.16b          // pipo.cs:94:33 decrypt r11
+     eor v26.16b, v26.16b, v31.16b                  // pipo.cs:94:33 decrypt r11
+    ldr q30, [x0, #336]                             // round key rk[2][5]
+    eor v27.16b, v30.16b, v27.16b                   // pipo.cs:94:33 decrypt r11
+     eor v23.16b, v30.16b, v23.16b                  // pipo.cs:94:33 decrypt r11
+    ldr q30, [x0, #352]                             // round key rk[2][6]
+    eor v21.16b, v30.16b, v21.16b                   // pipo.cs:94:33 decrypt r11
+     eor v20.16b, v30.16b, v20.16b                  // pipo.cs:94:33 decrypt r11
+    ldr q30, [x0, #368]                             // round key rk[2][7]
+    eor3 v18.16b, v30.16b, v18.16b, v2.16b          // pipo.cs:94:33 decrypt r11
+     eor3 v22.16b, v30.16b, v22.16b, v3.16b         // pipo.cs:94:33 decrypt r11
+    shl v30.16b, v5.16b, #4                         // pipo.cs:75:43 decrypt>InvRLayer r11
+    sri v30.16b, v5.16b, #4                         // pipo.cs:75:43 decrypt>InvRLayer r11
+     shl v31.16b, v4.16b, #4                        // pipo.cs:75:43 decrypt>InvRLayer r11
+     sri v31.16b, v4.16b, #4                        // pipo.cs:75:43 decrypt>InvRLayer r11
+    shl v2.16b, v7.16b, #7                          // pipo.cs:75:43 decrypt>InvRLayer r11
+    sri v2.16b, v7.16b, #1                          // pipo.cs:75:43 decrypt>InvRLayer r11
+     shl v3.16b, v8.16b, #7                         // pipo.cs:75:43 decrypt>InvRLayer r11
+     sri v3.16b, v8.16b, #1                         // pipo.cs:75:43 decrypt>InvRLayer r11
+    shl v4.16b, v28.16b, #1                         // pipo.cs:75:43 decrypt>InvRLayer r11
+    sri v4.16b, v28.16b, #7                         // pipo.cs:75:43 decrypt>InvRLayer r11
+     shl v28.16b, v24.16b, #1                       // pipo.cs:75:43 decrypt>InvRLayer r11
+     sri v28.16b, v24.16b, #7                       // pipo.cs:75:43 decrypt>InvRLayer r11
+    shl v24.16b, v25.16b, #2                        // pipo.cs:75:43 decrypt>InvRLayer r11
+    sri v24.16b, v25.16b, #6                        // pipo.cs:75:43 decrypt>InvRLayer r11
+     shl v25.16b, v26.16b, #2                       // pipo.cs:75:43 decrypt>InvRLayer r11
+     sri v25.16b, v26.16b, #6                       // pipo.cs:75:43 decrypt>InvRLayer r11
+    shl v26.16b, v27.16b, #6                        // pipo.cs:75:43 decrypt>InvRLayer r11
+    sri v26.16b, v27.16b, #2                        // pipo.cs:75:43 decrypt>InvRLayer r11
+     shl v27.16b, v23.16b, #6                       // pipo.cs:75:43 decrypt>InvRLayer r11
+     sri v27.16b, v23.16b, #2                       // pipo.cs:75:43 decrypt>InvRLayer r11
+    shl v23.16b, v21.16b, #5                        // pipo.cs:75:43 decrypt>InvRLayer r11
+    sri v23.16b, v21.16b, #3                        // pipo.cs:75:43 decrypt>InvRLayer r11
+     shl v21.16b, v20.16b, #5                       // pipo.cs:75:43 decrypt>InvRLayer r11
+     sri v21.16b, v20.16b, #3                       // pipo.cs:75:43 decrypt>InvRLayer r11
+    shl v20.16b, v18.16b, #3                        // pipo.cs:75:43 decrypt>InvRLayer r11
+    sri v20.16b, v18.16b, #5                        // pipo.cs:75:43 decrypt>InvRLayer r11
+     shl v18.16b, v22.16b, #3                       // pipo.cs:75:43 decrypt>InvRLayer r11
+     sri v18.16b, v22.16b, #5                       // pipo.cs:75:43 decrypt>InvRLayer r11
+    orr v22.16b, v24.16b, v23.16b                   // pipo.cs:45:16 decrypt>InvSLayer r11
+     orr v5.16b, v25.16b, v21.16b                   // pipo.cs:45:16 decrypt>InvSLayer r11
+    eor v22.16b, v26.16b, v22.16b                   // pipo.cs:45:5 decrypt>InvSLayer r11
+     eor v5.16b, v27.16b, v5.16b                    // pipo.cs:45:5 decrypt>InvSLayer r11
+    eor v7.16b, v20.16b, v22.16b                    // pipo.cs:46:5 decrypt>InvSLayer r11
+     eor v8.16b, v18.16b, v5.16b                    // pipo.cs:46:5 decrypt>InvSLayer r11
+    orr v9.16b, v24.16b, v7.16b                     // pipo.cs:47:18 decrypt>InvSLayer r11
+     orr v10.16b, v25.16b, v8.16b                   // pipo.cs:47:18 decrypt>InvSLayer r11
+    eor v4.16b, v4.16b, v9.16b                      // pipo.cs:47:5 decrypt>InvSLayer r11
+     eor v28.16b, v28.16b, v10.16b                  // pipo.cs:47:5 decrypt>InvSLayer r11
+    eor v9.16b, v23.16b, v4.16b                     // pipo.cs:49:5 decrypt>InvSLayer r11
+     eor v10.16b, v21.16b, v28.16b                  // pipo.cs:49:5 decrypt>InvSLayer r11
+    orr v22.16b, v22.16b, v9.16b                    // pipo.cs:50:5 decrypt>InvSLayer r11
+     orr v5.16b, v5.16b, v10.16b                    // pipo.cs:50:5 decrypt>InvSLayer r11
+    and v11.16b, v4.16b, v20.16b                    // pipo.cs:52:18 decrypt>InvSLayer r11
+     and v12.16b, v28.16b, v18.16b                  // pipo.cs:52:18 decrypt>InvSLayer r11
+    eor3 v24.16b, v24.16b, v23.16b, v11.16b         // pipo.cs:52:5 decrypt>InvSLayer r11
+     eor3 v25.16b, v25.16b, v21.16b, v12.16b        // pipo.cs:52:5 decrypt>InvSLayer r11
+    eor v2.16b, v2.16b, v7.16b                      // pipo.cs:54:5 decrypt>InvSLayer r11
+     eor v3.16b, v3.16b, v8.16b                     // pipo.cs:54:5 decrypt>InvSLayer r11
+    eor3 v22.16b, v30.16b, v7.16b, v22.16b          // pipo.cs:54:17 decrypt>InvSLayer r11
+     eor3 v30.16b, v31.16b, v8.16b, v5.16b          // pipo.cs:54:17 decrypt>InvSLayer r11
+    bcax v19.16b, v9.16b, v19.16b, v0.16b           // pipo.cs:54:29 decrypt>InvSLayer r11
+     bcax v29.16b, v10.16b, v29.16b, v1.16b         // pipo.cs:54:29 decrypt>InvSLayer r11
+    ldr q31, [x0, #256]                             // round key rk[2][0]
+    eor3 v16.16b, v31.16b, v16.16b, v19.16b         // pipo.cs:54:29 decrypt>InvSLayer r11
+     eor3 v17.16b, v31.16b, v17.16b, v29.16b        // pipo.cs:54:29 decrypt>InvSLayer r11
+    eor v19.16b, v23.16b, v22.16b                   // pipo.cs:56:19 decrypt>InvSLayer r11
+     eor v21.16b, v21.16b, v30.16b                  // pipo.cs:56:19 decrypt>InvSLayer r11
+    and v23.16b, v4.16b, v19.16b                    // pipo.cs:58:18 decrypt>InvSLayer r11
+     and v29.16b, v28.16b, v21.16b                  // pipo.cs:58:18 decrypt>InvSLayer r11
+    eor3 v20.16b, v20.16b, v2.16b, v23.16b          // pipo.cs:58:5 decrypt>InvSLayer r11
+     eor3 v18.16b, v18.16b, v3.16b, v29.16b         // pipo.cs:58:5 decrypt>InvSLayer r11
+    eor v23.16b, v4.16b, v20.16b                    // pipo.cs:59:5 decrypt>InvSLayer r11
+     eor v28.16b, v28.16b, v18.16b                  // pipo.cs:59:5 decrypt>InvSLayer r11
+    eor v19.16b, v24.16b, v19.16b                   // pipo.cs:60:5 decrypt>InvSLayer r11
+     eor v21.16b, v25.16b, v21.16b                  // pipo.cs:60:5 decrypt>InvSLayer r11
+    orr v29.16b, v24.16b, v23.16b                   // pipo.cs:61:18 decrypt>InvSLayer r11
+     orr v31.16b, v25.16b, v28.16b                  // pipo.cs:61:18 decrypt>InvSLayer r11
+    eor3 v26.16b, v26.16b, v16.16b, v29.16b         // pipo.cs:61:5 decrypt>InvSLayer r11
+     eor3 v27.16b, v27.16b, v17.16b, v31.16b        // pipo.cs:61:5 decrypt>InvSLayer r11
+    and v29.16b, v26.16b, v20.16b                   // pipo.cs:62:18 decrypt>InvSLayer r11
+     and v31.16b, v27.16b, v18.16b                  // pipo.cs:62:18 decrypt>InvSLayer r11
+    and v0.16b, v26.16b, v19.16b                    // pipo.cs:63:18 decrypt>InvSLayer r11
+     and v1.16b, v27.16b, v21.16b                   // pipo.cs:63:18 decrypt>InvSLayer r11
+    orr v4.16b, v16.16b, v22.16b                    // pipo.cs:65:18 decrypt>InvSLayer r11
+     orr v5.16b, v17.16b, v30.16b                   // pipo.cs:65:18 decrypt>InvSLayer r11
+    eor3 v2.16b, v2.16b, v4.16b, v6.16b             // pipo.cs:65:5 decrypt>InvSLayer r11
+     eor3 v3.16b, v3.16b, v5.16b, v6.16b            // pipo.cs:65:5 decrypt>InvSLayer r11
+     bic v4.16b, v3.16b, v17.16b                    // pipo.cs:67:18 decrypt>InvSLayer r11
+    bcax v22.16b, v22.16b, v2.16b, v16.16b          // pipo.cs:67:5 decrypt>InvSLayer r11
+     eor v30.16b, v30.16b, v4.16b                   // pipo.cs:67:5 decrypt>InvSLayer r11
+    ldp q4, q7, [x0, #144]                          // round key rk[1][1] + round key rk[1][2]
+    eor v5.16b, v4.16b, v22.16b                     // pipo.cs:94:33 decrypt r12
+     eor v4.16b, v4.16b, v30.16b                    // pipo.cs:94:33 decrypt r12
+    eor3 v8.16b, v7.16b, v2.16b, v6.16b             // pipo.cs:94:33 decrypt r12
+     eor3 v7.16b, v7.16b, v3.16b, v6.16b            // pipo.cs:94:33 decrypt r12
+    ldr q9, [x0, #176]                              // round key rk[1][3]
+    eor v23.16b, v9.16b, v23.16b                    // pipo.cs:94:33 decrypt r12
+     eor v28.16b, v9.16b, v28.16b                   // pipo.cs:94:33 decrypt r12
+     ldr q9, [x0, #192]                             // round key rk[1][4]
+     eor v25.16b, v9.16b, v25.16b                   // pipo.cs:94:33 decrypt r12
+    eor3 v24.16b, v9.16b, v24.16b, v29.16b          // pipo.cs:94:33 decrypt r12
+     eor v25.16b, v25.16b, v31.16b                  // pipo.cs:94:33 decrypt r12
+    ldr q29, [x0, #208]                             // round key rk[1][5]
+    eor v26.16b, v29.16b, v26.16b                   // pipo.cs:94:33 decrypt r12
+     eor v27.16b, v29.16b, v27.16b                  // pipo.cs:94:33 decrypt r12
+    ldr q29, [x0, #224]                             // round key rk[1][6]
+    eor v19.16b, v29.16b, v19.16b                   // pipo.cs:94:33 decrypt r12
+     eor v21.16b, v29.16b, v21.16b                  // pipo.cs:94:33 decrypt r12
+     ldr q29, [x0, #240]                            // round key rk[1][7]
+     eor v18.16b, v29.16b, v18.16b                  // pipo.cs:94:33 decrypt r12
+    eor3 v20.16b, v29.16b, v20.16b, v0.16b          // pipo.cs:94:33 decrypt r12
+     eor v18.16b, v18.16b, v1.16b                   // pipo.cs:94:33 decrypt r12
+    shl v29.16b, v5.16b, #4                         // pipo.cs:75:43 decrypt>InvRLayer r12
+    sri v29.16b, v5.16b, #4                         // pipo.cs:75:43 decrypt>InvRLayer r12
+     shl v31.16b, v4.16b, #4                        // pipo.cs:75:43 decrypt>InvRLayer r12
+     sri v31.16b, v4.16b, #4                        // pipo.cs:75:43 decrypt>InvRLayer r12
+    shl v0.16b, v8.16b, #7                          // pipo.cs:75:43 decrypt>InvRLayer r12
+    sri v0.16b, v8.16b, #1                          // pipo.cs:75:43 decrypt>InvRLayer r12
+     shl v1.16b, v7.16b, #7                         // pipo.cs:75:43 decrypt>InvRLayer r12
+     sri v1.16b, v7.16b, #1                         // pipo.cs:75:43 decrypt>InvRLayer r12
+    shl v4.16b, v23.16b, #1                         // pipo.cs:75:43 decrypt>InvRLayer r12
+    sri v4.16b, v23.16b, #7                         // pipo.cs:75:43 decrypt>InvRLayer r12
+     shl v23.16b, v28.16b, #1                       // pipo.cs:75:43 decrypt>InvRLayer r12
+     sri v23.16b, v28.16b, #7                       // pipo.cs:75:43 decrypt>InvRLayer r12
+    shl v28.16b, v24.16b, #2                        // pipo.cs:75:43 decrypt>InvRLayer r12
+    sri v28.16b, v24.16b, #6                        // pipo.cs:75:43 decrypt>InvRLayer r12
+     shl v24.16b, v25.16b, #2                       // pipo.cs:75:43 decrypt>InvRLayer r12
+     sri v24.16b, v25.16b, #6                       // pipo.cs:75:43 decrypt>InvRLayer r12
+    shl v25.16b, v26.16b, #6                        // pipo.cs:75:43 decrypt>InvRLayer r12
+    sri v25.16b, v26.16b, #2                        // pipo.cs:75:43 decrypt>InvRLayer r12
+     shl v26.16b, v27.16b, #6                       // pipo.cs:75:43 decrypt>InvRLayer r12
+     sri v26.16b, v27.16b, #2                       // pipo.cs:75:43 decrypt>InvRLayer r12
     shl v27.16b, v19.16b, #5                        // pipo.cs:75:43 decrypt>InvRLayer r12
     sri v27.16b, v19.16b, #3                        // pipo.cs:75:43 decrypt>InvRLayer r12
-     shl v19.16b, v28.16b, #5                       // pipo.cs:75:43 decrypt>InvRLayer r12
-     sri v19.16b, v28.16b, #3                       // pipo.cs:75:43 decrypt>InvRLayer r12
-    shl v28.16b, v20.16b, #3                        // pipo.cs:75:43 decrypt>InvRLayer r12
-    sri v28.16b, v20.16b, #5                        // pipo.cs:75:43 decrypt>InvRLayer r12
-     shl v20.16b, v29.16b, #3                       // pipo.cs:75:43 decrypt>InvRLayer r12
-     sri v20.16b, v29.16b, #5                       // pipo.cs:75:43 decrypt>InvRLayer r12
-    orr v29.16b, v25.16b, v27.16b                   // pipo.cs:45:16 decrypt>InvSLayer r12
-     orr v1.16b, v17.16b, v19.16b                   // pipo.cs:45:16 decrypt>InvSLayer r12
-    eor v29.16b, v26.16b, v29.16b                   // pipo.cs:45:5 decrypt>InvSLayer r12
-     eor v1.16b, v18.16b, v1.16b                    // pipo.cs:45:5 decrypt>InvSLayer r12
-    eor v2.16b, v28.16b, v29.16b                    // pipo.cs:46:5 decrypt>InvSLayer r12
-     eor v3.16b, v20.16b, v1.16b                    // pipo.cs:46:5 decrypt>InvSLayer r12
-    orr v7.16b, v25.16b, v2.16b                     // pipo.cs:47:18 decrypt>InvSLayer r12
-     orr v8.16b, v17.16b, v3.16b                    // pipo.cs:47:18 decrypt>InvSLayer r12
-    eor v31.16b, v31.16b, v7.16b                    // pipo.cs:47:5 decrypt>InvSLayer r12
-     eor v16.16b, v16.16b, v8.16b                   // pipo.cs:47:5 decrypt>InvSLayer r12
-    eor v7.16b, v27.16b, v31.16b                    // pipo.cs:49:5 decrypt>InvSLayer r12
-     eor v8.16b, v19.16b, v16.16b                   // pipo.cs:49:5 decrypt>InvSLayer r12
-    orr v29.16b, v29.16b, v7.16b                    // pipo.cs:50:5 decrypt>InvSLayer r12
-     orr v1.16b, v1.16b, v8.16b                     // pipo.cs:50:5 decrypt>InvSLayer r12
-    and v9.16b, v31.16b, v28.16b                    // pipo.cs:52:18 decrypt>InvSLayer r12
-     and v10.16b, v16.16b, v20.16b                  // pipo.cs:52:18 decrypt>InvSLayer r12
-    eor3 v25.16b, v25.16b, v27.16b, v9.16b          // pipo.cs:52:5 decrypt>InvSLayer r12
-     eor3 v17.16b, v17.16b, v19.16b, v10.16b        // pipo.cs:52:5 decrypt>InvSLayer r12
-    eor v30.16b, v30.16b, v2.16b                    // pipo.cs:54:5 decrypt>InvSLayer r12
-     eor v22.16b, v22.16b, v3.16b                   // pipo.cs:54:5 decrypt>InvSLayer r12
-    eor3 v29.16b, v0.16b, v2.16b, v29.16b           // pipo.cs:54:17 decrypt>InvSLayer r12
-     eor3 v21.16b, v21.16b, v3.16b, v1.16b          // pipo.cs:54:17 decrypt>InvSLayer r12
-    eor v0.16b, v4.16b, v7.16b                      // pipo.cs:54:29 decrypt>InvSLayer r12
-     eor v1.16b, v5.16b, v8.16b                     // pipo.cs:54:29 decrypt>InvSLayer r12
-    ldr q2, [x0, #128]                              // round key rk[1][0]
-    eor3 v24.16b, v2.16b, v24.16b, v0.16b           // pipo.cs:54:29 decrypt>InvSLayer r12
-     eor3 v23.16b, v2.16b, v23.16b, v1.16b          // pipo.cs:54:29 decrypt>InvSLayer r12
-    eor v27.16b, v27.16b, v29.16b                   // pipo.cs:56:19 decrypt>InvSLayer r12
-     eor v19.16b, v19.16b, v21.16b                  // pipo.cs:56:19 decrypt>InvSLayer r12
-    and v0.16b, v31.16b, v27.16b                    // pipo.cs:58:18 decrypt>InvSLayer r12
-     and v1.16b, v16.16b, v19.16b                   // pipo.cs:58:18 decrypt>InvSLayer r12
-    eor3 v28.16b, v28.16b, v30.16b, v0.16b          // pipo.cs:58:5 decrypt>InvSLayer r12
-     eor3 v20.16b, v20.16b, v22.16b, v1.16b         // pipo.cs:58:5 decrypt>InvSLayer r12
-    eor v31.16b, v31.16b, v28.16b                   // pipo.cs:59:5 decrypt>InvSLayer r12
-     eor v16.16b, v16.16b, v20.16b                  // pipo.cs:59:5 decrypt>InvSLayer r12
-    eor v27.16b, v25.16b, v27.16b                   // pipo.cs:60:5 decrypt>InvSLayer r12
-     eor v19.16b, v17.16b, v19.16b                  // pipo.cs:60:5 decrypt>InvSLayer r12
-    orr v0.16b, v25.16b, v31.16b                    // pipo.cs:61:18 decrypt>InvSLayer r12
-     orr v1.16b, v17.16b, v16.16b                   // pipo.cs:61:18 decrypt>InvSLayer r12
-    eor3 v26.16b, v26.16b, v24.16b, v0.16b          // pipo.cs:61:5 decrypt>InvSLayer r12
-     eor3 v18.16b, v18.16b, v23.16b, v1.16b         // pipo.cs:61:5 decrypt>InvSLayer r12
-    and v0.16b, v26.16b, v28.16b                    // pipo.cs:62:18 decrypt>InvSLayer r12
-     and v1.16b, v18.16b, v20.16b                   // pipo.cs:62:18 decrypt>InvSLayer r12
-    and v2.16b, v26.16b, v27.16b                    // pipo.cs:63:18 decrypt>InvSLayer r12
-     and v3.16b, v18.16b, v19.16b                   // pipo.cs:63:18 decrypt>InvSLayer r12
-    orr v4.16b, v24.16b, v29.16b                    // pipo.cs:65:18 decrypt>InvSLayer r12
-     orr v5.16b, v23.16b, v21.16b                   // pipo.cs:65:18 decrypt>InvSLayer r12
-    eor v30.16b, v30.16b, v4.16b                    // pipo.cs:65:5 decrypt>InvSLayer r12
-     eor v22.16b, v22.16b, v5.16b                   // pipo.cs:65:5 decrypt>InvSLayer r12
-    orr v4.16b, v30.16b, v24.16b                    // pipo.cs:67:18 decrypt>InvSLayer r12
-     orr v5.16b, v22.16b, v23.16b                   // pipo.cs:67:18 decrypt>InvSLayer r12
-    eor3 v29.16b, v4.16b, v29.16b, v6.16b           // pipo.cs:67:5 decrypt>InvSLayer r12
-     eor3 v21.16b, v5.16b, v21.16b, v6.16b          // pipo.cs:67:5 decrypt>InvSLayer r12
-    and v4.16b, v30.16b, v29.16b                    // pipo.cs:68:18 decrypt>InvSLayer r12
-     and v5.16b, v22.16b, v21.16b                   // pipo.cs:68:18 decrypt>InvSLayer r12
+     shl v19.16b, v21.16b, #5                       // pipo.cs:75:43 decrypt>InvRLayer r12
+     sri v19.16b, v21.16b, #3                       // pipo.cs:75:43 decrypt>InvRLayer r12
+    shl v21.16b, v20.16b, #3                        // pipo.cs:75:43 decrypt>InvRLayer r12
+    sri v21.16b, v20.16b, #5                        // pipo.cs:75:43 decrypt>InvRLayer r12
+     shl v20.16b, v18.16b, #3                       // pipo.cs:75:43 decrypt>InvRLayer r12
+     sri v20.16b, v18.16b, #5                       // pipo.cs:75:43 decrypt>InvRLayer r12
+    orr v18.16b, v28.16b, v27.16b                   // pipo.cs:45:16 decrypt>InvSLayer r12
+     orr v5.16b, v24.16b, v19.16b                   // pipo.cs:45:16 decrypt>InvSLayer r12
+    eor v18.16b, v25.16b, v18.16b                   // pipo.cs:45:5 decrypt>InvSLayer r12
+     eor v5.16b, v26.16b, v5.16b                    // pipo.cs:45:5 decrypt>InvSLayer r12
+    eor v7.16b, v21.16b, v18.16b                    // pipo.cs:46:5 decrypt>InvSLayer r12
+     eor v8.16b, v20.16b, v5.16b                    // pipo.cs:46:5 decrypt>InvSLayer r12
+    orr v9.16b, v28.16b, v7.16b                     // pipo.cs:47:18 decrypt>InvSLayer r12
+     orr v10.16b, v24.16b, v8.16b                   // pipo.cs:47:18 decrypt>InvSLayer r12
+    eor v4.16b, v4.16b, v9.16b                      // pipo.cs:47:5 decrypt>InvSLayer r12
+     eor v23.16b, v23.16b, v10.16b                  // pipo.cs:47:5 decrypt>InvSLayer r12
+    eor v9.16b, v27.16b, v4.16b                     // pipo.cs:49:5 decrypt>InvSLayer r12
+     eor v10.16b, v19.16b, v23.16b                  // pipo.cs:49:5 decrypt>InvSLayer r12
+    orr v18.16b, v18.16b, v9.16b                    // pipo.cs:50:5 decrypt>InvSLayer r12
+     orr v5.16b, v5.16b, v10.16b                    // pipo.cs:50:5 decrypt>InvSLayer r12
+    and v11.16b, v4.16b, v21.16b                    // pipo.cs:52:18 decrypt>InvSLayer r12
+     and v12.16b, v23.16b, v20.16b                  // pipo.cs:52:18 decrypt>InvSLayer r12
+    eor3 v28.16b, v28.16b, v27.16b, v11.16b         // pipo.cs:52:5 decrypt>InvSLayer r12
+     eor3 v24.16b, v24.16b, v19.16b, v12.16b        // pipo.cs:52:5 decrypt>InvSLayer r12
+    eor v0.16b, v0.16b, v7.16b                      // pipo.cs:54:5 decrypt>InvSLayer r12
+     eor v1.16b, v1.16b, v8.16b                     // pipo.cs:54:5 decrypt>InvSLayer r12
+    eor3 v18.16b, v29.16b, v7.16b, v18.16b          // pipo.cs:54:17 decrypt>InvSLayer r12
+     eor3 v29.16b, v31.16b, v8.16b, v5.16b          // pipo.cs:54:17 decrypt>InvSLayer r12
+    bcax v22.16b, v9.16b, v22.16b, v2.16b           // pipo.cs:54:29 decrypt>InvSLayer r12
+     bcax v30.16b, v10.16b, v30.16b, v3.16b         // pipo.cs:54:29 decrypt>InvSLayer r12
+    ldr q31, [x0, #128]                             // round key rk[1][0]
+    eor3 v16.16b, v31.16b, v16.16b, v22.16b         // pipo.cs:54:29 decrypt>InvSLayer r12
+     eor3 v17.16b, v31.16b, v17.16b, v30.16b        // pipo.cs:54:29 decrypt>InvSLayer r12
+    eor v22.16b, v27.16b, v18.16b                   // pipo.cs:56:19 decrypt>InvSLayer r12
+     eor v19.16b, v19.16b, v29.16b                  // pipo.cs:56:19 decrypt>InvSLayer r12
+    and v27.16b, v4.16b, v22.16b                    // pipo.cs:58:18 decrypt>InvSLayer r12
+     and v30.16b, v23.16b, v19.16b                  // pipo.cs:58:18 decrypt>InvSLayer r12
+    eor3 v21.16b, v21.16b, v0.16b, v27.16b          // pipo.cs:58:5 decrypt>InvSLayer r12
+     eor3 v20.16b, v20.16b, v1.16b, v30.16b         // pipo.cs:58:5 decrypt>InvSLayer r12
+    eor v27.16b, v4.16b, v21.16b                    // pipo.cs:59:5 decrypt>InvSLayer r12
+     eor v23.16b, v23.16b, v20.16b                  // pipo.cs:59:5 decrypt>InvSLayer r12
+    eor v22.16b, v28.16b, v22.16b                   // pipo.cs:60:5 decrypt>InvSLayer r12
+     eor v19.16b, v24.16b, v19.16b                  // pipo.cs:60:5 decrypt>InvSLayer r12
+    orr v30.16b, v28.16b, v27.16b                   // pipo.cs:61:18 decrypt>InvSLayer r12
+     orr v31.16b, v24.16b, v23.16b                  // pipo.cs:61:18 decrypt>InvSLayer r12
+    eor3 v25.16b, v25.16b, v16.16b, v30.16b         // pipo.cs:61:5 decrypt>InvSLayer r12
+     eor3 v26.16b, v26.16b, v17.16b, v31.16b        // pipo.cs:61:5 decrypt>InvSLayer r12
+    and v30.16b, v25.16b, v21.16b                   // pipo.cs:62:18 decrypt>InvSLayer r12
+     and v31.16b, v26.16b, v20.16b                  // pipo.cs:62:18 decrypt>InvSLayer r12
+    and v2.16b, v25.16b, v22.16b                    // pipo.cs:63:18 decrypt>InvSLayer r12
+     and v3.16b, v26.16b, v19.16b                   // pipo.cs:63:18 decrypt>InvSLayer r12
+    orr v4.16b, v16.16b, v18.16b                    // pipo.cs:65:18 decrypt>InvSLayer r12
+     orr v5.16b, v17.16b, v29.16b                   // pipo.cs:65:18 decrypt>InvSLayer r12
+    eor v0.16b, v0.16b, v4.16b                      // pipo.cs:65:5 decrypt>InvSLayer r12
+     eor v1.16b, v1.16b, v5.16b                     // pipo.cs:65:5 decrypt>InvSLayer r12
+    orr v4.16b, v0.16b, v16.16b                     // pipo.cs:67:18 decrypt>InvSLayer r12
+     orr v5.16b, v1.16b, v17.16b                    // pipo.cs:67:18 decrypt>InvSLayer r12
+    eor3 v18.16b, v18.16b, v4.16b, v6.16b           // pipo.cs:67:5 decrypt>InvSLayer r12
+     eor3 v29.16b, v29.16b, v5.16b, v6.16b          // pipo.cs:67:5 decrypt>InvSLayer r12
+    and v4.16b, v0.16b, v18.16b                     // pipo.cs:68:18 decrypt>InvSLayer r12
+     and v5.16b, v1.16b, v29.16b                    // pipo.cs:68:18 decrypt>InvSLayer r12
     ldr q6, [x0, #0]                                // round key rk[0][0]
-    eor3 v24.16b, v6.16b, v24.16b, v4.16b           // pipo.cs:96:11 decrypt
-     eor3 v23.16b, v6.16b, v23.16b, v5.16b          // pipo.cs:96:11 decrypt
+    eor3 v16.16b, v6.16b, v16.16b, v4.16b           // pipo.cs:96:11 decrypt
+     eor3 v17.16b, v6.16b, v17.16b, v5.16b          // pipo.cs:96:11 decrypt
     ldr q4, [x0, #16]                               // round key rk[0][1]
-    eor v29.16b, v4.16b, v29.16b                    // pipo.cs:96:11 decrypt
-     eor v21.16b, v4.16b, v21.16b                   // pipo.cs:96:11 decrypt
+    eor v18.16b, v4.16b, v18.16b                    // pipo.cs:96:11 decrypt
+     eor v29.16b, v4.16b, v29.16b                   // pipo.cs:96:11 decrypt
     ldr q4, [x0, #32]                               // round key rk[0][2]
-    eor v30.16b, v4.16b, v30.16b                    // pipo.cs:96:11 decrypt
-     eor v22.16b, v4.16b, v22.16b                   // pipo.cs:96:11 decrypt
+    eor v0.16b, v4.16b, v0.16b                      // pipo.cs:96:11 decrypt
+     eor v1.16b, v4.16b, v1.16b                     // pipo.cs:96:11 decrypt
     ldr q4, [x0, #48]                               // round key rk[0][3]
-    eor v31.16b, v4.16b, v31.16b                    // pipo.cs:96:11 decrypt
-     eor v16.16b, v4.16b, v16.16b                   // pipo.cs:96:11 decrypt
+    eor v27.16b, v4.16b, v27.16b                    // pipo.cs:96:11 decrypt
+     eor v23.16b, v4.16b, v23.16b                   // pipo.cs:96:11 decrypt
     ldr q4, [x0, #64]                               // round key rk[0][4]
-    eor3 v25.16b, v4.16b, v25.16b, v0.16b           // pipo.cs:96:11 decrypt
-     eor3 v17.16b, v4.16b, v17.16b, v1.16b          // pipo.cs:96:11 decrypt
-    ldr q0, [x0, #80]                               // round key rk[0][5]
-    eor v26.16b, v0.16b, v26.16b                    // pipo.cs:96:11 decrypt
-     eor v18.16b, v0.16b, v18.16b                   // pipo.cs:96:11 decrypt
-    ldr q0, [x0, #96]                               // round key rk[0][6]
-    eor v27.16b, v0.16b, v27.16b                    // pipo.cs:96:11 decrypt
-     eor v19.16b, v0.16b, v19.16b                   // pipo.cs:96:11 decrypt
-    ldr q0, [x0, #112]                              // round key rk[0][7]
-    eor3 v28.16b, v0.16b, v28.16b, v2.16b           // pipo.cs:96:11 decrypt
-     eor3 v20.16b, v0.16b, v20.16b, v3.16b          // pipo.cs:96:11 decrypt
-    zip1 v3.16b, v31.16b, v28.16b                   // store blocks 0..15
-    zip2 v7.16b, v31.16b, v28.16b                   // store blocks 0..15
-    zip1 v2.16b, v30.16b, v27.16b                   // store blocks 0..15
-    zip2 v6.16b, v30.16b, v27.16b                   // store blocks 0..15
-    zip1 v1.16b, v29.16b, v26.16b                   // store blocks 0..15
-    zip2 v5.16b, v29.16b, v26.16b                   // store blocks 0..15
-    zip1 v0.16b, v24.16b, v25.16b                   // store blocks 0..15
-    zip2 v4.16b, v24.16b, v25.16b                   // store blocks 0..15
-    st4 {v0.16b-v3.16b}, [x2], #64                  // store blocks 0..15
-    st4 {v4.16b-v7.16b}, [x2], #64                  // store blocks 0..15
-     zip1 v3.16b, v16.16b, v20.16b                  // store blocks 16..31
-     zip2 v7.16b, v16.16b, v20.16b                  // store blocks 16..31
-     zip1 v2.16b, v22.16b, v19.16b                  // store blocks 16..31
-     zip2 v6.16b, v22.16b, v19.16b                  // store blocks 16..31
-     zip1 v1.16b, v21.16b, v18.16b                  // store blocks 16..31
-     zip2 v5.16b, v21.16b, v18.16b                  // store blocks 16..31
-     zip1 v0.16b, v23.16b, v17.16b                  // store blocks 16..31
-     zip2 v4.16b, v23.16b, v17.16b                  // store blocks 16..31
-     st4 {v0.16b-v3.16b}, [x2], #64                 // store blocks 16..31
-     st4 {v4.16b-v7.16b}, [x2], #64                 // store blocks 16..31
+    eor3 v28.16b, v4.16b, v28.16b, v30.16b          // pipo.cs:96:11 decrypt
+     eor3 v24.16b, v4.16b, v24.16b, v31.16b         // pipo.cs:96:11 decrypt
+    ldr q30, [x0, #80]                              // round key rk[0][5]
+    eor v25.16b, v30.16b, v25.16b                   // pipo.cs:96:11 decrypt
+     eor v26.16b, v30.16b, v26.16b                  // pipo.cs:96:11 decrypt
+    ldr q30, [x0, #96]                              // round key rk[0][6]
+    eor v22.16b, v30.16b, v22.16b                   // pipo.cs:96:11 decrypt
+     eor v19.16b, v30.16b, v19.16b                  // pipo.cs:96:11 decrypt
+    ldr q30, [x0, #112]                             // round key rk[0][7]
+    eor3 v21.16b, v30.16b, v21.16b, v2.16b          // pipo.cs:96:11 decrypt
+     eor3 v20.16b, v30.16b, v20.16b, v3.16b         // pipo.cs:96:11 decrypt
+    zip1 v5.16b, v27.16b, v21.16b                   // store blocks 0..15
+    zip2 v9.16b, v27.16b, v21.16b                   // store blocks 0..15
+    zip1 v4.16b, v0.16b, v22.16b                    // store blocks 0..15
+    zip2 v8.16b, v0.16b, v22.16b                    // store blocks 0..15
+    zip1 v3.16b, v18.16b, v25.16b                   // store blocks 0..15
+    zip2 v7.16b, v18.16b, v25.16b                   // store blocks 0..15
+    zip1 v2.16b, v16.16b, v28.16b                   // store blocks 0..15
+    zip2 v6.16b, v16.16b, v28.16b                   // store blocks 0..15
+    st4 {v2.16b-v5.16b}, [x2], #64                  // store blocks 0..15
+    st4 {v6.16b-v9.16b}, [x2], #64                  // store blocks 0..15
+     zip1 v5.16b, v23.16b, v20.16b                  // store blocks 16..31
+     zip2 v9.16b, v23.16b, v20.16b                  // store blocks 16..31
+     zip1 v4.16b, v1.16b, v19.16b                   // store blocks 16..31
+     zip2 v8.16b, v1.16b, v19.16b                   // store blocks 16..31
+     zip1 v3.16b, v29.16b, v26.16b                  // store blocks 16..31
+     zip2 v7.16b, v29.16b, v26.16b                  // store blocks 16..31
+     zip1 v2.16b, v17.16b, v24.16b                  // store blocks 16..31
+     zip2 v6.16b, v17.16b, v24.16b                  // store blocks 16..31
+     st4 {v2.16b-v5.16b}, [x2], #64                 // store blocks 16..31
+     st4 {v6.16b-v9.16b}, [x2], #64                 // store blocks 16..31
     subs x3, x3, #1
     b.ne 1b
     ldp d8, d9, [sp, #0]
-    ldr d10, [sp, #16]
-    add sp, sp, #32
+    ldp d10, d11, [sp, #16]
+    ldr d12, [sp, #32]
+    add sp, sp, #48
 9:  ret
     .size pipo64_128_neon_b16_il2_sha3_ecb_decrypt, .-pipo64_128_neon_b16_il2_sha3_ecb_decrypt
 
@@ -2916,21 +2757,23 @@ pipo64_128_neon_b16_il2_sha3_ecb_decrypt:
 //   x4  IV (8 bytes; counter of block i = IV + i, big-endian over the whole block, wrapping)
 //   x5:x6 counter (hi:lo, native order)   x7 counter scratch on the stack   x9, x15 scratch
 //   x8  constant pool (tables, vector constants)   x9 scratch
-//   v0-v31 allocated (1574 instructions per group: 0 spills, 0 reloads, 113 rematerialised loads)
-//   callee-saved registers preserved: d8; stack frame 272 bytes
+//   v0-v31 allocated (1441 instructions per group: 0 spills, 0 reloads, 1 rematerialised loads)
+//   callee-saved registers preserved: d8, d9, d10; stack frame 288 bytes
     .global pipo64_128_neon_b16_il2_sha3_ctr
     .type pipo64_128_neon_b16_il2_sha3_ctr, %function
     .p2align 4
 pipo64_128_neon_b16_il2_sha3_ctr:
     cbz x3, 9f
-    sub sp, sp, #272
-    str d8, [sp, #256]
+    sub sp, sp, #288
+    stp d8, d9, [sp, #256]
+    str d10, [sp, #272]
     adrp x8, .Lpipo64_128_neon_b16_il2_sha3_pool
     add x8, x8, :lo12:.Lpipo64_128_neon_b16_il2_sha3_pool
     mov x7, sp
     ldr x6, [x4]
     rev x6, x6
 1:
+    mov x10, x0                                     // walk the round keys
     add x9, x6, #0                                  // ctr block 0: IV + 0
     rev x9, x9                                      // ctr block 0: IV + 0
     str x9, [x7, #0]                                // ctr block 0: IV + 0
@@ -3048,59 +2891,53 @@ pipo64_128_neon_b16_il2_sha3_ctr:
      uzp2 v27.16b, v27.16b, v2.16b                  // counter blocks 16..31
      uzp1 v31.16b, v28.16b, v3.16b                  // counter blocks 16..31
      uzp2 v28.16b, v28.16b, v3.16b                  // counter blocks 16..31
-    ldp q6, q0, [x0, #0]                            // round key rk[0][1] + round key rk[0][0]
-    eor v20.16b, v20.16b, v0.16b                    // pipo.cs:86:11 encrypt
-     eor v29.16b, v29.16b, v0.16b                   // pipo.cs:86:11 encrypt
-    ldr q0, [x0, #32]                               // round key rk[0][2]
-    eor v21.16b, v21.16b, v0.16b                    // pipo.cs:86:11 encrypt
-     eor v30.16b, v30.16b, v0.16b                   // pipo.cs:86:11 encrypt
-    ldr q0, [x0, #48]                               // round key rk[0][3]
-    eor v22.16b, v22.16b, v0.16b                    // pipo.cs:86:11 encrypt
-     eor v31.16b, v31.16b, v0.16b                   // pipo.cs:86:11 encrypt
-    ldr q0, [x0, #80]                               // round key rk[0][5]
-    eor v17.16b, v17.16b, v0.16b                    // pipo.cs:86:11 encrypt
-     eor v26.16b, v26.16b, v0.16b                   // pipo.cs:86:11 encrypt
-    ldp q0, q2, [x0, #96]                           // round key rk[0][6] + round key rk[0][7]
-    eor v18.16b, v18.16b, v0.16b                    // pipo.cs:86:11 encrypt
-     eor v27.16b, v27.16b, v0.16b                   // pipo.cs:86:11 encrypt
-    and v0.16b, v17.16b, v18.16b                    // pipo.cs:14:18 encrypt>SLayer r1
-     and v1.16b, v26.16b, v27.16b                   // pipo.cs:14:18 encrypt>SLayer r1
-    eor3 v19.16b, v19.16b, v2.16b, v0.16b           // pipo.cs:14:5 encrypt>SLayer r1
-     eor3 v28.16b, v28.16b, v2.16b, v1.16b          // pipo.cs:14:5 encrypt>SLayer r1
-    and v0.16b, v17.16b, v19.16b                    // pipo.cs:15:18 encrypt>SLayer r1
-     and v1.16b, v26.16b, v28.16b                   // pipo.cs:15:18 encrypt>SLayer r1
-    ldr q2, [x0, #64]                               // round key rk[0][4]
-    eor3 v16.16b, v16.16b, v2.16b, v0.16b           // pipo.cs:15:5 encrypt>SLayer r1
-     eor3 v25.16b, v25.16b, v2.16b, v1.16b          // pipo.cs:15:5 encrypt>SLayer r1
-    orr v0.16b, v16.16b, v22.16b                    // pipo.cs:16:18 encrypt>SLayer r1
-     orr v1.16b, v25.16b, v31.16b                   // pipo.cs:16:18 encrypt>SLayer r1
+    ld1 {v0.16b-v3.16b}, [x10], #64                 // round keys rk[0][0], rk[0][1], rk[0][2], rk[0][3]
+    eor v20.16b, v20.16b, v1.16b                    // pipo.cs:86:11 encrypt
+     eor v29.16b, v29.16b, v1.16b                   // pipo.cs:86:11 encrypt
+    eor v21.16b, v21.16b, v2.16b                    // pipo.cs:86:11 encrypt
+     eor v30.16b, v30.16b, v2.16b                   // pipo.cs:86:11 encrypt
+    eor v22.16b, v22.16b, v3.16b                    // pipo.cs:86:11 encrypt
+     eor v31.16b, v31.16b, v3.16b                   // pipo.cs:86:11 encrypt
+    ld1 {v1.16b-v4.16b}, [x10], #64                 // round keys rk[0][4], rk[0][5], rk[0][6], rk[0][7]
+    eor v17.16b, v17.16b, v2.16b                    // pipo.cs:86:11 encrypt
+     eor v26.16b, v26.16b, v2.16b                   // pipo.cs:86:11 encrypt
+    eor v18.16b, v18.16b, v3.16b                    // pipo.cs:86:11 encrypt
+     eor v27.16b, v27.16b, v3.16b                   // pipo.cs:86:11 encrypt
+    and v2.16b, v17.16b, v18.16b                    // pipo.cs:14:18 encrypt>SLayer r1
+     and v3.16b, v26.16b, v27.16b                   // pipo.cs:14:18 encrypt>SLayer r1
+    eor3 v19.16b, v19.16b, v4.16b, v2.16b           // pipo.cs:14:5 encrypt>SLayer r1
+     eor3 v28.16b, v28.16b, v4.16b, v3.16b          // pipo.cs:14:5 encrypt>SLayer r1
+    and v2.16b, v17.16b, v19.16b                    // pipo.cs:15:18 encrypt>SLayer r1
+     and v3.16b, v26.16b, v28.16b                   // pipo.cs:15:18 encrypt>SLayer r1
+    eor3 v16.16b, v16.16b, v1.16b, v2.16b           // pipo.cs:15:5 encrypt>SLayer r1
+     eor3 v25.16b, v25.16b, v1.16b, v3.16b          // pipo.cs:15:5 encrypt>SLayer r1
+    orr v1.16b, v16.16b, v22.16b                    // pipo.cs:16:18 encrypt>SLayer r1
+     orr v2.16b, v25.16b, v31.16b                   // pipo.cs:16:18 encrypt>SLayer r1
     eor v18.16b, v18.16b, v16.16b                   // pipo.cs:17:5 encrypt>SLayer r1
      eor v27.16b, v27.16b, v25.16b                  // pipo.cs:17:5 encrypt>SLayer r1
     eor v22.16b, v22.16b, v19.16b                   // pipo.cs:18:5 encrypt>SLayer r1
      eor v31.16b, v31.16b, v28.16b                  // pipo.cs:18:5 encrypt>SLayer r1
-    and v2.16b, v22.16b, v18.16b                    // pipo.cs:19:18 encrypt>SLayer r1
-     and v3.16b, v31.16b, v27.16b                   // pipo.cs:19:18 encrypt>SLayer r1
-    and v4.16b, v21.16b, v20.16b                    // pipo.cs:21:18 encrypt>SLayer r1
-     and v5.16b, v30.16b, v29.16b                   // pipo.cs:21:18 encrypt>SLayer r1
-    eor3 v24.16b, v24.16b, v6.16b, v4.16b           // pipo.cs:21:5 encrypt>SLayer r1
-     eor3 v23.16b, v23.16b, v6.16b, v5.16b          // pipo.cs:21:5 encrypt>SLayer r1
-    orr v4.16b, v21.16b, v24.16b                    // pipo.cs:22:18 encrypt>SLayer r1
+    and v3.16b, v22.16b, v18.16b                    // pipo.cs:19:18 encrypt>SLayer r1
+     and v4.16b, v31.16b, v27.16b                   // pipo.cs:19:18 encrypt>SLayer r1
+    and v5.16b, v21.16b, v20.16b                    // pipo.cs:21:18 encrypt>SLayer r1
+     and v6.16b, v30.16b, v29.16b                   // pipo.cs:21:18 encrypt>SLayer r1
+    eor3 v24.16b, v24.16b, v0.16b, v5.16b           // pipo.cs:21:5 encrypt>SLayer r1
+     eor3 v23.16b, v23.16b, v0.16b, v6.16b          // pipo.cs:21:5 encrypt>SLayer r1
+    orr v0.16b, v21.16b, v24.16b                    // pipo.cs:22:18 encrypt>SLayer r1
      orr v5.16b, v30.16b, v23.16b                   // pipo.cs:22:18 encrypt>SLayer r1
-    eor v6.16b, v20.16b, v4.16b                     // pipo.cs:22:5 encrypt>SLayer r1
-     eor v7.16b, v29.16b, v5.16b                    // pipo.cs:22:5 encrypt>SLayer r1
-    movi v8.16b, #0xff                              // const
-    eor3 v20.16b, v20.16b, v4.16b, v8.16b           // pipo.cs:23:12 encrypt>SLayer r1
-     eor3 v29.16b, v29.16b, v5.16b, v8.16b          // pipo.cs:23:12 encrypt>SLayer r1
-    orn v4.16b, v24.16b, v6.16b                     // pipo.cs:24:18 encrypt>SLayer r1
-     orn v5.16b, v23.16b, v7.16b                    // pipo.cs:24:18 encrypt>SLayer r1
-    eor v21.16b, v21.16b, v4.16b                    // pipo.cs:24:5 encrypt>SLayer r1
+    movi v6.16b, #0xff                              // const
+    eor3 v20.16b, v20.16b, v0.16b, v6.16b           // pipo.cs:22:5 encrypt>SLayer r1
+     eor3 v29.16b, v29.16b, v5.16b, v6.16b          // pipo.cs:22:5 encrypt>SLayer r1
+    orr v0.16b, v24.16b, v20.16b                    // pipo.cs:24:18 encrypt>SLayer r1
+     orr v5.16b, v23.16b, v29.16b                   // pipo.cs:24:18 encrypt>SLayer r1
+    eor v21.16b, v21.16b, v0.16b                    // pipo.cs:24:5 encrypt>SLayer r1
      eor v30.16b, v30.16b, v5.16b                   // pipo.cs:24:5 encrypt>SLayer r1
-    eor3 v19.16b, v19.16b, v2.16b, v21.16b          // pipo.cs:26:5 encrypt>SLayer r1
-     eor3 v28.16b, v28.16b, v3.16b, v30.16b         // pipo.cs:26:5 encrypt>SLayer r1
+    eor3 v19.16b, v19.16b, v3.16b, v21.16b          // pipo.cs:26:5 encrypt>SLayer r1
+     eor3 v28.16b, v28.16b, v4.16b, v30.16b         // pipo.cs:26:5 encrypt>SLayer r1
     eor v18.16b, v18.16b, v20.16b                   // pipo.cs:26:19 encrypt>SLayer r1
      eor v27.16b, v27.16b, v29.16b                  // pipo.cs:26:19 encrypt>SLayer r1
-    eor3 v17.16b, v17.16b, v0.16b, v24.16b          // pipo.cs:26:33 encrypt>SLayer r1
-     eor3 v26.16b, v26.16b, v1.16b, v23.16b         // pipo.cs:26:33 encrypt>SLayer r1
+    eor3 v17.16b, v17.16b, v1.16b, v24.16b          // pipo.cs:26:33 encrypt>SLayer r1
+     eor3 v26.16b, v26.16b, v2.16b, v23.16b         // pipo.cs:26:33 encrypt>SLayer r1
     and v0.16b, v22.16b, v19.16b                    // pipo.cs:29:18 encrypt>SLayer r1
      and v1.16b, v31.16b, v28.16b                   // pipo.cs:29:18 encrypt>SLayer r1
     eor3 v16.16b, v16.16b, v18.16b, v0.16b          // pipo.cs:30:5 encrypt>SLayer r1
@@ -3115,10 +2952,10 @@ pipo64_128_neon_b16_il2_sha3_ctr:
      eor v5.16b, v31.16b, v27.16b                   // pipo.cs:33:5 encrypt>SLayer r1
     orr v0.16b, v0.16b, v4.16b                      // pipo.cs:34:5 encrypt>SLayer r1
      orr v1.16b, v1.16b, v5.16b                     // pipo.cs:34:5 encrypt>SLayer r1
-    orr v6.16b, v16.16b, v2.16b                     // pipo.cs:35:18 encrypt>SLayer r1
-     orr v7.16b, v25.16b, v3.16b                    // pipo.cs:35:18 encrypt>SLayer r1
-    eor v22.16b, v22.16b, v6.16b                    // pipo.cs:35:5 encrypt>SLayer r1
-     eor v31.16b, v31.16b, v7.16b                   // pipo.cs:35:5 encrypt>SLayer r1
+    orr v7.16b, v16.16b, v2.16b                     // pipo.cs:35:18 encrypt>SLayer r1
+     orr v8.16b, v25.16b, v3.16b                    // pipo.cs:35:18 encrypt>SLayer r1
+    eor v22.16b, v22.16b, v7.16b                    // pipo.cs:35:5 encrypt>SLayer r1
+     eor v31.16b, v31.16b, v8.16b                   // pipo.cs:35:5 encrypt>SLayer r1
     eor v21.16b, v21.16b, v2.16b                    // pipo.cs:38:5 encrypt>SLayer r1
      eor v30.16b, v30.16b, v3.16b                   // pipo.cs:38:5 encrypt>SLayer r1
     eor3 v20.16b, v20.16b, v2.16b, v0.16b           // pipo.cs:38:17 encrypt>SLayer r1
@@ -3151,87 +2988,78 @@ pipo64_128_neon_b16_il2_sha3_ctr:
     sri v27.16b, v19.16b, #3                        // pipo.cs:74:40 encrypt>RLayer r1
      shl v19.16b, v28.16b, #5                       // pipo.cs:74:40 encrypt>RLayer r1
      sri v19.16b, v28.16b, #3                       // pipo.cs:74:40 encrypt>RLayer r1
-    ldr q28, [x0, #144]                             // round key rk[1][1]
-    eor v0.16b, v28.16b, v0.16b                     // pipo.cs:88:29 encrypt r1
-     eor v20.16b, v28.16b, v20.16b                  // pipo.cs:88:29 encrypt r1
-    ldr q28, [x0, #160]                             // round key rk[1][2]
-    eor v29.16b, v28.16b, v29.16b                   // pipo.cs:88:29 encrypt r1
-     eor v21.16b, v28.16b, v21.16b                  // pipo.cs:88:29 encrypt r1
-    ldr q28, [x0, #176]                             // round key rk[1][3]
-    eor v30.16b, v28.16b, v30.16b                   // pipo.cs:88:29 encrypt r1
-     eor v22.16b, v28.16b, v22.16b                  // pipo.cs:88:29 encrypt r1
-    ldr q28, [x0, #208]                             // round key rk[1][5]
-    eor v25.16b, v28.16b, v25.16b                   // pipo.cs:88:29 encrypt r1
-     eor v17.16b, v28.16b, v17.16b                  // pipo.cs:88:29 encrypt r1
-    ldp q28, q2, [x0, #224]                         // round key rk[1][6] + round key rk[1][7]
-    eor v26.16b, v28.16b, v26.16b                   // pipo.cs:88:29 encrypt r1
-     eor v18.16b, v28.16b, v18.16b                  // pipo.cs:88:29 encrypt r1
-    and v28.16b, v25.16b, v26.16b                   // pipo.cs:14:18 encrypt>SLayer r2
-     and v1.16b, v17.16b, v18.16b                   // pipo.cs:14:18 encrypt>SLayer r2
-    eor3 v27.16b, v2.16b, v27.16b, v28.16b          // pipo.cs:14:5 encrypt>SLayer r2
-     eor3 v19.16b, v2.16b, v19.16b, v1.16b          // pipo.cs:14:5 encrypt>SLayer r2
-    and v28.16b, v25.16b, v27.16b                   // pipo.cs:15:18 encrypt>SLayer r2
-     and v1.16b, v17.16b, v19.16b                   // pipo.cs:15:18 encrypt>SLayer r2
-    ldr q2, [x0, #192]                              // round key rk[1][4]
-    eor3 v28.16b, v2.16b, v31.16b, v28.16b          // pipo.cs:15:5 encrypt>SLayer r2
-     eor3 v16.16b, v2.16b, v16.16b, v1.16b          // pipo.cs:15:5 encrypt>SLayer r2
-    orr v31.16b, v28.16b, v30.16b                   // pipo.cs:16:18 encrypt>SLayer r2
+    ld1 {v7.16b-v10.16b}, [x10], #64                // round keys rk[1][0], rk[1][1], rk[1][2], rk[1][3]
+    eor3 v28.16b, v8.16b, v0.16b, v6.16b            // pipo.cs:88:29 encrypt r1
+     eor3 v20.16b, v8.16b, v20.16b, v6.16b          // pipo.cs:88:29 encrypt r1
+    eor v29.16b, v9.16b, v29.16b                    // pipo.cs:88:29 encrypt r1
+     eor v21.16b, v9.16b, v21.16b                   // pipo.cs:88:29 encrypt r1
+    eor v30.16b, v10.16b, v30.16b                   // pipo.cs:88:29 encrypt r1
+     eor v22.16b, v10.16b, v22.16b                  // pipo.cs:88:29 encrypt r1
+    ld1 {v0.16b-v3.16b}, [x10], #64                 // round keys rk[1][4], rk[1][5], rk[1][6], rk[1][7]
+    eor v25.16b, v1.16b, v25.16b                    // pipo.cs:88:29 encrypt r1
+     eor v17.16b, v1.16b, v17.16b                   // pipo.cs:88:29 encrypt r1
+    eor v26.16b, v2.16b, v26.16b                    // pipo.cs:88:29 encrypt r1
+     eor v18.16b, v2.16b, v18.16b                   // pipo.cs:88:29 encrypt r1
+    and v1.16b, v25.16b, v26.16b                    // pipo.cs:14:18 encrypt>SLayer r2
+     and v2.16b, v17.16b, v18.16b                   // pipo.cs:14:18 encrypt>SLayer r2
+    eor3 v27.16b, v3.16b, v27.16b, v1.16b           // pipo.cs:14:5 encrypt>SLayer r2
+     eor3 v19.16b, v3.16b, v19.16b, v2.16b          // pipo.cs:14:5 encrypt>SLayer r2
+    and v1.16b, v25.16b, v27.16b                    // pipo.cs:15:18 encrypt>SLayer r2
+     and v2.16b, v17.16b, v19.16b                   // pipo.cs:15:18 encrypt>SLayer r2
+    eor3 v31.16b, v0.16b, v31.16b, v1.16b           // pipo.cs:15:5 encrypt>SLayer r2
+     eor3 v16.16b, v0.16b, v16.16b, v2.16b          // pipo.cs:15:5 encrypt>SLayer r2
+    orr v0.16b, v31.16b, v30.16b                    // pipo.cs:16:18 encrypt>SLayer r2
      orr v1.16b, v16.16b, v22.16b                   // pipo.cs:16:18 encrypt>SLayer r2
-    eor v26.16b, v26.16b, v28.16b                   // pipo.cs:17:5 encrypt>SLayer r2
+    eor v26.16b, v26.16b, v31.16b                   // pipo.cs:17:5 encrypt>SLayer r2
      eor v18.16b, v18.16b, v16.16b                  // pipo.cs:17:5 encrypt>SLayer r2
     eor v30.16b, v30.16b, v27.16b                   // pipo.cs:18:5 encrypt>SLayer r2
      eor v22.16b, v22.16b, v19.16b                  // pipo.cs:18:5 encrypt>SLayer r2
     and v2.16b, v30.16b, v26.16b                    // pipo.cs:19:18 encrypt>SLayer r2
      and v3.16b, v22.16b, v18.16b                   // pipo.cs:19:18 encrypt>SLayer r2
-    and v6.16b, v29.16b, v0.16b                     // pipo.cs:21:18 encrypt>SLayer r2
-     and v7.16b, v21.16b, v20.16b                   // pipo.cs:21:18 encrypt>SLayer r2
-    eor v4.16b, v4.16b, v6.16b                      // pipo.cs:21:5 encrypt>SLayer r2
-     eor v5.16b, v5.16b, v7.16b                     // pipo.cs:21:5 encrypt>SLayer r2
-    ldr q6, [x0, #128]                              // round key rk[1][0]
-    eor3 v24.16b, v6.16b, v24.16b, v4.16b           // pipo.cs:21:5 encrypt>SLayer r2
-     eor3 v23.16b, v6.16b, v23.16b, v5.16b          // pipo.cs:21:5 encrypt>SLayer r2
+    bcax v4.16b, v4.16b, v29.16b, v28.16b           // pipo.cs:21:5 encrypt>SLayer r2
+     bcax v5.16b, v5.16b, v21.16b, v20.16b          // pipo.cs:21:5 encrypt>SLayer r2
+    eor3 v24.16b, v7.16b, v24.16b, v4.16b           // pipo.cs:21:5 encrypt>SLayer r2
+     eor3 v23.16b, v7.16b, v23.16b, v5.16b          // pipo.cs:21:5 encrypt>SLayer r2
     orr v4.16b, v29.16b, v24.16b                    // pipo.cs:22:18 encrypt>SLayer r2
      orr v5.16b, v21.16b, v23.16b                   // pipo.cs:22:18 encrypt>SLayer r2
-    eor v6.16b, v0.16b, v4.16b                      // pipo.cs:22:5 encrypt>SLayer r2
-     eor v7.16b, v20.16b, v5.16b                    // pipo.cs:22:5 encrypt>SLayer r2
-    eor3 v0.16b, v0.16b, v4.16b, v8.16b             // pipo.cs:23:12 encrypt>SLayer r2
-     eor3 v20.16b, v20.16b, v5.16b, v8.16b          // pipo.cs:23:12 encrypt>SLayer r2
-    orn v4.16b, v24.16b, v6.16b                     // pipo.cs:24:18 encrypt>SLayer r2
-     orn v5.16b, v23.16b, v7.16b                    // pipo.cs:24:18 encrypt>SLayer r2
+    eor v28.16b, v28.16b, v4.16b                    // pipo.cs:22:5 encrypt>SLayer r2
+     eor v20.16b, v20.16b, v5.16b                   // pipo.cs:22:5 encrypt>SLayer r2
+    orr v4.16b, v24.16b, v28.16b                    // pipo.cs:24:18 encrypt>SLayer r2
+     orr v5.16b, v23.16b, v20.16b                   // pipo.cs:24:18 encrypt>SLayer r2
     eor v29.16b, v29.16b, v4.16b                    // pipo.cs:24:5 encrypt>SLayer r2
      eor v21.16b, v21.16b, v5.16b                   // pipo.cs:24:5 encrypt>SLayer r2
     eor3 v27.16b, v27.16b, v2.16b, v29.16b          // pipo.cs:26:5 encrypt>SLayer r2
      eor3 v19.16b, v19.16b, v3.16b, v21.16b         // pipo.cs:26:5 encrypt>SLayer r2
-    eor v26.16b, v26.16b, v0.16b                    // pipo.cs:26:19 encrypt>SLayer r2
+    eor v26.16b, v26.16b, v28.16b                   // pipo.cs:26:19 encrypt>SLayer r2
      eor v18.16b, v18.16b, v20.16b                  // pipo.cs:26:19 encrypt>SLayer r2
-    eor3 v25.16b, v25.16b, v31.16b, v24.16b         // pipo.cs:26:33 encrypt>SLayer r2
+    eor3 v25.16b, v25.16b, v0.16b, v24.16b          // pipo.cs:26:33 encrypt>SLayer r2
      eor3 v17.16b, v17.16b, v1.16b, v23.16b         // pipo.cs:26:33 encrypt>SLayer r2
-    and v31.16b, v30.16b, v27.16b                   // pipo.cs:29:18 encrypt>SLayer r2
+    and v0.16b, v30.16b, v27.16b                    // pipo.cs:29:18 encrypt>SLayer r2
      and v1.16b, v22.16b, v19.16b                   // pipo.cs:29:18 encrypt>SLayer r2
-    eor3 v28.16b, v28.16b, v26.16b, v31.16b         // pipo.cs:30:5 encrypt>SLayer r2
+    eor3 v31.16b, v31.16b, v26.16b, v0.16b          // pipo.cs:30:5 encrypt>SLayer r2
      eor3 v16.16b, v16.16b, v18.16b, v1.16b         // pipo.cs:30:5 encrypt>SLayer r2
-    orr v31.16b, v28.16b, v26.16b                   // pipo.cs:31:16 encrypt>SLayer r2
+    orr v0.16b, v31.16b, v26.16b                    // pipo.cs:31:16 encrypt>SLayer r2
      orr v1.16b, v16.16b, v18.16b                   // pipo.cs:31:16 encrypt>SLayer r2
-    eor v31.16b, v25.16b, v31.16b                   // pipo.cs:31:5 encrypt>SLayer r2
+    eor v0.16b, v25.16b, v0.16b                     // pipo.cs:31:5 encrypt>SLayer r2
      eor v1.16b, v17.16b, v1.16b                    // pipo.cs:31:5 encrypt>SLayer r2
-    eor v2.16b, v27.16b, v31.16b                    // pipo.cs:32:5 encrypt>SLayer r2
+    eor v2.16b, v27.16b, v0.16b                     // pipo.cs:32:5 encrypt>SLayer r2
      eor v3.16b, v19.16b, v1.16b                    // pipo.cs:32:5 encrypt>SLayer r2
     eor v4.16b, v30.16b, v26.16b                    // pipo.cs:33:5 encrypt>SLayer r2
      eor v5.16b, v22.16b, v18.16b                   // pipo.cs:33:5 encrypt>SLayer r2
-    orr v31.16b, v31.16b, v4.16b                    // pipo.cs:34:5 encrypt>SLayer r2
+    orr v0.16b, v0.16b, v4.16b                      // pipo.cs:34:5 encrypt>SLayer r2
      orr v1.16b, v1.16b, v5.16b                     // pipo.cs:34:5 encrypt>SLayer r2
-    orr v6.16b, v28.16b, v2.16b                     // pipo.cs:35:18 encrypt>SLayer r2
-     orr v7.16b, v16.16b, v3.16b                    // pipo.cs:35:18 encrypt>SLayer r2
-    eor v30.16b, v30.16b, v6.16b                    // pipo.cs:35:5 encrypt>SLayer r2
-     eor v22.16b, v22.16b, v7.16b                   // pipo.cs:35:5 encrypt>SLayer r2
+    orr v7.16b, v31.16b, v2.16b                     // pipo.cs:35:18 encrypt>SLayer r2
+     orr v8.16b, v16.16b, v3.16b                    // pipo.cs:35:18 encrypt>SLayer r2
+    eor v30.16b, v30.16b, v7.16b                    // pipo.cs:35:5 encrypt>SLayer r2
+     eor v22.16b, v22.16b, v8.16b                   // pipo.cs:35:5 encrypt>SLayer r2
     eor v29.16b, v29.16b, v2.16b                    // pipo.cs:38:5 encrypt>SLayer r2
      eor v21.16b, v21.16b, v3.16b                   // pipo.cs:38:5 encrypt>SLayer r2
-    eor3 v31.16b, v0.16b, v2.16b, v31.16b           // pipo.cs:38:17 encrypt>SLayer r2
+    eor3 v28.16b, v28.16b, v2.16b, v0.16b           // pipo.cs:38:17 encrypt>SLayer r2
      eor3 v20.16b, v20.16b, v3.16b, v1.16b          // pipo.cs:38:17 encrypt>SLayer r2
-    shl v0.16b, v31.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r2
-    sri v0.16b, v31.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r2
-     shl v31.16b, v20.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r2
-     sri v31.16b, v20.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r2
+    shl v0.16b, v28.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r2
+    sri v0.16b, v28.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r2
+     shl v28.16b, v20.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r2
+     sri v28.16b, v20.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r2
     shl v20.16b, v29.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r2
     sri v20.16b, v29.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r2
      shl v29.16b, v21.16b, #1                       // pipo.cs:74:40 encrypt>RLayer r2
@@ -3240,10 +3068,10 @@ pipo64_128_neon_b16_il2_sha3_ctr:
     sri v21.16b, v30.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r2
      shl v30.16b, v22.16b, #7                       // pipo.cs:74:40 encrypt>RLayer r2
      sri v30.16b, v22.16b, #1                       // pipo.cs:74:40 encrypt>RLayer r2
-    shl v22.16b, v28.16b, #6                        // pipo.cs:74:40 encrypt>RLayer r2
-    sri v22.16b, v28.16b, #2                        // pipo.cs:74:40 encrypt>RLayer r2
-     shl v28.16b, v16.16b, #6                       // pipo.cs:74:40 encrypt>RLayer r2
-     sri v28.16b, v16.16b, #2                       // pipo.cs:74:40 encrypt>RLayer r2
+    shl v22.16b, v31.16b, #6                        // pipo.cs:74:40 encrypt>RLayer r2
+    sri v22.16b, v31.16b, #2                        // pipo.cs:74:40 encrypt>RLayer r2
+     shl v31.16b, v16.16b, #6                       // pipo.cs:74:40 encrypt>RLayer r2
+     sri v31.16b, v16.16b, #2                       // pipo.cs:74:40 encrypt>RLayer r2
     shl v16.16b, v25.16b, #2                        // pipo.cs:74:40 encrypt>RLayer r2
     sri v16.16b, v25.16b, #6                        // pipo.cs:74:40 encrypt>RLayer r2
      shl v25.16b, v17.16b, #2                       // pipo.cs:74:40 encrypt>RLayer r2
@@ -3256,89 +3084,80 @@ pipo64_128_neon_b16_il2_sha3_ctr:
     sri v18.16b, v27.16b, #3                        // pipo.cs:74:40 encrypt>RLayer r2
      shl v27.16b, v19.16b, #5                       // pipo.cs:74:40 encrypt>RLayer r2
      sri v27.16b, v19.16b, #3                       // pipo.cs:74:40 encrypt>RLayer r2
-    ldr q19, [x0, #272]                             // round key rk[2][1]
-    eor v0.16b, v19.16b, v0.16b                     // pipo.cs:88:29 encrypt r2
-     eor v19.16b, v19.16b, v31.16b                  // pipo.cs:88:29 encrypt r2
-    ldr q31, [x0, #288]                             // round key rk[2][2]
-    eor v20.16b, v31.16b, v20.16b                   // pipo.cs:88:29 encrypt r2
-     eor v29.16b, v31.16b, v29.16b                  // pipo.cs:88:29 encrypt r2
-    ldr q31, [x0, #304]                             // round key rk[2][3]
-    eor v21.16b, v31.16b, v21.16b                   // pipo.cs:88:29 encrypt r2
-     eor v30.16b, v31.16b, v30.16b                  // pipo.cs:88:29 encrypt r2
-    ldr q31, [x0, #336]                             // round key rk[2][5]
-    eor v16.16b, v31.16b, v16.16b                   // pipo.cs:88:29 encrypt r2
-     eor v25.16b, v31.16b, v25.16b                  // pipo.cs:88:29 encrypt r2
-    ldp q31, q2, [x0, #352]                         // round key rk[2][6] + round key rk[2][7]
-    eor v17.16b, v31.16b, v17.16b                   // pipo.cs:88:29 encrypt r2
-     eor v26.16b, v31.16b, v26.16b                  // pipo.cs:88:29 encrypt r2
-    and v31.16b, v16.16b, v17.16b                   // pipo.cs:14:18 encrypt>SLayer r3
-     and v1.16b, v25.16b, v26.16b                   // pipo.cs:14:18 encrypt>SLayer r3
-    eor3 v18.16b, v2.16b, v18.16b, v31.16b          // pipo.cs:14:5 encrypt>SLayer r3
-     eor3 v27.16b, v2.16b, v27.16b, v1.16b          // pipo.cs:14:5 encrypt>SLayer r3
-    and v31.16b, v16.16b, v18.16b                   // pipo.cs:15:18 encrypt>SLayer r3
-     and v1.16b, v25.16b, v27.16b                   // pipo.cs:15:18 encrypt>SLayer r3
-    ldr q2, [x0, #320]                              // round key rk[2][4]
-    eor3 v22.16b, v2.16b, v22.16b, v31.16b          // pipo.cs:15:5 encrypt>SLayer r3
-     eor3 v28.16b, v2.16b, v28.16b, v1.16b          // pipo.cs:15:5 encrypt>SLayer r3
-    orr v31.16b, v22.16b, v21.16b                   // pipo.cs:16:18 encrypt>SLayer r3
-     orr v1.16b, v28.16b, v30.16b                   // pipo.cs:16:18 encrypt>SLayer r3
+    ld1 {v7.16b-v10.16b}, [x10], #64                // round keys rk[2][0], rk[2][1], rk[2][2], rk[2][3]
+    eor3 v19.16b, v8.16b, v0.16b, v6.16b            // pipo.cs:88:29 encrypt r2
+     eor3 v28.16b, v8.16b, v28.16b, v6.16b          // pipo.cs:88:29 encrypt r2
+    eor v20.16b, v9.16b, v20.16b                    // pipo.cs:88:29 encrypt r2
+     eor v29.16b, v9.16b, v29.16b                   // pipo.cs:88:29 encrypt r2
+    eor v21.16b, v10.16b, v21.16b                   // pipo.cs:88:29 encrypt r2
+     eor v30.16b, v10.16b, v30.16b                  // pipo.cs:88:29 encrypt r2
+    ld1 {v0.16b-v3.16b}, [x10], #64                 // round keys rk[2][4], rk[2][5], rk[2][6], rk[2][7]
+    eor v16.16b, v1.16b, v16.16b                    // pipo.cs:88:29 encrypt r2
+     eor v25.16b, v1.16b, v25.16b                   // pipo.cs:88:29 encrypt r2
+    eor v17.16b, v2.16b, v17.16b                    // pipo.cs:88:29 encrypt r2
+     eor v26.16b, v2.16b, v26.16b                   // pipo.cs:88:29 encrypt r2
+    and v1.16b, v16.16b, v17.16b                    // pipo.cs:14:18 encrypt>SLayer r3
+     and v2.16b, v25.16b, v26.16b                   // pipo.cs:14:18 encrypt>SLayer r3
+    eor3 v18.16b, v3.16b, v18.16b, v1.16b           // pipo.cs:14:5 encrypt>SLayer r3
+     eor3 v27.16b, v3.16b, v27.16b, v2.16b          // pipo.cs:14:5 encrypt>SLayer r3
+    and v1.16b, v16.16b, v18.16b                    // pipo.cs:15:18 encrypt>SLayer r3
+     and v2.16b, v25.16b, v27.16b                   // pipo.cs:15:18 encrypt>SLayer r3
+    eor3 v22.16b, v0.16b, v22.16b, v1.16b           // pipo.cs:15:5 encrypt>SLayer r3
+     eor3 v31.16b, v0.16b, v31.16b, v2.16b          // pipo.cs:15:5 encrypt>SLayer r3
+    orr v0.16b, v22.16b, v21.16b                    // pipo.cs:16:18 encrypt>SLayer r3
+     orr v1.16b, v31.16b, v30.16b                   // pipo.cs:16:18 encrypt>SLayer r3
     eor v17.16b, v17.16b, v22.16b                   // pipo.cs:17:5 encrypt>SLayer r3
-     eor v26.16b, v26.16b, v28.16b                  // pipo.cs:17:5 encrypt>SLayer r3
+     eor v26.16b, v26.16b, v31.16b                  // pipo.cs:17:5 encrypt>SLayer r3
     eor v21.16b, v21.16b, v18.16b                   // pipo.cs:18:5 encrypt>SLayer r3
      eor v30.16b, v30.16b, v27.16b                  // pipo.cs:18:5 encrypt>SLayer r3
     and v2.16b, v21.16b, v17.16b                    // pipo.cs:19:18 encrypt>SLayer r3
      and v3.16b, v30.16b, v26.16b                   // pipo.cs:19:18 encrypt>SLayer r3
-    and v6.16b, v20.16b, v0.16b                     // pipo.cs:21:18 encrypt>SLayer r3
-     and v7.16b, v29.16b, v19.16b                   // pipo.cs:21:18 encrypt>SLayer r3
-    eor v4.16b, v4.16b, v6.16b                      // pipo.cs:21:5 encrypt>SLayer r3
-     eor v5.16b, v5.16b, v7.16b                     // pipo.cs:21:5 encrypt>SLayer r3
-    ldr q6, [x0, #256]                              // round key rk[2][0]
-    eor3 v24.16b, v6.16b, v24.16b, v4.16b           // pipo.cs:21:5 encrypt>SLayer r3
-     eor3 v23.16b, v6.16b, v23.16b, v5.16b          // pipo.cs:21:5 encrypt>SLayer r3
+    bcax v4.16b, v4.16b, v20.16b, v19.16b           // pipo.cs:21:5 encrypt>SLayer r3
+     bcax v5.16b, v5.16b, v29.16b, v28.16b          // pipo.cs:21:5 encrypt>SLayer r3
+    eor3 v24.16b, v7.16b, v24.16b, v4.16b           // pipo.cs:21:5 encrypt>SLayer r3
+     eor3 v23.16b, v7.16b, v23.16b, v5.16b          // pipo.cs:21:5 encrypt>SLayer r3
     orr v4.16b, v20.16b, v24.16b                    // pipo.cs:22:18 encrypt>SLayer r3
      orr v5.16b, v29.16b, v23.16b                   // pipo.cs:22:18 encrypt>SLayer r3
-    eor v6.16b, v0.16b, v4.16b                      // pipo.cs:22:5 encrypt>SLayer r3
-     eor v7.16b, v19.16b, v5.16b                    // pipo.cs:22:5 encrypt>SLayer r3
-    eor3 v0.16b, v0.16b, v4.16b, v8.16b             // pipo.cs:23:12 encrypt>SLayer r3
-     eor3 v19.16b, v19.16b, v5.16b, v8.16b          // pipo.cs:23:12 encrypt>SLayer r3
-    orn v4.16b, v24.16b, v6.16b                     // pipo.cs:24:18 encrypt>SLayer r3
-     orn v5.16b, v23.16b, v7.16b                    // pipo.cs:24:18 encrypt>SLayer r3
+    eor v19.16b, v19.16b, v4.16b                    // pipo.cs:22:5 encrypt>SLayer r3
+     eor v28.16b, v28.16b, v5.16b                   // pipo.cs:22:5 encrypt>SLayer r3
+    orr v4.16b, v24.16b, v19.16b                    // pipo.cs:24:18 encrypt>SLayer r3
+     orr v5.16b, v23.16b, v28.16b                   // pipo.cs:24:18 encrypt>SLayer r3
     eor v20.16b, v20.16b, v4.16b                    // pipo.cs:24:5 encrypt>SLayer r3
      eor v29.16b, v29.16b, v5.16b                   // pipo.cs:24:5 encrypt>SLayer r3
     eor3 v18.16b, v18.16b, v2.16b, v20.16b          // pipo.cs:26:5 encrypt>SLayer r3
      eor3 v27.16b, v27.16b, v3.16b, v29.16b         // pipo.cs:26:5 encrypt>SLayer r3
-    eor v17.16b, v17.16b, v0.16b                    // pipo.cs:26:19 encrypt>SLayer r3
-     eor v26.16b, v26.16b, v19.16b                  // pipo.cs:26:19 encrypt>SLayer r3
-    eor3 v16.16b, v16.16b, v31.16b, v24.16b         // pipo.cs:26:33 encrypt>SLayer r3
+    eor v17.16b, v17.16b, v19.16b                   // pipo.cs:26:19 encrypt>SLayer r3
+     eor v26.16b, v26.16b, v28.16b                  // pipo.cs:26:19 encrypt>SLayer r3
+    eor3 v16.16b, v16.16b, v0.16b, v24.16b          // pipo.cs:26:33 encrypt>SLayer r3
      eor3 v25.16b, v25.16b, v1.16b, v23.16b         // pipo.cs:26:33 encrypt>SLayer r3
-    and v31.16b, v21.16b, v18.16b                   // pipo.cs:29:18 encrypt>SLayer r3
+    and v0.16b, v21.16b, v18.16b                    // pipo.cs:29:18 encrypt>SLayer r3
      and v1.16b, v30.16b, v27.16b                   // pipo.cs:29:18 encrypt>SLayer r3
-    eor3 v22.16b, v22.16b, v17.16b, v31.16b         // pipo.cs:30:5 encrypt>SLayer r3
-     eor3 v28.16b, v28.16b, v26.16b, v1.16b         // pipo.cs:30:5 encrypt>SLayer r3
-    orr v31.16b, v22.16b, v17.16b                   // pipo.cs:31:16 encrypt>SLayer r3
-     orr v1.16b, v28.16b, v26.16b                   // pipo.cs:31:16 encrypt>SLayer r3
-    eor v31.16b, v16.16b, v31.16b                   // pipo.cs:31:5 encrypt>SLayer r3
+    eor3 v22.16b, v22.16b, v17.16b, v0.16b          // pipo.cs:30:5 encrypt>SLayer r3
+     eor3 v31.16b, v31.16b, v26.16b, v1.16b         // pipo.cs:30:5 encrypt>SLayer r3
+    orr v0.16b, v22.16b, v17.16b                    // pipo.cs:31:16 encrypt>SLayer r3
+     orr v1.16b, v31.16b, v26.16b                   // pipo.cs:31:16 encrypt>SLayer r3
+    eor v0.16b, v16.16b, v0.16b                     // pipo.cs:31:5 encrypt>SLayer r3
      eor v1.16b, v25.16b, v1.16b                    // pipo.cs:31:5 encrypt>SLayer r3
-    eor v2.16b, v18.16b, v31.16b                    // pipo.cs:32:5 encrypt>SLayer r3
+    eor v2.16b, v18.16b, v0.16b                     // pipo.cs:32:5 encrypt>SLayer r3
      eor v3.16b, v27.16b, v1.16b                    // pipo.cs:32:5 encrypt>SLayer r3
     eor v4.16b, v21.16b, v17.16b                    // pipo.cs:33:5 encrypt>SLayer r3
      eor v5.16b, v30.16b, v26.16b                   // pipo.cs:33:5 encrypt>SLayer r3
-    orr v31.16b, v31.16b, v4.16b                    // pipo.cs:34:5 encrypt>SLayer r3
+    orr v0.16b, v0.16b, v4.16b                      // pipo.cs:34:5 encrypt>SLayer r3
      orr v1.16b, v1.16b, v5.16b                     // pipo.cs:34:5 encrypt>SLayer r3
-    orr v6.16b, v22.16b, v2.16b                     // pipo.cs:35:18 encrypt>SLayer r3
-     orr v7.16b, v28.16b, v3.16b                    // pipo.cs:35:18 encrypt>SLayer r3
-    eor v21.16b, v21.16b, v6.16b                    // pipo.cs:35:5 encrypt>SLayer r3
-     eor v30.16b, v30.16b, v7.16b                   // pipo.cs:35:5 encrypt>SLayer r3
+    orr v7.16b, v22.16b, v2.16b                     // pipo.cs:35:18 encrypt>SLayer r3
+     orr v8.16b, v31.16b, v3.16b                    // pipo.cs:35:18 encrypt>SLayer r3
+    eor v21.16b, v21.16b, v7.16b                    // pipo.cs:35:5 encrypt>SLayer r3
+     eor v30.16b, v30.16b, v8.16b                   // pipo.cs:35:5 encrypt>SLayer r3
     eor v20.16b, v20.16b, v2.16b                    // pipo.cs:38:5 encrypt>SLayer r3
      eor v29.16b, v29.16b, v3.16b                   // pipo.cs:38:5 encrypt>SLayer r3
-    eor3 v31.16b, v0.16b, v2.16b, v31.16b           // pipo.cs:38:17 encrypt>SLayer r3
-     eor3 v19.16b, v19.16b, v3.16b, v1.16b          // pipo.cs:38:17 encrypt>SLayer r3
-    shl v0.16b, v31.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r3
-    sri v0.16b, v31.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r3
-     shl v31.16b, v19.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r3
-     sri v31.16b, v19.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r3
-    shl v19.16b, v20.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r3
-    sri v19.16b, v20.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r3
+    eor3 v19.16b, v19.16b, v2.16b, v0.16b           // pipo.cs:38:17 encrypt>SLayer r3
+     eor3 v28.16b, v28.16b, v3.16b, v1.16b          // pipo.cs:38:17 encrypt>SLayer r3
+    shl v0.16b, v19.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r3
+    sri v0.16b, v19.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r3
+     shl v19.16b, v28.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r3
+     sri v19.16b, v28.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r3
+    shl v28.16b, v20.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r3
+    sri v28.16b, v20.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r3
      shl v20.16b, v29.16b, #1                       // pipo.cs:74:40 encrypt>RLayer r3
      sri v20.16b, v29.16b, #7                       // pipo.cs:74:40 encrypt>RLayer r3
     shl v29.16b, v21.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r3
@@ -3347,10 +3166,10 @@ pipo64_128_neon_b16_il2_sha3_ctr:
      sri v21.16b, v30.16b, #1                       // pipo.cs:74:40 encrypt>RLayer r3
     shl v30.16b, v22.16b, #6                        // pipo.cs:74:40 encrypt>RLayer r3
     sri v30.16b, v22.16b, #2                        // pipo.cs:74:40 encrypt>RLayer r3
-     shl v22.16b, v28.16b, #6                       // pipo.cs:74:40 encrypt>RLayer r3
-     sri v22.16b, v28.16b, #2                       // pipo.cs:74:40 encrypt>RLayer r3
-    shl v28.16b, v16.16b, #2                        // pipo.cs:74:40 encrypt>RLayer r3
-    sri v28.16b, v16.16b, #6                        // pipo.cs:74:40 encrypt>RLayer r3
+     shl v22.16b, v31.16b, #6                       // pipo.cs:74:40 encrypt>RLayer r3
+     sri v22.16b, v31.16b, #2                       // pipo.cs:74:40 encrypt>RLayer r3
+    shl v31.16b, v16.16b, #2                        // pipo.cs:74:40 encrypt>RLayer r3
+    sri v31.16b, v16.16b, #6                        // pipo.cs:74:40 encrypt>RLayer r3
      shl v16.16b, v25.16b, #2                       // pipo.cs:74:40 encrypt>RLayer r3
      sri v16.16b, v25.16b, #6                       // pipo.cs:74:40 encrypt>RLayer r3
     shl v25.16b, v17.16b, #3                        // pipo.cs:74:40 encrypt>RLayer r3
@@ -3361,31 +3180,27 @@ pipo64_128_neon_b16_il2_sha3_ctr:
     sri v26.16b, v18.16b, #3                        // pipo.cs:74:40 encrypt>RLayer r3
      shl v18.16b, v27.16b, #5                       // pipo.cs:74:40 encrypt>RLayer r3
      sri v18.16b, v27.16b, #3                       // pipo.cs:74:40 encrypt>RLayer r3
-    ldr q27, [x0, #400]                             // round key rk[3][1]
-    eor v0.16b, v27.16b, v0.16b                     // pipo.cs:88:29 encrypt r3
-     eor v27.16b, v27.16b, v31.16b                  // pipo.cs:88:29 encrypt r3
-    ldr q31, [x0, #416]                             // round key rk[3][2]
-    eor v19.16b, v31.16b, v19.16b                   // pipo.cs:88:29 encrypt r3
-     eor v20.16b, v31.16b, v20.16b                  // pipo.cs:88:29 encrypt r3
-    ldr q31, [x0, #432]                             // round key rk[3][3]
-    eor v29.16b, v31.16b, v29.16b                   // pipo.cs:88:29 encrypt r3
-     eor v21.16b, v31.16b, v21.16b                  // pipo.cs:88:29 encrypt r3
-    ldr q31, [x0, #464]                             // round key rk[3][5]
-    eor v28.16b, v31.16b, v28.16b                   // pipo.cs:88:29 encrypt r3
-     eor v16.16b, v31.16b, v16.16b                  // pipo.cs:88:29 encrypt r3
-    ldp q31, q2, [x0, #480]                         // round key rk[3][6] + round key rk[3][7]
-    eor v25.16b, v31.16b, v25.16b                   // pipo.cs:88:29 encrypt r3
-     eor v17.16b, v31.16b, v17.16b                  // pipo.cs:88:29 encrypt r3
-    and v31.16b, v28.16b, v25.16b                   // pipo.cs:14:18 encrypt>SLayer r4
-     and v1.16b, v16.16b, v17.16b                   // pipo.cs:14:18 encrypt>SLayer r4
-    eor3 v26.16b, v2.16b, v26.16b, v31.16b          // pipo.cs:14:5 encrypt>SLayer r4
-     eor3 v18.16b, v2.16b, v18.16b, v1.16b          // pipo.cs:14:5 encrypt>SLayer r4
-    and v31.16b, v28.16b, v26.16b                   // pipo.cs:15:18 encrypt>SLayer r4
-     and v1.16b, v16.16b, v18.16b                   // pipo.cs:15:18 encrypt>SLayer r4
-    ldr q2, [x0, #448]                              // round key rk[3][4]
-    eor3 v30.16b, v2.16b, v30.16b, v31.16b          // pipo.cs:15:5 encrypt>SLayer r4
-     eor3 v22.16b, v2.16b, v22.16b, v1.16b          // pipo.cs:15:5 encrypt>SLayer r4
-    orr v31.16b, v30.16b, v29.16b                   // pipo.cs:16:18 encrypt>SLayer r4
+    ld1 {v7.16b-v10.16b}, [x10], #64                // round keys rk[3][0], rk[3][1], rk[3][2], rk[3][3]
+    eor3 v27.16b, v8.16b, v0.16b, v6.16b            // pipo.cs:88:29 encrypt r3
+     eor3 v19.16b, v8.16b, v19.16b, v6.16b          // pipo.cs:88:29 encrypt r3
+    eor v28.16b, v9.16b, v28.16b                    // pipo.cs:88:29 encrypt r3
+     eor v20.16b, v9.16b, v20.16b                   // pipo.cs:88:29 encrypt r3
+    eor v29.16b, v10.16b, v29.16b                   // pipo.cs:88:29 encrypt r3
+     eor v21.16b, v10.16b, v21.16b                  // pipo.cs:88:29 encrypt r3
+    ld1 {v0.16b-v3.16b}, [x10], #64                 // round keys rk[3][4], rk[3][5], rk[3][6], rk[3][7]
+    eor v31.16b, v1.16b, v31.16b                    // pipo.cs:88:29 encrypt r3
+     eor v16.16b, v1.16b, v16.16b                   // pipo.cs:88:29 encrypt r3
+    eor v25.16b, v2.16b, v25.16b                    // pipo.cs:88:29 encrypt r3
+     eor v17.16b, v2.16b, v17.16b                   // pipo.cs:88:29 encrypt r3
+    and v1.16b, v31.16b, v25.16b                    // pipo.cs:14:18 encrypt>SLayer r4
+     and v2.16b, v16.16b, v17.16b                   // pipo.cs:14:18 encrypt>SLayer r4
+    eor3 v26.16b, v3.16b, v26.16b, v1.16b           // pipo.cs:14:5 encrypt>SLayer r4
+     eor3 v18.16b, v3.16b, v18.16b, v2.16b          // pipo.cs:14:5 encrypt>SLayer r4
+    and v1.16b, v31.16b, v26.16b                    // pipo.cs:15:18 encrypt>SLayer r4
+     and v2.16b, v16.16b, v18.16b                   // pipo.cs:15:18 encrypt>SLayer r4
+    eor3 v30.16b, v0.16b, v30.16b, v1.16b           // pipo.cs:15:5 encrypt>SLayer r4
+     eor3 v22.16b, v0.16b, v22.16b, v2.16b          // pipo.cs:15:5 encrypt>SLayer r4
+    orr v0.16b, v30.16b, v29.16b                    // pipo.cs:16:18 encrypt>SLayer r4
      orr v1.16b, v22.16b, v21.16b                   // pipo.cs:16:18 encrypt>SLayer r4
     eor v25.16b, v25.16b, v30.16b                   // pipo.cs:17:5 encrypt>SLayer r4
      eor v17.16b, v17.16b, v22.16b                  // pipo.cs:17:5 encrypt>SLayer r4
@@ -3393,59 +3208,54 @@ pipo64_128_neon_b16_il2_sha3_ctr:
      eor v21.16b, v21.16b, v18.16b                  // pipo.cs:18:5 encrypt>SLayer r4
     and v2.16b, v29.16b, v25.16b                    // pipo.cs:19:18 encrypt>SLayer r4
      and v3.16b, v21.16b, v17.16b                   // pipo.cs:19:18 encrypt>SLayer r4
-    and v6.16b, v19.16b, v0.16b                     // pipo.cs:21:18 encrypt>SLayer r4
-     and v7.16b, v20.16b, v27.16b                   // pipo.cs:21:18 encrypt>SLayer r4
-    eor v4.16b, v4.16b, v6.16b                      // pipo.cs:21:5 encrypt>SLayer r4
-     eor v5.16b, v5.16b, v7.16b                     // pipo.cs:21:5 encrypt>SLayer r4
-    ldr q6, [x0, #384]                              // round key rk[3][0]
-    eor3 v24.16b, v6.16b, v24.16b, v4.16b           // pipo.cs:21:5 encrypt>SLayer r4
-     eor3 v23.16b, v6.16b, v23.16b, v5.16b          // pipo.cs:21:5 encrypt>SLayer r4
-    orr v4.16b, v19.16b, v24.16b                    // pipo.cs:22:18 encrypt>SLayer r4
+    bcax v4.16b, v4.16b, v28.16b, v27.16b           // pipo.cs:21:5 encrypt>SLayer r4
+     bcax v5.16b, v5.16b, v20.16b, v19.16b          // pipo.cs:21:5 encrypt>SLayer r4
+    eor3 v24.16b, v7.16b, v24.16b, v4.16b           // pipo.cs:21:5 encrypt>SLayer r4
+     eor3 v23.16b, v7.16b, v23.16b, v5.16b          // pipo.cs:21:5 encrypt>SLayer r4
+    orr v4.16b, v28.16b, v24.16b                    // pipo.cs:22:18 encrypt>SLayer r4
      orr v5.16b, v20.16b, v23.16b                   // pipo.cs:22:18 encrypt>SLayer r4
-    eor v6.16b, v0.16b, v4.16b                      // pipo.cs:22:5 encrypt>SLayer r4
-     eor v7.16b, v27.16b, v5.16b                    // pipo.cs:22:5 encrypt>SLayer r4
-    eor3 v0.16b, v0.16b, v4.16b, v8.16b             // pipo.cs:23:12 encrypt>SLayer r4
-     eor3 v27.16b, v27.16b, v5.16b, v8.16b          // pipo.cs:23:12 encrypt>SLayer r4
-    orn v4.16b, v24.16b, v6.16b                     // pipo.cs:24:18 encrypt>SLayer r4
-     orn v5.16b, v23.16b, v7.16b                    // pipo.cs:24:18 encrypt>SLayer r4
-    eor v19.16b, v19.16b, v4.16b                    // pipo.cs:24:5 encrypt>SLayer r4
+    eor v27.16b, v27.16b, v4.16b                    // pipo.cs:22:5 encrypt>SLayer r4
+     eor v19.16b, v19.16b, v5.16b                   // pipo.cs:22:5 encrypt>SLayer r4
+    orr v4.16b, v24.16b, v27.16b                    // pipo.cs:24:18 encrypt>SLayer r4
+     orr v5.16b, v23.16b, v19.16b                   // pipo.cs:24:18 encrypt>SLayer r4
+    eor v28.16b, v28.16b, v4.16b                    // pipo.cs:24:5 encrypt>SLayer r4
      eor v20.16b, v20.16b, v5.16b                   // pipo.cs:24:5 encrypt>SLayer r4
-    eor3 v26.16b, v26.16b, v2.16b, v19.16b          // pipo.cs:26:5 encrypt>SLayer r4
+    eor3 v26.16b, v26.16b, v2.16b, v28.16b          // pipo.cs:26:5 encrypt>SLayer r4
      eor3 v18.16b, v18.16b, v3.16b, v20.16b         // pipo.cs:26:5 encrypt>SLayer r4
-    eor v25.16b, v25.16b, v0.16b                    // pipo.cs:26:19 encrypt>SLayer r4
-     eor v17.16b, v17.16b, v27.16b                  // pipo.cs:26:19 encrypt>SLayer r4
-    eor3 v28.16b, v28.16b, v31.16b, v24.16b         // pipo.cs:26:33 encrypt>SLayer r4
+    eor v25.16b, v25.16b, v27.16b                   // pipo.cs:26:19 encrypt>SLayer r4
+     eor v17.16b, v17.16b, v19.16b                  // pipo.cs:26:19 encrypt>SLayer r4
+    eor3 v31.16b, v31.16b, v0.16b, v24.16b          // pipo.cs:26:33 encrypt>SLayer r4
      eor3 v16.16b, v16.16b, v1.16b, v23.16b         // pipo.cs:26:33 encrypt>SLayer r4
-    and v31.16b, v29.16b, v26.16b                   // pipo.cs:29:18 encrypt>SLayer r4
+    and v0.16b, v29.16b, v26.16b                    // pipo.cs:29:18 encrypt>SLayer r4
      and v1.16b, v21.16b, v18.16b                   // pipo.cs:29:18 encrypt>SLayer r4
-    eor3 v30.16b, v30.16b, v25.16b, v31.16b         // pipo.cs:30:5 encrypt>SLayer r4
+    eor3 v30.16b, v30.16b, v25.16b, v0.16b          // pipo.cs:30:5 encrypt>SLayer r4
      eor3 v22.16b, v22.16b, v17.16b, v1.16b         // pipo.cs:30:5 encrypt>SLayer r4
-    orr v31.16b, v30.16b, v25.16b                   // pipo.cs:31:16 encrypt>SLayer r4
+    orr v0.16b, v30.16b, v25.16b                    // pipo.cs:31:16 encrypt>SLayer r4
      orr v1.16b, v22.16b, v17.16b                   // pipo.cs:31:16 encrypt>SLayer r4
-    eor v31.16b, v28.16b, v31.16b                   // pipo.cs:31:5 encrypt>SLayer r4
+    eor v0.16b, v31.16b, v0.16b                     // pipo.cs:31:5 encrypt>SLayer r4
      eor v1.16b, v16.16b, v1.16b                    // pipo.cs:31:5 encrypt>SLayer r4
-    eor v2.16b, v26.16b, v31.16b                    // pipo.cs:32:5 encrypt>SLayer r4
+    eor v2.16b, v26.16b, v0.16b                     // pipo.cs:32:5 encrypt>SLayer r4
      eor v3.16b, v18.16b, v1.16b                    // pipo.cs:32:5 encrypt>SLayer r4
     eor v4.16b, v29.16b, v25.16b                    // pipo.cs:33:5 encrypt>SLayer r4
      eor v5.16b, v21.16b, v17.16b                   // pipo.cs:33:5 encrypt>SLayer r4
-    orr v31.16b, v31.16b, v4.16b                    // pipo.cs:34:5 encrypt>SLayer r4
+    orr v0.16b, v0.16b, v4.16b                      // pipo.cs:34:5 encrypt>SLayer r4
      orr v1.16b, v1.16b, v5.16b                     // pipo.cs:34:5 encrypt>SLayer r4
-    orr v6.16b, v30.16b, v2.16b                     // pipo.cs:35:18 encrypt>SLayer r4
-     orr v7.16b, v22.16b, v3.16b                    // pipo.cs:35:18 encrypt>SLayer r4
-    eor v29.16b, v29.16b, v6.16b                    // pipo.cs:35:5 encrypt>SLayer r4
-     eor v21.16b, v21.16b, v7.16b                   // pipo.cs:35:5 encrypt>SLayer r4
-    eor v19.16b, v19.16b, v2.16b                    // pipo.cs:38:5 encrypt>SLayer r4
+    orr v7.16b, v30.16b, v2.16b                     // pipo.cs:35:18 encrypt>SLayer r4
+     orr v8.16b, v22.16b, v3.16b                    // pipo.cs:35:18 encrypt>SLayer r4
+    eor v29.16b, v29.16b, v7.16b                    // pipo.cs:35:5 encrypt>SLayer r4
+     eor v21.16b, v21.16b, v8.16b                   // pipo.cs:35:5 encrypt>SLayer r4
+    eor v28.16b, v28.16b, v2.16b                    // pipo.cs:38:5 encrypt>SLayer r4
      eor v20.16b, v20.16b, v3.16b                   // pipo.cs:38:5 encrypt>SLayer r4
-    eor3 v31.16b, v0.16b, v2.16b, v31.16b           // pipo.cs:38:17 encrypt>SLayer r4
-     eor3 v27.16b, v27.16b, v3.16b, v1.16b          // pipo.cs:38:17 encrypt>SLayer r4
-    shl v0.16b, v31.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r4
-    sri v0.16b, v31.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r4
-     shl v31.16b, v27.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r4
-     sri v31.16b, v27.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r4
-    shl v27.16b, v19.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r4
-    sri v27.16b, v19.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r4
-     shl v19.16b, v20.16b, #1                       // pipo.cs:74:40 encrypt>RLayer r4
-     sri v19.16b, v20.16b, #7                       // pipo.cs:74:40 encrypt>RLayer r4
+    eor3 v27.16b, v27.16b, v2.16b, v0.16b           // pipo.cs:38:17 encrypt>SLayer r4
+     eor3 v19.16b, v19.16b, v3.16b, v1.16b          // pipo.cs:38:17 encrypt>SLayer r4
+    shl v0.16b, v27.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r4
+    sri v0.16b, v27.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r4
+     shl v27.16b, v19.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r4
+     sri v27.16b, v19.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r4
+    shl v19.16b, v28.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r4
+    sri v19.16b, v28.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r4
+     shl v28.16b, v20.16b, #1                       // pipo.cs:74:40 encrypt>RLayer r4
+     sri v28.16b, v20.16b, #7                       // pipo.cs:74:40 encrypt>RLayer r4
     shl v20.16b, v29.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r4
     sri v20.16b, v29.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r4
      shl v29.16b, v21.16b, #7                       // pipo.cs:74:40 encrypt>RLayer r4
@@ -3454,10 +3264,10 @@ pipo64_128_neon_b16_il2_sha3_ctr:
     sri v21.16b, v30.16b, #2                        // pipo.cs:74:40 encrypt>RLayer r4
      shl v30.16b, v22.16b, #6                       // pipo.cs:74:40 encrypt>RLayer r4
      sri v30.16b, v22.16b, #2                       // pipo.cs:74:40 encrypt>RLayer r4
-    shl v22.16b, v28.16b, #2                        // pipo.cs:74:40 encrypt>RLayer r4
-    sri v22.16b, v28.16b, #6                        // pipo.cs:74:40 encrypt>RLayer r4
-     shl v28.16b, v16.16b, #2                       // pipo.cs:74:40 encrypt>RLayer r4
-     sri v28.16b, v16.16b, #6                       // pipo.cs:74:40 encrypt>RLayer r4
+    shl v22.16b, v31.16b, #2                        // pipo.cs:74:40 encrypt>RLayer r4
+    sri v22.16b, v31.16b, #6                        // pipo.cs:74:40 encrypt>RLayer r4
+     shl v31.16b, v16.16b, #2                       // pipo.cs:74:40 encrypt>RLayer r4
+     sri v31.16b, v16.16b, #6                       // pipo.cs:74:40 encrypt>RLayer r4
     shl v16.16b, v25.16b, #3                        // pipo.cs:74:40 encrypt>RLayer r4
     sri v16.16b, v25.16b, #5                        // pipo.cs:74:40 encrypt>RLayer r4
      shl v25.16b, v17.16b, #3                       // pipo.cs:74:40 encrypt>RLayer r4
@@ -3466,31 +3276,27 @@ pipo64_128_neon_b16_il2_sha3_ctr:
     sri v17.16b, v26.16b, #3                        // pipo.cs:74:40 encrypt>RLayer r4
      shl v26.16b, v18.16b, #5                       // pipo.cs:74:40 encrypt>RLayer r4
      sri v26.16b, v18.16b, #3                       // pipo.cs:74:40 encrypt>RLayer r4
-    ldr q18, [x0, #528]                             // round key rk[4][1]
-    eor v0.16b, v18.16b, v0.16b                     // pipo.cs:88:29 encrypt r4
-     eor v18.16b, v18.16b, v31.16b                  // pipo.cs:88:29 encrypt r4
-    ldr q31, [x0, #544]                             // round key rk[4][2]
-    eor v27.16b, v31.16b, v27.16b                   // pipo.cs:88:29 encrypt r4
-     eor v19.16b, v31.16b, v19.16b                  // pipo.cs:88:29 encrypt r4
-    ldr q31, [x0, #560]                             // round key rk[4][3]
-    eor v20.16b, v31.16b, v20.16b                   // pipo.cs:88:29 encrypt r4
-     eor v29.16b, v31.16b, v29.16b                  // pipo.cs:88:29 encrypt r4
-    ldr q31, [x0, #592]                             // round key rk[4][5]
-    eor v22.16b, v31.16b, v22.16b                   // pipo.cs:88:29 encrypt r4
-     eor v28.16b, v31.16b, v28.16b                  // pipo.cs:88:29 encrypt r4
-    ldp q31, q2, [x0, #608]                         // round key rk[4][6] + round key rk[4][7]
-    eor v16.16b, v31.16b, v16.16b                   // pipo.cs:88:29 encrypt r4
-     eor v25.16b, v31.16b, v25.16b                  // pipo.cs:88:29 encrypt r4
-    and v31.16b, v22.16b, v16.16b                   // pipo.cs:14:18 encrypt>SLayer r5
-     and v1.16b, v28.16b, v25.16b                   // pipo.cs:14:18 encrypt>SLayer r5
-    eor3 v17.16b, v2.16b, v17.16b, v31.16b          // pipo.cs:14:5 encrypt>SLayer r5
-     eor3 v26.16b, v2.16b, v26.16b, v1.16b          // pipo.cs:14:5 encrypt>SLayer r5
-    and v31.16b, v22.16b, v17.16b                   // pipo.cs:15:18 encrypt>SLayer r5
-     and v1.16b, v28.16b, v26.16b                   // pipo.cs:15:18 encrypt>SLayer r5
-    ldr q2, [x0, #576]                              // round key rk[4][4]
-    eor3 v21.16b, v2.16b, v21.16b, v31.16b          // pipo.cs:15:5 encrypt>SLayer r5
-     eor3 v30.16b, v2.16b, v30.16b, v1.16b          // pipo.cs:15:5 encrypt>SLayer r5
-    orr v31.16b, v21.16b, v20.16b                   // pipo.cs:16:18 encrypt>SLayer r5
+    ld1 {v7.16b-v10.16b}, [x10], #64                // round keys rk[4][0], rk[4][1], rk[4][2], rk[4][3]
+    eor3 v18.16b, v8.16b, v0.16b, v6.16b            // pipo.cs:88:29 encrypt r4
+     eor3 v27.16b, v8.16b, v27.16b, v6.16b          // pipo.cs:88:29 encrypt r4
+    eor v19.16b, v9.16b, v19.16b                    // pipo.cs:88:29 encrypt r4
+     eor v28.16b, v9.16b, v28.16b                   // pipo.cs:88:29 encrypt r4
+    eor v20.16b, v10.16b, v20.16b                   // pipo.cs:88:29 encrypt r4
+     eor v29.16b, v10.16b, v29.16b                  // pipo.cs:88:29 encrypt r4
+    ld1 {v0.16b-v3.16b}, [x10], #64                 // round keys rk[4][4], rk[4][5], rk[4][6], rk[4][7]
+    eor v22.16b, v1.16b, v22.16b                    // pipo.cs:88:29 encrypt r4
+     eor v31.16b, v1.16b, v31.16b                   // pipo.cs:88:29 encrypt r4
+    eor v16.16b, v2.16b, v16.16b                    // pipo.cs:88:29 encrypt r4
+     eor v25.16b, v2.16b, v25.16b                   // pipo.cs:88:29 encrypt r4
+    and v1.16b, v22.16b, v16.16b                    // pipo.cs:14:18 encrypt>SLayer r5
+     and v2.16b, v31.16b, v25.16b                   // pipo.cs:14:18 encrypt>SLayer r5
+    eor3 v17.16b, v3.16b, v17.16b, v1.16b           // pipo.cs:14:5 encrypt>SLayer r5
+     eor3 v26.16b, v3.16b, v26.16b, v2.16b          // pipo.cs:14:5 encrypt>SLayer r5
+    and v1.16b, v22.16b, v17.16b                    // pipo.cs:15:18 encrypt>SLayer r5
+     and v2.16b, v31.16b, v26.16b                   // pipo.cs:15:18 encrypt>SLayer r5
+    eor3 v21.16b, v0.16b, v21.16b, v1.16b           // pipo.cs:15:5 encrypt>SLayer r5
+     eor3 v30.16b, v0.16b, v30.16b, v2.16b          // pipo.cs:15:5 encrypt>SLayer r5
+    orr v0.16b, v21.16b, v20.16b                    // pipo.cs:16:18 encrypt>SLayer r5
      orr v1.16b, v30.16b, v29.16b                   // pipo.cs:16:18 encrypt>SLayer r5
     eor v16.16b, v16.16b, v21.16b                   // pipo.cs:17:5 encrypt>SLayer r5
      eor v25.16b, v25.16b, v30.16b                  // pipo.cs:17:5 encrypt>SLayer r5
@@ -3498,61 +3304,56 @@ pipo64_128_neon_b16_il2_sha3_ctr:
      eor v29.16b, v29.16b, v26.16b                  // pipo.cs:18:5 encrypt>SLayer r5
     and v2.16b, v20.16b, v16.16b                    // pipo.cs:19:18 encrypt>SLayer r5
      and v3.16b, v29.16b, v25.16b                   // pipo.cs:19:18 encrypt>SLayer r5
-    and v6.16b, v27.16b, v0.16b                     // pipo.cs:21:18 encrypt>SLayer r5
-     and v7.16b, v19.16b, v18.16b                   // pipo.cs:21:18 encrypt>SLayer r5
-    eor v4.16b, v4.16b, v6.16b                      // pipo.cs:21:5 encrypt>SLayer r5
-     eor v5.16b, v5.16b, v7.16b                     // pipo.cs:21:5 encrypt>SLayer r5
-    ldr q6, [x0, #512]                              // round key rk[4][0]
-    eor3 v24.16b, v6.16b, v24.16b, v4.16b           // pipo.cs:21:5 encrypt>SLayer r5
-     eor3 v23.16b, v6.16b, v23.16b, v5.16b          // pipo.cs:21:5 encrypt>SLayer r5
-    orr v4.16b, v27.16b, v24.16b                    // pipo.cs:22:18 encrypt>SLayer r5
-     orr v5.16b, v19.16b, v23.16b                   // pipo.cs:22:18 encrypt>SLayer r5
-    eor v6.16b, v0.16b, v4.16b                      // pipo.cs:22:5 encrypt>SLayer r5
-     eor v7.16b, v18.16b, v5.16b                    // pipo.cs:22:5 encrypt>SLayer r5
-    eor3 v0.16b, v0.16b, v4.16b, v8.16b             // pipo.cs:23:12 encrypt>SLayer r5
-     eor3 v18.16b, v18.16b, v5.16b, v8.16b          // pipo.cs:23:12 encrypt>SLayer r5
-    orn v4.16b, v24.16b, v6.16b                     // pipo.cs:24:18 encrypt>SLayer r5
-     orn v5.16b, v23.16b, v7.16b                    // pipo.cs:24:18 encrypt>SLayer r5
-    eor v27.16b, v27.16b, v4.16b                    // pipo.cs:24:5 encrypt>SLayer r5
-     eor v19.16b, v19.16b, v5.16b                   // pipo.cs:24:5 encrypt>SLayer r5
-    eor3 v17.16b, v17.16b, v2.16b, v27.16b          // pipo.cs:26:5 encrypt>SLayer r5
-     eor3 v26.16b, v26.16b, v3.16b, v19.16b         // pipo.cs:26:5 encrypt>SLayer r5
-    eor v16.16b, v16.16b, v0.16b                    // pipo.cs:26:19 encrypt>SLayer r5
-     eor v25.16b, v25.16b, v18.16b                  // pipo.cs:26:19 encrypt>SLayer r5
-    eor3 v22.16b, v22.16b, v31.16b, v24.16b         // pipo.cs:26:33 encrypt>SLayer r5
-     eor3 v28.16b, v28.16b, v1.16b, v23.16b         // pipo.cs:26:33 encrypt>SLayer r5
-    and v31.16b, v20.16b, v17.16b                   // pipo.cs:29:18 encrypt>SLayer r5
+    bcax v4.16b, v4.16b, v19.16b, v18.16b           // pipo.cs:21:5 encrypt>SLayer r5
+     bcax v5.16b, v5.16b, v28.16b, v27.16b          // pipo.cs:21:5 encrypt>SLayer r5
+    eor3 v24.16b, v7.16b, v24.16b, v4.16b           // pipo.cs:21:5 encrypt>SLayer r5
+     eor3 v23.16b, v7.16b, v23.16b, v5.16b          // pipo.cs:21:5 encrypt>SLayer r5
+    orr v4.16b, v19.16b, v24.16b                    // pipo.cs:22:18 encrypt>SLayer r5
+     orr v5.16b, v28.16b, v23.16b                   // pipo.cs:22:18 encrypt>SLayer r5
+    eor v18.16b, v18.16b, v4.16b                    // pipo.cs:22:5 encrypt>SLayer r5
+     eor v27.16b, v27.16b, v5.16b                   // pipo.cs:22:5 encrypt>SLayer r5
+    orr v4.16b, v24.16b, v18.16b                    // pipo.cs:24:18 encrypt>SLayer r5
+     orr v5.16b, v23.16b, v27.16b                   // pipo.cs:24:18 encrypt>SLayer r5
+    eor v19.16b, v19.16b, v4.16b                    // pipo.cs:24:5 encrypt>SLayer r5
+     eor v28.16b, v28.16b, v5.16b                   // pipo.cs:24:5 encrypt>SLayer r5
+    eor3 v17.16b, v17.16b, v2.16b, v19.16b          // pipo.cs:26:5 encrypt>SLayer r5
+     eor3 v26.16b, v26.16b, v3.16b, v28.16b         // pipo.cs:26:5 encrypt>SLayer r5
+    eor v16.16b, v16.16b, v18.16b                   // pipo.cs:26:19 encrypt>SLayer r5
+     eor v25.16b, v25.16b, v27.16b                  // pipo.cs:26:19 encrypt>SLayer r5
+    eor3 v22.16b, v22.16b, v0.16b, v24.16b          // pipo.cs:26:33 encrypt>SLayer r5
+     eor3 v31.16b, v31.16b, v1.16b, v23.16b         // pipo.cs:26:33 encrypt>SLayer r5
+    and v0.16b, v20.16b, v17.16b                    // pipo.cs:29:18 encrypt>SLayer r5
      and v1.16b, v29.16b, v26.16b                   // pipo.cs:29:18 encrypt>SLayer r5
-    eor3 v21.16b, v21.16b, v16.16b, v31.16b         // pipo.cs:30:5 encrypt>SLayer r5
+    eor3 v21.16b, v21.16b, v16.16b, v0.16b          // pipo.cs:30:5 encrypt>SLayer r5
      eor3 v30.16b, v30.16b, v25.16b, v1.16b         // pipo.cs:30:5 encrypt>SLayer r5
-    orr v31.16b, v21.16b, v16.16b                   // pipo.cs:31:16 encrypt>SLayer r5
+    orr v0.16b, v21.16b, v16.16b                    // pipo.cs:31:16 encrypt>SLayer r5
      orr v1.16b, v30.16b, v25.16b                   // pipo.cs:31:16 encrypt>SLayer r5
-    eor v31.16b, v22.16b, v31.16b                   // pipo.cs:31:5 encrypt>SLayer r5
-     eor v1.16b, v28.16b, v1.16b                    // pipo.cs:31:5 encrypt>SLayer r5
-    eor v2.16b, v17.16b, v31.16b                    // pipo.cs:32:5 encrypt>SLayer r5
+    eor v0.16b, v22.16b, v0.16b                     // pipo.cs:31:5 encrypt>SLayer r5
+     eor v1.16b, v31.16b, v1.16b                    // pipo.cs:31:5 encrypt>SLayer r5
+    eor v2.16b, v17.16b, v0.16b                     // pipo.cs:32:5 encrypt>SLayer r5
      eor v3.16b, v26.16b, v1.16b                    // pipo.cs:32:5 encrypt>SLayer r5
     eor v4.16b, v20.16b, v16.16b                    // pipo.cs:33:5 encrypt>SLayer r5
      eor v5.16b, v29.16b, v25.16b                   // pipo.cs:33:5 encrypt>SLayer r5
-    orr v31.16b, v31.16b, v4.16b                    // pipo.cs:34:5 encrypt>SLayer r5
+    orr v0.16b, v0.16b, v4.16b                      // pipo.cs:34:5 encrypt>SLayer r5
      orr v1.16b, v1.16b, v5.16b                     // pipo.cs:34:5 encrypt>SLayer r5
-    orr v6.16b, v21.16b, v2.16b                     // pipo.cs:35:18 encrypt>SLayer r5
-     orr v7.16b, v30.16b, v3.16b                    // pipo.cs:35:18 encrypt>SLayer r5
-    eor v20.16b, v20.16b, v6.16b                    // pipo.cs:35:5 encrypt>SLayer r5
-     eor v29.16b, v29.16b, v7.16b                   // pipo.cs:35:5 encrypt>SLayer r5
-    eor v27.16b, v27.16b, v2.16b                    // pipo.cs:38:5 encrypt>SLayer r5
-     eor v19.16b, v19.16b, v3.16b                   // pipo.cs:38:5 encrypt>SLayer r5
-    eor3 v31.16b, v0.16b, v2.16b, v31.16b           // pipo.cs:38:17 encrypt>SLayer r5
-     eor3 v18.16b, v18.16b, v3.16b, v1.16b          // pipo.cs:38:17 encrypt>SLayer r5
-    shl v0.16b, v31.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r5
-    sri v0.16b, v31.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r5
-     shl v31.16b, v18.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r5
-     sri v31.16b, v18.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r5
-    shl v18.16b, v27.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r5
-    sri v18.16b, v27.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r5
-     shl v27.16b, v19.16b, #1                       // pipo.cs:74:40 encrypt>RLayer r5
-     sri v27.16b, v19.16b, #7                       // pipo.cs:74:40 encrypt>RLayer r5
-    shl v19.16b, v20.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r5
-    sri v19.16b, v20.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r5
+    orr v7.16b, v21.16b, v2.16b                     // pipo.cs:35:18 encrypt>SLayer r5
+     orr v8.16b, v30.16b, v3.16b                    // pipo.cs:35:18 encrypt>SLayer r5
+    eor v20.16b, v20.16b, v7.16b                    // pipo.cs:35:5 encrypt>SLayer r5
+     eor v29.16b, v29.16b, v8.16b                   // pipo.cs:35:5 encrypt>SLayer r5
+    eor v19.16b, v19.16b, v2.16b                    // pipo.cs:38:5 encrypt>SLayer r5
+     eor v28.16b, v28.16b, v3.16b                   // pipo.cs:38:5 encrypt>SLayer r5
+    eor3 v18.16b, v18.16b, v2.16b, v0.16b           // pipo.cs:38:17 encrypt>SLayer r5
+     eor3 v27.16b, v27.16b, v3.16b, v1.16b          // pipo.cs:38:17 encrypt>SLayer r5
+    shl v0.16b, v18.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r5
+    sri v0.16b, v18.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r5
+     shl v18.16b, v27.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r5
+     sri v18.16b, v27.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r5
+    shl v27.16b, v19.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r5
+    sri v27.16b, v19.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r5
+     shl v19.16b, v28.16b, #1                       // pipo.cs:74:40 encrypt>RLayer r5
+     sri v19.16b, v28.16b, #7                       // pipo.cs:74:40 encrypt>RLayer r5
+    shl v28.16b, v20.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r5
+    sri v28.16b, v20.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r5
      shl v20.16b, v29.16b, #7                       // pipo.cs:74:40 encrypt>RLayer r5
      sri v20.16b, v29.16b, #1                       // pipo.cs:74:40 encrypt>RLayer r5
     shl v29.16b, v21.16b, #6                        // pipo.cs:74:40 encrypt>RLayer r5
@@ -3561,105 +3362,96 @@ pipo64_128_neon_b16_il2_sha3_ctr:
      sri v21.16b, v30.16b, #2                       // pipo.cs:74:40 encrypt>RLayer r5
     shl v30.16b, v22.16b, #2                        // pipo.cs:74:40 encrypt>RLayer r5
     sri v30.16b, v22.16b, #6                        // pipo.cs:74:40 encrypt>RLayer r5
-     shl v22.16b, v28.16b, #2                       // pipo.cs:74:40 encrypt>RLayer r5
-     sri v22.16b, v28.16b, #6                       // pipo.cs:74:40 encrypt>RLayer r5
-    shl v28.16b, v16.16b, #3                        // pipo.cs:74:40 encrypt>RLayer r5
-    sri v28.16b, v16.16b, #5                        // pipo.cs:74:40 encrypt>RLayer r5
+     shl v22.16b, v31.16b, #2                       // pipo.cs:74:40 encrypt>RLayer r5
+     sri v22.16b, v31.16b, #6                       // pipo.cs:74:40 encrypt>RLayer r5
+    shl v31.16b, v16.16b, #3                        // pipo.cs:74:40 encrypt>RLayer r5
+    sri v31.16b, v16.16b, #5                        // pipo.cs:74:40 encrypt>RLayer r5
      shl v16.16b, v25.16b, #3                       // pipo.cs:74:40 encrypt>RLayer r5
      sri v16.16b, v25.16b, #5                       // pipo.cs:74:40 encrypt>RLayer r5
     shl v25.16b, v17.16b, #5                        // pipo.cs:74:40 encrypt>RLayer r5
     sri v25.16b, v17.16b, #3                        // pipo.cs:74:40 encrypt>RLayer r5
      shl v17.16b, v26.16b, #5                       // pipo.cs:74:40 encrypt>RLayer r5
      sri v17.16b, v26.16b, #3                       // pipo.cs:74:40 encrypt>RLayer r5
-    ldr q26, [x0, #656]                             // round key rk[5][1]
-    eor v0.16b, v26.16b, v0.16b                     // pipo.cs:88:29 encrypt r5
-     eor v26.16b, v26.16b, v31.16b                  // pipo.cs:88:29 encrypt r5
-    ldr q31, [x0, #672]                             // round key rk[5][2]
-    eor v18.16b, v31.16b, v18.16b                   // pipo.cs:88:29 encrypt r5
-     eor v27.16b, v31.16b, v27.16b                  // pipo.cs:88:29 encrypt r5
-    ldr q31, [x0, #688]                             // round key rk[5][3]
-    eor v19.16b, v31.16b, v19.16b                   // pipo.cs:88:29 encrypt r5
-     eor v20.16b, v31.16b, v20.16b                  // pipo.cs:88:29 encrypt r5
-    ldr q31, [x0, #720]                             // round key rk[5][5]
-    eor v30.16b, v31.16b, v30.16b                   // pipo.cs:88:29 encrypt r5
-     eor v22.16b, v31.16b, v22.16b                  // pipo.cs:88:29 encrypt r5
-    ldp q31, q2, [x0, #736]                         // round key rk[5][6] + round key rk[5][7]
-    eor v28.16b, v31.16b, v28.16b                   // pipo.cs:88:29 encrypt r5
-     eor v16.16b, v31.16b, v16.16b                  // pipo.cs:88:29 encrypt r5
-    and v31.16b, v30.16b, v28.16b                   // pipo.cs:14:18 encrypt>SLayer r6
-     and v1.16b, v22.16b, v16.16b                   // pipo.cs:14:18 encrypt>SLayer r6
-    eor3 v25.16b, v2.16b, v25.16b, v31.16b          // pipo.cs:14:5 encrypt>SLayer r6
-     eor3 v17.16b, v2.16b, v17.16b, v1.16b          // pipo.cs:14:5 encrypt>SLayer r6
-    and v31.16b, v30.16b, v25.16b                   // pipo.cs:15:18 encrypt>SLayer r6
-     and v1.16b, v22.16b, v17.16b                   // pipo.cs:15:18 encrypt>SLayer r6
-    ldr q2, [x0, #704]                              // round key rk[5][4]
-    eor3 v29.16b, v2.16b, v29.16b, v31.16b          // pipo.cs:15:5 encrypt>SLayer r6
-     eor3 v21.16b, v2.16b, v21.16b, v1.16b          // pipo.cs:15:5 encrypt>SLayer r6
-    orr v31.16b, v29.16b, v19.16b                   // pipo.cs:16:18 encrypt>SLayer r6
+    ld1 {v7.16b-v10.16b}, [x10], #64                // round keys rk[5][0], rk[5][1], rk[5][2], rk[5][3]
+    eor3 v26.16b, v8.16b, v0.16b, v6.16b            // pipo.cs:88:29 encrypt r5
+     eor3 v18.16b, v8.16b, v18.16b, v6.16b          // pipo.cs:88:29 encrypt r5
+    eor v27.16b, v9.16b, v27.16b                    // pipo.cs:88:29 encrypt r5
+     eor v19.16b, v9.16b, v19.16b                   // pipo.cs:88:29 encrypt r5
+    eor v28.16b, v10.16b, v28.16b                   // pipo.cs:88:29 encrypt r5
+     eor v20.16b, v10.16b, v20.16b                  // pipo.cs:88:29 encrypt r5
+    ld1 {v0.16b-v3.16b}, [x10], #64                 // round keys rk[5][4], rk[5][5], rk[5][6], rk[5][7]
+    eor v30.16b, v1.16b, v30.16b                    // pipo.cs:88:29 encrypt r5
+     eor v22.16b, v1.16b, v22.16b                   // pipo.cs:88:29 encrypt r5
+    eor v31.16b, v2.16b, v31.16b                    // pipo.cs:88:29 encrypt r5
+     eor v16.16b, v2.16b, v16.16b                   // pipo.cs:88:29 encrypt r5
+    and v1.16b, v30.16b, v31.16b                    // pipo.cs:14:18 encrypt>SLayer r6
+     and v2.16b, v22.16b, v16.16b                   // pipo.cs:14:18 encrypt>SLayer r6
+    eor3 v25.16b, v3.16b, v25.16b, v1.16b           // pipo.cs:14:5 encrypt>SLayer r6
+     eor3 v17.16b, v3.16b, v17.16b, v2.16b          // pipo.cs:14:5 encrypt>SLayer r6
+    and v1.16b, v30.16b, v25.16b                    // pipo.cs:15:18 encrypt>SLayer r6
+     and v2.16b, v22.16b, v17.16b                   // pipo.cs:15:18 encrypt>SLayer r6
+    eor3 v29.16b, v0.16b, v29.16b, v1.16b           // pipo.cs:15:5 encrypt>SLayer r6
+     eor3 v21.16b, v0.16b, v21.16b, v2.16b          // pipo.cs:15:5 encrypt>SLayer r6
+    orr v0.16b, v29.16b, v28.16b                    // pipo.cs:16:18 encrypt>SLayer r6
      orr v1.16b, v21.16b, v20.16b                   // pipo.cs:16:18 encrypt>SLayer r6
-    eor v28.16b, v28.16b, v29.16b                   // pipo.cs:17:5 encrypt>SLayer r6
+    eor v31.16b, v31.16b, v29.16b                   // pipo.cs:17:5 encrypt>SLayer r6
      eor v16.16b, v16.16b, v21.16b                  // pipo.cs:17:5 encrypt>SLayer r6
-    eor v19.16b, v19.16b, v25.16b                   // pipo.cs:18:5 encrypt>SLayer r6
+    eor v28.16b, v28.16b, v25.16b                   // pipo.cs:18:5 encrypt>SLayer r6
      eor v20.16b, v20.16b, v17.16b                  // pipo.cs:18:5 encrypt>SLayer r6
-    and v2.16b, v19.16b, v28.16b                    // pipo.cs:19:18 encrypt>SLayer r6
+    and v2.16b, v28.16b, v31.16b                    // pipo.cs:19:18 encrypt>SLayer r6
      and v3.16b, v20.16b, v16.16b                   // pipo.cs:19:18 encrypt>SLayer r6
-    and v6.16b, v18.16b, v0.16b                     // pipo.cs:21:18 encrypt>SLayer r6
-     and v7.16b, v27.16b, v26.16b                   // pipo.cs:21:18 encrypt>SLayer r6
-    eor v4.16b, v4.16b, v6.16b                      // pipo.cs:21:5 encrypt>SLayer r6
-     eor v5.16b, v5.16b, v7.16b                     // pipo.cs:21:5 encrypt>SLayer r6
-    ldr q6, [x0, #640]                              // round key rk[5][0]
-    eor3 v24.16b, v6.16b, v24.16b, v4.16b           // pipo.cs:21:5 encrypt>SLayer r6
-     eor3 v23.16b, v6.16b, v23.16b, v5.16b          // pipo.cs:21:5 encrypt>SLayer r6
-    orr v4.16b, v18.16b, v24.16b                    // pipo.cs:22:18 encrypt>SLayer r6
-     orr v5.16b, v27.16b, v23.16b                   // pipo.cs:22:18 encrypt>SLayer r6
-    eor v6.16b, v0.16b, v4.16b                      // pipo.cs:22:5 encrypt>SLayer r6
-     eor v7.16b, v26.16b, v5.16b                    // pipo.cs:22:5 encrypt>SLayer r6
-    eor3 v0.16b, v0.16b, v4.16b, v8.16b             // pipo.cs:23:12 encrypt>SLayer r6
-     eor3 v26.16b, v26.16b, v5.16b, v8.16b          // pipo.cs:23:12 encrypt>SLayer r6
-    orn v4.16b, v24.16b, v6.16b                     // pipo.cs:24:18 encrypt>SLayer r6
-     orn v5.16b, v23.16b, v7.16b                    // pipo.cs:24:18 encrypt>SLayer r6
-    eor v18.16b, v18.16b, v4.16b                    // pipo.cs:24:5 encrypt>SLayer r6
-     eor v27.16b, v27.16b, v5.16b                   // pipo.cs:24:5 encrypt>SLayer r6
-    eor3 v25.16b, v25.16b, v2.16b, v18.16b          // pipo.cs:26:5 encrypt>SLayer r6
-     eor3 v17.16b, v17.16b, v3.16b, v27.16b         // pipo.cs:26:5 encrypt>SLayer r6
-    eor v28.16b, v28.16b, v0.16b                    // pipo.cs:26:19 encrypt>SLayer r6
-     eor v16.16b, v16.16b, v26.16b                  // pipo.cs:26:19 encrypt>SLayer r6
-    eor3 v30.16b, v30.16b, v31.16b, v24.16b         // pipo.cs:26:33 encrypt>SLayer r6
+    bcax v4.16b, v4.16b, v27.16b, v26.16b           // pipo.cs:21:5 encrypt>SLayer r6
+     bcax v5.16b, v5.16b, v19.16b, v18.16b          // pipo.cs:21:5 encrypt>SLayer r6
+    eor3 v24.16b, v7.16b, v24.16b, v4.16b           // pipo.cs:21:5 encrypt>SLayer r6
+     eor3 v23.16b, v7.16b, v23.16b, v5.16b          // pipo.cs:21:5 encrypt>SLayer r6
+    orr v4.16b, v27.16b, v24.16b                    // pipo.cs:22:18 encrypt>SLayer r6
+     orr v5.16b, v19.16b, v23.16b                   // pipo.cs:22:18 encrypt>SLayer r6
+    eor v26.16b, v26.16b, v4.16b                    // pipo.cs:22:5 encrypt>SLayer r6
+     eor v18.16b, v18.16b, v5.16b                   // pipo.cs:22:5 encrypt>SLayer r6
+    orr v4.16b, v24.16b, v26.16b                    // pipo.cs:24:18 encrypt>SLayer r6
+     orr v5.16b, v23.16b, v18.16b                   // pipo.cs:24:18 encrypt>SLayer r6
+    eor v27.16b, v27.16b, v4.16b                    // pipo.cs:24:5 encrypt>SLayer r6
+     eor v19.16b, v19.16b, v5.16b                   // pipo.cs:24:5 encrypt>SLayer r6
+    eor3 v25.16b, v25.16b, v2.16b, v27.16b          // pipo.cs:26:5 encrypt>SLayer r6
+     eor3 v17.16b, v17.16b, v3.16b, v19.16b         // pipo.cs:26:5 encrypt>SLayer r6
+    eor v31.16b, v31.16b, v26.16b                   // pipo.cs:26:19 encrypt>SLayer r6
+     eor v16.16b, v16.16b, v18.16b                  // pipo.cs:26:19 encrypt>SLayer r6
+    eor3 v30.16b, v30.16b, v0.16b, v24.16b          // pipo.cs:26:33 encrypt>SLayer r6
      eor3 v22.16b, v22.16b, v1.16b, v23.16b         // pipo.cs:26:33 encrypt>SLayer r6
-    and v31.16b, v19.16b, v25.16b                   // pipo.cs:29:18 encrypt>SLayer r6
+    and v0.16b, v28.16b, v25.16b                    // pipo.cs:29:18 encrypt>SLayer r6
      and v1.16b, v20.16b, v17.16b                   // pipo.cs:29:18 encrypt>SLayer r6
-    eor3 v29.16b, v29.16b, v28.16b, v31.16b         // pipo.cs:30:5 encrypt>SLayer r6
+    eor3 v29.16b, v29.16b, v31.16b, v0.16b          // pipo.cs:30:5 encrypt>SLayer r6
      eor3 v21.16b, v21.16b, v16.16b, v1.16b         // pipo.cs:30:5 encrypt>SLayer r6
-    orr v31.16b, v29.16b, v28.16b                   // pipo.cs:31:16 encrypt>SLayer r6
+    orr v0.16b, v29.16b, v31.16b                    // pipo.cs:31:16 encrypt>SLayer r6
      orr v1.16b, v21.16b, v16.16b                   // pipo.cs:31:16 encrypt>SLayer r6
-    eor v31.16b, v30.16b, v31.16b                   // pipo.cs:31:5 encrypt>SLayer r6
+    eor v0.16b, v30.16b, v0.16b                     // pipo.cs:31:5 encrypt>SLayer r6
      eor v1.16b, v22.16b, v1.16b                    // pipo.cs:31:5 encrypt>SLayer r6
-    eor v2.16b, v25.16b, v31.16b                    // pipo.cs:32:5 encrypt>SLayer r6
+    eor v2.16b, v25.16b, v0.16b                     // pipo.cs:32:5 encrypt>SLayer r6
      eor v3.16b, v17.16b, v1.16b                    // pipo.cs:32:5 encrypt>SLayer r6
-    eor v4.16b, v19.16b, v28.16b                    // pipo.cs:33:5 encrypt>SLayer r6
+    eor v4.16b, v28.16b, v31.16b                    // pipo.cs:33:5 encrypt>SLayer r6
      eor v5.16b, v20.16b, v16.16b                   // pipo.cs:33:5 encrypt>SLayer r6
-    orr v31.16b, v31.16b, v4.16b                    // pipo.cs:34:5 encrypt>SLayer r6
+    orr v0.16b, v0.16b, v4.16b                      // pipo.cs:34:5 encrypt>SLayer r6
      orr v1.16b, v1.16b, v5.16b                     // pipo.cs:34:5 encrypt>SLayer r6
-    orr v6.16b, v29.16b, v2.16b                     // pipo.cs:35:18 encrypt>SLayer r6
-     orr v7.16b, v21.16b, v3.16b                    // pipo.cs:35:18 encrypt>SLayer r6
-    eor v19.16b, v19.16b, v6.16b                    // pipo.cs:35:5 encrypt>SLayer r6
-     eor v20.16b, v20.16b, v7.16b                   // pipo.cs:35:5 encrypt>SLayer r6
-    eor v18.16b, v18.16b, v2.16b                    // pipo.cs:38:5 encrypt>SLayer r6
-     eor v27.16b, v27.16b, v3.16b                   // pipo.cs:38:5 encrypt>SLayer r6
-    eor3 v31.16b, v0.16b, v2.16b, v31.16b           // pipo.cs:38:17 encrypt>SLayer r6
-     eor3 v26.16b, v26.16b, v3.16b, v1.16b          // pipo.cs:38:17 encrypt>SLayer r6
-    shl v0.16b, v31.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r6
-    sri v0.16b, v31.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r6
-     shl v31.16b, v26.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r6
-     sri v31.16b, v26.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r6
-    shl v26.16b, v18.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r6
-    sri v26.16b, v18.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r6
-     shl v18.16b, v27.16b, #1                       // pipo.cs:74:40 encrypt>RLayer r6
-     sri v18.16b, v27.16b, #7                       // pipo.cs:74:40 encrypt>RLayer r6
-    shl v27.16b, v19.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r6
-    sri v27.16b, v19.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r6
-     shl v19.16b, v20.16b, #7                       // pipo.cs:74:40 encrypt>RLayer r6
-     sri v19.16b, v20.16b, #1                       // pipo.cs:74:40 encrypt>RLayer r6
+    orr v7.16b, v29.16b, v2.16b                     // pipo.cs:35:18 encrypt>SLayer r6
+     orr v8.16b, v21.16b, v3.16b                    // pipo.cs:35:18 encrypt>SLayer r6
+    eor v28.16b, v28.16b, v7.16b                    // pipo.cs:35:5 encrypt>SLayer r6
+     eor v20.16b, v20.16b, v8.16b                   // pipo.cs:35:5 encrypt>SLayer r6
+    eor v27.16b, v27.16b, v2.16b                    // pipo.cs:38:5 encrypt>SLayer r6
+     eor v19.16b, v19.16b, v3.16b                   // pipo.cs:38:5 encrypt>SLayer r6
+    eor3 v26.16b, v26.16b, v2.16b, v0.16b           // pipo.cs:38:17 encrypt>SLayer r6
+     eor3 v18.16b, v18.16b, v3.16b, v1.16b          // pipo.cs:38:17 encrypt>SLayer r6
+    shl v0.16b, v26.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r6
+    sri v0.16b, v26.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r6
+     shl v26.16b, v18.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r6
+     sri v26.16b, v18.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r6
+    shl v18.16b, v27.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r6
+    sri v18.16b, v27.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r6
+     shl v27.16b, v19.16b, #1                       // pipo.cs:74:40 encrypt>RLayer r6
+     sri v27.16b, v19.16b, #7                       // pipo.cs:74:40 encrypt>RLayer r6
+    shl v19.16b, v28.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r6
+    sri v19.16b, v28.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r6
+     shl v28.16b, v20.16b, #7                       // pipo.cs:74:40 encrypt>RLayer r6
+     sri v28.16b, v20.16b, #1                       // pipo.cs:74:40 encrypt>RLayer r6
     shl v20.16b, v29.16b, #6                        // pipo.cs:74:40 encrypt>RLayer r6
     sri v20.16b, v29.16b, #2                        // pipo.cs:74:40 encrypt>RLayer r6
      shl v29.16b, v21.16b, #6                       // pipo.cs:74:40 encrypt>RLayer r6
@@ -3668,105 +3460,96 @@ pipo64_128_neon_b16_il2_sha3_ctr:
     sri v21.16b, v30.16b, #6                        // pipo.cs:74:40 encrypt>RLayer r6
      shl v30.16b, v22.16b, #2                       // pipo.cs:74:40 encrypt>RLayer r6
      sri v30.16b, v22.16b, #6                       // pipo.cs:74:40 encrypt>RLayer r6
-    shl v22.16b, v28.16b, #3                        // pipo.cs:74:40 encrypt>RLayer r6
-    sri v22.16b, v28.16b, #5                        // pipo.cs:74:40 encrypt>RLayer r6
-     shl v28.16b, v16.16b, #3                       // pipo.cs:74:40 encrypt>RLayer r6
-     sri v28.16b, v16.16b, #5                       // pipo.cs:74:40 encrypt>RLayer r6
+    shl v22.16b, v31.16b, #3                        // pipo.cs:74:40 encrypt>RLayer r6
+    sri v22.16b, v31.16b, #5                        // pipo.cs:74:40 encrypt>RLayer r6
+     shl v31.16b, v16.16b, #3                       // pipo.cs:74:40 encrypt>RLayer r6
+     sri v31.16b, v16.16b, #5                       // pipo.cs:74:40 encrypt>RLayer r6
     shl v16.16b, v25.16b, #5                        // pipo.cs:74:40 encrypt>RLayer r6
     sri v16.16b, v25.16b, #3                        // pipo.cs:74:40 encrypt>RLayer r6
      shl v25.16b, v17.16b, #5                       // pipo.cs:74:40 encrypt>RLayer r6
      sri v25.16b, v17.16b, #3                       // pipo.cs:74:40 encrypt>RLayer r6
-    ldr q17, [x0, #784]                             // round key rk[6][1]
-    eor v0.16b, v17.16b, v0.16b                     // pipo.cs:88:29 encrypt r6
-     eor v17.16b, v17.16b, v31.16b                  // pipo.cs:88:29 encrypt r6
-    ldr q31, [x0, #800]                             // round key rk[6][2]
-    eor v26.16b, v31.16b, v26.16b                   // pipo.cs:88:29 encrypt r6
-     eor v18.16b, v31.16b, v18.16b                  // pipo.cs:88:29 encrypt r6
-    ldr q31, [x0, #816]                             // round key rk[6][3]
-    eor v27.16b, v31.16b, v27.16b                   // pipo.cs:88:29 encrypt r6
-     eor v19.16b, v31.16b, v19.16b                  // pipo.cs:88:29 encrypt r6
-    ldr q31, [x0, #848]                             // round key rk[6][5]
-    eor v21.16b, v31.16b, v21.16b                   // pipo.cs:88:29 encrypt r6
-     eor v30.16b, v31.16b, v30.16b                  // pipo.cs:88:29 encrypt r6
-    ldp q31, q2, [x0, #864]                         // round key rk[6][6] + round key rk[6][7]
-    eor v22.16b, v31.16b, v22.16b                   // pipo.cs:88:29 encrypt r6
-     eor v28.16b, v31.16b, v28.16b                  // pipo.cs:88:29 encrypt r6
-    and v31.16b, v21.16b, v22.16b                   // pipo.cs:14:18 encrypt>SLayer r7
-     and v1.16b, v30.16b, v28.16b                   // pipo.cs:14:18 encrypt>SLayer r7
-    eor3 v16.16b, v2.16b, v16.16b, v31.16b          // pipo.cs:14:5 encrypt>SLayer r7
-     eor3 v25.16b, v2.16b, v25.16b, v1.16b          // pipo.cs:14:5 encrypt>SLayer r7
-    and v31.16b, v21.16b, v16.16b                   // pipo.cs:15:18 encrypt>SLayer r7
-     and v1.16b, v30.16b, v25.16b                   // pipo.cs:15:18 encrypt>SLayer r7
-    ldr q2, [x0, #832]                              // round key rk[6][4]
-    eor3 v20.16b, v2.16b, v20.16b, v31.16b          // pipo.cs:15:5 encrypt>SLayer r7
-     eor3 v29.16b, v2.16b, v29.16b, v1.16b          // pipo.cs:15:5 encrypt>SLayer r7
-    orr v31.16b, v20.16b, v27.16b                   // pipo.cs:16:18 encrypt>SLayer r7
-     orr v1.16b, v29.16b, v19.16b                   // pipo.cs:16:18 encrypt>SLayer r7
+    ld1 {v7.16b-v10.16b}, [x10], #64                // round keys rk[6][0], rk[6][1], rk[6][2], rk[6][3]
+    eor3 v17.16b, v8.16b, v0.16b, v6.16b            // pipo.cs:88:29 encrypt r6
+     eor3 v26.16b, v8.16b, v26.16b, v6.16b          // pipo.cs:88:29 encrypt r6
+    eor v18.16b, v9.16b, v18.16b                    // pipo.cs:88:29 encrypt r6
+     eor v27.16b, v9.16b, v27.16b                   // pipo.cs:88:29 encrypt r6
+    eor v19.16b, v10.16b, v19.16b                   // pipo.cs:88:29 encrypt r6
+     eor v28.16b, v10.16b, v28.16b                  // pipo.cs:88:29 encrypt r6
+    ld1 {v0.16b-v3.16b}, [x10], #64                 // round keys rk[6][4], rk[6][5], rk[6][6], rk[6][7]
+    eor v21.16b, v1.16b, v21.16b                    // pipo.cs:88:29 encrypt r6
+     eor v30.16b, v1.16b, v30.16b                   // pipo.cs:88:29 encrypt r6
+    eor v22.16b, v2.16b, v22.16b                    // pipo.cs:88:29 encrypt r6
+     eor v31.16b, v2.16b, v31.16b                   // pipo.cs:88:29 encrypt r6
+    and v1.16b, v21.16b, v22.16b                    // pipo.cs:14:18 encrypt>SLayer r7
+     and v2.16b, v30.16b, v31.16b                   // pipo.cs:14:18 encrypt>SLayer r7
+    eor3 v16.16b, v3.16b, v16.16b, v1.16b           // pipo.cs:14:5 encrypt>SLayer r7
+     eor3 v25.16b, v3.16b, v25.16b, v2.16b          // pipo.cs:14:5 encrypt>SLayer r7
+    and v1.16b, v21.16b, v16.16b                    // pipo.cs:15:18 encrypt>SLayer r7
+     and v2.16b, v30.16b, v25.16b                   // pipo.cs:15:18 encrypt>SLayer r7
+    eor3 v20.16b, v0.16b, v20.16b, v1.16b           // pipo.cs:15:5 encrypt>SLayer r7
+     eor3 v29.16b, v0.16b, v29.16b, v2.16b          // pipo.cs:15:5 encrypt>SLayer r7
+    orr v0.16b, v20.16b, v19.16b                    // pipo.cs:16:18 encrypt>SLayer r7
+     orr v1.16b, v29.16b, v28.16b                   // pipo.cs:16:18 encrypt>SLayer r7
     eor v22.16b, v22.16b, v20.16b                   // pipo.cs:17:5 encrypt>SLayer r7
-     eor v28.16b, v28.16b, v29.16b                  // pipo.cs:17:5 encrypt>SLayer r7
-    eor v27.16b, v27.16b, v16.16b                   // pipo.cs:18:5 encrypt>SLayer r7
-     eor v19.16b, v19.16b, v25.16b                  // pipo.cs:18:5 encrypt>SLayer r7
-    and v2.16b, v27.16b, v22.16b                    // pipo.cs:19:18 encrypt>SLayer r7
-     and v3.16b, v19.16b, v28.16b                   // pipo.cs:19:18 encrypt>SLayer r7
-    and v6.16b, v26.16b, v0.16b                     // pipo.cs:21:18 encrypt>SLayer r7
-     and v7.16b, v18.16b, v17.16b                   // pipo.cs:21:18 encrypt>SLayer r7
-    eor v4.16b, v4.16b, v6.16b                      // pipo.cs:21:5 encrypt>SLayer r7
-     eor v5.16b, v5.16b, v7.16b                     // pipo.cs:21:5 encrypt>SLayer r7
-    ldr q6, [x0, #768]                              // round key rk[6][0]
-    eor3 v24.16b, v6.16b, v24.16b, v4.16b           // pipo.cs:21:5 encrypt>SLayer r7
-     eor3 v23.16b, v6.16b, v23.16b, v5.16b          // pipo.cs:21:5 encrypt>SLayer r7
-    orr v4.16b, v26.16b, v24.16b                    // pipo.cs:22:18 encrypt>SLayer r7
-     orr v5.16b, v18.16b, v23.16b                   // pipo.cs:22:18 encrypt>SLayer r7
-    eor v6.16b, v0.16b, v4.16b                      // pipo.cs:22:5 encrypt>SLayer r7
-     eor v7.16b, v17.16b, v5.16b                    // pipo.cs:22:5 encrypt>SLayer r7
-    eor3 v0.16b, v0.16b, v4.16b, v8.16b             // pipo.cs:23:12 encrypt>SLayer r7
-     eor3 v17.16b, v17.16b, v5.16b, v8.16b          // pipo.cs:23:12 encrypt>SLayer r7
-    orn v4.16b, v24.16b, v6.16b                     // pipo.cs:24:18 encrypt>SLayer r7
-     orn v5.16b, v23.16b, v7.16b                    // pipo.cs:24:18 encrypt>SLayer r7
-    eor v26.16b, v26.16b, v4.16b                    // pipo.cs:24:5 encrypt>SLayer r7
-     eor v18.16b, v18.16b, v5.16b                   // pipo.cs:24:5 encrypt>SLayer r7
-    eor3 v16.16b, v16.16b, v2.16b, v26.16b          // pipo.cs:26:5 encrypt>SLayer r7
-     eor3 v25.16b, v25.16b, v3.16b, v18.16b         // pipo.cs:26:5 encrypt>SLayer r7
-    eor v22.16b, v22.16b, v0.16b                    // pipo.cs:26:19 encrypt>SLayer r7
-     eor v28.16b, v28.16b, v17.16b                  // pipo.cs:26:19 encrypt>SLayer r7
-    eor3 v21.16b, v21.16b, v31.16b, v24.16b         // pipo.cs:26:33 encrypt>SLayer r7
+     eor v31.16b, v31.16b, v29.16b                  // pipo.cs:17:5 encrypt>SLayer r7
+    eor v19.16b, v19.16b, v16.16b                   // pipo.cs:18:5 encrypt>SLayer r7
+     eor v28.16b, v28.16b, v25.16b                  // pipo.cs:18:5 encrypt>SLayer r7
+    and v2.16b, v19.16b, v22.16b                    // pipo.cs:19:18 encrypt>SLayer r7
+     and v3.16b, v28.16b, v31.16b                   // pipo.cs:19:18 encrypt>SLayer r7
+    bcax v4.16b, v4.16b, v18.16b, v17.16b           // pipo.cs:21:5 encrypt>SLayer r7
+     bcax v5.16b, v5.16b, v27.16b, v26.16b          // pipo.cs:21:5 encrypt>SLayer r7
+    eor3 v24.16b, v7.16b, v24.16b, v4.16b           // pipo.cs:21:5 encrypt>SLayer r7
+     eor3 v23.16b, v7.16b, v23.16b, v5.16b          // pipo.cs:21:5 encrypt>SLayer r7
+    orr v4.16b, v18.16b, v24.16b                    // pipo.cs:22:18 encrypt>SLayer r7
+     orr v5.16b, v27.16b, v23.16b                   // pipo.cs:22:18 encrypt>SLayer r7
+    eor v17.16b, v17.16b, v4.16b                    // pipo.cs:22:5 encrypt>SLayer r7
+     eor v26.16b, v26.16b, v5.16b                   // pipo.cs:22:5 encrypt>SLayer r7
+    orr v4.16b, v24.16b, v17.16b                    // pipo.cs:24:18 encrypt>SLayer r7
+     orr v5.16b, v23.16b, v26.16b                   // pipo.cs:24:18 encrypt>SLayer r7
+    eor v18.16b, v18.16b, v4.16b                    // pipo.cs:24:5 encrypt>SLayer r7
+     eor v27.16b, v27.16b, v5.16b                   // pipo.cs:24:5 encrypt>SLayer r7
+    eor3 v16.16b, v16.16b, v2.16b, v18.16b          // pipo.cs:26:5 encrypt>SLayer r7
+     eor3 v25.16b, v25.16b, v3.16b, v27.16b         // pipo.cs:26:5 encrypt>SLayer r7
+    eor v22.16b, v22.16b, v17.16b                   // pipo.cs:26:19 encrypt>SLayer r7
+     eor v31.16b, v31.16b, v26.16b                  // pipo.cs:26:19 encrypt>SLayer r7
+    eor3 v21.16b, v21.16b, v0.16b, v24.16b          // pipo.cs:26:33 encrypt>SLayer r7
      eor3 v30.16b, v30.16b, v1.16b, v23.16b         // pipo.cs:26:33 encrypt>SLayer r7
-    and v31.16b, v27.16b, v16.16b                   // pipo.cs:29:18 encrypt>SLayer r7
-     and v1.16b, v19.16b, v25.16b                   // pipo.cs:29:18 encrypt>SLayer r7
-    eor3 v20.16b, v20.16b, v22.16b, v31.16b         // pipo.cs:30:5 encrypt>SLayer r7
-     eor3 v29.16b, v29.16b, v28.16b, v1.16b         // pipo.cs:30:5 encrypt>SLayer r7
-    orr v31.16b, v20.16b, v22.16b                   // pipo.cs:31:16 encrypt>SLayer r7
-     orr v1.16b, v29.16b, v28.16b                   // pipo.cs:31:16 encrypt>SLayer r7
-    eor v31.16b, v21.16b, v31.16b                   // pipo.cs:31:5 encrypt>SLayer r7
+    and v0.16b, v19.16b, v16.16b                    // pipo.cs:29:18 encrypt>SLayer r7
+     and v1.16b, v28.16b, v25.16b                   // pipo.cs:29:18 encrypt>SLayer r7
+    eor3 v20.16b, v20.16b, v22.16b, v0.16b          // pipo.cs:30:5 encrypt>SLayer r7
+     eor3 v29.16b, v29.16b, v31.16b, v1.16b         // pipo.cs:30:5 encrypt>SLayer r7
+    orr v0.16b, v20.16b, v22.16b                    // pipo.cs:31:16 encrypt>SLayer r7
+     orr v1.16b, v29.16b, v31.16b                   // pipo.cs:31:16 encrypt>SLayer r7
+    eor v0.16b, v21.16b, v0.16b                     // pipo.cs:31:5 encrypt>SLayer r7
      eor v1.16b, v30.16b, v1.16b                    // pipo.cs:31:5 encrypt>SLayer r7
-    eor v2.16b, v16.16b, v31.16b                    // pipo.cs:32:5 encrypt>SLayer r7
+    eor v2.16b, v16.16b, v0.16b                     // pipo.cs:32:5 encrypt>SLayer r7
      eor v3.16b, v25.16b, v1.16b                    // pipo.cs:32:5 encrypt>SLayer r7
-    eor v4.16b, v27.16b, v22.16b                    // pipo.cs:33:5 encrypt>SLayer r7
-     eor v5.16b, v19.16b, v28.16b                   // pipo.cs:33:5 encrypt>SLayer r7
-    orr v31.16b, v31.16b, v4.16b                    // pipo.cs:34:5 encrypt>SLayer r7
+    eor v4.16b, v19.16b, v22.16b                    // pipo.cs:33:5 encrypt>SLayer r7
+     eor v5.16b, v28.16b, v31.16b                   // pipo.cs:33:5 encrypt>SLayer r7
+    orr v0.16b, v0.16b, v4.16b                      // pipo.cs:34:5 encrypt>SLayer r7
      orr v1.16b, v1.16b, v5.16b                     // pipo.cs:34:5 encrypt>SLayer r7
-    orr v6.16b, v20.16b, v2.16b                     // pipo.cs:35:18 encrypt>SLayer r7
-     orr v7.16b, v29.16b, v3.16b                    // pipo.cs:35:18 encrypt>SLayer r7
-    eor v27.16b, v27.16b, v6.16b                    // pipo.cs:35:5 encrypt>SLayer r7
-     eor v19.16b, v19.16b, v7.16b                   // pipo.cs:35:5 encrypt>SLayer r7
-    eor v26.16b, v26.16b, v2.16b                    // pipo.cs:38:5 encrypt>SLayer r7
-     eor v18.16b, v18.16b, v3.16b                   // pipo.cs:38:5 encrypt>SLayer r7
-    eor3 v31.16b, v0.16b, v2.16b, v31.16b           // pipo.cs:38:17 encrypt>SLayer r7
-     eor3 v17.16b, v17.16b, v3.16b, v1.16b          // pipo.cs:38:17 encrypt>SLayer r7
-    shl v0.16b, v31.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r7
-    sri v0.16b, v31.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r7
-     shl v31.16b, v17.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r7
-     sri v31.16b, v17.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r7
-    shl v17.16b, v26.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r7
-    sri v17.16b, v26.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r7
-     shl v26.16b, v18.16b, #1                       // pipo.cs:74:40 encrypt>RLayer r7
-     sri v26.16b, v18.16b, #7                       // pipo.cs:74:40 encrypt>RLayer r7
-    shl v18.16b, v27.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r7
-    sri v18.16b, v27.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r7
-     shl v27.16b, v19.16b, #7                       // pipo.cs:74:40 encrypt>RLayer r7
-     sri v27.16b, v19.16b, #1                       // pipo.cs:74:40 encrypt>RLayer r7
-    shl v19.16b, v20.16b, #6                        // pipo.cs:74:40 encrypt>RLayer r7
-    sri v19.16b, v20.16b, #2                        // pipo.cs:74:40 encrypt>RLayer r7
+    orr v7.16b, v20.16b, v2.16b                     // pipo.cs:35:18 encrypt>SLayer r7
+     orr v8.16b, v29.16b, v3.16b                    // pipo.cs:35:18 encrypt>SLayer r7
+    eor v19.16b, v19.16b, v7.16b                    // pipo.cs:35:5 encrypt>SLayer r7
+     eor v28.16b, v28.16b, v8.16b                   // pipo.cs:35:5 encrypt>SLayer r7
+    eor v18.16b, v18.16b, v2.16b                    // pipo.cs:38:5 encrypt>SLayer r7
+     eor v27.16b, v27.16b, v3.16b                   // pipo.cs:38:5 encrypt>SLayer r7
+    eor3 v17.16b, v17.16b, v2.16b, v0.16b           // pipo.cs:38:17 encrypt>SLayer r7
+     eor3 v26.16b, v26.16b, v3.16b, v1.16b          // pipo.cs:38:17 encrypt>SLayer r7
+    shl v0.16b, v17.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r7
+    sri v0.16b, v17.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r7
+     shl v17.16b, v26.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r7
+     sri v17.16b, v26.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r7
+    shl v26.16b, v18.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r7
+    sri v26.16b, v18.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r7
+     shl v18.16b, v27.16b, #1                       // pipo.cs:74:40 encrypt>RLayer r7
+     sri v18.16b, v27.16b, #7                       // pipo.cs:74:40 encrypt>RLayer r7
+    shl v27.16b, v19.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r7
+    sri v27.16b, v19.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r7
+     shl v19.16b, v28.16b, #7                       // pipo.cs:74:40 encrypt>RLayer r7
+     sri v19.16b, v28.16b, #1                       // pipo.cs:74:40 encrypt>RLayer r7
+    shl v28.16b, v20.16b, #6                        // pipo.cs:74:40 encrypt>RLayer r7
+    sri v28.16b, v20.16b, #2                        // pipo.cs:74:40 encrypt>RLayer r7
      shl v20.16b, v29.16b, #6                       // pipo.cs:74:40 encrypt>RLayer r7
      sri v20.16b, v29.16b, #2                       // pipo.cs:74:40 encrypt>RLayer r7
     shl v29.16b, v21.16b, #2                        // pipo.cs:74:40 encrypt>RLayer r7
@@ -3775,105 +3558,96 @@ pipo64_128_neon_b16_il2_sha3_ctr:
      sri v21.16b, v30.16b, #6                       // pipo.cs:74:40 encrypt>RLayer r7
     shl v30.16b, v22.16b, #3                        // pipo.cs:74:40 encrypt>RLayer r7
     sri v30.16b, v22.16b, #5                        // pipo.cs:74:40 encrypt>RLayer r7
-     shl v22.16b, v28.16b, #3                       // pipo.cs:74:40 encrypt>RLayer r7
-     sri v22.16b, v28.16b, #5                       // pipo.cs:74:40 encrypt>RLayer r7
-    shl v28.16b, v16.16b, #5                        // pipo.cs:74:40 encrypt>RLayer r7
-    sri v28.16b, v16.16b, #3                        // pipo.cs:74:40 encrypt>RLayer r7
+     shl v22.16b, v31.16b, #3                       // pipo.cs:74:40 encrypt>RLayer r7
+     sri v22.16b, v31.16b, #5                       // pipo.cs:74:40 encrypt>RLayer r7
+    shl v31.16b, v16.16b, #5                        // pipo.cs:74:40 encrypt>RLayer r7
+    sri v31.16b, v16.16b, #3                        // pipo.cs:74:40 encrypt>RLayer r7
      shl v16.16b, v25.16b, #5                       // pipo.cs:74:40 encrypt>RLayer r7
      sri v16.16b, v25.16b, #3                       // pipo.cs:74:40 encrypt>RLayer r7
-    ldr q25, [x0, #912]                             // round key rk[7][1]
-    eor v0.16b, v25.16b, v0.16b                     // pipo.cs:88:29 encrypt r7
-     eor v25.16b, v25.16b, v31.16b                  // pipo.cs:88:29 encrypt r7
-    ldr q31, [x0, #928]                             // round key rk[7][2]
-    eor v17.16b, v31.16b, v17.16b                   // pipo.cs:88:29 encrypt r7
-     eor v26.16b, v31.16b, v26.16b                  // pipo.cs:88:29 encrypt r7
-    ldr q31, [x0, #944]                             // round key rk[7][3]
-    eor v18.16b, v31.16b, v18.16b                   // pipo.cs:88:29 encrypt r7
-     eor v27.16b, v31.16b, v27.16b                  // pipo.cs:88:29 encrypt r7
-    ldr q31, [x0, #976]                             // round key rk[7][5]
-    eor v29.16b, v31.16b, v29.16b                   // pipo.cs:88:29 encrypt r7
-     eor v21.16b, v31.16b, v21.16b                  // pipo.cs:88:29 encrypt r7
-    ldp q31, q2, [x0, #992]                         // round key rk[7][6] + round key rk[7][7]
-    eor v30.16b, v31.16b, v30.16b                   // pipo.cs:88:29 encrypt r7
-     eor v22.16b, v31.16b, v22.16b                  // pipo.cs:88:29 encrypt r7
-    and v31.16b, v29.16b, v30.16b                   // pipo.cs:14:18 encrypt>SLayer r8
-     and v1.16b, v21.16b, v22.16b                   // pipo.cs:14:18 encrypt>SLayer r8
-    eor3 v28.16b, v2.16b, v28.16b, v31.16b          // pipo.cs:14:5 encrypt>SLayer r8
-     eor3 v16.16b, v2.16b, v16.16b, v1.16b          // pipo.cs:14:5 encrypt>SLayer r8
-    and v31.16b, v29.16b, v28.16b                   // pipo.cs:15:18 encrypt>SLayer r8
-     and v1.16b, v21.16b, v16.16b                   // pipo.cs:15:18 encrypt>SLayer r8
-    ldr q2, [x0, #960]                              // round key rk[7][4]
-    eor3 v19.16b, v2.16b, v19.16b, v31.16b          // pipo.cs:15:5 encrypt>SLayer r8
-     eor3 v20.16b, v2.16b, v20.16b, v1.16b          // pipo.cs:15:5 encrypt>SLayer r8
-    orr v31.16b, v19.16b, v18.16b                   // pipo.cs:16:18 encrypt>SLayer r8
-     orr v1.16b, v20.16b, v27.16b                   // pipo.cs:16:18 encrypt>SLayer r8
-    eor v30.16b, v30.16b, v19.16b                   // pipo.cs:17:5 encrypt>SLayer r8
+    ld1 {v7.16b-v10.16b}, [x10], #64                // round keys rk[7][0], rk[7][1], rk[7][2], rk[7][3]
+    eor3 v25.16b, v8.16b, v0.16b, v6.16b            // pipo.cs:88:29 encrypt r7
+     eor3 v17.16b, v8.16b, v17.16b, v6.16b          // pipo.cs:88:29 encrypt r7
+    eor v26.16b, v9.16b, v26.16b                    // pipo.cs:88:29 encrypt r7
+     eor v18.16b, v9.16b, v18.16b                   // pipo.cs:88:29 encrypt r7
+    eor v27.16b, v10.16b, v27.16b                   // pipo.cs:88:29 encrypt r7
+     eor v19.16b, v10.16b, v19.16b                  // pipo.cs:88:29 encrypt r7
+    ld1 {v0.16b-v3.16b}, [x10], #64                 // round keys rk[7][4], rk[7][5], rk[7][6], rk[7][7]
+    eor v29.16b, v1.16b, v29.16b                    // pipo.cs:88:29 encrypt r7
+     eor v21.16b, v1.16b, v21.16b                   // pipo.cs:88:29 encrypt r7
+    eor v30.16b, v2.16b, v30.16b                    // pipo.cs:88:29 encrypt r7
+     eor v22.16b, v2.16b, v22.16b                   // pipo.cs:88:29 encrypt r7
+    and v1.16b, v29.16b, v30.16b                    // pipo.cs:14:18 encrypt>SLayer r8
+     and v2.16b, v21.16b, v22.16b                   // pipo.cs:14:18 encrypt>SLayer r8
+    eor3 v31.16b, v3.16b, v31.16b, v1.16b           // pipo.cs:14:5 encrypt>SLayer r8
+     eor3 v16.16b, v3.16b, v16.16b, v2.16b          // pipo.cs:14:5 encrypt>SLayer r8
+    and v1.16b, v29.16b, v31.16b                    // pipo.cs:15:18 encrypt>SLayer r8
+     and v2.16b, v21.16b, v16.16b                   // pipo.cs:15:18 encrypt>SLayer r8
+    eor3 v28.16b, v0.16b, v28.16b, v1.16b           // pipo.cs:15:5 encrypt>SLayer r8
+     eor3 v20.16b, v0.16b, v20.16b, v2.16b          // pipo.cs:15:5 encrypt>SLayer r8
+    orr v0.16b, v28.16b, v27.16b                    // pipo.cs:16:18 encrypt>SLayer r8
+     orr v1.16b, v20.16b, v19.16b                   // pipo.cs:16:18 encrypt>SLayer r8
+    eor v30.16b, v30.16b, v28.16b                   // pipo.cs:17:5 encrypt>SLayer r8
      eor v22.16b, v22.16b, v20.16b                  // pipo.cs:17:5 encrypt>SLayer r8
-    eor v18.16b, v18.16b, v28.16b                   // pipo.cs:18:5 encrypt>SLayer r8
-     eor v27.16b, v27.16b, v16.16b                  // pipo.cs:18:5 encrypt>SLayer r8
-    and v2.16b, v18.16b, v30.16b                    // pipo.cs:19:18 encrypt>SLayer r8
-     and v3.16b, v27.16b, v22.16b                   // pipo.cs:19:18 encrypt>SLayer r8
-    and v6.16b, v17.16b, v0.16b                     // pipo.cs:21:18 encrypt>SLayer r8
-     and v7.16b, v26.16b, v25.16b                   // pipo.cs:21:18 encrypt>SLayer r8
-    eor v4.16b, v4.16b, v6.16b                      // pipo.cs:21:5 encrypt>SLayer r8
-     eor v5.16b, v5.16b, v7.16b                     // pipo.cs:21:5 encrypt>SLayer r8
-    ldr q6, [x0, #896]                              // round key rk[7][0]
-    eor3 v24.16b, v6.16b, v24.16b, v4.16b           // pipo.cs:21:5 encrypt>SLayer r8
-     eor3 v23.16b, v6.16b, v23.16b, v5.16b          // pipo.cs:21:5 encrypt>SLayer r8
-    orr v4.16b, v17.16b, v24.16b                    // pipo.cs:22:18 encrypt>SLayer r8
-     orr v5.16b, v26.16b, v23.16b                   // pipo.cs:22:18 encrypt>SLayer r8
-    eor v6.16b, v0.16b, v4.16b                      // pipo.cs:22:5 encrypt>SLayer r8
-     eor v7.16b, v25.16b, v5.16b                    // pipo.cs:22:5 encrypt>SLayer r8
-    eor3 v0.16b, v0.16b, v4.16b, v8.16b             // pipo.cs:23:12 encrypt>SLayer r8
-     eor3 v25.16b, v25.16b, v5.16b, v8.16b          // pipo.cs:23:12 encrypt>SLayer r8
-    orn v4.16b, v24.16b, v6.16b                     // pipo.cs:24:18 encrypt>SLayer r8
-     orn v5.16b, v23.16b, v7.16b                    // pipo.cs:24:18 encrypt>SLayer r8
-    eor v17.16b, v17.16b, v4.16b                    // pipo.cs:24:5 encrypt>SLayer r8
-     eor v26.16b, v26.16b, v5.16b                   // pipo.cs:24:5 encrypt>SLayer r8
-    eor3 v28.16b, v28.16b, v2.16b, v17.16b          // pipo.cs:26:5 encrypt>SLayer r8
-     eor3 v16.16b, v16.16b, v3.16b, v26.16b         // pipo.cs:26:5 encrypt>SLayer r8
-    eor v30.16b, v30.16b, v0.16b                    // pipo.cs:26:19 encrypt>SLayer r8
-     eor v22.16b, v22.16b, v25.16b                  // pipo.cs:26:19 encrypt>SLayer r8
-    eor3 v29.16b, v29.16b, v31.16b, v24.16b         // pipo.cs:26:33 encrypt>SLayer r8
+    eor v27.16b, v27.16b, v31.16b                   // pipo.cs:18:5 encrypt>SLayer r8
+     eor v19.16b, v19.16b, v16.16b                  // pipo.cs:18:5 encrypt>SLayer r8
+    and v2.16b, v27.16b, v30.16b                    // pipo.cs:19:18 encrypt>SLayer r8
+     and v3.16b, v19.16b, v22.16b                   // pipo.cs:19:18 encrypt>SLayer r8
+    bcax v4.16b, v4.16b, v26.16b, v25.16b           // pipo.cs:21:5 encrypt>SLayer r8
+     bcax v5.16b, v5.16b, v18.16b, v17.16b          // pipo.cs:21:5 encrypt>SLayer r8
+    eor3 v24.16b, v7.16b, v24.16b, v4.16b           // pipo.cs:21:5 encrypt>SLayer r8
+     eor3 v23.16b, v7.16b, v23.16b, v5.16b          // pipo.cs:21:5 encrypt>SLayer r8
+    orr v4.16b, v26.16b, v24.16b                    // pipo.cs:22:18 encrypt>SLayer r8
+     orr v5.16b, v18.16b, v23.16b                   // pipo.cs:22:18 encrypt>SLayer r8
+    eor v25.16b, v25.16b, v4.16b                    // pipo.cs:22:5 encrypt>SLayer r8
+     eor v17.16b, v17.16b, v5.16b                   // pipo.cs:22:5 encrypt>SLayer r8
+    orr v4.16b, v24.16b, v25.16b                    // pipo.cs:24:18 encrypt>SLayer r8
+     orr v5.16b, v23.16b, v17.16b                   // pipo.cs:24:18 encrypt>SLayer r8
+    eor v26.16b, v26.16b, v4.16b                    // pipo.cs:24:5 encrypt>SLayer r8
+     eor v18.16b, v18.16b, v5.16b                   // pipo.cs:24:5 encrypt>SLayer r8
+    eor3 v31.16b, v31.16b, v2.16b, v26.16b          // pipo.cs:26:5 encrypt>SLayer r8
+     eor3 v16.16b, v16.16b, v3.16b, v18.16b         // pipo.cs:26:5 encrypt>SLayer r8
+    eor v30.16b, v30.16b, v25.16b                   // pipo.cs:26:19 encrypt>SLayer r8
+     eor v22.16b, v22.16b, v17.16b                  // pipo.cs:26:19 encrypt>SLayer r8
+    eor3 v29.16b, v29.16b, v0.16b, v24.16b          // pipo.cs:26:33 encrypt>SLayer r8
      eor3 v21.16b, v21.16b, v1.16b, v23.16b         // pipo.cs:26:33 encrypt>SLayer r8
-    and v31.16b, v18.16b, v28.16b                   // pipo.cs:29:18 encrypt>SLayer r8
-     and v1.16b, v27.16b, v16.16b                   // pipo.cs:29:18 encrypt>SLayer r8
-    eor3 v19.16b, v19.16b, v30.16b, v31.16b         // pipo.cs:30:5 encrypt>SLayer r8
+    and v0.16b, v27.16b, v31.16b                    // pipo.cs:29:18 encrypt>SLayer r8
+     and v1.16b, v19.16b, v16.16b                   // pipo.cs:29:18 encrypt>SLayer r8
+    eor3 v28.16b, v28.16b, v30.16b, v0.16b          // pipo.cs:30:5 encrypt>SLayer r8
      eor3 v20.16b, v20.16b, v22.16b, v1.16b         // pipo.cs:30:5 encrypt>SLayer r8
-    orr v31.16b, v19.16b, v30.16b                   // pipo.cs:31:16 encrypt>SLayer r8
+    orr v0.16b, v28.16b, v30.16b                    // pipo.cs:31:16 encrypt>SLayer r8
      orr v1.16b, v20.16b, v22.16b                   // pipo.cs:31:16 encrypt>SLayer r8
-    eor v31.16b, v29.16b, v31.16b                   // pipo.cs:31:5 encrypt>SLayer r8
+    eor v0.16b, v29.16b, v0.16b                     // pipo.cs:31:5 encrypt>SLayer r8
      eor v1.16b, v21.16b, v1.16b                    // pipo.cs:31:5 encrypt>SLayer r8
-    eor v2.16b, v28.16b, v31.16b                    // pipo.cs:32:5 encrypt>SLayer r8
+    eor v2.16b, v31.16b, v0.16b                     // pipo.cs:32:5 encrypt>SLayer r8
      eor v3.16b, v16.16b, v1.16b                    // pipo.cs:32:5 encrypt>SLayer r8
-    eor v4.16b, v18.16b, v30.16b                    // pipo.cs:33:5 encrypt>SLayer r8
-     eor v5.16b, v27.16b, v22.16b                   // pipo.cs:33:5 encrypt>SLayer r8
-    orr v31.16b, v31.16b, v4.16b                    // pipo.cs:34:5 encrypt>SLayer r8
+    eor v4.16b, v27.16b, v30.16b                    // pipo.cs:33:5 encrypt>SLayer r8
+     eor v5.16b, v19.16b, v22.16b                   // pipo.cs:33:5 encrypt>SLayer r8
+    orr v0.16b, v0.16b, v4.16b                      // pipo.cs:34:5 encrypt>SLayer r8
      orr v1.16b, v1.16b, v5.16b                     // pipo.cs:34:5 encrypt>SLayer r8
-    orr v6.16b, v19.16b, v2.16b                     // pipo.cs:35:18 encrypt>SLayer r8
-     orr v7.16b, v20.16b, v3.16b                    // pipo.cs:35:18 encrypt>SLayer r8
-    eor v18.16b, v18.16b, v6.16b                    // pipo.cs:35:5 encrypt>SLayer r8
-     eor v27.16b, v27.16b, v7.16b                   // pipo.cs:35:5 encrypt>SLayer r8
-    eor v17.16b, v17.16b, v2.16b                    // pipo.cs:38:5 encrypt>SLayer r8
-     eor v26.16b, v26.16b, v3.16b                   // pipo.cs:38:5 encrypt>SLayer r8
-    eor3 v31.16b, v0.16b, v2.16b, v31.16b           // pipo.cs:38:17 encrypt>SLayer r8
-     eor3 v25.16b, v25.16b, v3.16b, v1.16b          // pipo.cs:38:17 encrypt>SLayer r8
-    shl v0.16b, v31.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r8
-    sri v0.16b, v31.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r8
-     shl v31.16b, v25.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r8
-     sri v31.16b, v25.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r8
-    shl v25.16b, v17.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r8
-    sri v25.16b, v17.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r8
-     shl v17.16b, v26.16b, #1                       // pipo.cs:74:40 encrypt>RLayer r8
-     sri v17.16b, v26.16b, #7                       // pipo.cs:74:40 encrypt>RLayer r8
-    shl v26.16b, v18.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r8
-    sri v26.16b, v18.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r8
-     shl v18.16b, v27.16b, #7                       // pipo.cs:74:40 encrypt>RLayer r8
-     sri v18.16b, v27.16b, #1                       // pipo.cs:74:40 encrypt>RLayer r8
-    shl v27.16b, v19.16b, #6                        // pipo.cs:74:40 encrypt>RLayer r8
-    sri v27.16b, v19.16b, #2                        // pipo.cs:74:40 encrypt>RLayer r8
-     shl v19.16b, v20.16b, #6                       // pipo.cs:74:40 encrypt>RLayer r8
-     sri v19.16b, v20.16b, #2                       // pipo.cs:74:40 encrypt>RLayer r8
+    orr v7.16b, v28.16b, v2.16b                     // pipo.cs:35:18 encrypt>SLayer r8
+     orr v8.16b, v20.16b, v3.16b                    // pipo.cs:35:18 encrypt>SLayer r8
+    eor v27.16b, v27.16b, v7.16b                    // pipo.cs:35:5 encrypt>SLayer r8
+     eor v19.16b, v19.16b, v8.16b                   // pipo.cs:35:5 encrypt>SLayer r8
+    eor v26.16b, v26.16b, v2.16b                    // pipo.cs:38:5 encrypt>SLayer r8
+     eor v18.16b, v18.16b, v3.16b                   // pipo.cs:38:5 encrypt>SLayer r8
+    eor3 v25.16b, v25.16b, v2.16b, v0.16b           // pipo.cs:38:17 encrypt>SLayer r8
+     eor3 v17.16b, v17.16b, v3.16b, v1.16b          // pipo.cs:38:17 encrypt>SLayer r8
+    shl v0.16b, v25.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r8
+    sri v0.16b, v25.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r8
+     shl v25.16b, v17.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r8
+     sri v25.16b, v17.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r8
+    shl v17.16b, v26.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r8
+    sri v17.16b, v26.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r8
+     shl v26.16b, v18.16b, #1                       // pipo.cs:74:40 encrypt>RLayer r8
+     sri v26.16b, v18.16b, #7                       // pipo.cs:74:40 encrypt>RLayer r8
+    shl v18.16b, v27.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r8
+    sri v18.16b, v27.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r8
+     shl v27.16b, v19.16b, #7                       // pipo.cs:74:40 encrypt>RLayer r8
+     sri v27.16b, v19.16b, #1                       // pipo.cs:74:40 encrypt>RLayer r8
+    shl v19.16b, v28.16b, #6                        // pipo.cs:74:40 encrypt>RLayer r8
+    sri v19.16b, v28.16b, #2                        // pipo.cs:74:40 encrypt>RLayer r8
+     shl v28.16b, v20.16b, #6                       // pipo.cs:74:40 encrypt>RLayer r8
+     sri v28.16b, v20.16b, #2                       // pipo.cs:74:40 encrypt>RLayer r8
     shl v20.16b, v29.16b, #2                        // pipo.cs:74:40 encrypt>RLayer r8
     sri v20.16b, v29.16b, #6                        // pipo.cs:74:40 encrypt>RLayer r8
      shl v29.16b, v21.16b, #2                       // pipo.cs:74:40 encrypt>RLayer r8
@@ -3882,106 +3656,96 @@ pipo64_128_neon_b16_il2_sha3_ctr:
     sri v21.16b, v30.16b, #5                        // pipo.cs:74:40 encrypt>RLayer r8
      shl v30.16b, v22.16b, #3                       // pipo.cs:74:40 encrypt>RLayer r8
      sri v30.16b, v22.16b, #5                       // pipo.cs:74:40 encrypt>RLayer r8
-    shl v22.16b, v28.16b, #5                        // pipo.cs:74:40 encrypt>RLayer r8
-    sri v22.16b, v28.16b, #3                        // pipo.cs:74:40 encrypt>RLayer r8
-     shl v28.16b, v16.16b, #5                       // pipo.cs:74:40 encrypt>RLayer r8
-     sri v28.16b, v16.16b, #3                       // pipo.cs:74:40 encrypt>RLayer r8
-    ldr q16, [x0, #1040]                            // round key rk[8][1]
-    eor v0.16b, v16.16b, v0.16b                     // pipo.cs:88:29 encrypt r8
-     eor v16.16b, v16.16b, v31.16b                  // pipo.cs:88:29 encrypt r8
-    ldr q31, [x0, #1056]                            // round key rk[8][2]
-    eor v25.16b, v31.16b, v25.16b                   // pipo.cs:88:29 encrypt r8
-     eor v17.16b, v31.16b, v17.16b                  // pipo.cs:88:29 encrypt r8
-    ldr q31, [x0, #1072]                            // round key rk[8][3]
-    eor v26.16b, v31.16b, v26.16b                   // pipo.cs:88:29 encrypt r8
-     eor v18.16b, v31.16b, v18.16b                  // pipo.cs:88:29 encrypt r8
-    ldr q31, [x0, #1104]                            // round key rk[8][5]
-    eor v20.16b, v31.16b, v20.16b                   // pipo.cs:88:29 encrypt r8
-     eor v29.16b, v31.16b, v29.16b                  // pipo.cs:88:29 encrypt r8
-    ldr q31, [x0, #1120]                            // round key rk[8][6]
-    eor v21.16b, v31.16b, v21.16b                   // pipo.cs:88:29 encrypt r8
-     eor v30.16b, v31.16b, v30.16b                  // pipo.cs:88:29 encrypt r8
-    and v31.16b, v20.16b, v21.16b                   // pipo.cs:14:18 encrypt>SLayer r9
-     and v1.16b, v29.16b, v30.16b                   // pipo.cs:14:18 encrypt>SLayer r9
-    ldr q2, [x0, #1136]                             // round key rk[8][7]
-    eor3 v22.16b, v2.16b, v22.16b, v31.16b          // pipo.cs:14:5 encrypt>SLayer r9
-     eor3 v28.16b, v2.16b, v28.16b, v1.16b          // pipo.cs:14:5 encrypt>SLayer r9
-    and v31.16b, v20.16b, v22.16b                   // pipo.cs:15:18 encrypt>SLayer r9
-     and v1.16b, v29.16b, v28.16b                   // pipo.cs:15:18 encrypt>SLayer r9
-    ldr q2, [x0, #1088]                             // round key rk[8][4]
-    eor3 v27.16b, v2.16b, v27.16b, v31.16b          // pipo.cs:15:5 encrypt>SLayer r9
-     eor3 v19.16b, v2.16b, v19.16b, v1.16b          // pipo.cs:15:5 encrypt>SLayer r9
-    orr v31.16b, v27.16b, v26.16b                   // pipo.cs:16:18 encrypt>SLayer r9
-     orr v1.16b, v19.16b, v18.16b                   // pipo.cs:16:18 encrypt>SLayer r9
-    eor v21.16b, v21.16b, v27.16b                   // pipo.cs:17:5 encrypt>SLayer r9
-     eor v30.16b, v30.16b, v19.16b                  // pipo.cs:17:5 encrypt>SLayer r9
-    eor v26.16b, v26.16b, v22.16b                   // pipo.cs:18:5 encrypt>SLayer r9
-     eor v18.16b, v18.16b, v28.16b                  // pipo.cs:18:5 encrypt>SLayer r9
-    and v2.16b, v26.16b, v21.16b                    // pipo.cs:19:18 encrypt>SLayer r9
-     and v3.16b, v18.16b, v30.16b                   // pipo.cs:19:18 encrypt>SLayer r9
-    and v6.16b, v25.16b, v0.16b                     // pipo.cs:21:18 encrypt>SLayer r9
-     and v7.16b, v17.16b, v16.16b                   // pipo.cs:21:18 encrypt>SLayer r9
-    eor v4.16b, v4.16b, v6.16b                      // pipo.cs:21:5 encrypt>SLayer r9
-     eor v5.16b, v5.16b, v7.16b                     // pipo.cs:21:5 encrypt>SLayer r9
-    ldr q6, [x0, #1024]                             // round key rk[8][0]
-    eor3 v24.16b, v6.16b, v24.16b, v4.16b           // pipo.cs:21:5 encrypt>SLayer r9
-     eor3 v23.16b, v6.16b, v23.16b, v5.16b          // pipo.cs:21:5 encrypt>SLayer r9
-    orr v4.16b, v25.16b, v24.16b                    // pipo.cs:22:18 encrypt>SLayer r9
-     orr v5.16b, v17.16b, v23.16b                   // pipo.cs:22:18 encrypt>SLayer r9
-    eor v6.16b, v0.16b, v4.16b                      // pipo.cs:22:5 encrypt>SLayer r9
-     eor v7.16b, v16.16b, v5.16b                    // pipo.cs:22:5 encrypt>SLayer r9
-    eor3 v0.16b, v0.16b, v4.16b, v8.16b             // pipo.cs:23:12 encrypt>SLayer r9
-     eor3 v16.16b, v16.16b, v5.16b, v8.16b          // pipo.cs:23:12 encrypt>SLayer r9
-    orn v4.16b, v24.16b, v6.16b                     // pipo.cs:24:18 encrypt>SLayer r9
-     orn v5.16b, v23.16b, v7.16b                    // pipo.cs:24:18 encrypt>SLayer r9
-    eor v25.16b, v25.16b, v4.16b                    // pipo.cs:24:5 encrypt>SLayer r9
-     eor v17.16b, v17.16b, v5.16b                   // pipo.cs:24:5 encrypt>SLayer r9
-    eor3 v22.16b, v22.16b, v2.16b, v25.16b          // pipo.cs:26:5 encrypt>SLayer r9
-     eor3 v28.16b, v28.16b, v3.16b, v17.16b         // pipo.cs:26:5 encrypt>SLayer r9
-    eor v21.16b, v21.16b, v0.16b                    // pipo.cs:26:19 encrypt>SLayer r9
-     eor v30.16b, v30.16b, v16.16b                  // pipo.cs:26:19 encrypt>SLayer r9
-    eor3 v20.16b, v20.16b, v31.16b, v24.16b         // pipo.cs:26:33 encrypt>SLayer r9
+    shl v22.16b, v31.16b, #5                        // pipo.cs:74:40 encrypt>RLayer r8
+    sri v22.16b, v31.16b, #3                        // pipo.cs:74:40 encrypt>RLayer r8
+     shl v31.16b, v16.16b, #5                       // pipo.cs:74:40 encrypt>RLayer r8
+     sri v31.16b, v16.16b, #3                       // pipo.cs:74:40 encrypt>RLayer r8
+    ld1 {v7.16b-v10.16b}, [x10], #64                // round keys rk[8][0], rk[8][1], rk[8][2], rk[8][3]
+    eor3 v16.16b, v8.16b, v0.16b, v6.16b            // pipo.cs:88:29 encrypt r8
+     eor3 v25.16b, v8.16b, v25.16b, v6.16b          // pipo.cs:88:29 encrypt r8
+    eor v17.16b, v9.16b, v17.16b                    // pipo.cs:88:29 encrypt r8
+     eor v26.16b, v9.16b, v26.16b                   // pipo.cs:88:29 encrypt r8
+    eor v18.16b, v10.16b, v18.16b                   // pipo.cs:88:29 encrypt r8
+     eor v27.16b, v10.16b, v27.16b                  // pipo.cs:88:29 encrypt r8
+    ld1 {v0.16b-v3.16b}, [x10], #64                 // round keys rk[8][4], rk[8][5], rk[8][6], rk[8][7]
+    eor v20.16b, v1.16b, v20.16b                    // pipo.cs:88:29 encrypt r8
+     eor v29.16b, v1.16b, v29.16b                   // pipo.cs:88:29 encrypt r8
+    eor v21.16b, v2.16b, v21.16b                    // pipo.cs:88:29 encrypt r8
+     eor v30.16b, v2.16b, v30.16b                   // pipo.cs:88:29 encrypt r8
+    and v1.16b, v20.16b, v21.16b                    // pipo.cs:14:18 encrypt>SLayer r9
+     and v2.16b, v29.16b, v30.16b                   // pipo.cs:14:18 encrypt>SLayer r9
+    eor3 v22.16b, v3.16b, v22.16b, v1.16b           // pipo.cs:14:5 encrypt>SLayer r9
+     eor3 v31.16b, v3.16b, v31.16b, v2.16b          // pipo.cs:14:5 encrypt>SLayer r9
+    and v1.16b, v20.16b, v22.16b                    // pipo.cs:15:18 encrypt>SLayer r9
+     and v2.16b, v29.16b, v31.16b                   // pipo.cs:15:18 encrypt>SLayer r9
+    eor3 v19.16b, v0.16b, v19.16b, v1.16b           // pipo.cs:15:5 encrypt>SLayer r9
+     eor3 v28.16b, v0.16b, v28.16b, v2.16b          // pipo.cs:15:5 encrypt>SLayer r9
+    orr v0.16b, v19.16b, v18.16b                    // pipo.cs:16:18 encrypt>SLayer r9
+     orr v1.16b, v28.16b, v27.16b                   // pipo.cs:16:18 encrypt>SLayer r9
+    eor v21.16b, v21.16b, v19.16b                   // pipo.cs:17:5 encrypt>SLayer r9
+     eor v30.16b, v30.16b, v28.16b                  // pipo.cs:17:5 encrypt>SLayer r9
+    eor v18.16b, v18.16b, v22.16b                   // pipo.cs:18:5 encrypt>SLayer r9
+     eor v27.16b, v27.16b, v31.16b                  // pipo.cs:18:5 encrypt>SLayer r9
+    and v2.16b, v18.16b, v21.16b                    // pipo.cs:19:18 encrypt>SLayer r9
+     and v3.16b, v27.16b, v30.16b                   // pipo.cs:19:18 encrypt>SLayer r9
+    bcax v4.16b, v4.16b, v17.16b, v16.16b           // pipo.cs:21:5 encrypt>SLayer r9
+     bcax v5.16b, v5.16b, v26.16b, v25.16b          // pipo.cs:21:5 encrypt>SLayer r9
+    eor3 v24.16b, v7.16b, v24.16b, v4.16b           // pipo.cs:21:5 encrypt>SLayer r9
+     eor3 v23.16b, v7.16b, v23.16b, v5.16b          // pipo.cs:21:5 encrypt>SLayer r9
+    orr v4.16b, v17.16b, v24.16b                    // pipo.cs:22:18 encrypt>SLayer r9
+     orr v5.16b, v26.16b, v23.16b                   // pipo.cs:22:18 encrypt>SLayer r9
+    eor v16.16b, v16.16b, v4.16b                    // pipo.cs:22:5 encrypt>SLayer r9
+     eor v25.16b, v25.16b, v5.16b                   // pipo.cs:22:5 encrypt>SLayer r9
+    orr v4.16b, v24.16b, v16.16b                    // pipo.cs:24:18 encrypt>SLayer r9
+     orr v5.16b, v23.16b, v25.16b                   // pipo.cs:24:18 encrypt>SLayer r9
+    eor v17.16b, v17.16b, v4.16b                    // pipo.cs:24:5 encrypt>SLayer r9
+     eor v26.16b, v26.16b, v5.16b                   // pipo.cs:24:5 encrypt>SLayer r9
+    eor3 v22.16b, v22.16b, v2.16b, v17.16b          // pipo.cs:26:5 encrypt>SLayer r9
+     eor3 v31.16b, v31.16b, v3.16b, v26.16b         // pipo.cs:26:5 encrypt>SLayer r9
+    eor v21.16b, v21.16b, v16.16b                   // pipo.cs:26:19 encrypt>SLayer r9
+     eor v30.16b, v30.16b, v25.16b                  // pipo.cs:26:19 encrypt>SLayer r9
+    eor3 v20.16b, v20.16b, v0.16b, v24.16b          // pipo.cs:26:33 encrypt>SLayer r9
      eor3 v29.16b, v29.16b, v1.16b, v23.16b         // pipo.cs:26:33 encrypt>SLayer r9
-    and v31.16b, v26.16b, v22.16b                   // pipo.cs:29:18 encrypt>SLayer r9
-     and v1.16b, v18.16b, v28.16b                   // pipo.cs:29:18 encrypt>SLayer r9
-    eor3 v27.16b, v27.16b, v21.16b, v31.16b         // pipo.cs:30:5 encrypt>SLayer r9
-     eor3 v19.16b, v19.16b, v30.16b, v1.16b         // pipo.cs:30:5 encrypt>SLayer r9
-    orr v31.16b, v27.16b, v21.16b                   // pipo.cs:31:16 encrypt>SLayer r9
-     orr v1.16b, v19.16b, v30.16b                   // pipo.cs:31:16 encrypt>SLayer r9
-    eor v31.16b, v20.16b, v31.16b                   // pipo.cs:31:5 encrypt>SLayer r9
+    and v0.16b, v18.16b, v22.16b                    // pipo.cs:29:18 encrypt>SLayer r9
+     and v1.16b, v27.16b, v31.16b                   // pipo.cs:29:18 encrypt>SLayer r9
+    eor3 v19.16b, v19.16b, v21.16b, v0.16b          // pipo.cs:30:5 encrypt>SLayer r9
+     eor3 v28.16b, v28.16b, v30.16b, v1.16b         // pipo.cs:30:5 encrypt>SLayer r9
+    orr v0.16b, v19.16b, v21.16b                    // pipo.cs:31:16 encrypt>SLayer r9
+     orr v1.16b, v28.16b, v30.16b                   // pipo.cs:31:16 encrypt>SLayer r9
+    eor v0.16b, v20.16b, v0.16b                     // pipo.cs:31:5 encrypt>SLayer r9
      eor v1.16b, v29.16b, v1.16b                    // pipo.cs:31:5 encrypt>SLayer r9
-    eor v2.16b, v22.16b, v31.16b                    // pipo.cs:32:5 encrypt>SLayer r9
-     eor v3.16b, v28.16b, v1.16b                    // pipo.cs:32:5 encrypt>SLayer r9
-    eor v4.16b, v26.16b, v21.16b                    // pipo.cs:33:5 encrypt>SLayer r9
-     eor v5.16b, v18.16b, v30.16b                   // pipo.cs:33:5 encrypt>SLayer r9
-    orr v31.16b, v31.16b, v4.16b                    // pipo.cs:34:5 encrypt>SLayer r9
+    eor v2.16b, v22.16b, v0.16b                     // pipo.cs:32:5 encrypt>SLayer r9
+     eor v3.16b, v31.16b, v1.16b                    // pipo.cs:32:5 encrypt>SLayer r9
+    eor v4.16b, v18.16b, v21.16b                    // pipo.cs:33:5 encrypt>SLayer r9
+     eor v5.16b, v27.16b, v30.16b                   // pipo.cs:33:5 encrypt>SLayer r9
+    orr v0.16b, v0.16b, v4.16b                      // pipo.cs:34:5 encrypt>SLayer r9
      orr v1.16b, v1.16b, v5.16b                     // pipo.cs:34:5 encrypt>SLayer r9
-    orr v6.16b, v27.16b, v2.16b                     // pipo.cs:35:18 encrypt>SLayer r9
-     orr v7.16b, v19.16b, v3.16b                    // pipo.cs:35:18 encrypt>SLayer r9
-    eor v26.16b, v26.16b, v6.16b                    // pipo.cs:35:5 encrypt>SLayer r9
-     eor v18.16b, v18.16b, v7.16b                   // pipo.cs:35:5 encrypt>SLayer r9
-    eor v25.16b, v25.16b, v2.16b                    // pipo.cs:38:5 encrypt>SLayer r9
-     eor v17.16b, v17.16b, v3.16b                   // pipo.cs:38:5 encrypt>SLayer r9
-    eor3 v31.16b, v0.16b, v2.16b, v31.16b           // pipo.cs:38:17 encrypt>SLayer r9
-     eor3 v16.16b, v16.16b, v3.16b, v1.16b          // pipo.cs:38:17 encrypt>SLayer r9
-    shl v0.16b, v31.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r9
-    sri v0.16b, v31.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r9
-     shl v31.16b, v16.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r9
-     sri v31.16b, v16.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r9
-    shl v16.16b, v25.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r9
-    sri v16.16b, v25.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r9
-     shl v25.16b, v17.16b, #1                       // pipo.cs:74:40 encrypt>RLayer r9
-     sri v25.16b, v17.16b, #7                       // pipo.cs:74:40 encrypt>RLayer r9
-    shl v17.16b, v26.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r9
-    sri v17.16b, v26.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r9
-     shl v26.16b, v18.16b, #7                       // pipo.cs:74:40 encrypt>RLayer r9
-     sri v26.16b, v18.16b, #1                       // pipo.cs:74:40 encrypt>RLayer r9
-    shl v18.16b, v27.16b, #6                        // pipo.cs:74:40 encrypt>RLayer r9
-    sri v18.16b, v27.16b, #2                        // pipo.cs:74:40 encrypt>RLayer r9
-     shl v27.16b, v19.16b, #6                       // pipo.cs:74:40 encrypt>RLayer r9
-     sri v27.16b, v19.16b, #2                       // pipo.cs:74:40 encrypt>RLayer r9
-    shl v19.16b, v20.16b, #2                        // pipo.cs:74:40 encrypt>RLayer r9
-    sri v19.16b, v20.16b, #6                        // pipo.cs:74:40 encrypt>RLayer r9
+    orr v7.16b, v19.16b, v2.16b                     // pipo.cs:35:18 encrypt>SLayer r9
+     orr v8.16b, v28.16b, v3.16b                    // pipo.cs:35:18 encrypt>SLayer r9
+    eor v18.16b, v18.16b, v7.16b                    // pipo.cs:35:5 encrypt>SLayer r9
+     eor v27.16b, v27.16b, v8.16b                   // pipo.cs:35:5 encrypt>SLayer r9
+    eor v17.16b, v17.16b, v2.16b                    // pipo.cs:38:5 encrypt>SLayer r9
+     eor v26.16b, v26.16b, v3.16b                   // pipo.cs:38:5 encrypt>SLayer r9
+    eor3 v16.16b, v16.16b, v2.16b, v0.16b           // pipo.cs:38:17 encrypt>SLayer r9
+     eor3 v25.16b, v25.16b, v3.16b, v1.16b          // pipo.cs:38:17 encrypt>SLayer r9
+    shl v0.16b, v16.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r9
+    sri v0.16b, v16.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r9
+     shl v16.16b, v25.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r9
+     sri v16.16b, v25.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r9
+    shl v25.16b, v17.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r9
+    sri v25.16b, v17.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r9
+     shl v17.16b, v26.16b, #1                       // pipo.cs:74:40 encrypt>RLayer r9
+     sri v17.16b, v26.16b, #7                       // pipo.cs:74:40 encrypt>RLayer r9
+    shl v26.16b, v18.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r9
+    sri v26.16b, v18.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r9
+     shl v18.16b, v27.16b, #7                       // pipo.cs:74:40 encrypt>RLayer r9
+     sri v18.16b, v27.16b, #1                       // pipo.cs:74:40 encrypt>RLayer r9
+    shl v27.16b, v19.16b, #6                        // pipo.cs:74:40 encrypt>RLayer r9
+    sri v27.16b, v19.16b, #2                        // pipo.cs:74:40 encrypt>RLayer r9
+     shl v19.16b, v28.16b, #6                       // pipo.cs:74:40 encrypt>RLayer r9
+     sri v19.16b, v28.16b, #2                       // pipo.cs:74:40 encrypt>RLayer r9
+    shl v28.16b, v20.16b, #2                        // pipo.cs:74:40 encrypt>RLayer r9
+    sri v28.16b, v20.16b, #6                        // pipo.cs:74:40 encrypt>RLayer r9
      shl v20.16b, v29.16b, #2                       // pipo.cs:74:40 encrypt>RLayer r9
      sri v20.16b, v29.16b, #6                       // pipo.cs:74:40 encrypt>RLayer r9
     shl v29.16b, v21.16b, #3                        // pipo.cs:74:40 encrypt>RLayer r9
@@ -3990,106 +3754,96 @@ pipo64_128_neon_b16_il2_sha3_ctr:
      sri v21.16b, v30.16b, #5                       // pipo.cs:74:40 encrypt>RLayer r9
     shl v30.16b, v22.16b, #5                        // pipo.cs:74:40 encrypt>RLayer r9
     sri v30.16b, v22.16b, #3                        // pipo.cs:74:40 encrypt>RLayer r9
-     shl v22.16b, v28.16b, #5                       // pipo.cs:74:40 encrypt>RLayer r9
-     sri v22.16b, v28.16b, #3                       // pipo.cs:74:40 encrypt>RLayer r9
-    ldr q28, [x0, #1168]                            // round key rk[9][1]
-    eor v0.16b, v28.16b, v0.16b                     // pipo.cs:88:29 encrypt r9
-     eor v28.16b, v28.16b, v31.16b                  // pipo.cs:88:29 encrypt r9
-    ldr q31, [x0, #1184]                            // round key rk[9][2]
-    eor v16.16b, v31.16b, v16.16b                   // pipo.cs:88:29 encrypt r9
-     eor v25.16b, v31.16b, v25.16b                  // pipo.cs:88:29 encrypt r9
-    ldr q31, [x0, #1200]                            // round key rk[9][3]
-    eor v17.16b, v31.16b, v17.16b                   // pipo.cs:88:29 encrypt r9
-     eor v26.16b, v31.16b, v26.16b                  // pipo.cs:88:29 encrypt r9
-    ldr q31, [x0, #1232]                            // round key rk[9][5]
-    eor v19.16b, v31.16b, v19.16b                   // pipo.cs:88:29 encrypt r9
-     eor v20.16b, v31.16b, v20.16b                  // pipo.cs:88:29 encrypt r9
-    ldr q31, [x0, #1248]                            // round key rk[9][6]
-    eor v29.16b, v31.16b, v29.16b                   // pipo.cs:88:29 encrypt r9
-     eor v21.16b, v31.16b, v21.16b                  // pipo.cs:88:29 encrypt r9
-    and v31.16b, v19.16b, v29.16b                   // pipo.cs:14:18 encrypt>SLayer r10
-     and v1.16b, v20.16b, v21.16b                   // pipo.cs:14:18 encrypt>SLayer r10
-    ldr q2, [x0, #1264]                             // round key rk[9][7]
-    eor3 v30.16b, v2.16b, v30.16b, v31.16b          // pipo.cs:14:5 encrypt>SLayer r10
-     eor3 v22.16b, v2.16b, v22.16b, v1.16b          // pipo.cs:14:5 encrypt>SLayer r10
-    and v31.16b, v19.16b, v30.16b                   // pipo.cs:15:18 encrypt>SLayer r10
-     and v1.16b, v20.16b, v22.16b                   // pipo.cs:15:18 encrypt>SLayer r10
-    ldr q2, [x0, #1216]                             // round key rk[9][4]
-    eor3 v18.16b, v2.16b, v18.16b, v31.16b          // pipo.cs:15:5 encrypt>SLayer r10
-     eor3 v27.16b, v2.16b, v27.16b, v1.16b          // pipo.cs:15:5 encrypt>SLayer r10
-    orr v31.16b, v18.16b, v17.16b                   // pipo.cs:16:18 encrypt>SLayer r10
-     orr v1.16b, v27.16b, v26.16b                   // pipo.cs:16:18 encrypt>SLayer r10
-    eor v29.16b, v29.16b, v18.16b                   // pipo.cs:17:5 encrypt>SLayer r10
-     eor v21.16b, v21.16b, v27.16b                  // pipo.cs:17:5 encrypt>SLayer r10
-    eor v17.16b, v17.16b, v30.16b                   // pipo.cs:18:5 encrypt>SLayer r10
-     eor v26.16b, v26.16b, v22.16b                  // pipo.cs:18:5 encrypt>SLayer r10
-    and v2.16b, v17.16b, v29.16b                    // pipo.cs:19:18 encrypt>SLayer r10
-     and v3.16b, v26.16b, v21.16b                   // pipo.cs:19:18 encrypt>SLayer r10
-    and v6.16b, v16.16b, v0.16b                     // pipo.cs:21:18 encrypt>SLayer r10
-     and v7.16b, v25.16b, v28.16b                   // pipo.cs:21:18 encrypt>SLayer r10
-    eor v4.16b, v4.16b, v6.16b                      // pipo.cs:21:5 encrypt>SLayer r10
-     eor v5.16b, v5.16b, v7.16b                     // pipo.cs:21:5 encrypt>SLayer r10
-    ldr q6, [x0, #1152]                             // round key rk[9][0]
-    eor3 v24.16b, v6.16b, v24.16b, v4.16b           // pipo.cs:21:5 encrypt>SLayer r10
-     eor3 v23.16b, v6.16b, v23.16b, v5.16b          // pipo.cs:21:5 encrypt>SLayer r10
-    orr v4.16b, v16.16b, v24.16b                    // pipo.cs:22:18 encrypt>SLayer r10
-     orr v5.16b, v25.16b, v23.16b                   // pipo.cs:22:18 encrypt>SLayer r10
-    eor v6.16b, v0.16b, v4.16b                      // pipo.cs:22:5 encrypt>SLayer r10
-     eor v7.16b, v28.16b, v5.16b                    // pipo.cs:22:5 encrypt>SLayer r10
-    eor3 v0.16b, v0.16b, v4.16b, v8.16b             // pipo.cs:23:12 encrypt>SLayer r10
-     eor3 v28.16b, v28.16b, v5.16b, v8.16b          // pipo.cs:23:12 encrypt>SLayer r10
-    orn v4.16b, v24.16b, v6.16b                     // pipo.cs:24:18 encrypt>SLayer r10
-     orn v5.16b, v23.16b, v7.16b                    // pipo.cs:24:18 encrypt>SLayer r10
-    eor v16.16b, v16.16b, v4.16b                    // pipo.cs:24:5 encrypt>SLayer r10
-     eor v25.16b, v25.16b, v5.16b                   // pipo.cs:24:5 encrypt>SLayer r10
-    eor3 v30.16b, v30.16b, v2.16b, v16.16b          // pipo.cs:26:5 encrypt>SLayer r10
-     eor3 v22.16b, v22.16b, v3.16b, v25.16b         // pipo.cs:26:5 encrypt>SLayer r10
-    eor v29.16b, v29.16b, v0.16b                    // pipo.cs:26:19 encrypt>SLayer r10
-     eor v21.16b, v21.16b, v28.16b                  // pipo.cs:26:19 encrypt>SLayer r10
-    eor3 v19.16b, v19.16b, v31.16b, v24.16b         // pipo.cs:26:33 encrypt>SLayer r10
+     shl v22.16b, v31.16b, #5                       // pipo.cs:74:40 encrypt>RLayer r9
+     sri v22.16b, v31.16b, #3                       // pipo.cs:74:40 encrypt>RLayer r9
+    ld1 {v7.16b-v10.16b}, [x10], #64                // round keys rk[9][0], rk[9][1], rk[9][2], rk[9][3]
+    eor3 v31.16b, v8.16b, v0.16b, v6.16b            // pipo.cs:88:29 encrypt r9
+     eor3 v16.16b, v8.16b, v16.16b, v6.16b          // pipo.cs:88:29 encrypt r9
+    eor v25.16b, v9.16b, v25.16b                    // pipo.cs:88:29 encrypt r9
+     eor v17.16b, v9.16b, v17.16b                   // pipo.cs:88:29 encrypt r9
+    eor v26.16b, v10.16b, v26.16b                   // pipo.cs:88:29 encrypt r9
+     eor v18.16b, v10.16b, v18.16b                  // pipo.cs:88:29 encrypt r9
+    ld1 {v0.16b-v3.16b}, [x10], #64                 // round keys rk[9][4], rk[9][5], rk[9][6], rk[9][7]
+    eor v28.16b, v1.16b, v28.16b                    // pipo.cs:88:29 encrypt r9
+     eor v20.16b, v1.16b, v20.16b                   // pipo.cs:88:29 encrypt r9
+    eor v29.16b, v2.16b, v29.16b                    // pipo.cs:88:29 encrypt r9
+     eor v21.16b, v2.16b, v21.16b                   // pipo.cs:88:29 encrypt r9
+    and v1.16b, v28.16b, v29.16b                    // pipo.cs:14:18 encrypt>SLayer r10
+     and v2.16b, v20.16b, v21.16b                   // pipo.cs:14:18 encrypt>SLayer r10
+    eor3 v30.16b, v3.16b, v30.16b, v1.16b           // pipo.cs:14:5 encrypt>SLayer r10
+     eor3 v22.16b, v3.16b, v22.16b, v2.16b          // pipo.cs:14:5 encrypt>SLayer r10
+    and v1.16b, v28.16b, v30.16b                    // pipo.cs:15:18 encrypt>SLayer r10
+     and v2.16b, v20.16b, v22.16b                   // pipo.cs:15:18 encrypt>SLayer r10
+    eor3 v27.16b, v0.16b, v27.16b, v1.16b           // pipo.cs:15:5 encrypt>SLayer r10
+     eor3 v19.16b, v0.16b, v19.16b, v2.16b          // pipo.cs:15:5 encrypt>SLayer r10
+    orr v0.16b, v27.16b, v26.16b                    // pipo.cs:16:18 encrypt>SLayer r10
+     orr v1.16b, v19.16b, v18.16b                   // pipo.cs:16:18 encrypt>SLayer r10
+    eor v29.16b, v29.16b, v27.16b                   // pipo.cs:17:5 encrypt>SLayer r10
+     eor v21.16b, v21.16b, v19.16b                  // pipo.cs:17:5 encrypt>SLayer r10
+    eor v26.16b, v26.16b, v30.16b                   // pipo.cs:18:5 encrypt>SLayer r10
+     eor v18.16b, v18.16b, v22.16b                  // pipo.cs:18:5 encrypt>SLayer r10
+    and v2.16b, v26.16b, v29.16b                    // pipo.cs:19:18 encrypt>SLayer r10
+     and v3.16b, v18.16b, v21.16b                   // pipo.cs:19:18 encrypt>SLayer r10
+    bcax v4.16b, v4.16b, v25.16b, v31.16b           // pipo.cs:21:5 encrypt>SLayer r10
+     bcax v5.16b, v5.16b, v17.16b, v16.16b          // pipo.cs:21:5 encrypt>SLayer r10
+    eor3 v24.16b, v7.16b, v24.16b, v4.16b           // pipo.cs:21:5 encrypt>SLayer r10
+     eor3 v23.16b, v7.16b, v23.16b, v5.16b          // pipo.cs:21:5 encrypt>SLayer r10
+    orr v4.16b, v25.16b, v24.16b                    // pipo.cs:22:18 encrypt>SLayer r10
+     orr v5.16b, v17.16b, v23.16b                   // pipo.cs:22:18 encrypt>SLayer r10
+    eor v31.16b, v31.16b, v4.16b                    // pipo.cs:22:5 encrypt>SLayer r10
+     eor v16.16b, v16.16b, v5.16b                   // pipo.cs:22:5 encrypt>SLayer r10
+    orr v4.16b, v24.16b, v31.16b                    // pipo.cs:24:18 encrypt>SLayer r10
+     orr v5.16b, v23.16b, v16.16b                   // pipo.cs:24:18 encrypt>SLayer r10
+    eor v25.16b, v25.16b, v4.16b                    // pipo.cs:24:5 encrypt>SLayer r10
+     eor v17.16b, v17.16b, v5.16b                   // pipo.cs:24:5 encrypt>SLayer r10
+    eor3 v30.16b, v30.16b, v2.16b, v25.16b          // pipo.cs:26:5 encrypt>SLayer r10
+     eor3 v22.16b, v22.16b, v3.16b, v17.16b         // pipo.cs:26:5 encrypt>SLayer r10
+    eor v29.16b, v29.16b, v31.16b                   // pipo.cs:26:19 encrypt>SLayer r10
+     eor v21.16b, v21.16b, v16.16b                  // pipo.cs:26:19 encrypt>SLayer r10
+    eor3 v28.16b, v28.16b, v0.16b, v24.16b          // pipo.cs:26:33 encrypt>SLayer r10
      eor3 v20.16b, v20.16b, v1.16b, v23.16b         // pipo.cs:26:33 encrypt>SLayer r10
-    and v31.16b, v17.16b, v30.16b                   // pipo.cs:29:18 encrypt>SLayer r10
-     and v1.16b, v26.16b, v22.16b                   // pipo.cs:29:18 encrypt>SLayer r10
-    eor3 v18.16b, v18.16b, v29.16b, v31.16b         // pipo.cs:30:5 encrypt>SLayer r10
-     eor3 v27.16b, v27.16b, v21.16b, v1.16b         // pipo.cs:30:5 encrypt>SLayer r10
-    orr v31.16b, v18.16b, v29.16b                   // pipo.cs:31:16 encrypt>SLayer r10
-     orr v1.16b, v27.16b, v21.16b                   // pipo.cs:31:16 encrypt>SLayer r10
-    eor v31.16b, v19.16b, v31.16b                   // pipo.cs:31:5 encrypt>SLayer r10
+    and v0.16b, v26.16b, v30.16b                    // pipo.cs:29:18 encrypt>SLayer r10
+     and v1.16b, v18.16b, v22.16b                   // pipo.cs:29:18 encrypt>SLayer r10
+    eor3 v27.16b, v27.16b, v29.16b, v0.16b          // pipo.cs:30:5 encrypt>SLayer r10
+     eor3 v19.16b, v19.16b, v21.16b, v1.16b         // pipo.cs:30:5 encrypt>SLayer r10
+    orr v0.16b, v27.16b, v29.16b                    // pipo.cs:31:16 encrypt>SLayer r10
+     orr v1.16b, v19.16b, v21.16b                   // pipo.cs:31:16 encrypt>SLayer r10
+    eor v0.16b, v28.16b, v0.16b                     // pipo.cs:31:5 encrypt>SLayer r10
      eor v1.16b, v20.16b, v1.16b                    // pipo.cs:31:5 encrypt>SLayer r10
-    eor v2.16b, v30.16b, v31.16b                    // pipo.cs:32:5 encrypt>SLayer r10
+    eor v2.16b, v30.16b, v0.16b                     // pipo.cs:32:5 encrypt>SLayer r10
      eor v3.16b, v22.16b, v1.16b                    // pipo.cs:32:5 encrypt>SLayer r10
-    eor v4.16b, v17.16b, v29.16b                    // pipo.cs:33:5 encrypt>SLayer r10
-     eor v5.16b, v26.16b, v21.16b                   // pipo.cs:33:5 encrypt>SLayer r10
-    orr v31.16b, v31.16b, v4.16b                    // pipo.cs:34:5 encrypt>SLayer r10
+    eor v4.16b, v26.16b, v29.16b                    // pipo.cs:33:5 encrypt>SLayer r10
+     eor v5.16b, v18.16b, v21.16b                   // pipo.cs:33:5 encrypt>SLayer r10
+    orr v0.16b, v0.16b, v4.16b                      // pipo.cs:34:5 encrypt>SLayer r10
      orr v1.16b, v1.16b, v5.16b                     // pipo.cs:34:5 encrypt>SLayer r10
-    orr v6.16b, v18.16b, v2.16b                     // pipo.cs:35:18 encrypt>SLayer r10
-     orr v7.16b, v27.16b, v3.16b                    // pipo.cs:35:18 encrypt>SLayer r10
-    eor v17.16b, v17.16b, v6.16b                    // pipo.cs:35:5 encrypt>SLayer r10
-     eor v26.16b, v26.16b, v7.16b                   // pipo.cs:35:5 encrypt>SLayer r10
-    eor v16.16b, v16.16b, v2.16b                    // pipo.cs:38:5 encrypt>SLayer r10
-     eor v25.16b, v25.16b, v3.16b                   // pipo.cs:38:5 encrypt>SLayer r10
-    eor3 v31.16b, v0.16b, v2.16b, v31.16b           // pipo.cs:38:17 encrypt>SLayer r10
-     eor3 v28.16b, v28.16b, v3.16b, v1.16b          // pipo.cs:38:17 encrypt>SLayer r10
+    orr v7.16b, v27.16b, v2.16b                     // pipo.cs:35:18 encrypt>SLayer r10
+     orr v8.16b, v19.16b, v3.16b                    // pipo.cs:35:18 encrypt>SLayer r10
+    eor v26.16b, v26.16b, v7.16b                    // pipo.cs:35:5 encrypt>SLayer r10
+     eor v18.16b, v18.16b, v8.16b                   // pipo.cs:35:5 encrypt>SLayer r10
+    eor v25.16b, v25.16b, v2.16b                    // pipo.cs:38:5 encrypt>SLayer r10
+     eor v17.16b, v17.16b, v3.16b                   // pipo.cs:38:5 encrypt>SLayer r10
+    eor3 v31.16b, v31.16b, v2.16b, v0.16b           // pipo.cs:38:17 encrypt>SLayer r10
+     eor3 v16.16b, v16.16b, v3.16b, v1.16b          // pipo.cs:38:17 encrypt>SLayer r10
     shl v0.16b, v31.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r10
     sri v0.16b, v31.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r10
-     shl v31.16b, v28.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r10
-     sri v31.16b, v28.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r10
-    shl v28.16b, v16.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r10
-    sri v28.16b, v16.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r10
-     shl v16.16b, v25.16b, #1                       // pipo.cs:74:40 encrypt>RLayer r10
-     sri v16.16b, v25.16b, #7                       // pipo.cs:74:40 encrypt>RLayer r10
-    shl v25.16b, v17.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r10
-    sri v25.16b, v17.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r10
-     shl v17.16b, v26.16b, #7                       // pipo.cs:74:40 encrypt>RLayer r10
-     sri v17.16b, v26.16b, #1                       // pipo.cs:74:40 encrypt>RLayer r10
-    shl v26.16b, v18.16b, #6                        // pipo.cs:74:40 encrypt>RLayer r10
-    sri v26.16b, v18.16b, #2                        // pipo.cs:74:40 encrypt>RLayer r10
-     shl v18.16b, v27.16b, #6                       // pipo.cs:74:40 encrypt>RLayer r10
-     sri v18.16b, v27.16b, #2                       // pipo.cs:74:40 encrypt>RLayer r10
-    shl v27.16b, v19.16b, #2                        // pipo.cs:74:40 encrypt>RLayer r10
-    sri v27.16b, v19.16b, #6                        // pipo.cs:74:40 encrypt>RLayer r10
-     shl v19.16b, v20.16b, #2                       // pipo.cs:74:40 encrypt>RLayer r10
-     sri v19.16b, v20.16b, #6                       // pipo.cs:74:40 encrypt>RLayer r10
+     shl v31.16b, v16.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r10
+     sri v31.16b, v16.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r10
+    shl v16.16b, v25.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r10
+    sri v16.16b, v25.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r10
+     shl v25.16b, v17.16b, #1                       // pipo.cs:74:40 encrypt>RLayer r10
+     sri v25.16b, v17.16b, #7                       // pipo.cs:74:40 encrypt>RLayer r10
+    shl v17.16b, v26.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r10
+    sri v17.16b, v26.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r10
+     shl v26.16b, v18.16b, #7                       // pipo.cs:74:40 encrypt>RLayer r10
+     sri v26.16b, v18.16b, #1                       // pipo.cs:74:40 encrypt>RLayer r10
+    shl v18.16b, v27.16b, #6                        // pipo.cs:74:40 encrypt>RLayer r10
+    sri v18.16b, v27.16b, #2                        // pipo.cs:74:40 encrypt>RLayer r10
+     shl v27.16b, v19.16b, #6                       // pipo.cs:74:40 encrypt>RLayer r10
+     sri v27.16b, v19.16b, #2                       // pipo.cs:74:40 encrypt>RLayer r10
+    shl v19.16b, v28.16b, #2                        // pipo.cs:74:40 encrypt>RLayer r10
+    sri v19.16b, v28.16b, #6                        // pipo.cs:74:40 encrypt>RLayer r10
+     shl v28.16b, v20.16b, #2                       // pipo.cs:74:40 encrypt>RLayer r10
+     sri v28.16b, v20.16b, #6                       // pipo.cs:74:40 encrypt>RLayer r10
     shl v20.16b, v29.16b, #3                        // pipo.cs:74:40 encrypt>RLayer r10
     sri v20.16b, v29.16b, #5                        // pipo.cs:74:40 encrypt>RLayer r10
      shl v29.16b, v21.16b, #3                       // pipo.cs:74:40 encrypt>RLayer r10
@@ -4098,409 +3852,374 @@ pipo64_128_neon_b16_il2_sha3_ctr:
     sri v21.16b, v30.16b, #3                        // pipo.cs:74:40 encrypt>RLayer r10
      shl v30.16b, v22.16b, #5                       // pipo.cs:74:40 encrypt>RLayer r10
      sri v30.16b, v22.16b, #3                       // pipo.cs:74:40 encrypt>RLayer r10
-    ldr q22, [x0, #1296]                            // round key rk[10][1]
-    eor v0.16b, v22.16b, v0.16b                     // pipo.cs:88:29 encrypt r10
-     eor v22.16b, v22.16b, v31.16b                  // pipo.cs:88:29 encrypt r10
-    ldr q31, [x0, #1312]                            // round key rk[10][2]
-    eor v28.16b, v31.16b, v28.16b                   // pipo.cs:88:29 encrypt r10
-     eor v16.16b, v31.16b, v16.16b                  // pipo.cs:88:29 encrypt r10
-    ldr q31, [x0, #1328]                            // round key rk[10][3]
-    eor v25.16b, v31.16b, v25.16b                   // pipo.cs:88:29 encrypt r10
-     eor v17.16b, v31.16b, v17.16b                  // pipo.cs:88:29 encrypt r10
-    ldr q31, [x0, #1360]                            // round key rk[10][5]
-    eor v27.16b, v31.16b, v27.16b                   // pipo.cs:88:29 encrypt r10
-     eor v19.16b, v31.16b, v19.16b                  // pipo.cs:88:29 encrypt r10
-    ldr q31, [x0, #1376]                            // round key rk[10][6]
-    eor v20.16b, v31.16b, v20.16b                   // pipo.cs:88:29 encrypt r10
-     eor v29.16b, v31.16b, v29.16b                  // pipo.cs:88:29 encrypt r10
-    and v31.16b, v27.16b, v20.16b                   // pipo.cs:14:18 encrypt>SLayer r11
-     and v1.16b, v19.16b, v29.16b                   // pipo.cs:14:18 encrypt>SLayer r11
-    ldr q2, [x0, #1392]                             // round key rk[10][7]
-    eor3 v21.16b, v2.16b, v21.16b, v31.16b          // pipo.cs:14:5 encrypt>SLayer r11
-     eor3 v30.16b, v2.16b, v30.16b, v1.16b          // pipo.cs:14:5 encrypt>SLayer r11
-    and v31.16b, v27.16b, v21.16b                   // pipo.cs:15:18 encrypt>SLayer r11
-     and v1.16b, v19.16b, v30.16b                   // pipo.cs:15:18 encrypt>SLayer r11
-    ldr q2, [x0, #1344]                             // round key rk[10][4]
-    eor3 v26.16b, v2.16b, v26.16b, v31.16b          // pipo.cs:15:5 encrypt>SLayer r11
-     eor3 v18.16b, v2.16b, v18.16b, v1.16b          // pipo.cs:15:5 encrypt>SLayer r11
-    orr v31.16b, v26.16b, v25.16b                   // pipo.cs:16:18 encrypt>SLayer r11
-     orr v1.16b, v18.16b, v17.16b                   // pipo.cs:16:18 encrypt>SLayer r11
-    eor v20.16b, v20.16b, v26.16b                   // pipo.cs:17:5 encrypt>SLayer r11
-     eor v29.16b, v29.16b, v18.16b                  // pipo.cs:17:5 encrypt>SLayer r11
-    eor v25.16b, v25.16b, v21.16b                   // pipo.cs:18:5 encrypt>SLayer r11
-     eor v17.16b, v17.16b, v30.16b                  // pipo.cs:18:5 encrypt>SLayer r11
-    and v2.16b, v25.16b, v20.16b                    // pipo.cs:19:18 encrypt>SLayer r11
-     and v3.16b, v17.16b, v29.16b                   // pipo.cs:19:18 encrypt>SLayer r11
-    and v6.16b, v28.16b, v0.16b                     // pipo.cs:21:18 encrypt>SLayer r11
-     and v7.16b, v16.16b, v22.16b                   // pipo.cs:21:18 encrypt>SLayer r11
-    eor v4.16b, v4.16b, v6.16b                      // pipo.cs:21:5 encrypt>SLayer r11
-     eor v5.16b, v5.16b, v7.16b                     // pipo.cs:21:5 encrypt>SLayer r11
-    ldr q6, [x0, #1280]                             // round key rk[10][0]
-    eor3 v24.16b, v6.16b, v24.16b, v4.16b           // pipo.cs:21:5 encrypt>SLayer r11
-     eor3 v23.16b, v6.16b, v23.16b, v5.16b          // pipo.cs:21:5 encrypt>SLayer r11
-    orr v4.16b, v28.16b, v24.16b                    // pipo.cs:22:18 encrypt>SLayer r11
-     orr v5.16b, v16.16b, v23.16b                   // pipo.cs:22:18 encrypt>SLayer r11
-    eor v6.16b, v0.16b, v4.16b                      // pipo.cs:22:5 encrypt>SLayer r11
-     eor v7.16b, v22.16b, v5.16b                    // pipo.cs:22:5 encrypt>SLayer r11
-    eor3 v0.16b, v0.16b, v4.16b, v8.16b             // pipo.cs:23:12 encrypt>SLayer r11
-     eor3 v22.16b, v22.16b, v5.16b, v8.16b          // pipo.cs:23:12 encrypt>SLayer r11
-    orn v4.16b, v24.16b, v6.16b                     // pipo.cs:24:18 encrypt>SLayer r11
-     orn v5.16b, v23.16b, v7.16b                    // pipo.cs:24:18 encrypt>SLayer r11
-    eor v28.16b, v28.16b, v4.16b                    // pipo.cs:24:5 encrypt>SLayer r11
-     eor v16.16b, v16.16b, v5.16b                   // pipo.cs:24:5 encrypt>SLayer r11
-    eor3 v21.16b, v21.16b, v2.16b, v28.16b          // pipo.cs:26:5 encrypt>SLayer r11
-     eor3 v30.16b, v30.16b, v3.16b, v16.16b         // pipo.cs:26:5 encrypt>SLayer r11
-    eor v20.16b, v20.16b, v0.16b                    // pipo.cs:26:19 encrypt>SLayer r11
-     eor v29.16b, v29.16b, v22.16b                  // pipo.cs:26:19 encrypt>SLayer r11
-    eor3 v27.16b, v27.16b, v31.16b, v24.16b         // pipo.cs:26:33 encrypt>SLayer r11
-     eor3 v19.16b, v19.16b, v1.16b, v23.16b         // pipo.cs:26:33 encrypt>SLayer r11
-    and v31.16b, v25.16b, v21.16b                   // pipo.cs:29:18 encrypt>SLayer r11
-     and v1.16b, v17.16b, v30.16b                   // pipo.cs:29:18 encrypt>SLayer r11
-    eor3 v26.16b, v26.16b, v20.16b, v31.16b         // pipo.cs:30:5 encrypt>SLayer r11
-     eor3 v18.16b, v18.16b, v29.16b, v1.16b         // pipo.cs:30:5 encrypt>SLayer r11
-    orr v31.16b, v26.16b, v20.16b                   // pipo.cs:31:16 encrypt>SLayer r11
-     orr v1.16b, v18.16b, v29.16b                   // pipo.cs:31:16 encrypt>SLayer r11
-    eor v31.16b, v27.16b, v31.16b                   // pipo.cs:31:5 encrypt>SLayer r11
-     eor v1.16b, v19.16b, v1.16b                    // pipo.cs:31:5 encrypt>SLayer r11
-    eor v2.16b, v21.16b, v31.16b                    // pipo.cs:32:5 encrypt>SLayer r11
+    ld1 {v7.16b-v10.16b}, [x10], #64                // round keys rk[10][0], rk[10][1], rk[10][2], rk[10][3]
+    eor3 v22.16b, v8.16b, v0.16b, v6.16b            // pipo.cs:88:29 encrypt r10
+     eor3 v31.16b, v8.16b, v31.16b, v6.16b          // pipo.cs:88:29 encrypt r10
+    eor v16.16b, v9.16b, v16.16b                    // pipo.cs:88:29 encrypt r10
+     eor v25.16b, v9.16b, v25.16b                   // pipo.cs:88:29 encrypt r10
+    eor v17.16b, v10.16b, v17.16b                   // pipo.cs:88:29 encrypt r10
+     eor v26.16b, v10.16b, v26.16b                  // pipo.cs:88:29 encrypt r10
+    ld1 {v0.16b-v3.16b}, [x10], #64                 // round keys rk[10][4], rk[10][5], rk[10][6], rk[10][7]
+    eor v19.16b, v1.16b, v19.16b                    // pipo.cs:88:29 encrypt r10
+     eor v28.16b, v1.16b, v28.16b                   // pipo.cs:88:29 encrypt r10
+    eor v20.16b, v2.16b, v20.16b                    // pipo.cs:88:29 encrypt r10
+     eor v29.16b, v2.16b, v29.16b                   // pipo.cs:88:29 encrypt r10
+    and v1.16b, v19.16b, v20.16b                    // pipo.cs:14:18 encrypt>SLayer r11
+     and v2.16b, v28.16b, v29.16b                   // pipo.cs:14:18 encrypt>SLayer r11
+    eor3 v21.16b, v3.16b, v21.16b, v1.16b           // pipo.cs:14:5 encrypt>SLayer r11
+     eor3 v30.16b, v3.16b, v30.16b, v2.16b          // pipo.cs:14:5 encrypt>SLayer r11
+    and v1.16b, v19.16b, v21.16b                    // pipo.cs:15:18 encrypt>SLayer r11
+     and v2.16b, v28.16b, v30.16b                   // pipo.cs:15:18 encrypt>SLayer r11
+    eor3 v18.16b, v0.16b, v18.16b, v1.16b           // pipo.cs:15:5 encrypt>SLayer r11
+     eor3 v27.16b, v0.16b, v27.16b, v2.16b          // pipo.cs:15:5 encrypt>SLayer r11
+    orr v0.16b, v18.16b, v17.16b                    // pipo.cs:16:18 encrypt>SLayer r11
+     orr v1.16b, v27.16b, v26.16b                   // pipo.cs:16:18 encrypt>SLayer r11
+    eor v20.16b, v20.16b, v18.16b                   // pipo.cs:17:5 encrypt>SLayer r11
+     eor v29.16b, v29.16b, v27.16b                  // pipo.cs:17:5 encrypt>SLayer r11
+    eor v17.16b, v17.16b, v21.16b                   // pipo.cs:18:5 encrypt>SLayer r11
+     eor v26.16b, v26.16b, v30.16b                  // pipo.cs:18:5 encrypt>SLayer r11
+    and v2.16b, v17.16b, v20.16b                    // pipo.cs:19:18 encrypt>SLayer r11
+     and v3.16b, v26.16b, v29.16b                   // pipo.cs:19:18 encrypt>SLayer r11
+    bcax v4.16b, v4.16b, v16.16b, v22.16b           // pipo.cs:21:5 encrypt>SLayer r11
+     bcax v5.16b, v5.16b, v25.16b, v31.16b          // pipo.cs:21:5 encrypt>SLayer r11
+    eor3 v24.16b, v7.16b, v24.16b, v4.16b           // pipo.cs:21:5 encrypt>SLayer r11
+     eor3 v23.16b, v7.16b, v23.16b, v5.16b          // pipo.cs:21:5 encrypt>SLayer r11
+    orr v4.16b, v16.16b, v24.16b                    // pipo.cs:22:18 encrypt>SLayer r11
+     orr v5.16b, v25.16b, v23.16b                   // pipo.cs:22:18 encrypt>SLayer r11
+    eor v22.16b, v22.16b, v4.16b                    // pipo.cs:22:5 encrypt>SLayer r11
+     eor v31.16b, v31.16b, v5.16b                   // pipo.cs:22:5 encrypt>SLayer r11
+    orr v4.16b, v24.16b, v22.16b                    // pipo.cs:24:18 encrypt>SLayer r11
+     orr v5.16b, v23.16b, v31.16b                   // pipo.cs:24:18 encrypt>SLayer r11
+    eor v16.16b, v16.16b, v4.16b                    // pipo.cs:24:5 encrypt>SLayer r11
+     eor v25.16b, v25.16b, v5.16b                   // pipo.cs:24:5 encrypt>SLayer r11
+    eor3 v21.16b, v21.16b, v2.16b, v16.16b          // pipo.cs:26:5 encrypt>SLayer r11
+     eor3 v30.16b, v30.16b, v3.16b, v25.16b         // pipo.cs:26:5 encrypt>SLayer r11
+    eor v20.16b, v20.16b, v22.16b                   // pipo.cs:26:19 encrypt>SLayer r11
+     eor v29.16b, v29.16b, v31.16b                  // pipo.cs:26:19 encrypt>SLayer r11
+    eor3 v19.16b, v19.16b, v0.16b, v24.16b          // pipo.cs:26:33 encrypt>SLayer r11
+     eor3 v28.16b, v28.16b, v1.16b, v23.16b         // pipo.cs:26:33 encrypt>SLayer r11
+    and v0.16b, v17.16b, v21.16b                    // pipo.cs:29:18 encrypt>SLayer r11
+     and v1.16b, v26.16b, v30.16b                   // pipo.cs:29:18 encrypt>SLayer r11
+    eor3 v18.16b, v18.16b, v20.16b, v0.16b          // pipo.cs:30:5 encrypt>SLayer r11
+     eor3 v27.16b, v27.16b, v29.16b, v1.16b         // pipo.cs:30:5 encrypt>SLayer r11
+    orr v0.16b, v18.16b, v20.16b                    // pipo.cs:31:16 encrypt>SLayer r11
+     orr v1.16b, v27.16b, v29.16b                   // pipo.cs:31:16 encrypt>SLayer r11
+    eor v0.16b, v19.16b, v0.16b                     // pipo.cs:31:5 encrypt>SLayer r11
+     eor v1.16b, v28.16b, v1.16b                    // pipo.cs:31:5 encrypt>SLayer r11
+    eor v2.16b, v21.16b, v0.16b                     // pipo.cs:32:5 encrypt>SLayer r11
      eor v3.16b, v30.16b, v1.16b                    // pipo.cs:32:5 encrypt>SLayer r11
-    eor v4.16b, v25.16b, v20.16b                    // pipo.cs:33:5 encrypt>SLayer r11
-     eor v5.16b, v17.16b, v29.16b                   // pipo.cs:33:5 encrypt>SLayer r11
-    orr v31.16b, v31.16b, v4.16b                    // pipo.cs:34:5 encrypt>SLayer r11
+    eor v4.16b, v17.16b, v20.16b                    // pipo.cs:33:5 encrypt>SLayer r11
+     eor v5.16b, v26.16b, v29.16b                   // pipo.cs:33:5 encrypt>SLayer r11
+    orr v0.16b, v0.16b, v4.16b                      // pipo.cs:34:5 encrypt>SLayer r11
      orr v1.16b, v1.16b, v5.16b                     // pipo.cs:34:5 encrypt>SLayer r11
-    orr v6.16b, v26.16b, v2.16b                     // pipo.cs:35:18 encrypt>SLayer r11
-     orr v7.16b, v18.16b, v3.16b                    // pipo.cs:35:18 encrypt>SLayer r11
-    eor v25.16b, v25.16b, v6.16b                    // pipo.cs:35:5 encrypt>SLayer r11
-     eor v17.16b, v17.16b, v7.16b                   // pipo.cs:35:5 encrypt>SLayer r11
-    eor v28.16b, v28.16b, v2.16b                    // pipo.cs:38:5 encrypt>SLayer r11
-     eor v16.16b, v16.16b, v3.16b                   // pipo.cs:38:5 encrypt>SLayer r11
-    eor3 v31.16b, v0.16b, v2.16b, v31.16b           // pipo.cs:38:17 encrypt>SLayer r11
-     eor3 v22.16b, v22.16b, v3.16b, v1.16b          // pipo.cs:38:17 encrypt>SLayer r11
-    shl v0.16b, v31.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r11
-    sri v0.16b, v31.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r11
-     shl v31.16b, v22.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r11
-     sri v31.16b, v22.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r11
-    shl v22.16b, v28.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r11
-    sri v22.16b, v28.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r11
-     shl v28.16b, v16.16b, #1                       // pipo.cs:74:40 encrypt>RLayer r11
-     sri v28.16b, v16.16b, #7                       // pipo.cs:74:40 encrypt>RLayer r11
-    shl v16.16b, v25.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r11
-    sri v16.16b, v25.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r11
-     shl v25.16b, v17.16b, #7                       // pipo.cs:74:40 encrypt>RLayer r11
-     sri v25.16b, v17.16b, #1                       // pipo.cs:74:40 encrypt>RLayer r11
-    shl v17.16b, v26.16b, #6                        // pipo.cs:74:40 encrypt>RLayer r11
-    sri v17.16b, v26.16b, #2                        // pipo.cs:74:40 encrypt>RLayer r11
-     shl v26.16b, v18.16b, #6                       // pipo.cs:74:40 encrypt>RLayer r11
-     sri v26.16b, v18.16b, #2                       // pipo.cs:74:40 encrypt>RLayer r11
-    shl v18.16b, v27.16b, #2                        // pipo.cs:74:40 encrypt>RLayer r11
-    sri v18.16b, v27.16b, #6                        // pipo.cs:74:40 encrypt>RLayer r11
-     shl v27.16b, v19.16b, #2                       // pipo.cs:74:40 encrypt>RLayer r11
-     sri v27.16b, v19.16b, #6                       // pipo.cs:74:40 encrypt>RLayer r11
-    shl v19.16b, v20.16b, #3                        // pipo.cs:74:40 encrypt>RLayer r11
-    sri v19.16b, v20.16b, #5                        // pipo.cs:74:40 encrypt>RLayer r11
+    orr v7.16b, v18.16b, v2.16b                     // pipo.cs:35:18 encrypt>SLayer r11
+     orr v8.16b, v27.16b, v3.16b                    // pipo.cs:35:18 encrypt>SLayer r11
+    eor v17.16b, v17.16b, v7.16b                    // pipo.cs:35:5 encrypt>SLayer r11
+     eor v26.16b, v26.16b, v8.16b                   // pipo.cs:35:5 encrypt>SLayer r11
+    eor v16.16b, v16.16b, v2.16b                    // pipo.cs:38:5 encrypt>SLayer r11
+     eor v25.16b, v25.16b, v3.16b                   // pipo.cs:38:5 encrypt>SLayer r11
+    eor3 v22.16b, v22.16b, v2.16b, v0.16b           // pipo.cs:38:17 encrypt>SLayer r11
+     eor3 v31.16b, v31.16b, v3.16b, v1.16b          // pipo.cs:38:17 encrypt>SLayer r11
+    shl v0.16b, v22.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r11
+    sri v0.16b, v22.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r11
+     shl v22.16b, v31.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r11
+     sri v22.16b, v31.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r11
+    shl v31.16b, v16.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r11
+    sri v31.16b, v16.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r11
+     shl v16.16b, v25.16b, #1                       // pipo.cs:74:40 encrypt>RLayer r11
+     sri v16.16b, v25.16b, #7                       // pipo.cs:74:40 encrypt>RLayer r11
+    shl v25.16b, v17.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r11
+    sri v25.16b, v17.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r11
+     shl v17.16b, v26.16b, #7                       // pipo.cs:74:40 encrypt>RLayer r11
+     sri v17.16b, v26.16b, #1                       // pipo.cs:74:40 encrypt>RLayer r11
+    shl v26.16b, v18.16b, #6                        // pipo.cs:74:40 encrypt>RLayer r11
+    sri v26.16b, v18.16b, #2                        // pipo.cs:74:40 encrypt>RLayer r11
+     shl v18.16b, v27.16b, #6                       // pipo.cs:74:40 encrypt>RLayer r11
+     sri v18.16b, v27.16b, #2                       // pipo.cs:74:40 encrypt>RLayer r11
+    shl v27.16b, v19.16b, #2                        // pipo.cs:74:40 encrypt>RLayer r11
+    sri v27.16b, v19.16b, #6                        // pipo.cs:74:40 encrypt>RLayer r11
+     shl v19.16b, v28.16b, #2                       // pipo.cs:74:40 encrypt>RLayer r11
+     sri v19.16b, v28.16b, #6                       // pipo.cs:74:40 encrypt>RLayer r11
+    shl v28.16b, v20.16b, #3                        // pipo.cs:74:40 encrypt>RLayer r11
+    sri v28.16b, v20.16b, #5                        // pipo.cs:74:40 encrypt>RLayer r11
      shl v20.16b, v29.16b, #3                       // pipo.cs:74:40 encrypt>RLayer r11
      sri v20.16b, v29.16b, #5                       // pipo.cs:74:40 encrypt>RLayer r11
     shl v29.16b, v21.16b, #5                        // pipo.cs:74:40 encrypt>RLayer r11
     sri v29.16b, v21.16b, #3                        // pipo.cs:74:40 encrypt>RLayer r11
      shl v21.16b, v30.16b, #5                       // pipo.cs:74:40 encrypt>RLayer r11
      sri v21.16b, v30.16b, #3                       // pipo.cs:74:40 encrypt>RLayer r11
-    ldr q30, [x0, #1424]                            // round key rk[11][1]
-    eor v0.16b, v30.16b, v0.16b                     // pipo.cs:88:29 encrypt r11
-     eor v30.16b, v30.16b, v31.16b                  // pipo.cs:88:29 encrypt r11
-    ldr q31, [x0, #1440]                            // round key rk[11][2]
-    eor v22.16b, v31.16b, v22.16b                   // pipo.cs:88:29 encrypt r11
-     eor v28.16b, v31.16b, v28.16b                  // pipo.cs:88:29 encrypt r11
-    ldr q31, [x0, #1456]                            // round key rk[11][3]
-    eor v16.16b, v31.16b, v16.16b                   // pipo.cs:88:29 encrypt r11
-     eor v25.16b, v31.16b, v25.16b                  // pipo.cs:88:29 encrypt r11
-    ldr q31, [x0, #1488]                            // round key rk[11][5]
-    eor v18.16b, v31.16b, v18.16b                   // pipo.cs:88:29 encrypt r11
-     eor v27.16b, v31.16b, v27.16b                  // pipo.cs:88:29 encrypt r11
-    ldr q31, [x0, #1504]                            // round key rk[11][6]
-    eor v19.16b, v31.16b, v19.16b                   // pipo.cs:88:29 encrypt r11
-     eor v20.16b, v31.16b, v20.16b                  // pipo.cs:88:29 encrypt r11
-    and v31.16b, v18.16b, v19.16b                   // pipo.cs:14:18 encrypt>SLayer r12
-     and v1.16b, v27.16b, v20.16b                   // pipo.cs:14:18 encrypt>SLayer r12
-    ldr q2, [x0, #1520]                             // round key rk[11][7]
-    eor3 v29.16b, v2.16b, v29.16b, v31.16b          // pipo.cs:14:5 encrypt>SLayer r12
-     eor3 v21.16b, v2.16b, v21.16b, v1.16b          // pipo.cs:14:5 encrypt>SLayer r12
-    and v31.16b, v18.16b, v29.16b                   // pipo.cs:15:18 encrypt>SLayer r12
-     and v1.16b, v27.16b, v21.16b                   // pipo.cs:15:18 encrypt>SLayer r12
-    ldr q2, [x0, #1472]                             // round key rk[11][4]
-    eor3 v17.16b, v2.16b, v17.16b, v31.16b          // pipo.cs:15:5 encrypt>SLayer r12
-     eor3 v26.16b, v2.16b, v26.16b, v1.16b          // pipo.cs:15:5 encrypt>SLayer r12
-    orr v31.16b, v17.16b, v16.16b                   // pipo.cs:16:18 encrypt>SLayer r12
-     orr v1.16b, v26.16b, v25.16b                   // pipo.cs:16:18 encrypt>SLayer r12
-    eor v19.16b, v19.16b, v17.16b                   // pipo.cs:17:5 encrypt>SLayer r12
-     eor v20.16b, v20.16b, v26.16b                  // pipo.cs:17:5 encrypt>SLayer r12
-    eor v16.16b, v16.16b, v29.16b                   // pipo.cs:18:5 encrypt>SLayer r12
-     eor v25.16b, v25.16b, v21.16b                  // pipo.cs:18:5 encrypt>SLayer r12
-    and v2.16b, v16.16b, v19.16b                    // pipo.cs:19:18 encrypt>SLayer r12
-     and v3.16b, v25.16b, v20.16b                   // pipo.cs:19:18 encrypt>SLayer r12
-    and v6.16b, v22.16b, v0.16b                     // pipo.cs:21:18 encrypt>SLayer r12
-     and v7.16b, v28.16b, v30.16b                   // pipo.cs:21:18 encrypt>SLayer r12
-    eor v4.16b, v4.16b, v6.16b                      // pipo.cs:21:5 encrypt>SLayer r12
-     eor v5.16b, v5.16b, v7.16b                     // pipo.cs:21:5 encrypt>SLayer r12
-    ldr q6, [x0, #1408]                             // round key rk[11][0]
-    eor3 v24.16b, v6.16b, v24.16b, v4.16b           // pipo.cs:21:5 encrypt>SLayer r12
-     eor3 v23.16b, v6.16b, v23.16b, v5.16b          // pipo.cs:21:5 encrypt>SLayer r12
-    orr v4.16b, v22.16b, v24.16b                    // pipo.cs:22:18 encrypt>SLayer r12
-     orr v5.16b, v28.16b, v23.16b                   // pipo.cs:22:18 encrypt>SLayer r12
-    eor v6.16b, v0.16b, v4.16b                      // pipo.cs:22:5 encrypt>SLayer r12
-     eor v7.16b, v30.16b, v5.16b                    // pipo.cs:22:5 encrypt>SLayer r12
-    eor3 v0.16b, v0.16b, v4.16b, v8.16b             // pipo.cs:23:12 encrypt>SLayer r12
-     eor3 v30.16b, v30.16b, v5.16b, v8.16b          // pipo.cs:23:12 encrypt>SLayer r12
-    orn v4.16b, v24.16b, v6.16b                     // pipo.cs:24:18 encrypt>SLayer r12
-     orn v5.16b, v23.16b, v7.16b                    // pipo.cs:24:18 encrypt>SLayer r12
-    eor v22.16b, v22.16b, v4.16b                    // pipo.cs:24:5 encrypt>SLayer r12
-     eor v28.16b, v28.16b, v5.16b                   // pipo.cs:24:5 encrypt>SLayer r12
-    eor3 v29.16b, v29.16b, v2.16b, v22.16b          // pipo.cs:26:5 encrypt>SLayer r12
-     eor3 v21.16b, v21.16b, v3.16b, v28.16b         // pipo.cs:26:5 encrypt>SLayer r12
-    eor v19.16b, v19.16b, v0.16b                    // pipo.cs:26:19 encrypt>SLayer r12
-     eor v20.16b, v20.16b, v30.16b                  // pipo.cs:26:19 encrypt>SLayer r12
-    eor3 v18.16b, v18.16b, v31.16b, v24.16b         // pipo.cs:26:33 encrypt>SLayer r12
-     eor3 v27.16b, v27.16b, v1.16b, v23.16b         // pipo.cs:26:33 encrypt>SLayer r12
-    and v31.16b, v16.16b, v29.16b                   // pipo.cs:29:18 encrypt>SLayer r12
-     and v1.16b, v25.16b, v21.16b                   // pipo.cs:29:18 encrypt>SLayer r12
-    eor3 v17.16b, v17.16b, v19.16b, v31.16b         // pipo.cs:30:5 encrypt>SLayer r12
-     eor3 v26.16b, v26.16b, v20.16b, v1.16b         // pipo.cs:30:5 encrypt>SLayer r12
-    orr v31.16b, v17.16b, v19.16b                   // pipo.cs:31:16 encrypt>SLayer r12
-     orr v1.16b, v26.16b, v20.16b                   // pipo.cs:31:16 encrypt>SLayer r12
-    eor v31.16b, v18.16b, v31.16b                   // pipo.cs:31:5 encrypt>SLayer r12
-     eor v1.16b, v27.16b, v1.16b                    // pipo.cs:31:5 encrypt>SLayer r12
-    eor v2.16b, v29.16b, v31.16b                    // pipo.cs:32:5 encrypt>SLayer r12
+    ld1 {v7.16b-v10.16b}, [x10], #64                // round keys rk[11][0], rk[11][1], rk[11][2], rk[11][3]
+    eor3 v30.16b, v8.16b, v0.16b, v6.16b            // pipo.cs:88:29 encrypt r11
+     eor3 v22.16b, v8.16b, v22.16b, v6.16b          // pipo.cs:88:29 encrypt r11
+    eor v31.16b, v9.16b, v31.16b                    // pipo.cs:88:29 encrypt r11
+     eor v16.16b, v9.16b, v16.16b                   // pipo.cs:88:29 encrypt r11
+    eor v25.16b, v10.16b, v25.16b                   // pipo.cs:88:29 encrypt r11
+     eor v17.16b, v10.16b, v17.16b                  // pipo.cs:88:29 encrypt r11
+    ld1 {v0.16b-v3.16b}, [x10], #64                 // round keys rk[11][4], rk[11][5], rk[11][6], rk[11][7]
+    eor v27.16b, v1.16b, v27.16b                    // pipo.cs:88:29 encrypt r11
+     eor v19.16b, v1.16b, v19.16b                   // pipo.cs:88:29 encrypt r11
+    eor v28.16b, v2.16b, v28.16b                    // pipo.cs:88:29 encrypt r11
+     eor v20.16b, v2.16b, v20.16b                   // pipo.cs:88:29 encrypt r11
+    and v1.16b, v27.16b, v28.16b                    // pipo.cs:14:18 encrypt>SLayer r12
+     and v2.16b, v19.16b, v20.16b                   // pipo.cs:14:18 encrypt>SLayer r12
+    eor3 v29.16b, v3.16b, v29.16b, v1.16b           // pipo.cs:14:5 encrypt>SLayer r12
+     eor3 v21.16b, v3.16b, v21.16b, v2.16b          // pipo.cs:14:5 encrypt>SLayer r12
+    and v1.16b, v27.16b, v29.16b                    // pipo.cs:15:18 encrypt>SLayer r12
+     and v2.16b, v19.16b, v21.16b                   // pipo.cs:15:18 encrypt>SLayer r12
+    eor3 v26.16b, v0.16b, v26.16b, v1.16b           // pipo.cs:15:5 encrypt>SLayer r12
+     eor3 v18.16b, v0.16b, v18.16b, v2.16b          // pipo.cs:15:5 encrypt>SLayer r12
+    orr v0.16b, v26.16b, v25.16b                    // pipo.cs:16:18 encrypt>SLayer r12
+     orr v1.16b, v18.16b, v17.16b                   // pipo.cs:16:18 encrypt>SLayer r12
+    eor v28.16b, v28.16b, v26.16b                   // pipo.cs:17:5 encrypt>SLayer r12
+     eor v20.16b, v20.16b, v18.16b                  // pipo.cs:17:5 encrypt>SLayer r12
+    eor v25.16b, v25.16b, v29.16b                   // pipo.cs:18:5 encrypt>SLayer r12
+     eor v17.16b, v17.16b, v21.16b                  // pipo.cs:18:5 encrypt>SLayer r12
+    and v2.16b, v25.16b, v28.16b                    // pipo.cs:19:18 encrypt>SLayer r12
+     and v3.16b, v17.16b, v20.16b                   // pipo.cs:19:18 encrypt>SLayer r12
+    bcax v4.16b, v4.16b, v31.16b, v30.16b           // pipo.cs:21:5 encrypt>SLayer r12
+     bcax v5.16b, v5.16b, v16.16b, v22.16b          // pipo.cs:21:5 encrypt>SLayer r12
+    eor3 v24.16b, v7.16b, v24.16b, v4.16b           // pipo.cs:21:5 encrypt>SLayer r12
+     eor3 v23.16b, v7.16b, v23.16b, v5.16b          // pipo.cs:21:5 encrypt>SLayer r12
+    orr v4.16b, v31.16b, v24.16b                    // pipo.cs:22:18 encrypt>SLayer r12
+     orr v5.16b, v16.16b, v23.16b                   // pipo.cs:22:18 encrypt>SLayer r12
+    eor v30.16b, v30.16b, v4.16b                    // pipo.cs:22:5 encrypt>SLayer r12
+     eor v22.16b, v22.16b, v5.16b                   // pipo.cs:22:5 encrypt>SLayer r12
+    orr v4.16b, v24.16b, v30.16b                    // pipo.cs:24:18 encrypt>SLayer r12
+     orr v5.16b, v23.16b, v22.16b                   // pipo.cs:24:18 encrypt>SLayer r12
+    eor v31.16b, v31.16b, v4.16b                    // pipo.cs:24:5 encrypt>SLayer r12
+     eor v16.16b, v16.16b, v5.16b                   // pipo.cs:24:5 encrypt>SLayer r12
+    eor3 v29.16b, v29.16b, v2.16b, v31.16b          // pipo.cs:26:5 encrypt>SLayer r12
+     eor3 v21.16b, v21.16b, v3.16b, v16.16b         // pipo.cs:26:5 encrypt>SLayer r12
+    eor v28.16b, v28.16b, v30.16b                   // pipo.cs:26:19 encrypt>SLayer r12
+     eor v20.16b, v20.16b, v22.16b                  // pipo.cs:26:19 encrypt>SLayer r12
+    eor3 v27.16b, v27.16b, v0.16b, v24.16b          // pipo.cs:26:33 encrypt>SLayer r12
+     eor3 v19.16b, v19.16b, v1.16b, v23.16b         // pipo.cs:26:33 encrypt>SLayer r12
+    and v0.16b, v25.16b, v29.16b                    // pipo.cs:29:18 encrypt>SLayer r12
+     and v1.16b, v17.16b, v21.16b                   // pipo.cs:29:18 encrypt>SLayer r12
+    eor3 v26.16b, v26.16b, v28.16b, v0.16b          // pipo.cs:30:5 encrypt>SLayer r12
+     eor3 v18.16b, v18.16b, v20.16b, v1.16b         // pipo.cs:30:5 encrypt>SLayer r12
+    orr v0.16b, v26.16b, v28.16b                    // pipo.cs:31:16 encrypt>SLayer r12
+     orr v1.16b, v18.16b, v20.16b                   // pipo.cs:31:16 encrypt>SLayer r12
+    eor v0.16b, v27.16b, v0.16b                     // pipo.cs:31:5 encrypt>SLayer r12
+     eor v1.16b, v19.16b, v1.16b                    // pipo.cs:31:5 encrypt>SLayer r12
+    eor v2.16b, v29.16b, v0.16b                     // pipo.cs:32:5 encrypt>SLayer r12
      eor v3.16b, v21.16b, v1.16b                    // pipo.cs:32:5 encrypt>SLayer r12
-    eor v4.16b, v16.16b, v19.16b                    // pipo.cs:33:5 encrypt>SLayer r12
-     eor v5.16b, v25.16b, v20.16b                   // pipo.cs:33:5 encrypt>SLayer r12
-    orr v31.16b, v31.16b, v4.16b                    // pipo.cs:34:5 encrypt>SLayer r12
+    eor v4.16b, v25.16b, v28.16b                    // pipo.cs:33:5 encrypt>SLayer r12
+     eor v5.16b, v17.16b, v20.16b                   // pipo.cs:33:5 encrypt>SLayer r12
+    orr v0.16b, v0.16b, v4.16b                      // pipo.cs:34:5 encrypt>SLayer r12
      orr v1.16b, v1.16b, v5.16b                     // pipo.cs:34:5 encrypt>SLayer r12
-    orr v6.16b, v17.16b, v2.16b                     // pipo.cs:35:18 encrypt>SLayer r12
-     orr v7.16b, v26.16b, v3.16b                    // pipo.cs:35:18 encrypt>SLayer r12
-    eor v16.16b, v16.16b, v6.16b                    // pipo.cs:35:5 encrypt>SLayer r12
-     eor v25.16b, v25.16b, v7.16b                   // pipo.cs:35:5 encrypt>SLayer r12
-    eor v22.16b, v22.16b, v2.16b                    // pipo.cs:38:5 encrypt>SLayer r12
-     eor v28.16b, v28.16b, v3.16b                   // pipo.cs:38:5 encrypt>SLayer r12
-    eor3 v31.16b, v0.16b, v2.16b, v31.16b           // pipo.cs:38:17 encrypt>SLayer r12
-     eor3 v30.16b, v30.16b, v3.16b, v1.16b          // pipo.cs:38:17 encrypt>SLayer r12
-    shl v0.16b, v31.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r12
-    sri v0.16b, v31.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r12
-     shl v31.16b, v30.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r12
-     sri v31.16b, v30.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r12
-    shl v30.16b, v22.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r12
-    sri v30.16b, v22.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r12
-     shl v22.16b, v28.16b, #1                       // pipo.cs:74:40 encrypt>RLayer r12
-     sri v22.16b, v28.16b, #7                       // pipo.cs:74:40 encrypt>RLayer r12
-    shl v28.16b, v16.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r12
-    sri v28.16b, v16.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r12
-     shl v16.16b, v25.16b, #7                       // pipo.cs:74:40 encrypt>RLayer r12
-     sri v16.16b, v25.16b, #1                       // pipo.cs:74:40 encrypt>RLayer r12
-    shl v25.16b, v17.16b, #6                        // pipo.cs:74:40 encrypt>RLayer r12
-    sri v25.16b, v17.16b, #2                        // pipo.cs:74:40 encrypt>RLayer r12
-     shl v17.16b, v26.16b, #6                       // pipo.cs:74:40 encrypt>RLayer r12
-     sri v17.16b, v26.16b, #2                       // pipo.cs:74:40 encrypt>RLayer r12
-    shl v26.16b, v18.16b, #2                        // pipo.cs:74:40 encrypt>RLayer r12
-    sri v26.16b, v18.16b, #6                        // pipo.cs:74:40 encrypt>RLayer r12
-     shl v18.16b, v27.16b, #2                       // pipo.cs:74:40 encrypt>RLayer r12
-     sri v18.16b, v27.16b, #6                       // pipo.cs:74:40 encrypt>RLayer r12
-    shl v27.16b, v19.16b, #3                        // pipo.cs:74:40 encrypt>RLayer r12
-    sri v27.16b, v19.16b, #5                        // pipo.cs:74:40 encrypt>RLayer r12
-     shl v19.16b, v20.16b, #3                       // pipo.cs:74:40 encrypt>RLayer r12
-     sri v19.16b, v20.16b, #5                       // pipo.cs:74:40 encrypt>RLayer r12
+    orr v7.16b, v26.16b, v2.16b                     // pipo.cs:35:18 encrypt>SLayer r12
+     orr v8.16b, v18.16b, v3.16b                    // pipo.cs:35:18 encrypt>SLayer r12
+    eor v25.16b, v25.16b, v7.16b                    // pipo.cs:35:5 encrypt>SLayer r12
+     eor v17.16b, v17.16b, v8.16b                   // pipo.cs:35:5 encrypt>SLayer r12
+    eor v31.16b, v31.16b, v2.16b                    // pipo.cs:38:5 encrypt>SLayer r12
+     eor v16.16b, v16.16b, v3.16b                   // pipo.cs:38:5 encrypt>SLayer r12
+    eor3 v30.16b, v30.16b, v2.16b, v0.16b           // pipo.cs:38:17 encrypt>SLayer r12
+     eor3 v22.16b, v22.16b, v3.16b, v1.16b          // pipo.cs:38:17 encrypt>SLayer r12
+    shl v0.16b, v30.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r12
+    sri v0.16b, v30.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r12
+     shl v30.16b, v22.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r12
+     sri v30.16b, v22.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r12
+    shl v22.16b, v31.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r12
+    sri v22.16b, v31.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r12
+     shl v31.16b, v16.16b, #1                       // pipo.cs:74:40 encrypt>RLayer r12
+     sri v31.16b, v16.16b, #7                       // pipo.cs:74:40 encrypt>RLayer r12
+    shl v16.16b, v25.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r12
+    sri v16.16b, v25.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r12
+     shl v25.16b, v17.16b, #7                       // pipo.cs:74:40 encrypt>RLayer r12
+     sri v25.16b, v17.16b, #1                       // pipo.cs:74:40 encrypt>RLayer r12
+    shl v17.16b, v26.16b, #6                        // pipo.cs:74:40 encrypt>RLayer r12
+    sri v17.16b, v26.16b, #2                        // pipo.cs:74:40 encrypt>RLayer r12
+     shl v26.16b, v18.16b, #6                       // pipo.cs:74:40 encrypt>RLayer r12
+     sri v26.16b, v18.16b, #2                       // pipo.cs:74:40 encrypt>RLayer r12
+    shl v18.16b, v27.16b, #2                        // pipo.cs:74:40 encrypt>RLayer r12
+    sri v18.16b, v27.16b, #6                        // pipo.cs:74:40 encrypt>RLayer r12
+     shl v27.16b, v19.16b, #2                       // pipo.cs:74:40 encrypt>RLayer r12
+     sri v27.16b, v19.16b, #6                       // pipo.cs:74:40 encrypt>RLayer r12
+    shl v19.16b, v28.16b, #3                        // pipo.cs:74:40 encrypt>RLayer r12
+    sri v19.16b, v28.16b, #5                        // pipo.cs:74:40 encrypt>RLayer r12
+     shl v28.16b, v20.16b, #3                       // pipo.cs:74:40 encrypt>RLayer r12
+     sri v28.16b, v20.16b, #5                       // pipo.cs:74:40 encrypt>RLayer r12
     shl v20.16b, v29.16b, #5                        // pipo.cs:74:40 encrypt>RLayer r12
     sri v20.16b, v29.16b, #3                        // pipo.cs:74:40 encrypt>RLayer r12
      shl v29.16b, v21.16b, #5                       // pipo.cs:74:40 encrypt>RLayer r12
      sri v29.16b, v21.16b, #3                       // pipo.cs:74:40 encrypt>RLayer r12
-    ldr q21, [x0, #1552]                            // round key rk[12][1]
-    eor v0.16b, v21.16b, v0.16b                     // pipo.cs:88:29 encrypt r12
-     eor v21.16b, v21.16b, v31.16b                  // pipo.cs:88:29 encrypt r12
-    ldr q31, [x0, #1568]                            // round key rk[12][2]
-    eor v30.16b, v31.16b, v30.16b                   // pipo.cs:88:29 encrypt r12
-     eor v22.16b, v31.16b, v22.16b                  // pipo.cs:88:29 encrypt r12
-    ldr q31, [x0, #1584]                            // round key rk[12][3]
-    eor v28.16b, v31.16b, v28.16b                   // pipo.cs:88:29 encrypt r12
-     eor v16.16b, v31.16b, v16.16b                  // pipo.cs:88:29 encrypt r12
-    ldr q31, [x0, #1616]                            // round key rk[12][5]
-    eor v26.16b, v31.16b, v26.16b                   // pipo.cs:88:29 encrypt r12
-     eor v18.16b, v31.16b, v18.16b                  // pipo.cs:88:29 encrypt r12
-    ldr q31, [x0, #1632]                            // round key rk[12][6]
-    eor v27.16b, v31.16b, v27.16b                   // pipo.cs:88:29 encrypt r12
-     eor v19.16b, v31.16b, v19.16b                  // pipo.cs:88:29 encrypt r12
-    and v31.16b, v26.16b, v27.16b                   // pipo.cs:14:18 encrypt>SLayer r13
-     and v1.16b, v18.16b, v19.16b                   // pipo.cs:14:18 encrypt>SLayer r13
-    ldr q2, [x0, #1648]                             // round key rk[12][7]
-    eor3 v20.16b, v2.16b, v20.16b, v31.16b          // pipo.cs:14:5 encrypt>SLayer r13
-     eor3 v29.16b, v2.16b, v29.16b, v1.16b          // pipo.cs:14:5 encrypt>SLayer r13
-    and v31.16b, v26.16b, v20.16b                   // pipo.cs:15:18 encrypt>SLayer r13
-     and v1.16b, v18.16b, v29.16b                   // pipo.cs:15:18 encrypt>SLayer r13
-    ldr q2, [x0, #1600]                             // round key rk[12][4]
-    eor3 v25.16b, v2.16b, v25.16b, v31.16b          // pipo.cs:15:5 encrypt>SLayer r13
-     eor3 v17.16b, v2.16b, v17.16b, v1.16b          // pipo.cs:15:5 encrypt>SLayer r13
-    orr v31.16b, v25.16b, v28.16b                   // pipo.cs:16:18 encrypt>SLayer r13
-     orr v1.16b, v17.16b, v16.16b                   // pipo.cs:16:18 encrypt>SLayer r13
-    eor v27.16b, v27.16b, v25.16b                   // pipo.cs:17:5 encrypt>SLayer r13
-     eor v19.16b, v19.16b, v17.16b                  // pipo.cs:17:5 encrypt>SLayer r13
-    eor v28.16b, v28.16b, v20.16b                   // pipo.cs:18:5 encrypt>SLayer r13
-     eor v16.16b, v16.16b, v29.16b                  // pipo.cs:18:5 encrypt>SLayer r13
-    and v2.16b, v28.16b, v27.16b                    // pipo.cs:19:18 encrypt>SLayer r13
-     and v3.16b, v16.16b, v19.16b                   // pipo.cs:19:18 encrypt>SLayer r13
-    and v6.16b, v30.16b, v0.16b                     // pipo.cs:21:18 encrypt>SLayer r13
-     and v7.16b, v22.16b, v21.16b                   // pipo.cs:21:18 encrypt>SLayer r13
-    eor v4.16b, v4.16b, v6.16b                      // pipo.cs:21:5 encrypt>SLayer r13
-     eor v5.16b, v5.16b, v7.16b                     // pipo.cs:21:5 encrypt>SLayer r13
-    ldr q6, [x0, #1536]                             // round key rk[12][0]
-    eor3 v24.16b, v6.16b, v24.16b, v4.16b           // pipo.cs:21:5 encrypt>SLayer r13
-     eor3 v23.16b, v6.16b, v23.16b, v5.16b          // pipo.cs:21:5 encrypt>SLayer r13
-    orr v4.16b, v30.16b, v24.16b                    // pipo.cs:22:18 encrypt>SLayer r13
-     orr v5.16b, v22.16b, v23.16b                   // pipo.cs:22:18 encrypt>SLayer r13
-    eor v6.16b, v0.16b, v4.16b                      // pipo.cs:22:5 encrypt>SLayer r13
-     eor v7.16b, v21.16b, v5.16b                    // pipo.cs:22:5 encrypt>SLayer r13
-    eor3 v0.16b, v0.16b, v4.16b, v8.16b             // pipo.cs:23:12 encrypt>SLayer r13
-     eor3 v21.16b, v21.16b, v5.16b, v8.16b          // pipo.cs:23:12 encrypt>SLayer r13
-    orn v4.16b, v24.16b, v6.16b                     // pipo.cs:24:18 encrypt>SLayer r13
-     orn v5.16b, v23.16b, v7.16b                    // pipo.cs:24:18 encrypt>SLayer r13
-    eor v30.16b, v30.16b, v4.16b                    // pipo.cs:24:5 encrypt>SLayer r13
-     eor v22.16b, v22.16b, v5.16b                   // pipo.cs:24:5 encrypt>SLayer r13
-    eor3 v20.16b, v20.16b, v2.16b, v30.16b          // pipo.cs:26:5 encrypt>SLayer r13
-     eor3 v29.16b, v29.16b, v3.16b, v22.16b         // pipo.cs:26:5 encrypt>SLayer r13
-    eor v27.16b, v27.16b, v0.16b                    // pipo.cs:26:19 encrypt>SLayer r13
-     eor v19.16b, v19.16b, v21.16b                  // pipo.cs:26:19 encrypt>SLayer r13
-    eor3 v26.16b, v26.16b, v31.16b, v24.16b         // pipo.cs:26:33 encrypt>SLayer r13
-     eor3 v18.16b, v18.16b, v1.16b, v23.16b         // pipo.cs:26:33 encrypt>SLayer r13
-    and v31.16b, v28.16b, v20.16b                   // pipo.cs:29:18 encrypt>SLayer r13
-     and v1.16b, v16.16b, v29.16b                   // pipo.cs:29:18 encrypt>SLayer r13
-    eor3 v25.16b, v25.16b, v27.16b, v31.16b         // pipo.cs:30:5 encrypt>SLayer r13
-     eor3 v17.16b, v17.16b, v19.16b, v1.16b         // pipo.cs:30:5 encrypt>SLayer r13
-    orr v31.16b, v25.16b, v27.16b                   // pipo.cs:31:16 encrypt>SLayer r13
-     orr v1.16b, v17.16b, v19.16b                   // pipo.cs:31:16 encrypt>SLayer r13
-    eor v31.16b, v26.16b, v31.16b                   // pipo.cs:31:5 encrypt>SLayer r13
-     eor v1.16b, v18.16b, v1.16b                    // pipo.cs:31:5 encrypt>SLayer r13
-    eor v2.16b, v20.16b, v31.16b                    // pipo.cs:32:5 encrypt>SLayer r13
+    ld1 {v7.16b-v10.16b}, [x10], #64                // round keys rk[12][0], rk[12][1], rk[12][2], rk[12][3]
+    eor3 v21.16b, v8.16b, v0.16b, v6.16b            // pipo.cs:88:29 encrypt r12
+     eor3 v30.16b, v8.16b, v30.16b, v6.16b          // pipo.cs:88:29 encrypt r12
+    eor v22.16b, v9.16b, v22.16b                    // pipo.cs:88:29 encrypt r12
+     eor v31.16b, v9.16b, v31.16b                   // pipo.cs:88:29 encrypt r12
+    eor v16.16b, v10.16b, v16.16b                   // pipo.cs:88:29 encrypt r12
+     eor v25.16b, v10.16b, v25.16b                  // pipo.cs:88:29 encrypt r12
+    ld1 {v0.16b-v3.16b}, [x10], #64                 // round keys rk[12][4], rk[12][5], rk[12][6], rk[12][7]
+    eor v18.16b, v1.16b, v18.16b                    // pipo.cs:88:29 encrypt r12
+     eor v27.16b, v1.16b, v27.16b                   // pipo.cs:88:29 encrypt r12
+    eor v19.16b, v2.16b, v19.16b                    // pipo.cs:88:29 encrypt r12
+     eor v28.16b, v2.16b, v28.16b                   // pipo.cs:88:29 encrypt r12
+    and v1.16b, v18.16b, v19.16b                    // pipo.cs:14:18 encrypt>SLayer r13
+     and v2.16b, v27.16b, v28.16b                   // pipo.cs:14:18 encrypt>SLayer r13
+    eor3 v20.16b, v3.16b, v20.16b, v1.16b           // pipo.cs:14:5 encrypt>SLayer r13
+     eor3 v29.16b, v3.16b, v29.16b, v2.16b          // pipo.cs:14:5 encrypt>SLayer r13
+    and v1.16b, v18.16b, v20.16b                    // pipo.cs:15:18 encrypt>SLayer r13
+     and v2.16b, v27.16b, v29.16b                   // pipo.cs:15:18 encrypt>SLayer r13
+    eor3 v17.16b, v0.16b, v17.16b, v1.16b           // pipo.cs:15:5 encrypt>SLayer r13
+     eor3 v26.16b, v0.16b, v26.16b, v2.16b          // pipo.cs:15:5 encrypt>SLayer r13
+    orr v0.16b, v17.16b, v16.16b                    // pipo.cs:16:18 encrypt>SLayer r13
+     orr v1.16b, v26.16b, v25.16b                   // pipo.cs:16:18 encrypt>SLayer r13
+    eor v19.16b, v19.16b, v17.16b                   // pipo.cs:17:5 encrypt>SLayer r13
+     eor v28.16b, v28.16b, v26.16b                  // pipo.cs:17:5 encrypt>SLayer r13
+    eor v16.16b, v16.16b, v20.16b                   // pipo.cs:18:5 encrypt>SLayer r13
+     eor v25.16b, v25.16b, v29.16b                  // pipo.cs:18:5 encrypt>SLayer r13
+    and v2.16b, v16.16b, v19.16b                    // pipo.cs:19:18 encrypt>SLayer r13
+     and v3.16b, v25.16b, v28.16b                   // pipo.cs:19:18 encrypt>SLayer r13
+    bcax v4.16b, v4.16b, v22.16b, v21.16b           // pipo.cs:21:5 encrypt>SLayer r13
+     bcax v5.16b, v5.16b, v31.16b, v30.16b          // pipo.cs:21:5 encrypt>SLayer r13
+    eor3 v24.16b, v7.16b, v24.16b, v4.16b           // pipo.cs:21:5 encrypt>SLayer r13
+     eor3 v23.16b, v7.16b, v23.16b, v5.16b          // pipo.cs:21:5 encrypt>SLayer r13
+    orr v4.16b, v22.16b, v24.16b                    // pipo.cs:22:18 encrypt>SLayer r13
+     orr v5.16b, v31.16b, v23.16b                   // pipo.cs:22:18 encrypt>SLayer r13
+    eor v21.16b, v21.16b, v4.16b                    // pipo.cs:22:5 encrypt>SLayer r13
+     eor v30.16b, v30.16b, v5.16b                   // pipo.cs:22:5 encrypt>SLayer r13
+    orr v4.16b, v24.16b, v21.16b                    // pipo.cs:24:18 encrypt>SLayer r13
+     orr v5.16b, v23.16b, v30.16b                   // pipo.cs:24:18 encrypt>SLayer r13
+    eor v22.16b, v22.16b, v4.16b                    // pipo.cs:24:5 encrypt>SLayer r13
+     eor v31.16b, v31.16b, v5.16b                   // pipo.cs:24:5 encrypt>SLayer r13
+    eor3 v20.16b, v20.16b, v2.16b, v22.16b          // pipo.cs:26:5 encrypt>SLayer r13
+     eor3 v29.16b, v29.16b, v3.16b, v31.16b         // pipo.cs:26:5 encrypt>SLayer r13
+    eor v19.16b, v19.16b, v21.16b                   // pipo.cs:26:19 encrypt>SLayer r13
+     eor v28.16b, v28.16b, v30.16b                  // pipo.cs:26:19 encrypt>SLayer r13
+    eor3 v18.16b, v18.16b, v0.16b, v24.16b          // pipo.cs:26:33 encrypt>SLayer r13
+     eor3 v27.16b, v27.16b, v1.16b, v23.16b         // pipo.cs:26:33 encrypt>SLayer r13
+    and v0.16b, v16.16b, v20.16b                    // pipo.cs:29:18 encrypt>SLayer r13
+     and v1.16b, v25.16b, v29.16b                   // pipo.cs:29:18 encrypt>SLayer r13
+    eor3 v17.16b, v17.16b, v19.16b, v0.16b          // pipo.cs:30:5 encrypt>SLayer r13
+     eor3 v26.16b, v26.16b, v28.16b, v1.16b         // pipo.cs:30:5 encrypt>SLayer r13
+    orr v0.16b, v17.16b, v19.16b                    // pipo.cs:31:16 encrypt>SLayer r13
+     orr v1.16b, v26.16b, v28.16b                   // pipo.cs:31:16 encrypt>SLayer r13
+    eor v0.16b, v18.16b, v0.16b                     // pipo.cs:31:5 encrypt>SLayer r13
+     eor v1.16b, v27.16b, v1.16b                    // pipo.cs:31:5 encrypt>SLayer r13
+    eor v2.16b, v20.16b, v0.16b                     // pipo.cs:32:5 encrypt>SLayer r13
      eor v3.16b, v29.16b, v1.16b                    // pipo.cs:32:5 encrypt>SLayer r13
-    eor v4.16b, v28.16b, v27.16b                    // pipo.cs:33:5 encrypt>SLayer r13
-     eor v5.16b, v16.16b, v19.16b                   // pipo.cs:33:5 encrypt>SLayer r13
-    orr v31.16b, v31.16b, v4.16b                    // pipo.cs:34:5 encrypt>SLayer r13
+    eor v4.16b, v16.16b, v19.16b                    // pipo.cs:33:5 encrypt>SLayer r13
+     eor v5.16b, v25.16b, v28.16b                   // pipo.cs:33:5 encrypt>SLayer r13
+    orr v0.16b, v0.16b, v4.16b                      // pipo.cs:34:5 encrypt>SLayer r13
      orr v1.16b, v1.16b, v5.16b                     // pipo.cs:34:5 encrypt>SLayer r13
-    orr v6.16b, v25.16b, v2.16b                     // pipo.cs:35:18 encrypt>SLayer r13
-     orr v7.16b, v17.16b, v3.16b                    // pipo.cs:35:18 encrypt>SLayer r13
-    eor v28.16b, v28.16b, v6.16b                    // pipo.cs:35:5 encrypt>SLayer r13
-     eor v16.16b, v16.16b, v7.16b                   // pipo.cs:35:5 encrypt>SLayer r13
-    eor v30.16b, v30.16b, v2.16b                    // pipo.cs:38:5 encrypt>SLayer r13
-     eor v22.16b, v22.16b, v3.16b                   // pipo.cs:38:5 encrypt>SLayer r13
-    eor3 v31.16b, v0.16b, v2.16b, v31.16b           // pipo.cs:38:17 encrypt>SLayer r13
-     eor3 v21.16b, v21.16b, v3.16b, v1.16b          // pipo.cs:38:17 encrypt>SLayer r13
-    shl v0.16b, v31.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r13
-    sri v0.16b, v31.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r13
-     shl v31.16b, v21.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r13
-     sri v31.16b, v21.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r13
-    shl v21.16b, v30.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r13
-    sri v21.16b, v30.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r13
-     shl v30.16b, v22.16b, #1                       // pipo.cs:74:40 encrypt>RLayer r13
-     sri v30.16b, v22.16b, #7                       // pipo.cs:74:40 encrypt>RLayer r13
-    shl v22.16b, v28.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r13
-    sri v22.16b, v28.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r13
-     shl v28.16b, v16.16b, #7                       // pipo.cs:74:40 encrypt>RLayer r13
-     sri v28.16b, v16.16b, #1                       // pipo.cs:74:40 encrypt>RLayer r13
-    shl v16.16b, v25.16b, #6                        // pipo.cs:74:40 encrypt>RLayer r13
-    sri v16.16b, v25.16b, #2                        // pipo.cs:74:40 encrypt>RLayer r13
-     shl v25.16b, v17.16b, #6                       // pipo.cs:74:40 encrypt>RLayer r13
-     sri v25.16b, v17.16b, #2                       // pipo.cs:74:40 encrypt>RLayer r13
-    shl v17.16b, v26.16b, #2                        // pipo.cs:74:40 encrypt>RLayer r13
-    sri v17.16b, v26.16b, #6                        // pipo.cs:74:40 encrypt>RLayer r13
-     shl v26.16b, v18.16b, #2                       // pipo.cs:74:40 encrypt>RLayer r13
-     sri v26.16b, v18.16b, #6                       // pipo.cs:74:40 encrypt>RLayer r13
-    shl v18.16b, v27.16b, #3                        // pipo.cs:74:40 encrypt>RLayer r13
-    sri v18.16b, v27.16b, #5                        // pipo.cs:74:40 encrypt>RLayer r13
-     shl v27.16b, v19.16b, #3                       // pipo.cs:74:40 encrypt>RLayer r13
-     sri v27.16b, v19.16b, #5                       // pipo.cs:74:40 encrypt>RLayer r13
-    shl v19.16b, v20.16b, #5                        // pipo.cs:74:40 encrypt>RLayer r13
-    sri v19.16b, v20.16b, #3                        // pipo.cs:74:40 encrypt>RLayer r13
+    orr v6.16b, v17.16b, v2.16b                     // pipo.cs:35:18 encrypt>SLayer r13
+     orr v7.16b, v26.16b, v3.16b                    // pipo.cs:35:18 encrypt>SLayer r13
+    eor v16.16b, v16.16b, v6.16b                    // pipo.cs:35:5 encrypt>SLayer r13
+     eor v25.16b, v25.16b, v7.16b                   // pipo.cs:35:5 encrypt>SLayer r13
+    eor v22.16b, v22.16b, v2.16b                    // pipo.cs:38:5 encrypt>SLayer r13
+     eor v31.16b, v31.16b, v3.16b                   // pipo.cs:38:5 encrypt>SLayer r13
+    eor3 v21.16b, v21.16b, v2.16b, v0.16b           // pipo.cs:38:17 encrypt>SLayer r13
+     eor3 v30.16b, v30.16b, v3.16b, v1.16b          // pipo.cs:38:17 encrypt>SLayer r13
+    shl v0.16b, v21.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r13
+    sri v0.16b, v21.16b, #4                         // pipo.cs:74:40 encrypt>RLayer r13
+     shl v21.16b, v30.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r13
+     sri v21.16b, v30.16b, #4                       // pipo.cs:74:40 encrypt>RLayer r13
+    shl v30.16b, v22.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r13
+    sri v30.16b, v22.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r13
+     shl v22.16b, v31.16b, #1                       // pipo.cs:74:40 encrypt>RLayer r13
+     sri v22.16b, v31.16b, #7                       // pipo.cs:74:40 encrypt>RLayer r13
+    shl v31.16b, v16.16b, #7                        // pipo.cs:74:40 encrypt>RLayer r13
+    sri v31.16b, v16.16b, #1                        // pipo.cs:74:40 encrypt>RLayer r13
+     shl v16.16b, v25.16b, #7                       // pipo.cs:74:40 encrypt>RLayer r13
+     sri v16.16b, v25.16b, #1                       // pipo.cs:74:40 encrypt>RLayer r13
+    shl v25.16b, v17.16b, #6                        // pipo.cs:74:40 encrypt>RLayer r13
+    sri v25.16b, v17.16b, #2                        // pipo.cs:74:40 encrypt>RLayer r13
+     shl v17.16b, v26.16b, #6                       // pipo.cs:74:40 encrypt>RLayer r13
+     sri v17.16b, v26.16b, #2                       // pipo.cs:74:40 encrypt>RLayer r13
+    shl v26.16b, v18.16b, #2                        // pipo.cs:74:40 encrypt>RLayer r13
+    sri v26.16b, v18.16b, #6                        // pipo.cs:74:40 encrypt>RLayer r13
+     shl v18.16b, v27.16b, #2                       // pipo.cs:74:40 encrypt>RLayer r13
+     sri v18.16b, v27.16b, #6                       // pipo.cs:74:40 encrypt>RLayer r13
+    shl v27.16b, v19.16b, #3                        // pipo.cs:74:40 encrypt>RLayer r13
+    sri v27.16b, v19.16b, #5                        // pipo.cs:74:40 encrypt>RLayer r13
+     shl v19.16b, v28.16b, #3                       // pipo.cs:74:40 encrypt>RLayer r13
+     sri v19.16b, v28.16b, #5                       // pipo.cs:74:40 encrypt>RLayer r13
+    shl v28.16b, v20.16b, #5                        // pipo.cs:74:40 encrypt>RLayer r13
+    sri v28.16b, v20.16b, #3                        // pipo.cs:74:40 encrypt>RLayer r13
      shl v20.16b, v29.16b, #5                       // pipo.cs:74:40 encrypt>RLayer r13
      sri v20.16b, v29.16b, #3                       // pipo.cs:74:40 encrypt>RLayer r13
-    ldr q29, [x0, #1664]                            // round key rk[13][0]
-    eor3 v24.16b, v29.16b, v24.16b, v4.16b          // pipo.cs:88:29 encrypt r13
-     eor3 v23.16b, v29.16b, v23.16b, v5.16b         // pipo.cs:88:29 encrypt r13
-    ldr q29, [x0, #1680]                            // round key rk[13][1]
-    eor v0.16b, v29.16b, v0.16b                     // pipo.cs:88:29 encrypt r13
-     eor v29.16b, v29.16b, v31.16b                  // pipo.cs:88:29 encrypt r13
-    ldr q31, [x0, #1696]                            // round key rk[13][2]
-    eor v21.16b, v31.16b, v21.16b                   // pipo.cs:88:29 encrypt r13
-     eor v30.16b, v31.16b, v30.16b                  // pipo.cs:88:29 encrypt r13
-    ldr q31, [x0, #1712]                            // round key rk[13][3]
-    eor v22.16b, v31.16b, v22.16b                   // pipo.cs:88:29 encrypt r13
-     eor v28.16b, v31.16b, v28.16b                  // pipo.cs:88:29 encrypt r13
-    ldr q31, [x0, #1728]                            // round key rk[13][4]
-    eor v16.16b, v31.16b, v16.16b                   // pipo.cs:88:29 encrypt r13
-     eor v25.16b, v31.16b, v25.16b                  // pipo.cs:88:29 encrypt r13
-    ldr q31, [x0, #1744]                            // round key rk[13][5]
-    eor v17.16b, v31.16b, v17.16b                   // pipo.cs:88:29 encrypt r13
-     eor v26.16b, v31.16b, v26.16b                  // pipo.cs:88:29 encrypt r13
-    ldr q31, [x0, #1760]                            // round key rk[13][6]
-    eor v18.16b, v31.16b, v18.16b                   // pipo.cs:88:29 encrypt r13
-     eor v27.16b, v31.16b, v27.16b                  // pipo.cs:88:29 encrypt r13
-    ldr q31, [x0, #1776]                            // round key rk[13][7]
-    eor v19.16b, v31.16b, v19.16b                   // pipo.cs:88:29 encrypt r13
-     eor v20.16b, v31.16b, v20.16b                  // pipo.cs:88:29 encrypt r13
-    ld4 {v1.16b-v4.16b}, [x1], #64                  // input blocks 0..15
-    ld4 {v5.16b-v8.16b}, [x1], #64                  // input blocks 0..15
-    uzp1 v31.16b, v1.16b, v5.16b                    // input blocks 0..15
+    ld1 {v6.16b-v9.16b}, [x10], #64                 // round keys rk[13][0], rk[13][1], rk[13][2], rk[13][3]
+    eor3 v24.16b, v6.16b, v24.16b, v4.16b           // pipo.cs:88:29 encrypt r13
+     eor3 v23.16b, v6.16b, v23.16b, v5.16b          // pipo.cs:88:29 encrypt r13
+    eor v29.16b, v7.16b, v0.16b                     // pipo.cs:88:29 encrypt r13
+     eor v21.16b, v7.16b, v21.16b                   // pipo.cs:88:29 encrypt r13
+    eor v30.16b, v8.16b, v30.16b                    // pipo.cs:88:29 encrypt r13
+     eor v22.16b, v8.16b, v22.16b                   // pipo.cs:88:29 encrypt r13
+    eor v31.16b, v9.16b, v31.16b                    // pipo.cs:88:29 encrypt r13
+     eor v16.16b, v9.16b, v16.16b                   // pipo.cs:88:29 encrypt r13
+    ld1 {v0.16b-v3.16b}, [x10], #64                 // round keys rk[13][4], rk[13][5], rk[13][6], rk[13][7]
+    eor v25.16b, v0.16b, v25.16b                    // pipo.cs:88:29 encrypt r13
+     eor v17.16b, v0.16b, v17.16b                   // pipo.cs:88:29 encrypt r13
+    eor v26.16b, v1.16b, v26.16b                    // pipo.cs:88:29 encrypt r13
+     eor v18.16b, v1.16b, v18.16b                   // pipo.cs:88:29 encrypt r13
+    eor v27.16b, v2.16b, v27.16b                    // pipo.cs:88:29 encrypt r13
+     eor v19.16b, v2.16b, v19.16b                   // pipo.cs:88:29 encrypt r13
+    eor v28.16b, v3.16b, v28.16b                    // pipo.cs:88:29 encrypt r13
+     eor v20.16b, v3.16b, v20.16b                   // pipo.cs:88:29 encrypt r13
+    ld4 {v0.16b-v3.16b}, [x1], #64                  // input blocks 0..15
+    ld4 {v4.16b-v7.16b}, [x1], #64                  // input blocks 0..15
+    uzp1 v8.16b, v0.16b, v4.16b                     // input blocks 0..15
+    uzp2 v0.16b, v0.16b, v4.16b                     // input blocks 0..15
+    uzp1 v4.16b, v1.16b, v5.16b                     // input blocks 0..15
     uzp2 v1.16b, v1.16b, v5.16b                     // input blocks 0..15
     uzp1 v5.16b, v2.16b, v6.16b                     // input blocks 0..15
     uzp2 v2.16b, v2.16b, v6.16b                     // input blocks 0..15
     uzp1 v6.16b, v3.16b, v7.16b                     // input blocks 0..15
     uzp2 v3.16b, v3.16b, v7.16b                     // input blocks 0..15
-    uzp1 v7.16b, v4.16b, v8.16b                     // input blocks 0..15
-    uzp2 v4.16b, v4.16b, v8.16b                     // input blocks 0..15
-    eor v24.16b, v24.16b, v31.16b                   // ctr: keystream ^ input
-    eor v31.16b, v0.16b, v5.16b                     // ctr: keystream ^ input
-    eor v21.16b, v21.16b, v6.16b                    // ctr: keystream ^ input
-    eor v22.16b, v22.16b, v7.16b                    // ctr: keystream ^ input
-    eor v16.16b, v16.16b, v1.16b                    // ctr: keystream ^ input
-    eor v17.16b, v17.16b, v2.16b                    // ctr: keystream ^ input
-    eor v18.16b, v18.16b, v3.16b                    // ctr: keystream ^ input
-    eor v19.16b, v19.16b, v4.16b                    // ctr: keystream ^ input
-    zip1 v3.16b, v22.16b, v19.16b                   // store blocks 0..15
-    zip2 v7.16b, v22.16b, v19.16b                   // store blocks 0..15
-    zip1 v2.16b, v21.16b, v18.16b                   // store blocks 0..15
-    zip2 v6.16b, v21.16b, v18.16b                   // store blocks 0..15
-    zip1 v1.16b, v31.16b, v17.16b                   // store blocks 0..15
-    zip2 v5.16b, v31.16b, v17.16b                   // store blocks 0..15
-    zip1 v0.16b, v24.16b, v16.16b                   // store blocks 0..15
-    zip2 v4.16b, v24.16b, v16.16b                   // store blocks 0..15
+    eor v24.16b, v24.16b, v8.16b                    // ctr: keystream ^ input
+    eor v29.16b, v29.16b, v4.16b                    // ctr: keystream ^ input
+    eor v30.16b, v30.16b, v5.16b                    // ctr: keystream ^ input
+    eor v31.16b, v31.16b, v6.16b                    // ctr: keystream ^ input
+    eor v25.16b, v25.16b, v0.16b                    // ctr: keystream ^ input
+    eor v26.16b, v26.16b, v1.16b                    // ctr: keystream ^ input
+    eor v27.16b, v27.16b, v2.16b                    // ctr: keystream ^ input
+    eor v28.16b, v28.16b, v3.16b                    // ctr: keystream ^ input
+    zip1 v3.16b, v31.16b, v28.16b                   // store blocks 0..15
+    zip2 v7.16b, v31.16b, v28.16b                   // store blocks 0..15
+    zip1 v2.16b, v30.16b, v27.16b                   // store blocks 0..15
+    zip2 v6.16b, v30.16b, v27.16b                   // store blocks 0..15
+    zip1 v1.16b, v29.16b, v26.16b                   // store blocks 0..15
+    zip2 v5.16b, v29.16b, v26.16b                   // store blocks 0..15
+    zip1 v0.16b, v24.16b, v25.16b                   // store blocks 0..15
+    zip2 v4.16b, v24.16b, v25.16b                   // store blocks 0..15
     st4 {v0.16b-v3.16b}, [x2], #64                  // store blocks 0..15
     st4 {v4.16b-v7.16b}, [x2], #64                  // store blocks 0..15
-     ld4 {v16.16b-v19.16b}, [x1], #64               // input blocks 16..31
-     ld4 {v0.16b-v3.16b}, [x1], #64                 // input blocks 16..31
-     uzp1 v21.16b, v16.16b, v0.16b                  // input blocks 16..31
-     uzp2 v16.16b, v16.16b, v0.16b                  // input blocks 16..31
-     uzp1 v22.16b, v17.16b, v1.16b                  // input blocks 16..31
-     uzp2 v17.16b, v17.16b, v1.16b                  // input blocks 16..31
-     uzp1 v24.16b, v18.16b, v2.16b                  // input blocks 16..31
-     uzp2 v18.16b, v18.16b, v2.16b                  // input blocks 16..31
-     uzp1 v31.16b, v19.16b, v3.16b                  // input blocks 16..31
-     uzp2 v19.16b, v19.16b, v3.16b                  // input blocks 16..31
-     eor v21.16b, v23.16b, v21.16b                  // ctr: keystream ^ input
-     eor v22.16b, v29.16b, v22.16b                  // ctr: keystream ^ input
-     eor v23.16b, v30.16b, v24.16b                  // ctr: keystream ^ input
-     eor v24.16b, v28.16b, v31.16b                  // ctr: keystream ^ input
-     eor v16.16b, v25.16b, v16.16b                  // ctr: keystream ^ input
-     eor v17.16b, v26.16b, v17.16b                  // ctr: keystream ^ input
-     eor v18.16b, v27.16b, v18.16b                  // ctr: keystream ^ input
-     eor v19.16b, v20.16b, v19.16b                  // ctr: keystream ^ input
-     zip1 v3.16b, v24.16b, v19.16b                  // store blocks 16..31
-     zip2 v7.16b, v24.16b, v19.16b                  // store blocks 16..31
-     zip1 v2.16b, v23.16b, v18.16b                  // store blocks 16..31
-     zip2 v6.16b, v23.16b, v18.16b                  // store blocks 16..31
-     zip1 v1.16b, v22.16b, v17.16b                  // store blocks 16..31
-     zip2 v5.16b, v22.16b, v17.16b                  // store blocks 16..31
-     zip1 v0.16b, v21.16b, v16.16b                  // store blocks 16..31
-     zip2 v4.16b, v21.16b, v16.16b                  // store blocks 16..31
+     ld4 {v24.16b-v27.16b}, [x1], #64               // input blocks 16..31
+     ld4 {v28.16b-v31.16b}, [x1], #64               // input blocks 16..31
+     uzp1 v0.16b, v24.16b, v28.16b                  // input blocks 16..31
+     uzp2 v24.16b, v24.16b, v28.16b                 // input blocks 16..31
+     uzp1 v28.16b, v25.16b, v29.16b                 // input blocks 16..31
+     uzp2 v25.16b, v25.16b, v29.16b                 // input blocks 16..31
+     uzp1 v29.16b, v26.16b, v30.16b                 // input blocks 16..31
+     uzp2 v26.16b, v26.16b, v30.16b                 // input blocks 16..31
+     uzp1 v30.16b, v27.16b, v31.16b                 // input blocks 16..31
+     uzp2 v27.16b, v27.16b, v31.16b                 // input blocks 16..31
+     eor v23.16b, v23.16b, v0.16b                   // ctr: keystream ^ input
+     eor v21.16b, v21.16b, v28.16b                  // ctr: keystream ^ input
+     eor v22.16b, v22.16b, v29.16b                  // ctr: keystream ^ input
+     eor v16.16b, v16.16b, v30.16b                  // ctr: keystream ^ input
+     eor v17.16b, v17.16b, v24.16b                  // ctr: keystream ^ input
+     eor v18.16b, v18.16b, v25.16b                  // ctr: keystream ^ input
+     eor v19.16b, v19.16b, v26.16b                  // ctr: keystream ^ input
+     eor v20.16b, v20.16b, v27.16b                  // ctr: keystream ^ input
+     zip1 v3.16b, v16.16b, v20.16b                  // store blocks 16..31
+     zip2 v7.16b, v16.16b, v20.16b                  // store blocks 16..31
+     zip1 v2.16b, v22.16b, v19.16b                  // store blocks 16..31
+     zip2 v6.16b, v22.16b, v19.16b                  // store blocks 16..31
+     zip1 v1.16b, v21.16b, v18.16b                  // store blocks 16..31
+     zip2 v5.16b, v21.16b, v18.16b                  // store blocks 16..31
+     zip1 v0.16b, v23.16b, v17.16b                  // store blocks 16..31
+     zip2 v4.16b, v23.16b, v17.16b                  // store blocks 16..31
      st4 {v0.16b-v3.16b}, [x2], #64                 // store blocks 16..31
      st4 {v4.16b-v7.16b}, [x2], #64                 // store blocks 16..31
     add x6, x6, #32                                 // ctr: next counter
     subs x3, x3, #1
     b.ne 1b
-    ldr d8, [sp, #256]
-    add sp, sp, #272
+    ldp d8, d9, [sp, #256]
+    ldr d10, [sp, #272]
+    add sp, sp, #288
 9:  ret
     .size pipo64_128_neon_b16_il2_sha3_ctr, .-pipo64_128_neon_b16_il2_sha3_ctr
 

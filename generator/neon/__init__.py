@@ -4,9 +4,10 @@ interleaving), a run-time dispatcher over the variants a CPU can run, tested und
     BACKEND.parse_schedule(module, "aria128_neon_b16_il1");  BACKEND.generate(module, s) -> {.S, .h}
     BACKEND.load(registry, "aria128", None, "aria128_neon")  -> runtime.neon_target.NeonCipher (dispatched)
 
-Modules: schedules, kernel (one kernel: prepare -> interleave -> isel -> regalloc -> render), sliced /
-packed (the two layouts), isel (subword: values narrower than the lanes, byte lookups on words), emit
-(the .S and header), keysched (the library's constant-time key schedule, the C backend's), dispatch
+Modules: schedules, prepare (the target's IR passes), kernel (the driver: one pass per schedule through
+the layout object's load / body / store -> regalloc -> render), layout (the Draft a layout fills, and its
+interface), sliced / packed (the two layout objects), isel (subword: values narrower than the lanes, byte
+lookups on words), emit (the .S and header), keysched (the library's constant-time key schedule, the C backend's), dispatch
 (HWCAP selection), build.
 """
 
@@ -19,7 +20,7 @@ from runtime.neon_target import NeonCipher
 from ..backend import Backend
 from . import build as _build
 from .emit import emit
-from .kernel import neon_passes
+from .prepare import neon_passes
 from .schedules import default, library_prefix, parse
 
 

@@ -21,11 +21,12 @@ from dataclasses import dataclass
 from cipherspec.errors import UsageError
 from cipherspec.ir import Module
 from cipherspec.schedule import Schedule
-from generator.common.affine import match as affine_match
 
 from ..common.templates import render as render_template
 from . import sha3 as SHA3
-from .kernel import prepare
+from .aesform import form as aes_form
+from .kernel import build_kernels
+from .prepare import prepare
 from .schedules import default, library_prefix
 
 # schedule flag -> (architecture feature, Linux HWCAP name, its bit, env variables that turn it off)
@@ -41,13 +42,33 @@ class Variant:
     features: tuple[str, ...]  # schedule flags needing CPU features (keys of FEATURES)
 
 
-def crypto_applies(module: Module) -> bool:
-    """Whether some S-box of the cipher is affine-equivalent to AES's (AESE/AESD can compute it)."""
-    return any(
-        affine_match(t.values) is not None
-        for t in module.tables.values()
-        if len(t.values) == 256 and t.in_width == 8 and t.out_width == 8
-    )
+def _bytes_tables(module: Module) -> list:
+    return [t for t in module.tables.values() if len(t.values) == 256 and t.in_width == 8 and t.out_width == 8]
+
+
+def crypto_applies(module: Module, base: Schedule | None = None) -> bool:
+    """Whether AESE/AESD compute some S-box of the cipher: one affine-equivalent to AES's with at most one
+    affine map (AES, ARIA), or, for a map on both sides (SM4: aesform.py), where the kernels with AESE have
+    fewer instructions than with TBL lookups (crypto_counts)."""
+    if any(aes_form(t.values, two_sided_forms=False) is not None for t in _bytes_tables(module)):
+        return True
+    if base is None or not any(aes_form(t.values) is not None for t in _bytes_tables(module)):
+        return False
+    tbl, aese = crypto_counts(module, base)
+    return aese < tbl
+
+
+def crypto_counts(module: Module, base: Schedule) -> tuple[int, int]:
+    """Instructions per group of the encryption kernel of ``base`` with TBL lookups and with AESE/AESD
+    (cached per module object and schedule: the dispatcher and the build notes both ask)."""
+    hit = _COUNTS.get((id(module), base.name))
+    if hit is None or hit[0] is not module:
+        counts = [len(build_kernels(module, s).kernels[0].body) for s in (base, with_flags(base, ("crypto",)))]
+        hit = _COUNTS[(id(module), base.name)] = (module, (counts[0], counts[1]))
+    return hit[1]
+
+
+_COUNTS: dict[tuple[int, str], tuple[Module, tuple[int, int]]] = {}
 
 
 def with_flags(s: Schedule, flags: tuple[str, ...]) -> Schedule:
@@ -67,7 +88,7 @@ def variants(module: Module, rounds: int | None = None) -> list[Variant]:
     base = default(module, rounds)
     flags = []
     if base.layout != "packed":
-        flags = [f for f, ok in (("crypto", crypto_applies(module)), ("sha3", sha3_applies(module))) if ok]
+        flags = [f for f, ok in (("crypto", crypto_applies(module, base)), ("sha3", sha3_applies(module))) if ok]
     out = []
     if len(flags) == 2:
         out.append(Variant(with_flags(base, tuple(flags)), tuple(flags)))

@@ -15,12 +15,10 @@ from cipherspec.ir import Module
 from cipherspec.schedule import Schedule
 
 from ..common.templates import render
-from . import sliced as SL
-from .isel import check_ops
-from .kernel import MODES, Kernel, build_kernel, prepare
+from .arrangement import ARR
+from .kernel import Kernel, build_kernels
 from .keysched import flat_index, key_word_bits
-from .pool import Pool, lut_tables
-from .schedules import arch, check, crypto, library_prefix, sha3
+from .schedules import arch, crypto, library_prefix, sha3
 
 
 @dataclass
@@ -34,34 +32,11 @@ class Emitted:
     group_blocks: int
 
 
-def modes_for(module: Module) -> list[str]:
-    return list(MODES) if module.block.nbytes in (8, 16) else ["ecb_encrypt", "ecb_decrypt"]
-
-
 def emit(module: Module, sched: Schedule) -> Emitted:
-    module = prepare(module)
-    for fname in ("encrypt", "decrypt"):  # an op without a selection rule: say which, and where
-        check_ops(module.functions[fname], module.tables, module.block.width)
-    lanes, il = check(sched, module)
+    built = build_kernels(module, sched)  # the one pass: prepare, then every mode through the layout object
+    module, lanes, il, pool, kernels = built.module, built.lanes, built.il, built.pool, built.kernels
     packed = sched.layout == "packed"
-    layout = (
-        "packed"
-        if packed
-        else SL.check_sliced(
-            module.block, f"{os.path.basename(module.source or module.cipher)} (block declaration of {module.cipher})"
-        )
-    )
-    tables = {}
-    for fname in ("encrypt", "decrypt"):
-        for op in module.functions[fname].ops:
-            if op.code == "lut":
-                tables.update(lut_tables(op.imm[0], module.tables[op.imm[0]]))
-    pool = Pool(dict(sorted(tables.items())))
     prefix = sched.name
-    kernels = [
-        build_kernel(module, layout, il, mode, pool, f"{prefix}_{mode}", crypto(sched), sha3(sched))
-        for mode in modes_for(module)
-    ]
     ctx: list[dict[str, Any]] = []  # template variables per kernel
     for k in kernels:
         prologue, epilogue, total = _frame(k)
@@ -100,9 +75,8 @@ def emit(module: Module, sched: Schedule) -> Emitted:
             f"as permutations (REV/EXT/TBL) + EOR"
         )
     else:
-        assert isinstance(layout, SL.Sliced)
         layout_text = (
-            f"sliced, word i of {lanes} blocks in the lanes of one register ({layout.arr}); "
+            f"sliced, word i of {lanes} blocks in the lanes of one register ({ARR[module.block.width]}); "
             f"{il} group{'s' if il > 1 else ''} of {lanes} blocks interleaved = {il * lanes} blocks per iteration{layout_text_isa}"
         )
     asm = render(

@@ -19,7 +19,7 @@ In the sliced layout an IR word op becomes one vector op over L blocks.  Rules:
                                                   sri v_t.4s, v5.4s, #23      (v_t tied)
 Values narrower than the state words (bytes of 32-bit words: unpack/pack, byte S-boxes; halves of 64-bit
 words) are views on the word registers, selected by subword.py; values wider than the block words arrive
-as limbs of the word width (the split_wide pass, kernel.neon_passes).  What is still refused (round-key
+as limbs of the word width (the split_wide pass, prepare.neon_passes).  What is still refused (round-key
 words wider than the block words, tables not indexed by a byte) is refused with its spec location and
 what to use.
 """
@@ -33,7 +33,6 @@ from cipherspec.bitlinear import known_zero
 from cipherspec.errors import UsageError
 from cipherspec.ir import Function, Op, Table
 from generator.common.affine import SHIFT_ROWS
-from generator.common.affine import match as affine_match
 
 from ..mir.lutgroups import lookup_depth
 from ..mir.lutgroups import schedule as lut_schedule
@@ -42,8 +41,9 @@ from ..mir.sink import sink as sink_order
 from . import keyfold as KF
 from . import sha3 as SHA3
 from . import subword as SW
+from .aesform import form as aes_form
+from .arrangement import ARR
 from .pool import Pool
-from .sliced import ARR
 
 THREE_INPUT_SHARE = 6  # EOR3/BCAX (+ a third of the TBLs) at most 1/6 of the selected code (Selector._three_input_room)
 THREE_INPUT_SLACK = 48  # ... a burst this long (instructions) above the share is let through
@@ -124,6 +124,7 @@ class Selector:
     _placed: dict[tuple, VReg] = field(default_factory=dict)
     _kz: list[int] | None = None  # known-zero bits per value id (cipherspec/bitlinear.known_zero), on first or
     _or_uses: Counter[int] = field(default_factory=Counter)
+    key_vregs: dict[VReg, int] = field(default_factory=dict)  # round-key vreg -> its key-table vector (keyload.py)
 
     # ----------------------------------------------------------- materialised values
     def const(self, value: int, width: int | None = None) -> VReg:
@@ -184,12 +185,14 @@ class Selector:
         off = 16 * self.key_slot[name]
         if off > 65520:
             raise UsageError(f"not supported by neon: more than 4096 round-key words ({name})")
-        return self.vf.new(
+        v = self.vf.new(
             name,
             remat=lambda v: [
                 Instr("ldr", (Vec(v, "q"), Text(f"[x0, #{off}]")), defs=(v,), kind="load", origin=f"round key {name}")
             ],
         )
+        self.key_vregs[v] = self.key_slot[name]
+        return v
 
     def slices(self, table: str) -> list[tuple]:
         out = []
@@ -337,7 +340,7 @@ class Selector:
             self._depth = lookup_depth(fn)
             boxes: dict[int, set] = {}
             for b in batches:
-                aff = affine_match(self.tables[fn.ops[b[0]].imm[0]].values)
+                aff = aes_form(self.tables[fn.ops[b[0]].imm[0]].values)
                 if aff is not None:
                     boxes.setdefault(self._depth[b[0]], set()).add(aff.box)
             self._mixed = {d for d, bx in boxes.items() if len(bx) > 1}
@@ -346,8 +349,8 @@ class Selector:
             uniform |= {i for i, op in enumerate(fn.ops) if op.code == "input" and op.imm[0] not in state_inputs}
 
             def foldable(name: str) -> bool:
-                aff = affine_match(self.tables[name].values)
-                return aff is not None and (aff.after or aff.identity)
+                aff = aes_form(self.tables[name].values)
+                return aff is not None and aff.before is None
 
             self._folded = KF.plan(fn, self._uses, self.width, uniform, foldable)
         first_of_batch = {b[0]: b for b in batches}
@@ -502,7 +505,7 @@ class Selector:
         """Lookups into one table: each 64-byte slice loaded once per chunk of lookups (or AESE/AESD)."""
         fn = self.fn
         table = fn.ops[members[0]].imm[0]
-        aff = affine_match(self.tables[table].values) if self.crypto else None
+        aff = aes_form(self.tables[table].values) if self.crypto else None
         if aff is not None:
             for m in members:
                 self.values[m] = self.aes_lookup(m, aff)
@@ -559,8 +562,8 @@ class Selector:
         return out
 
     def aes_lookup(self, m: int, aff) -> VReg:
-        """T(x) with T = L∘S, S∘L, L∘S⁻¹ or S⁻¹∘L: AESE/AESD with a zero round key (SubBytes after
-        (Inv)ShiftRows, whose lane permutation ``at`` tracks) and L as two nibble TBLs + EOR.
+        """T(x) with T = L∘S, S∘L, L∘S⁻¹, S⁻¹∘L or Lout∘S∘Lin (aesform.py): AESE/AESD with a zero round key
+        (SubBytes after (Inv)ShiftRows, whose lane permutation ``at`` tracks) and each L as two nibble TBLs + EOR.
 
             before:  %9 = lut.u8 SB2 %8                (SB2 = L∘S)
             after:   aese t, zero;  and lo, t, #0x0f;  ushr hi, t, #4;  tbl a, {L_lo}, lo;  tbl b, {L_hi}, hi;
@@ -582,19 +585,19 @@ class Selector:
         """T on every byte of x ^ key, the lanes left in (Inv)ShiftRows order: AESE/AESD with the round-key
         operand ``key`` (a uniform value; zero when None; only without an affine map before the S-box) and
         the affine map L before or after it (op m for origin)."""
-        if not aff.after and not aff.identity:
+        if aff.before is not None:
             assert key is None
-            x = self.affine_map(x, aff, m)
+            x = self.affine_map(x, aff.before, m)
         k = self.const(0, 8) if key is None else key
         d = self.vf.new()
         self.emit("aese" if aff.box == "S" else "aesd", (Vec(d, "16b"), Vec(k, "16b")), (d,), (x, k), m, tied=x)
-        if aff.after and not aff.identity:
-            d = self.affine_map(d, aff, m)
+        if aff.after is not None:
+            d = self.affine_map(d, aff.after, m)
         return d
 
-    def affine_map(self, x: VReg, aff, m: int) -> VReg:
-        lo_t = self.bytes_const(aff.lo, "affine map, low nibble")
-        hi_t = self.bytes_const(aff.hi, "affine map, high nibble")
+    def affine_map(self, x: VReg, nibbles: tuple[bytes, bytes], m: int) -> VReg:
+        lo_t = self.bytes_const(nibbles[0], "affine map, low nibble")
+        hi_t = self.bytes_const(nibbles[1], "affine map, high nibble")
         lo = self.binop("and", "16b", x, self.const(0x0F, 8), m)
         hi = self.unop("ushr", "16b", x, m, 4)
         a, b = self.vf.new(), self.vf.new()

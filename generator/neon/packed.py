@@ -18,25 +18,65 @@ Only byte-word states (u8[16], u8[8]) with byte ops are packed; anything else is
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from cipherspec.errors import UsageError
 from cipherspec.ir import Function, Module
 
 from ..mir.mir import Instr, Text, Vec, VecList, VReg, VRegFactory
 from .isel import LUT_CHUNK, Selector
+from .layout import Draft, ctr_mix, distinct
 from .linear import Expansion, Lin, expand
 from .permute import Gather, cover
 
 BINARY = {"and": "and", "orr": "orr", "bic": "bic", "orn": "orn", "add": "add", "sub": "sub"}
 
 
-def check_packed(module: Module, where: str) -> None:
+def check_packed(module: Module, where: str) -> Packed:
     b = module.block
     if b.width != 8 or b.nbytes not in (8, 16):
         raise UsageError(
             f"not supported by neon: packed layout for block {b} (needs u8[8] or u8[16]; "
             f"use the sliced layout) at {where}"
         )
+    return Packed(b.nbytes)
+
+
+@dataclass(frozen=True)
+class Packed:
+    """The packed layout object the kernel driver runs: ``load`` (LD1 of 4 registers per 64 bytes), ``body``
+    (the Packer), ``store`` (CTR's EOR with the input, ST1)."""
+
+    nbytes: int  # block bytes: 8 or 16
+    schedulable: ClassVar[bool] = False  # its vectors mix blocks: no sinking, no list scheduling
+
+    def blocks(self, il: int) -> int:
+        return il * 64 // self.nbytes
+
+    def load(self, d: Draft, src: str) -> list:
+        ins, regs = load(d.vf, src, d.il, "counter blocks" if d.mode == "ctr" else "load blocks")
+        d.code += ins
+        return regs
+
+    def body(self, d: Draft, regs: list) -> list:
+        """The function on every block of the group; d.key_table: per vector, the 16 round-key names of its
+        lanes (None: a zero lane)."""
+        sel = Selector(d.fn, d.module.tables, 8, d.vf, d.pool, {}, d.slice_ptr, [0] * len(d.fn.ops))
+        packer = Packer(d.fn, sel, set(d.keys), self.blocks(d.il), self.nbytes)
+        outs = packer.run(regs)
+        d.code += sel.code
+        d.key_table = [names for names, _ in sorted(packer.key_slots.items(), key=lambda kv: kv[1])]
+        return outs
+
+    def store(self, d: Draft, outs: list) -> None:
+        """Every 64 bytes to [x2]; CTR first loads the whole input from [x1] and XORs the keystream in."""
+        if d.mode == "ctr":
+            ins, data = load(d.vf, "x1", d.il, "input blocks")
+            d.code += ins
+            outs = ctr_mix(outs, data, d.vf, d.code, 0)
+        for k in range(0, len(outs), 4):
+            outs[k : k + 4] = distinct(outs[k : k + 4], d.vf, d.code, k // 4)
+        d.code += store(outs, "x2", "store blocks")
 
 
 @dataclass

@@ -22,7 +22,7 @@ from cipherspec.errors import UsageError
 from cipherspec.ir import Module
 from cipherspec.schedule import Schedule
 
-from .sliced import ARR
+from .arrangement import ARR
 
 _LAYOUT = re.compile(r"^b(\d+)$")
 FLAGS = ("crypto", "sha3")  # valueless schedule flags, each needing a CPU feature (dispatch.FEATURES)
@@ -86,11 +86,9 @@ def arch(s: Schedule) -> str:
 
 
 def check(s: Schedule, module: Module) -> tuple[int, int]:
-    """(lanes, il) after checking that the layout fits the cipher's words (packed: lanes = block bytes)."""
+    """(lanes, il) after checking that a sliced layout fits the cipher's words (packed: lanes = block bytes;
+    packed.check_packed checks the block when the driver makes the layout object)."""
     if s.layout == "packed":
-        from .packed import check_packed
-
-        check_packed(module, f"schedule {s.name}")
         return module.block.nbytes, s.get("il", 1)
     layout = _LAYOUT.match(s.layout)
     assert layout is not None  # parse() takes b<L> or packed

@@ -16,18 +16,26 @@ Big-endian words of 16/32/64 bits get ``REV16``/``REV32``/``REV64`` after loadin
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from cipherspec.errors import UsageError
 from cipherspec.ir import WordLayout
 
+from ..mir.interleave import interleave, stream_name
 from ..mir.mir import Instr, Text, Vec, VecList, VReg, VRegFactory
-
-ARR = {8: "16b", 16: "8h", 32: "4s", 64: "2d"}
+from . import polarity
+from .arrangement import ARR
+from .isel import Selector
+from .layout import Draft, ctr_mix, distinct, state_names
 
 
 @dataclass(frozen=True)
 class Sliced:
+    """The sliced layout object the kernel driver runs: ``load`` (LDk + UZP per block group), ``body`` (the
+    il groups interleaved, then isel), ``store`` (CTR's EOR with the input, ZIP + STk per group)."""
+
     block: WordLayout
+    schedulable: ClassVar[bool] = True
 
     @property
     def lanes(self) -> int:
@@ -49,6 +57,60 @@ class Sliced:
     @property
     def group_bytes(self) -> int:
         return self.lanes * self.block.nbytes
+
+    def blocks(self, il: int) -> int:
+        return il * self.lanes
+
+    def load(self, d: Draft, src: str) -> dict:
+        """Every group's words from [src]: {stream name of state word: vreg}."""
+        L, state_in = self.lanes, {}
+        for k in range(d.il):
+            what = (
+                f"counter blocks {k * L}..{k * L + L - 1}"
+                if d.mode == "ctr"
+                else f"load blocks {k * L}..{k * L + L - 1}"
+            )
+            ins, words = load_group(self, d.vf, src, what, k)
+            d.code += ins
+            for name, v in zip(state_names(d.module, d.fn), words):
+                state_in[stream_name(k, name)] = v
+        return state_in
+
+    def body(self, d: Draft, state_in: dict) -> list:
+        """The function on il interleaved groups; returns the output words of each group."""
+        fn = (polarity.apply(d.fn) or d.fn) if d.polarity else d.fn
+        woven, streams = interleave(fn, d.il, set(d.keys))
+        sel = Selector(
+            woven,
+            d.module.tables,
+            d.module.block.width,
+            d.vf,
+            d.pool,
+            {n: i for i, n in enumerate(d.keys)},
+            d.slice_ptr,
+            streams,
+            crypto=d.crypto,
+            sha3=d.sha3,
+            sink=d.sink,
+        )
+        sel.run(state_in)
+        outputs = [[sel.at(v, 0) for name, v in woven.outputs if name.startswith(f"s{k}:")] for k in range(d.il)]
+        d.code += sel.code
+        d.key_table = list(d.keys)
+        d.key_vregs = sel.key_vregs
+        return outputs
+
+    def store(self, d: Draft, outputs: list) -> None:
+        """Each group to [x2]; CTR first loads that group's input from [x1] and XORs the keystream in."""
+        L = self.lanes
+        for k in range(d.il):
+            outs = outputs[k]
+            if d.mode == "ctr":
+                ins, data = load_group(self, d.vf, "x1", f"input blocks {k * L}..{k * L + L - 1}", k)
+                d.code += ins
+                outs = ctr_mix(outs, data, d.vf, d.code, k)
+            words = distinct(outs, d.vf, d.code, k)
+            d.code += store_group(self, d.vf, words, "x2", f"store blocks {k * L}..{k * L + L - 1}", k)
 
 
 def _structure(count: int) -> int:
@@ -127,7 +189,7 @@ def plan(s: Sliced) -> tuple[list[tuple[tuple[int, int], tuple[int, int]]], list
     return steps, [final[i] for i in range(s.block.count)]
 
 
-def load(s: Sliced, vf: VRegFactory, ptr: str, origin: str, stream: int) -> tuple[list[Instr], list]:
+def load_group(s: Sliced, vf: VRegFactory, ptr: str, origin: str, stream: int) -> tuple[list[Instr], list]:
     """Instructions loading one group from [ptr] (post-incremented) and the vregs of words 0..count-1."""
     steps, final = plan(s)
     regs: dict[int, VReg] = {}
@@ -186,8 +248,8 @@ def _swap_big_endian(s: Sliced, vf: VRegFactory, words: list, out: list, origin:
     return fixed
 
 
-def store(s: Sliced, vf: VRegFactory, words: list, ptr: str, origin: str, stream: int) -> list[Instr]:
-    """The inverse of ``load``: words 0..count-1 (vregs) to [ptr] (post-incremented)."""
+def store_group(s: Sliced, vf: VRegFactory, words: list, ptr: str, origin: str, stream: int) -> list[Instr]:
+    """The inverse of ``load_group``: words 0..count-1 (vregs) to [ptr] (post-incremented)."""
     steps, final = plan(s)
     out: list[Instr] = []
     words = _swap_big_endian(s, vf, words, out, origin, stream)

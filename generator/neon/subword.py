@@ -31,10 +31,10 @@ from __future__ import annotations
 
 from cipherspec.ir import Function, Op
 from generator.common.affine import SHIFT_ROWS
-from generator.common.affine import match as affine_match
 
 from ..mir.mir import Vec, VecList, VReg
-from .sliced import ARR
+from .aesform import form as aes_form
+from .arrangement import ARR
 
 ZERO = None
 TBL_CHAIN = 7  # tbl + 3 × (sub, tbx): one 256-byte lookup of a register
@@ -222,11 +222,11 @@ def lut_batch(sel, members: list[int]) -> None:
     fn = sel.fn
     name = fn.ops[members[0]].imm[0]
     table = sel.tables[name]
-    aff = affine_match(table.values) if sel.crypto and table.out_width == 8 else None
+    aff = aes_form(table.values) if sel.crypto and table.out_width == 8 else None
     planes = [name] if table.out_width == 8 else [f"{name}.b{j}" for j in range(table.out_width // 8)]
     perm = None if aff is None else ([SHIFT_ROWS.index(j) for j in range(16)] if aff.box == "S" else list(SHIFT_ROWS))
     per_plane = 1 if len(table.values) == 16 else TBL_CHAIN  # a 16-entry table: one TBL
-    chain = (1 + 4 * (not aff.identity)) if aff is not None else per_plane * len(planes)
+    chain = (1 + 4 * aff.maps) if aff is not None else per_plane * len(planes)
     # one plan over every interleaved stream: gathering bytes of several streams into one index register
     # saves whole chains (ttab6 il4: 114 -> 62 instructions per block), at the price of a join
     sources = {m: _byte_source(sel, fn.ops[m].args[0]) for m in members}

@@ -14,6 +14,9 @@ import re
 from cipherspec.bitlinear import module_layers
 from cipherspec.ir import Module
 
+from .aesform import form as aes_form
+from .dispatch import crypto_counts, with_flags
+
 _MNEMONIC = re.compile(r"^\s+([a-z][a-z0-9.]*)\s")
 
 
@@ -62,4 +65,30 @@ def notes(module: Module, emitted) -> list[str]:
             for op in fn.ops
         ):
             out.append(f"{module.cipher} table {name} (4-bit): one TBL per 16 nibbles (the table held in a register)")
+    out += _aese_notes(module, e)
     return out
+
+
+def _aese_notes(module: Module, e) -> list[str]:
+    """8-bit tables with an affine map on both sides of AES's S-box: AESE or TBL, by instruction count."""
+    two = [
+        name
+        for name, t in module.tables.items()
+        if len(t.values) == 256
+        and t.in_width == 8
+        and aes_form(t.values, two_sided_forms=False) is None
+        and aes_form(t.values) is not None
+    ]
+    if not two or e.schedule.get("crypto") is not None:
+        return []
+    base = e.schedule
+    plain = base.__class__(
+        base.cipher, base.target, base.layout, tuple(p for p in base.params if p[0] != "sha3"), base.rounds
+    )
+    tbl, aese = crypto_counts(module, plain)
+    return [
+        f"{module.cipher} table {name}: affine-equivalent to GF(2^8) inversion (cipherspec/sbox.py), an affine map "
+        f"on each side of AES's S-box -> AESE + 4 nibble TBLs possible ({with_flags(plain, ('crypto',)).name}: "
+        f"{aese} instructions per group vs {tbl} with TBL lookups in {plain.name}): TBL kept, fewer instructions"
+        for name in two
+    ]

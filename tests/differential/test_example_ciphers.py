@@ -89,3 +89,12 @@ def test_default_library_on_aarch64_s390x_and_under_memcheck(tmp_path, name):
 def test_cuda_compiles_clean_and_cores_match(name):
     require_nvcc()
     conformance.cuda_check(REG, name)
+
+
+def test_sm4_neon_aese(tmp_path):
+    """SM4's S-box is AES's with an affine map on each side (generator/neon/aesform.py): the AESE kernels
+    (nibble-TBL maps, ShiftRows undone by TBL), ECB and CTR against the interpreter, and the designers'
+    vectors; the library does not ship them (more instructions than TBL lookups: dispatch.crypto_applies)."""
+    require("aarch64-linux-gnu-gcc", "qemu-aarch64")
+    _command(tmp_path, "sm4", ["neon"], "--schedule", "sm4_neon_b4_crypto_il2_sha3")
+    _kat("sm4", "neon", "sm4_neon_b4_crypto_il1")

@@ -12,7 +12,7 @@ from cipherspec.interp import run
 from cipherspec.ir import Function, Op
 from cipherspec.passes import dce, mask_rotate
 from cipherspec.registry import Registry
-from generator.neon.kernel import neon_passes
+from generator.neon.prepare import neon_passes
 
 
 def _fn(mask: int) -> Function:

@@ -8,9 +8,10 @@ import random
 from shipped import shipped_registry
 
 from generator.mir.mir import VRegFactory
-from generator.neon.kernel import key_names, prepare
+from generator.neon.layout import key_names
 from generator.neon.linear import Lin, expand
 from generator.neon.permute import cover
+from generator.neon.prepare import prepare
 
 
 def _apply(terms, contents):
