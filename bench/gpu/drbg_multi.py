@@ -42,8 +42,10 @@ from generator.c import BACKEND as C_BACKEND  # noqa: E402
 from generator.ptx import BACKEND as CUDA_BACKEND  # noqa: E402
 from runtime import cuda_multi as cm  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from multi import REQ, Planner  # noqa: E402  (bench/gpu/multi.py: the same host chain)
+
 MIB = 1 << 20
-REQ = 65536  # 2^19 bits per request
 
 
 def drbg_bench():
@@ -63,18 +65,15 @@ def median_time(f, n: int) -> float:
     return statistics.median(ts)
 
 
-class Case:
-    """One cipher at one size: the C DRBG's reference output, the plan tables, the GPU sets."""
+class Case(Planner):
+    """One cipher at one size: the C DRBG's reference output, the plan tables (multi.Planner), the GPU sets."""
 
     def __init__(self, db, c, g, n: int):
-        self.db, self.c, self.g, self.n = db, c, g, n
-        self.nreq = -(-n // REQ)
+        super().__init__(db, c, -(-n // REQ))
+        self.g, self.n = g, n
         self.lens = np.full(self.nreq, REQ, np.uint64)
         self.lens[-1] = n - (self.nreq - 1) * REQ
         self.ends = np.concatenate([[0], np.cumsum(self.lens.astype(np.int64))])
-        self.keys = np.zeros(self.nreq * c.key_bytes, np.uint8)
-        self.vs = np.zeros(self.nreq * c.block_bytes, np.uint8)
-        self.d = None
 
     def reference(self, loop) -> tuple[str, float]:
         out = np.zeros(self.n, np.uint8)
@@ -84,20 +83,6 @@ class Case:
         t = time.perf_counter() - t0
         assert rc == 0, rc
         return hashlib.sha256(memoryview(out)).hexdigest(), t
-
-    def reset(self) -> None:
-        self.d = self.db.fresh(self.c, b"s")
-
-    def plan(self, first: int = 0, count: int | None = None) -> None:
-        count = self.nreq - first if count is None else count
-        got = self.d._fn["plan"](
-            self.d._state,
-            count,
-            REQ,
-            self.keys[first * self.c.key_bytes :].ctypes.data,
-            self.vs[first * self.c.block_bytes :].ctypes.data,
-        )
-        assert got == count, (got, count)
 
 
 def run_case(case: Case, devs: list[int], want: str, piece: int, reps: int) -> dict:
