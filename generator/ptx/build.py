@@ -6,7 +6,7 @@ where nvcc exists.
 
 The schedule is the default for the cipher unless one is given: the autotuner's constant-time pick
 (tuned.json), else for a spec with tables the constant-time layout ctchoice picks (the bitsliced one), else
-the built-in default (placement.default_for); a given one is a full name (``lea128_cuda_ctr_rk-shared_t512``)
+the built-in default (ctchoice.default_for); a given one is a full name (``lea128_cuda_ctr_rk-shared_t512``)
 or its parameter part (``rk-shared_t512``), applied to every cipher named, and a table layout gets a NOT
 CONSTANT-TIME warning naming the constant-time default.  The notes say which layout and why, with the
 estimated instructions per block of the table layout beside it (ctchoice.estimates).
@@ -22,7 +22,8 @@ from cipherspec.ir import Module
 from cipherspec.registry import Registry
 from toolchain import nvcc
 
-from .placement import CudaSchedule, constant_time, default_for, load_tuned, table_base
+from .ctchoice import default_for
+from .placement import CudaSchedule, constant_time, load_tuned, table_base
 from .source import generate, prepared
 
 

@@ -21,9 +21,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from cipherspec.errors import UsageError
 from cipherspec.ir import Module
 
-from .placement import CudaSchedule, table_base
+from .placement import CudaSchedule, load_tuned, table_base
 
 LUT_COST = 3  # a table lookup on the one-block layout: index arithmetic + LDS
 BS_THREADS = 128  # the bitsliced cores use ~240 registers: 128 threads per block keeps them resident (sm_90)
@@ -84,3 +85,22 @@ def estimates(module: Module, layouts: list[str] | None = None, prepared_already
         per = lay.group
         out[k] = (_ops(lay.cores["encrypt"]) + _ops(lay.lanes_in) + _ops(lay.lanes_out)) / per
     return out
+
+
+def default_for(module: Module, tuned: dict[str, str] | None = None) -> CudaSchedule:
+    """The build default, constant-time wherever a layout allows: the autotuner's pick (tuned.json) when there
+    is one (bench.py pick_tuned ranks constant-time schedules only); else, for a spec with tables, the
+    constant-time layout ctchoice.choose picks from the IR's structure (the bitsliced layout); else
+    table_base (no tables: constant-time as it is; tables and no constant-time layout: the notes say so)."""
+    tuned = load_tuned() if tuned is None else tuned
+    base = table_base(module)
+    if module.cipher in tuned:
+        try:
+            return CudaSchedule.parse(tuned[module.cipher], module, base)
+        except UsageError:
+            pass
+    if module.tables:
+        pick = choose(module).sched
+        if pick is not None:
+            return pick
+    return base

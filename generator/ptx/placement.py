@@ -269,24 +269,3 @@ def table_base(module: Module) -> CudaSchedule:
             n //= 2
         base = replace(base, tab=f"shared{n}")
     return base
-
-
-def default_for(module: Module, tuned: dict[str, str] | None = None) -> CudaSchedule:
-    """The build default, constant-time wherever a layout allows: the autotuner's pick (tuned.json) when there
-    is one (bench.py pick_tuned ranks constant-time schedules only); else, for a spec with tables, the
-    constant-time layout ctchoice.choose picks from the IR's structure (the bitsliced layout); else
-    table_base (no tables: constant-time as it is; tables and no constant-time layout: the notes say so)."""
-    tuned = load_tuned() if tuned is None else tuned
-    base = table_base(module)
-    if module.cipher in tuned:
-        try:
-            return CudaSchedule.parse(tuned[module.cipher], module, base)
-        except UsageError:
-            pass
-    if module.tables:
-        from .ctchoice import choose  # (ctchoice imports this module)
-
-        pick = choose(module).sched
-        if pick is not None:
-            return pick
-    return base

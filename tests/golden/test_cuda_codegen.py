@@ -8,7 +8,8 @@ import pytest
 
 from cipherspec.errors import UsageError
 from generator.ptx import lop3
-from generator.ptx.placement import CudaSchedule, default_for
+from generator.ptx.ctchoice import default_for
+from generator.ptx.placement import CudaSchedule
 from generator.ptx.source import generate, prepared
 
 ASM = re.compile(r'asm\("([a-z0-9.]+)')

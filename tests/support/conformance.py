@@ -120,8 +120,9 @@ def cuda_check(reg: Registry, name: str) -> None:
     below) and runs its cores, both
     flavours, under the CPU emulator (generator/ptx/emulate.py) against the interpreter."""
     from generator.ptx import cores, emulate
+    from generator.ptx.ctchoice import default_for
     from generator.ptx.ctr import state_names
-    from generator.ptx.placement import CudaSchedule, default_for, rk_index, table_base
+    from generator.ptx.placement import CudaSchedule, rk_index, table_base
     from generator.ptx.source import generate, prepared
     from toolchain import nvcc
 

@@ -115,7 +115,7 @@ def test_ctr_lanes_in_equals_lanes_in_on_counter_blocks(registry, name, layout):
     rng = np.random.default_rng(3)
     blocks = np.repeat(rng.integers(0, 256, (2, 1, B), dtype=np.uint8), G, axis=1).reshape(2 * G, B)
     blocks[:, -4:] = rng.integers(0, 256, (2 * G, 4), dtype=np.uint8)  # the last word varies per block
-    mem = _memory_words(blocks, G)
+    mem = memory_words(blocks, G)
     shared = {f"U[{k}]": mem[f"M[{k}]"] for k in range(B // 4 - 1)}
     it = Interpreter(module.tables)
     want, got = it.run(lay.lanes_in, mem), it.run(lay.lanes_in_ctr, mem | shared)

@@ -26,8 +26,8 @@ from cipherspec import modes
 from cipherspec.errors import UsageError
 from generator.common.templates import render
 from generator.ptx import hostapi
+from generator.ptx.ctchoice import default_for
 from generator.ptx.multikey import MAX_REQ_BLOCKS
-from generator.ptx.placement import default_for
 from generator.ptx.source import generate, prepared
 from runtime import cuda_multi as cm
 from toolchain.cc import Toolchain, compile_cached

@@ -22,8 +22,9 @@ from cipherspec.blockcipher import RefCipher, bytes_to_words, words_to_bytes
 from cipherspec.drbg import BulkRequest
 from cipherspec.errors import UsageError
 from generator.ptx import cores, emulate, multikey
+from generator.ptx.ctchoice import default_for
 from generator.ptx.ctr import state_names
-from generator.ptx.placement import CudaSchedule, default_for, rk_index
+from generator.ptx.placement import CudaSchedule, rk_index
 from generator.ptx.source import generate, prepared
 from toolchain.cc import Toolchain, compile_cached
 

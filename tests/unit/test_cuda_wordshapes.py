@@ -17,8 +17,9 @@ from wordshape_specs import CUDA_DEFAULTS, CUDA_OTHER, NARROW, REG, WIDE
 from cipherspec.blockcipher import RefCipher, bytes_to_words
 from cipherspec.passes import split_u64
 from generator.ptx import cores, emulate, wide
+from generator.ptx.ctchoice import default_for
 from generator.ptx.ctr import state_names, uniform_split, varying_words
-from generator.ptx.placement import CudaSchedule, default_for, rk_index
+from generator.ptx.placement import CudaSchedule, rk_index
 from generator.ptx.source import generate, prepared
 from toolchain import nvcc
 
