@@ -175,6 +175,10 @@ def run_cell(name: str, column: str) -> str:
                 for v in cipher.variants():
                     if cipher.variant_for(v) == v:
                         _compare(name, f"{column} ({v})", cipher.with_isa(v), ref)
+            elif column == "c sliced_v16":  # the GFNI variants (bit-linear layers on GF2P8AFFINEQB) it runs
+                for v in cipher.variants():
+                    if v.startswith("gfni") and cipher.variant_for(v) == v:
+                        _compare(name, f"{column} ({v})", cipher.with_isa(v), ref)
         elif column == "neon":
             _compare(name, column, make_cipher(reg, name, None, "neon"), ref)
         elif column == "cuda":
