@@ -134,7 +134,7 @@ def main() -> int:
         new_so, new_notes = build(ROOT, tmpd / "new", args.schedule)
         libs = {"main": Lib(old_so, tmpd / "libold.so"), "new": Lib(new_so, tmpd / "libnew.so")}
         sliced = None
-        if args.schedule is None:  # the word layout, for the why (lookups)
+        if args.schedule is None and NAME == "present80":  # the word layout, for the why (lookups)
             sliced_so, _ = build(ROOT, tmpd / "sliced", "sliced_v32")
             sliced = Lib(sliced_so, tmpd / "libsliced.so")
 

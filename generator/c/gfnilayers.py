@@ -32,9 +32,10 @@ MIN_OPS = 4  # smaller layers (a key XOR, one mask) are left as written
 
 @dataclass(frozen=True)
 class Term:
-    """``matrix`` times source ``src`` (a u8 word): byte 7 - i of ``matrix`` = the source bits feeding bit i."""
+    """``matrix`` times the XOR of sources ``srcs`` (u8 words; sources with the same block share one multiply):
+    byte 7 - i of ``matrix`` = the source bits feeding bit i."""
 
-    src: int
+    srcs: tuple[int, ...]
     matrix: int
 
     @property
@@ -54,7 +55,8 @@ class Output:
         """Vector instructions: one GF2P8AFFINEQB per non-identity term, the XORs between terms, and one more
         XOR for a constant no affine term's immediate can carry."""
         affine = sum(1 for t in self.terms if not t.identity)
-        xors = max(len(self.terms) - 1, 0) + (1 if self.const and not affine and self.terms else 0)
+        srcs = sum(len(t.srcs) for t in self.terms)
+        xors = max(srcs - 1, 0) + (1 if self.const and not affine and self.terms else 0)
         return affine + xors
 
 
@@ -111,7 +113,10 @@ def plan_layer(fn: Function, lay: Layer, forms: list, base: dict[int, int]) -> P
                 bits = (f >> base[s]) & 0xFF
                 if bits:
                     rows.setdefault(s, [0] * 8)[i] = bits
-        terms = tuple(Term(s, matrix(r)) for s, r in sorted(rows.items()))
+        by_matrix: dict[int, list[int]] = {}
+        for s, r in sorted(rows.items()):
+            by_matrix.setdefault(matrix(r), []).append(s)
+        terms = tuple(Term(tuple(srcs), a) for a, srcs in by_matrix.items())
         outs.append(Output(o, terms, const))
     return Plan(lay, tuple(outs), sum(out.ops() for out in outs), "")
 
@@ -131,10 +136,11 @@ def expression(out: Output, names: list[str]) -> str:
     """The C expression of one output on the GFNI macros (CS_V8_GFA: fragments/gfni_layers.c)."""
     parts, const = [], out.const
     for t in out.terms:
+        x = " ^ ".join(names[s] for s in t.srcs)
         if t.identity:
-            parts.append(names[t.src])
+            parts.append(x)
         else:
-            parts.append(f"CS_V8_GFA({names[t.src]}, {t.matrix:#018x}ULL, {const:#04x})")
+            parts.append(f"CS_V8_GFA({x if len(t.srcs) == 1 else f'({x})'}, {t.matrix:#018x}ULL, {const:#04x})")
             const = 0
     if const or not parts:
         parts.append(f"CS_V8_SPLAT({const:#04x})")

@@ -428,7 +428,7 @@ static void cs_encrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v149 = CS_V8_ROTL(v147, 2);          /* hight.cs:9:39 encrypt>F0 r0 */
         const cs_v8 v150 = CS_V8_ROTL(v147, 7);          /* hight.cs:9:51 encrypt>F0 r0 */
         const cs_v8 v151 = CS_V8_XOR(v148, v149);        /* hight.cs:9:46 encrypt>F0 r0 */
-        const cs_v8 v152 = CS_GFNI_OR((CS_V8_GFA(v6, 0xc2850b162c58b061ULL, 0x00) ^ CS_V8_GFA(v11, 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v151, v150)); /* hight.cs:9:46 encrypt>F0 r0 */
+        const cs_v8 v152 = CS_GFNI_OR((CS_V8_GFA((v6 ^ v11), 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v151, v150)); /* hight.cs:9:46 encrypt>F0 r0 */
         const cs_v8 v153 = CS_V8_ADD(v152, v19);         /* hight.cs:29:33 encrypt r0 */
         const cs_v8 v154 = CS_GFNI_OR((v7 ^ v153), CS_V8_XOR(v7, v153)); /* hight.cs:29:21 encrypt r0 */
         const cs_v8 v155 = CS_V8_ROTL(v144, 3);          /* hight.cs:10:27 encrypt>F1 r0 */
@@ -442,7 +442,7 @@ static void cs_encrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v163 = CS_V8_ROTL(v145, 2);          /* hight.cs:9:39 encrypt>F0 r0 */
         const cs_v8 v164 = CS_V8_ROTL(v145, 7);          /* hight.cs:9:51 encrypt>F0 r0 */
         const cs_v8 v165 = CS_V8_XOR(v162, v163);        /* hight.cs:9:46 encrypt>F0 r0 */
-        const cs_v8 v166 = CS_GFNI_OR((CS_V8_GFA(v2, 0xc2850b162c58b061ULL, 0x00) ^ CS_V8_GFA(v9, 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v165, v164)); /* hight.cs:9:46 encrypt>F0 r0 */
+        const cs_v8 v166 = CS_GFNI_OR((CS_V8_GFA((v2 ^ v9), 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v165, v164)); /* hight.cs:9:46 encrypt>F0 r0 */
         const cs_v8 v167 = CS_V8_ADD(v166, v17);         /* hight.cs:31:33 encrypt r0 */
         const cs_v8 v168 = CS_GFNI_OR((v3 ^ v167), CS_V8_XOR(v3, v167)); /* hight.cs:31:21 encrypt r0 */
         const cs_v8 v169 = CS_V8_ROTL(v146, 3);          /* hight.cs:10:27 encrypt>F1 r0 */
@@ -464,7 +464,7 @@ static void cs_encrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v185 = CS_V8_ROTL(v154, 6);          /* hight.cs:10:51 encrypt>F1 r1 */
         const cs_v8 v186 = CS_V8_XOR(v20, v183);         /* hight.cs:30:33 encrypt r1 */
         const cs_v8 v187 = CS_V8_XOR(v184, v185);        /* hight.cs:30:33 encrypt r1 */
-        const cs_v8 v188 = CS_GFNI_OR((CS_V8_GFA(v7, 0x3468d0a143860d1aULL, 0x00) ^ v20 ^ CS_V8_GFA(v153, 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v186, v187)); /* hight.cs:30:33 encrypt r1 */
+        const cs_v8 v188 = CS_GFNI_OR((CS_V8_GFA((v7 ^ v153), 0x3468d0a143860d1aULL, 0x00) ^ v20), CS_V8_XOR(v186, v187)); /* hight.cs:30:33 encrypt r1 */
         const cs_v8 v189 = CS_V8_ADD(v144, v188);        /* hight.cs:30:21 encrypt r1 */
         const cs_v8 v190 = CS_V8_ROTL(v161, 1);          /* hight.cs:9:27 encrypt>F0 r1 */
         const cs_v8 v191 = CS_V8_ROTL(v161, 2);          /* hight.cs:9:39 encrypt>F0 r1 */
@@ -478,7 +478,7 @@ static void cs_encrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v199 = CS_V8_ROTL(v168, 6);          /* hight.cs:10:51 encrypt>F1 r1 */
         const cs_v8 v200 = CS_V8_XOR(v22, v197);         /* hight.cs:32:33 encrypt r1 */
         const cs_v8 v201 = CS_V8_XOR(v198, v199);        /* hight.cs:32:33 encrypt r1 */
-        const cs_v8 v202 = CS_GFNI_OR((CS_V8_GFA(v3, 0x3468d0a143860d1aULL, 0x00) ^ v22 ^ CS_V8_GFA(v167, 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v200, v201)); /* hight.cs:32:33 encrypt r1 */
+        const cs_v8 v202 = CS_GFNI_OR((CS_V8_GFA((v3 ^ v167), 0x3468d0a143860d1aULL, 0x00) ^ v22), CS_V8_XOR(v200, v201)); /* hight.cs:32:33 encrypt r1 */
         const cs_v8 v203 = CS_V8_ADD(v146, v202);        /* hight.cs:32:21 encrypt r1 */
         const cs_v8 v204 = CS_V8_ROTL(v203, 1);          /* hight.cs:9:27 encrypt>F0 r2 */
         const cs_v8 v205 = CS_V8_ROTL(v203, 2);          /* hight.cs:9:39 encrypt>F0 r2 */
@@ -492,7 +492,7 @@ static void cs_encrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v213 = CS_V8_ROTL(v182, 6);          /* hight.cs:10:51 encrypt>F1 r2 */
         const cs_v8 v214 = CS_V8_XOR(v24, v211);         /* hight.cs:30:33 encrypt r2 */
         const cs_v8 v215 = CS_V8_XOR(v212, v213);        /* hight.cs:30:33 encrypt r2 */
-        const cs_v8 v216 = CS_GFNI_OR((CS_V8_GFA(v6, 0x3468d0a143860d1aULL, 0x00) ^ CS_V8_GFA(v11, 0x3468d0a143860d1aULL, 0x00) ^ v24 ^ CS_V8_GFA(v181, 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v214, v215)); /* hight.cs:30:33 encrypt r2 */
+        const cs_v8 v216 = CS_GFNI_OR((CS_V8_GFA((v6 ^ v11 ^ v181), 0x3468d0a143860d1aULL, 0x00) ^ v24), CS_V8_XOR(v214, v215)); /* hight.cs:30:33 encrypt r2 */
         const cs_v8 v217 = CS_V8_ADD(v154, v216);        /* hight.cs:30:21 encrypt r2 */
         const cs_v8 v218 = CS_V8_ROTL(v189, 1);          /* hight.cs:9:27 encrypt>F0 r2 */
         const cs_v8 v219 = CS_V8_ROTL(v189, 2);          /* hight.cs:9:39 encrypt>F0 r2 */
@@ -506,7 +506,7 @@ static void cs_encrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v227 = CS_V8_ROTL(v196, 6);          /* hight.cs:10:51 encrypt>F1 r2 */
         const cs_v8 v228 = CS_V8_XOR(v26, v225);         /* hight.cs:32:33 encrypt r2 */
         const cs_v8 v229 = CS_V8_XOR(v226, v227);        /* hight.cs:32:33 encrypt r2 */
-        const cs_v8 v230 = CS_GFNI_OR((CS_V8_GFA(v2, 0x3468d0a143860d1aULL, 0x00) ^ CS_V8_GFA(v9, 0x3468d0a143860d1aULL, 0x00) ^ v26 ^ CS_V8_GFA(v195, 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v228, v229)); /* hight.cs:32:33 encrypt r2 */
+        const cs_v8 v230 = CS_GFNI_OR((CS_V8_GFA((v2 ^ v9 ^ v195), 0x3468d0a143860d1aULL, 0x00) ^ v26), CS_V8_XOR(v228, v229)); /* hight.cs:32:33 encrypt r2 */
         const cs_v8 v231 = CS_V8_ADD(v168, v230);        /* hight.cs:32:21 encrypt r2 */
         const cs_v8 v232 = CS_V8_ROTL(v231, 1);          /* hight.cs:9:27 encrypt>F0 r3 */
         const cs_v8 v233 = CS_V8_ROTL(v231, 2);          /* hight.cs:9:39 encrypt>F0 r3 */
@@ -520,7 +520,7 @@ static void cs_encrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v241 = CS_V8_ROTL(v210, 6);          /* hight.cs:10:51 encrypt>F1 r3 */
         const cs_v8 v242 = CS_V8_XOR(v28, v239);         /* hight.cs:30:33 encrypt r3 */
         const cs_v8 v243 = CS_V8_XOR(v240, v241);        /* hight.cs:30:33 encrypt r3 */
-        const cs_v8 v244 = CS_GFNI_OR((v28 ^ CS_V8_GFA(v175, 0x3468d0a143860d1aULL, 0x00) ^ CS_V8_GFA(v209, 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v242, v243)); /* hight.cs:30:33 encrypt r3 */
+        const cs_v8 v244 = CS_GFNI_OR((v28 ^ CS_V8_GFA((v175 ^ v209), 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v242, v243)); /* hight.cs:30:33 encrypt r3 */
         const cs_v8 v245 = CS_V8_ADD(v182, v244);        /* hight.cs:30:21 encrypt r3 */
         const cs_v8 v246 = CS_V8_ROTL(v217, 1);          /* hight.cs:9:27 encrypt>F0 r3 */
         const cs_v8 v247 = CS_V8_ROTL(v217, 2);          /* hight.cs:9:39 encrypt>F0 r3 */
@@ -534,7 +534,7 @@ static void cs_encrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v255 = CS_V8_ROTL(v224, 6);          /* hight.cs:10:51 encrypt>F1 r3 */
         const cs_v8 v256 = CS_V8_XOR(v30, v253);         /* hight.cs:32:33 encrypt r3 */
         const cs_v8 v257 = CS_V8_XOR(v254, v255);        /* hight.cs:32:33 encrypt r3 */
-        const cs_v8 v258 = CS_GFNI_OR((v30 ^ CS_V8_GFA(v161, 0x3468d0a143860d1aULL, 0x00) ^ CS_V8_GFA(v223, 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v256, v257)); /* hight.cs:32:33 encrypt r3 */
+        const cs_v8 v258 = CS_GFNI_OR((v30 ^ CS_V8_GFA((v161 ^ v223), 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v256, v257)); /* hight.cs:32:33 encrypt r3 */
         const cs_v8 v259 = CS_V8_ADD(v196, v258);        /* hight.cs:32:21 encrypt r3 */
         const cs_v8 v260 = CS_V8_ROTL(v259, 1);          /* hight.cs:9:27 encrypt>F0 r4 */
         const cs_v8 v261 = CS_V8_ROTL(v259, 2);          /* hight.cs:9:39 encrypt>F0 r4 */
@@ -548,7 +548,7 @@ static void cs_encrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v269 = CS_V8_ROTL(v238, 6);          /* hight.cs:10:51 encrypt>F1 r4 */
         const cs_v8 v270 = CS_V8_XOR(v32, v267);         /* hight.cs:30:33 encrypt r4 */
         const cs_v8 v271 = CS_V8_XOR(v268, v269);        /* hight.cs:30:33 encrypt r4 */
-        const cs_v8 v272 = CS_GFNI_OR((v32 ^ CS_V8_GFA(v203, 0x3468d0a143860d1aULL, 0x00) ^ CS_V8_GFA(v237, 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v270, v271)); /* hight.cs:30:33 encrypt r4 */
+        const cs_v8 v272 = CS_GFNI_OR((v32 ^ CS_V8_GFA((v203 ^ v237), 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v270, v271)); /* hight.cs:30:33 encrypt r4 */
         const cs_v8 v273 = CS_V8_ADD(v210, v272);        /* hight.cs:30:21 encrypt r4 */
         const cs_v8 v274 = CS_V8_ROTL(v245, 1);          /* hight.cs:9:27 encrypt>F0 r4 */
         const cs_v8 v275 = CS_V8_ROTL(v245, 2);          /* hight.cs:9:39 encrypt>F0 r4 */
@@ -562,7 +562,7 @@ static void cs_encrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v283 = CS_V8_ROTL(v252, 6);          /* hight.cs:10:51 encrypt>F1 r4 */
         const cs_v8 v284 = CS_V8_XOR(v34, v281);         /* hight.cs:32:33 encrypt r4 */
         const cs_v8 v285 = CS_V8_XOR(v282, v283);        /* hight.cs:32:33 encrypt r4 */
-        const cs_v8 v286 = CS_GFNI_OR((v34 ^ CS_V8_GFA(v189, 0x3468d0a143860d1aULL, 0x00) ^ CS_V8_GFA(v251, 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v284, v285)); /* hight.cs:32:33 encrypt r4 */
+        const cs_v8 v286 = CS_GFNI_OR((v34 ^ CS_V8_GFA((v189 ^ v251), 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v284, v285)); /* hight.cs:32:33 encrypt r4 */
         const cs_v8 v287 = CS_V8_ADD(v224, v286);        /* hight.cs:32:21 encrypt r4 */
         const cs_v8 v288 = CS_V8_ROTL(v287, 1);          /* hight.cs:9:27 encrypt>F0 r5 */
         const cs_v8 v289 = CS_V8_ROTL(v287, 2);          /* hight.cs:9:39 encrypt>F0 r5 */
@@ -576,7 +576,7 @@ static void cs_encrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v297 = CS_V8_ROTL(v266, 6);          /* hight.cs:10:51 encrypt>F1 r5 */
         const cs_v8 v298 = CS_V8_XOR(v36, v295);         /* hight.cs:30:33 encrypt r5 */
         const cs_v8 v299 = CS_V8_XOR(v296, v297);        /* hight.cs:30:33 encrypt r5 */
-        const cs_v8 v300 = CS_GFNI_OR((v36 ^ CS_V8_GFA(v231, 0x3468d0a143860d1aULL, 0x00) ^ CS_V8_GFA(v265, 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v298, v299)); /* hight.cs:30:33 encrypt r5 */
+        const cs_v8 v300 = CS_GFNI_OR((v36 ^ CS_V8_GFA((v231 ^ v265), 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v298, v299)); /* hight.cs:30:33 encrypt r5 */
         const cs_v8 v301 = CS_V8_ADD(v238, v300);        /* hight.cs:30:21 encrypt r5 */
         const cs_v8 v302 = CS_V8_ROTL(v273, 1);          /* hight.cs:9:27 encrypt>F0 r5 */
         const cs_v8 v303 = CS_V8_ROTL(v273, 2);          /* hight.cs:9:39 encrypt>F0 r5 */
@@ -590,7 +590,7 @@ static void cs_encrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v311 = CS_V8_ROTL(v280, 6);          /* hight.cs:10:51 encrypt>F1 r5 */
         const cs_v8 v312 = CS_V8_XOR(v38, v309);         /* hight.cs:32:33 encrypt r5 */
         const cs_v8 v313 = CS_V8_XOR(v310, v311);        /* hight.cs:32:33 encrypt r5 */
-        const cs_v8 v314 = CS_GFNI_OR((v38 ^ CS_V8_GFA(v217, 0x3468d0a143860d1aULL, 0x00) ^ CS_V8_GFA(v279, 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v312, v313)); /* hight.cs:32:33 encrypt r5 */
+        const cs_v8 v314 = CS_GFNI_OR((v38 ^ CS_V8_GFA((v217 ^ v279), 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v312, v313)); /* hight.cs:32:33 encrypt r5 */
         const cs_v8 v315 = CS_V8_ADD(v252, v314);        /* hight.cs:32:21 encrypt r5 */
         const cs_v8 v316 = CS_V8_ROTL(v315, 1);          /* hight.cs:9:27 encrypt>F0 r6 */
         const cs_v8 v317 = CS_V8_ROTL(v315, 2);          /* hight.cs:9:39 encrypt>F0 r6 */
@@ -604,7 +604,7 @@ static void cs_encrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v325 = CS_V8_ROTL(v294, 6);          /* hight.cs:10:51 encrypt>F1 r6 */
         const cs_v8 v326 = CS_V8_XOR(v40, v323);         /* hight.cs:30:33 encrypt r6 */
         const cs_v8 v327 = CS_V8_XOR(v324, v325);        /* hight.cs:30:33 encrypt r6 */
-        const cs_v8 v328 = CS_GFNI_OR((v40 ^ CS_V8_GFA(v259, 0x3468d0a143860d1aULL, 0x00) ^ CS_V8_GFA(v293, 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v326, v327)); /* hight.cs:30:33 encrypt r6 */
+        const cs_v8 v328 = CS_GFNI_OR((v40 ^ CS_V8_GFA((v259 ^ v293), 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v326, v327)); /* hight.cs:30:33 encrypt r6 */
         const cs_v8 v329 = CS_V8_ADD(v266, v328);        /* hight.cs:30:21 encrypt r6 */
         const cs_v8 v330 = CS_V8_ROTL(v301, 1);          /* hight.cs:9:27 encrypt>F0 r6 */
         const cs_v8 v331 = CS_V8_ROTL(v301, 2);          /* hight.cs:9:39 encrypt>F0 r6 */
@@ -618,7 +618,7 @@ static void cs_encrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v339 = CS_V8_ROTL(v308, 6);          /* hight.cs:10:51 encrypt>F1 r6 */
         const cs_v8 v340 = CS_V8_XOR(v42, v337);         /* hight.cs:32:33 encrypt r6 */
         const cs_v8 v341 = CS_V8_XOR(v338, v339);        /* hight.cs:32:33 encrypt r6 */
-        const cs_v8 v342 = CS_GFNI_OR((v42 ^ CS_V8_GFA(v245, 0x3468d0a143860d1aULL, 0x00) ^ CS_V8_GFA(v307, 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v340, v341)); /* hight.cs:32:33 encrypt r6 */
+        const cs_v8 v342 = CS_GFNI_OR((v42 ^ CS_V8_GFA((v245 ^ v307), 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v340, v341)); /* hight.cs:32:33 encrypt r6 */
         const cs_v8 v343 = CS_V8_ADD(v280, v342);        /* hight.cs:32:21 encrypt r6 */
         const cs_v8 v344 = CS_V8_ROTL(v343, 1);          /* hight.cs:9:27 encrypt>F0 r7 */
         const cs_v8 v345 = CS_V8_ROTL(v343, 2);          /* hight.cs:9:39 encrypt>F0 r7 */
@@ -632,7 +632,7 @@ static void cs_encrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v353 = CS_V8_ROTL(v322, 6);          /* hight.cs:10:51 encrypt>F1 r7 */
         const cs_v8 v354 = CS_V8_XOR(v44, v351);         /* hight.cs:30:33 encrypt r7 */
         const cs_v8 v355 = CS_V8_XOR(v352, v353);        /* hight.cs:30:33 encrypt r7 */
-        const cs_v8 v356 = CS_GFNI_OR((v44 ^ CS_V8_GFA(v287, 0x3468d0a143860d1aULL, 0x00) ^ CS_V8_GFA(v321, 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v354, v355)); /* hight.cs:30:33 encrypt r7 */
+        const cs_v8 v356 = CS_GFNI_OR((v44 ^ CS_V8_GFA((v287 ^ v321), 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v354, v355)); /* hight.cs:30:33 encrypt r7 */
         const cs_v8 v357 = CS_V8_ADD(v294, v356);        /* hight.cs:30:21 encrypt r7 */
         const cs_v8 v358 = CS_V8_ROTL(v329, 1);          /* hight.cs:9:27 encrypt>F0 r7 */
         const cs_v8 v359 = CS_V8_ROTL(v329, 2);          /* hight.cs:9:39 encrypt>F0 r7 */
@@ -646,7 +646,7 @@ static void cs_encrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v367 = CS_V8_ROTL(v336, 6);          /* hight.cs:10:51 encrypt>F1 r7 */
         const cs_v8 v368 = CS_V8_XOR(v46, v365);         /* hight.cs:32:33 encrypt r7 */
         const cs_v8 v369 = CS_V8_XOR(v366, v367);        /* hight.cs:32:33 encrypt r7 */
-        const cs_v8 v370 = CS_GFNI_OR((v46 ^ CS_V8_GFA(v273, 0x3468d0a143860d1aULL, 0x00) ^ CS_V8_GFA(v335, 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v368, v369)); /* hight.cs:32:33 encrypt r7 */
+        const cs_v8 v370 = CS_GFNI_OR((v46 ^ CS_V8_GFA((v273 ^ v335), 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v368, v369)); /* hight.cs:32:33 encrypt r7 */
         const cs_v8 v371 = CS_V8_ADD(v308, v370);        /* hight.cs:32:21 encrypt r7 */
         const cs_v8 v372 = CS_V8_ROTL(v371, 1);          /* hight.cs:9:27 encrypt>F0 r8 */
         const cs_v8 v373 = CS_V8_ROTL(v371, 2);          /* hight.cs:9:39 encrypt>F0 r8 */
@@ -660,7 +660,7 @@ static void cs_encrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v381 = CS_V8_ROTL(v350, 6);          /* hight.cs:10:51 encrypt>F1 r8 */
         const cs_v8 v382 = CS_V8_XOR(v48, v379);         /* hight.cs:30:33 encrypt r8 */
         const cs_v8 v383 = CS_V8_XOR(v380, v381);        /* hight.cs:30:33 encrypt r8 */
-        const cs_v8 v384 = CS_GFNI_OR((v48 ^ CS_V8_GFA(v315, 0x3468d0a143860d1aULL, 0x00) ^ CS_V8_GFA(v349, 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v382, v383)); /* hight.cs:30:33 encrypt r8 */
+        const cs_v8 v384 = CS_GFNI_OR((v48 ^ CS_V8_GFA((v315 ^ v349), 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v382, v383)); /* hight.cs:30:33 encrypt r8 */
         const cs_v8 v385 = CS_V8_ADD(v322, v384);        /* hight.cs:30:21 encrypt r8 */
         const cs_v8 v386 = CS_V8_ROTL(v357, 1);          /* hight.cs:9:27 encrypt>F0 r8 */
         const cs_v8 v387 = CS_V8_ROTL(v357, 2);          /* hight.cs:9:39 encrypt>F0 r8 */
@@ -674,7 +674,7 @@ static void cs_encrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v395 = CS_V8_ROTL(v364, 6);          /* hight.cs:10:51 encrypt>F1 r8 */
         const cs_v8 v396 = CS_V8_XOR(v50, v393);         /* hight.cs:32:33 encrypt r8 */
         const cs_v8 v397 = CS_V8_XOR(v394, v395);        /* hight.cs:32:33 encrypt r8 */
-        const cs_v8 v398 = CS_GFNI_OR((v50 ^ CS_V8_GFA(v301, 0x3468d0a143860d1aULL, 0x00) ^ CS_V8_GFA(v363, 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v396, v397)); /* hight.cs:32:33 encrypt r8 */
+        const cs_v8 v398 = CS_GFNI_OR((v50 ^ CS_V8_GFA((v301 ^ v363), 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v396, v397)); /* hight.cs:32:33 encrypt r8 */
         const cs_v8 v399 = CS_V8_ADD(v336, v398);        /* hight.cs:32:21 encrypt r8 */
         const cs_v8 v400 = CS_V8_ROTL(v399, 1);          /* hight.cs:9:27 encrypt>F0 r9 */
         const cs_v8 v401 = CS_V8_ROTL(v399, 2);          /* hight.cs:9:39 encrypt>F0 r9 */
@@ -688,7 +688,7 @@ static void cs_encrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v409 = CS_V8_ROTL(v378, 6);          /* hight.cs:10:51 encrypt>F1 r9 */
         const cs_v8 v410 = CS_V8_XOR(v52, v407);         /* hight.cs:30:33 encrypt r9 */
         const cs_v8 v411 = CS_V8_XOR(v408, v409);        /* hight.cs:30:33 encrypt r9 */
-        const cs_v8 v412 = CS_GFNI_OR((v52 ^ CS_V8_GFA(v343, 0x3468d0a143860d1aULL, 0x00) ^ CS_V8_GFA(v377, 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v410, v411)); /* hight.cs:30:33 encrypt r9 */
+        const cs_v8 v412 = CS_GFNI_OR((v52 ^ CS_V8_GFA((v343 ^ v377), 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v410, v411)); /* hight.cs:30:33 encrypt r9 */
         const cs_v8 v413 = CS_V8_ADD(v350, v412);        /* hight.cs:30:21 encrypt r9 */
         const cs_v8 v414 = CS_V8_ROTL(v385, 1);          /* hight.cs:9:27 encrypt>F0 r9 */
         const cs_v8 v415 = CS_V8_ROTL(v385, 2);          /* hight.cs:9:39 encrypt>F0 r9 */
@@ -702,7 +702,7 @@ static void cs_encrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v423 = CS_V8_ROTL(v392, 6);          /* hight.cs:10:51 encrypt>F1 r9 */
         const cs_v8 v424 = CS_V8_XOR(v54, v421);         /* hight.cs:32:33 encrypt r9 */
         const cs_v8 v425 = CS_V8_XOR(v422, v423);        /* hight.cs:32:33 encrypt r9 */
-        const cs_v8 v426 = CS_GFNI_OR((v54 ^ CS_V8_GFA(v329, 0x3468d0a143860d1aULL, 0x00) ^ CS_V8_GFA(v391, 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v424, v425)); /* hight.cs:32:33 encrypt r9 */
+        const cs_v8 v426 = CS_GFNI_OR((v54 ^ CS_V8_GFA((v329 ^ v391), 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v424, v425)); /* hight.cs:32:33 encrypt r9 */
         const cs_v8 v427 = CS_V8_ADD(v364, v426);        /* hight.cs:32:21 encrypt r9 */
         const cs_v8 v428 = CS_V8_ROTL(v427, 1);          /* hight.cs:9:27 encrypt>F0 r10 */
         const cs_v8 v429 = CS_V8_ROTL(v427, 2);          /* hight.cs:9:39 encrypt>F0 r10 */
@@ -716,7 +716,7 @@ static void cs_encrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v437 = CS_V8_ROTL(v406, 6);          /* hight.cs:10:51 encrypt>F1 r10 */
         const cs_v8 v438 = CS_V8_XOR(v56, v435);         /* hight.cs:30:33 encrypt r10 */
         const cs_v8 v439 = CS_V8_XOR(v436, v437);        /* hight.cs:30:33 encrypt r10 */
-        const cs_v8 v440 = CS_GFNI_OR((v56 ^ CS_V8_GFA(v371, 0x3468d0a143860d1aULL, 0x00) ^ CS_V8_GFA(v405, 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v438, v439)); /* hight.cs:30:33 encrypt r10 */
+        const cs_v8 v440 = CS_GFNI_OR((v56 ^ CS_V8_GFA((v371 ^ v405), 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v438, v439)); /* hight.cs:30:33 encrypt r10 */
         const cs_v8 v441 = CS_V8_ADD(v378, v440);        /* hight.cs:30:21 encrypt r10 */
         const cs_v8 v442 = CS_V8_ROTL(v413, 1);          /* hight.cs:9:27 encrypt>F0 r10 */
         const cs_v8 v443 = CS_V8_ROTL(v413, 2);          /* hight.cs:9:39 encrypt>F0 r10 */
@@ -730,7 +730,7 @@ static void cs_encrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v451 = CS_V8_ROTL(v420, 6);          /* hight.cs:10:51 encrypt>F1 r10 */
         const cs_v8 v452 = CS_V8_XOR(v58, v449);         /* hight.cs:32:33 encrypt r10 */
         const cs_v8 v453 = CS_V8_XOR(v450, v451);        /* hight.cs:32:33 encrypt r10 */
-        const cs_v8 v454 = CS_GFNI_OR((v58 ^ CS_V8_GFA(v357, 0x3468d0a143860d1aULL, 0x00) ^ CS_V8_GFA(v419, 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v452, v453)); /* hight.cs:32:33 encrypt r10 */
+        const cs_v8 v454 = CS_GFNI_OR((v58 ^ CS_V8_GFA((v357 ^ v419), 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v452, v453)); /* hight.cs:32:33 encrypt r10 */
         const cs_v8 v455 = CS_V8_ADD(v392, v454);        /* hight.cs:32:21 encrypt r10 */
         const cs_v8 v456 = CS_V8_ROTL(v455, 1);          /* hight.cs:9:27 encrypt>F0 r11 */
         const cs_v8 v457 = CS_V8_ROTL(v455, 2);          /* hight.cs:9:39 encrypt>F0 r11 */
@@ -744,7 +744,7 @@ static void cs_encrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v465 = CS_V8_ROTL(v434, 6);          /* hight.cs:10:51 encrypt>F1 r11 */
         const cs_v8 v466 = CS_V8_XOR(v60, v463);         /* hight.cs:30:33 encrypt r11 */
         const cs_v8 v467 = CS_V8_XOR(v464, v465);        /* hight.cs:30:33 encrypt r11 */
-        const cs_v8 v468 = CS_GFNI_OR((v60 ^ CS_V8_GFA(v399, 0x3468d0a143860d1aULL, 0x00) ^ CS_V8_GFA(v433, 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v466, v467)); /* hight.cs:30:33 encrypt r11 */
+        const cs_v8 v468 = CS_GFNI_OR((v60 ^ CS_V8_GFA((v399 ^ v433), 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v466, v467)); /* hight.cs:30:33 encrypt r11 */
         const cs_v8 v469 = CS_V8_ADD(v406, v468);        /* hight.cs:30:21 encrypt r11 */
         const cs_v8 v470 = CS_V8_ROTL(v441, 1);          /* hight.cs:9:27 encrypt>F0 r11 */
         const cs_v8 v471 = CS_V8_ROTL(v441, 2);          /* hight.cs:9:39 encrypt>F0 r11 */
@@ -758,7 +758,7 @@ static void cs_encrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v479 = CS_V8_ROTL(v448, 6);          /* hight.cs:10:51 encrypt>F1 r11 */
         const cs_v8 v480 = CS_V8_XOR(v62, v477);         /* hight.cs:32:33 encrypt r11 */
         const cs_v8 v481 = CS_V8_XOR(v478, v479);        /* hight.cs:32:33 encrypt r11 */
-        const cs_v8 v482 = CS_GFNI_OR((v62 ^ CS_V8_GFA(v385, 0x3468d0a143860d1aULL, 0x00) ^ CS_V8_GFA(v447, 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v480, v481)); /* hight.cs:32:33 encrypt r11 */
+        const cs_v8 v482 = CS_GFNI_OR((v62 ^ CS_V8_GFA((v385 ^ v447), 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v480, v481)); /* hight.cs:32:33 encrypt r11 */
         const cs_v8 v483 = CS_V8_ADD(v420, v482);        /* hight.cs:32:21 encrypt r11 */
         const cs_v8 v484 = CS_V8_ROTL(v483, 1);          /* hight.cs:9:27 encrypt>F0 r12 */
         const cs_v8 v485 = CS_V8_ROTL(v483, 2);          /* hight.cs:9:39 encrypt>F0 r12 */
@@ -772,7 +772,7 @@ static void cs_encrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v493 = CS_V8_ROTL(v462, 6);          /* hight.cs:10:51 encrypt>F1 r12 */
         const cs_v8 v494 = CS_V8_XOR(v64, v491);         /* hight.cs:30:33 encrypt r12 */
         const cs_v8 v495 = CS_V8_XOR(v492, v493);        /* hight.cs:30:33 encrypt r12 */
-        const cs_v8 v496 = CS_GFNI_OR((v64 ^ CS_V8_GFA(v427, 0x3468d0a143860d1aULL, 0x00) ^ CS_V8_GFA(v461, 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v494, v495)); /* hight.cs:30:33 encrypt r12 */
+        const cs_v8 v496 = CS_GFNI_OR((v64 ^ CS_V8_GFA((v427 ^ v461), 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v494, v495)); /* hight.cs:30:33 encrypt r12 */
         const cs_v8 v497 = CS_V8_ADD(v434, v496);        /* hight.cs:30:21 encrypt r12 */
         const cs_v8 v498 = CS_V8_ROTL(v469, 1);          /* hight.cs:9:27 encrypt>F0 r12 */
         const cs_v8 v499 = CS_V8_ROTL(v469, 2);          /* hight.cs:9:39 encrypt>F0 r12 */
@@ -786,7 +786,7 @@ static void cs_encrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v507 = CS_V8_ROTL(v476, 6);          /* hight.cs:10:51 encrypt>F1 r12 */
         const cs_v8 v508 = CS_V8_XOR(v66, v505);         /* hight.cs:32:33 encrypt r12 */
         const cs_v8 v509 = CS_V8_XOR(v506, v507);        /* hight.cs:32:33 encrypt r12 */
-        const cs_v8 v510 = CS_GFNI_OR((v66 ^ CS_V8_GFA(v413, 0x3468d0a143860d1aULL, 0x00) ^ CS_V8_GFA(v475, 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v508, v509)); /* hight.cs:32:33 encrypt r12 */
+        const cs_v8 v510 = CS_GFNI_OR((v66 ^ CS_V8_GFA((v413 ^ v475), 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v508, v509)); /* hight.cs:32:33 encrypt r12 */
         const cs_v8 v511 = CS_V8_ADD(v448, v510);        /* hight.cs:32:21 encrypt r12 */
         const cs_v8 v512 = CS_V8_ROTL(v511, 1);          /* hight.cs:9:27 encrypt>F0 r13 */
         const cs_v8 v513 = CS_V8_ROTL(v511, 2);          /* hight.cs:9:39 encrypt>F0 r13 */
@@ -800,7 +800,7 @@ static void cs_encrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v521 = CS_V8_ROTL(v490, 6);          /* hight.cs:10:51 encrypt>F1 r13 */
         const cs_v8 v522 = CS_V8_XOR(v68, v519);         /* hight.cs:30:33 encrypt r13 */
         const cs_v8 v523 = CS_V8_XOR(v520, v521);        /* hight.cs:30:33 encrypt r13 */
-        const cs_v8 v524 = CS_GFNI_OR((v68 ^ CS_V8_GFA(v455, 0x3468d0a143860d1aULL, 0x00) ^ CS_V8_GFA(v489, 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v522, v523)); /* hight.cs:30:33 encrypt r13 */
+        const cs_v8 v524 = CS_GFNI_OR((v68 ^ CS_V8_GFA((v455 ^ v489), 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v522, v523)); /* hight.cs:30:33 encrypt r13 */
         const cs_v8 v525 = CS_V8_ADD(v462, v524);        /* hight.cs:30:21 encrypt r13 */
         const cs_v8 v526 = CS_V8_ROTL(v497, 1);          /* hight.cs:9:27 encrypt>F0 r13 */
         const cs_v8 v527 = CS_V8_ROTL(v497, 2);          /* hight.cs:9:39 encrypt>F0 r13 */
@@ -814,7 +814,7 @@ static void cs_encrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v535 = CS_V8_ROTL(v504, 6);          /* hight.cs:10:51 encrypt>F1 r13 */
         const cs_v8 v536 = CS_V8_XOR(v70, v533);         /* hight.cs:32:33 encrypt r13 */
         const cs_v8 v537 = CS_V8_XOR(v534, v535);        /* hight.cs:32:33 encrypt r13 */
-        const cs_v8 v538 = CS_GFNI_OR((v70 ^ CS_V8_GFA(v441, 0x3468d0a143860d1aULL, 0x00) ^ CS_V8_GFA(v503, 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v536, v537)); /* hight.cs:32:33 encrypt r13 */
+        const cs_v8 v538 = CS_GFNI_OR((v70 ^ CS_V8_GFA((v441 ^ v503), 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v536, v537)); /* hight.cs:32:33 encrypt r13 */
         const cs_v8 v539 = CS_V8_ADD(v476, v538);        /* hight.cs:32:21 encrypt r13 */
         const cs_v8 v540 = CS_V8_ROTL(v539, 1);          /* hight.cs:9:27 encrypt>F0 r14 */
         const cs_v8 v541 = CS_V8_ROTL(v539, 2);          /* hight.cs:9:39 encrypt>F0 r14 */
@@ -828,7 +828,7 @@ static void cs_encrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v549 = CS_V8_ROTL(v518, 6);          /* hight.cs:10:51 encrypt>F1 r14 */
         const cs_v8 v550 = CS_V8_XOR(v72, v547);         /* hight.cs:30:33 encrypt r14 */
         const cs_v8 v551 = CS_V8_XOR(v548, v549);        /* hight.cs:30:33 encrypt r14 */
-        const cs_v8 v552 = CS_GFNI_OR((v72 ^ CS_V8_GFA(v483, 0x3468d0a143860d1aULL, 0x00) ^ CS_V8_GFA(v517, 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v550, v551)); /* hight.cs:30:33 encrypt r14 */
+        const cs_v8 v552 = CS_GFNI_OR((v72 ^ CS_V8_GFA((v483 ^ v517), 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v550, v551)); /* hight.cs:30:33 encrypt r14 */
         const cs_v8 v553 = CS_V8_ADD(v490, v552);        /* hight.cs:30:21 encrypt r14 */
         const cs_v8 v554 = CS_V8_ROTL(v525, 1);          /* hight.cs:9:27 encrypt>F0 r14 */
         const cs_v8 v555 = CS_V8_ROTL(v525, 2);          /* hight.cs:9:39 encrypt>F0 r14 */
@@ -842,7 +842,7 @@ static void cs_encrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v563 = CS_V8_ROTL(v532, 6);          /* hight.cs:10:51 encrypt>F1 r14 */
         const cs_v8 v564 = CS_V8_XOR(v74, v561);         /* hight.cs:32:33 encrypt r14 */
         const cs_v8 v565 = CS_V8_XOR(v562, v563);        /* hight.cs:32:33 encrypt r14 */
-        const cs_v8 v566 = CS_GFNI_OR((v74 ^ CS_V8_GFA(v469, 0x3468d0a143860d1aULL, 0x00) ^ CS_V8_GFA(v531, 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v564, v565)); /* hight.cs:32:33 encrypt r14 */
+        const cs_v8 v566 = CS_GFNI_OR((v74 ^ CS_V8_GFA((v469 ^ v531), 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v564, v565)); /* hight.cs:32:33 encrypt r14 */
         const cs_v8 v567 = CS_V8_ADD(v504, v566);        /* hight.cs:32:21 encrypt r14 */
         const cs_v8 v568 = CS_V8_ROTL(v567, 1);          /* hight.cs:9:27 encrypt>F0 r15 */
         const cs_v8 v569 = CS_V8_ROTL(v567, 2);          /* hight.cs:9:39 encrypt>F0 r15 */
@@ -856,7 +856,7 @@ static void cs_encrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v577 = CS_V8_ROTL(v546, 6);          /* hight.cs:10:51 encrypt>F1 r15 */
         const cs_v8 v578 = CS_V8_XOR(v76, v575);         /* hight.cs:30:33 encrypt r15 */
         const cs_v8 v579 = CS_V8_XOR(v576, v577);        /* hight.cs:30:33 encrypt r15 */
-        const cs_v8 v580 = CS_GFNI_OR((v76 ^ CS_V8_GFA(v511, 0x3468d0a143860d1aULL, 0x00) ^ CS_V8_GFA(v545, 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v578, v579)); /* hight.cs:30:33 encrypt r15 */
+        const cs_v8 v580 = CS_GFNI_OR((v76 ^ CS_V8_GFA((v511 ^ v545), 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v578, v579)); /* hight.cs:30:33 encrypt r15 */
         const cs_v8 v581 = CS_V8_ADD(v518, v580);        /* hight.cs:30:21 encrypt r15 */
         const cs_v8 v582 = CS_V8_ROTL(v553, 1);          /* hight.cs:9:27 encrypt>F0 r15 */
         const cs_v8 v583 = CS_V8_ROTL(v553, 2);          /* hight.cs:9:39 encrypt>F0 r15 */
@@ -870,7 +870,7 @@ static void cs_encrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v591 = CS_V8_ROTL(v560, 6);          /* hight.cs:10:51 encrypt>F1 r15 */
         const cs_v8 v592 = CS_V8_XOR(v78, v589);         /* hight.cs:32:33 encrypt r15 */
         const cs_v8 v593 = CS_V8_XOR(v590, v591);        /* hight.cs:32:33 encrypt r15 */
-        const cs_v8 v594 = CS_GFNI_OR((v78 ^ CS_V8_GFA(v497, 0x3468d0a143860d1aULL, 0x00) ^ CS_V8_GFA(v559, 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v592, v593)); /* hight.cs:32:33 encrypt r15 */
+        const cs_v8 v594 = CS_GFNI_OR((v78 ^ CS_V8_GFA((v497 ^ v559), 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v592, v593)); /* hight.cs:32:33 encrypt r15 */
         const cs_v8 v595 = CS_V8_ADD(v532, v594);        /* hight.cs:32:21 encrypt r15 */
         const cs_v8 v596 = CS_V8_ROTL(v595, 1);          /* hight.cs:9:27 encrypt>F0 r16 */
         const cs_v8 v597 = CS_V8_ROTL(v595, 2);          /* hight.cs:9:39 encrypt>F0 r16 */
@@ -884,7 +884,7 @@ static void cs_encrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v605 = CS_V8_ROTL(v574, 6);          /* hight.cs:10:51 encrypt>F1 r16 */
         const cs_v8 v606 = CS_V8_XOR(v80, v603);         /* hight.cs:30:33 encrypt r16 */
         const cs_v8 v607 = CS_V8_XOR(v604, v605);        /* hight.cs:30:33 encrypt r16 */
-        const cs_v8 v608 = CS_GFNI_OR((v80 ^ CS_V8_GFA(v539, 0x3468d0a143860d1aULL, 0x00) ^ CS_V8_GFA(v573, 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v606, v607)); /* hight.cs:30:33 encrypt r16 */
+        const cs_v8 v608 = CS_GFNI_OR((v80 ^ CS_V8_GFA((v539 ^ v573), 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v606, v607)); /* hight.cs:30:33 encrypt r16 */
         const cs_v8 v609 = CS_V8_ADD(v546, v608);        /* hight.cs:30:21 encrypt r16 */
         const cs_v8 v610 = CS_V8_ROTL(v581, 1);          /* hight.cs:9:27 encrypt>F0 r16 */
         const cs_v8 v611 = CS_V8_ROTL(v581, 2);          /* hight.cs:9:39 encrypt>F0 r16 */
@@ -898,7 +898,7 @@ static void cs_encrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v619 = CS_V8_ROTL(v588, 6);          /* hight.cs:10:51 encrypt>F1 r16 */
         const cs_v8 v620 = CS_V8_XOR(v82, v617);         /* hight.cs:32:33 encrypt r16 */
         const cs_v8 v621 = CS_V8_XOR(v618, v619);        /* hight.cs:32:33 encrypt r16 */
-        const cs_v8 v622 = CS_GFNI_OR((v82 ^ CS_V8_GFA(v525, 0x3468d0a143860d1aULL, 0x00) ^ CS_V8_GFA(v587, 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v620, v621)); /* hight.cs:32:33 encrypt r16 */
+        const cs_v8 v622 = CS_GFNI_OR((v82 ^ CS_V8_GFA((v525 ^ v587), 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v620, v621)); /* hight.cs:32:33 encrypt r16 */
         const cs_v8 v623 = CS_V8_ADD(v560, v622);        /* hight.cs:32:21 encrypt r16 */
         const cs_v8 v624 = CS_V8_ROTL(v623, 1);          /* hight.cs:9:27 encrypt>F0 r17 */
         const cs_v8 v625 = CS_V8_ROTL(v623, 2);          /* hight.cs:9:39 encrypt>F0 r17 */
@@ -912,7 +912,7 @@ static void cs_encrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v633 = CS_V8_ROTL(v602, 6);          /* hight.cs:10:51 encrypt>F1 r17 */
         const cs_v8 v634 = CS_V8_XOR(v84, v631);         /* hight.cs:30:33 encrypt r17 */
         const cs_v8 v635 = CS_V8_XOR(v632, v633);        /* hight.cs:30:33 encrypt r17 */
-        const cs_v8 v636 = CS_GFNI_OR((v84 ^ CS_V8_GFA(v567, 0x3468d0a143860d1aULL, 0x00) ^ CS_V8_GFA(v601, 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v634, v635)); /* hight.cs:30:33 encrypt r17 */
+        const cs_v8 v636 = CS_GFNI_OR((v84 ^ CS_V8_GFA((v567 ^ v601), 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v634, v635)); /* hight.cs:30:33 encrypt r17 */
         const cs_v8 v637 = CS_V8_ADD(v574, v636);        /* hight.cs:30:21 encrypt r17 */
         const cs_v8 v638 = CS_V8_ROTL(v609, 1);          /* hight.cs:9:27 encrypt>F0 r17 */
         const cs_v8 v639 = CS_V8_ROTL(v609, 2);          /* hight.cs:9:39 encrypt>F0 r17 */
@@ -926,7 +926,7 @@ static void cs_encrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v647 = CS_V8_ROTL(v616, 6);          /* hight.cs:10:51 encrypt>F1 r17 */
         const cs_v8 v648 = CS_V8_XOR(v86, v645);         /* hight.cs:32:33 encrypt r17 */
         const cs_v8 v649 = CS_V8_XOR(v646, v647);        /* hight.cs:32:33 encrypt r17 */
-        const cs_v8 v650 = CS_GFNI_OR((v86 ^ CS_V8_GFA(v553, 0x3468d0a143860d1aULL, 0x00) ^ CS_V8_GFA(v615, 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v648, v649)); /* hight.cs:32:33 encrypt r17 */
+        const cs_v8 v650 = CS_GFNI_OR((v86 ^ CS_V8_GFA((v553 ^ v615), 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v648, v649)); /* hight.cs:32:33 encrypt r17 */
         const cs_v8 v651 = CS_V8_ADD(v588, v650);        /* hight.cs:32:21 encrypt r17 */
         const cs_v8 v652 = CS_V8_ROTL(v651, 1);          /* hight.cs:9:27 encrypt>F0 r18 */
         const cs_v8 v653 = CS_V8_ROTL(v651, 2);          /* hight.cs:9:39 encrypt>F0 r18 */
@@ -940,7 +940,7 @@ static void cs_encrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v661 = CS_V8_ROTL(v630, 6);          /* hight.cs:10:51 encrypt>F1 r18 */
         const cs_v8 v662 = CS_V8_XOR(v88, v659);         /* hight.cs:30:33 encrypt r18 */
         const cs_v8 v663 = CS_V8_XOR(v660, v661);        /* hight.cs:30:33 encrypt r18 */
-        const cs_v8 v664 = CS_GFNI_OR((v88 ^ CS_V8_GFA(v595, 0x3468d0a143860d1aULL, 0x00) ^ CS_V8_GFA(v629, 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v662, v663)); /* hight.cs:30:33 encrypt r18 */
+        const cs_v8 v664 = CS_GFNI_OR((v88 ^ CS_V8_GFA((v595 ^ v629), 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v662, v663)); /* hight.cs:30:33 encrypt r18 */
         const cs_v8 v665 = CS_V8_ADD(v602, v664);        /* hight.cs:30:21 encrypt r18 */
         const cs_v8 v666 = CS_V8_ROTL(v637, 1);          /* hight.cs:9:27 encrypt>F0 r18 */
         const cs_v8 v667 = CS_V8_ROTL(v637, 2);          /* hight.cs:9:39 encrypt>F0 r18 */
@@ -954,7 +954,7 @@ static void cs_encrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v675 = CS_V8_ROTL(v644, 6);          /* hight.cs:10:51 encrypt>F1 r18 */
         const cs_v8 v676 = CS_V8_XOR(v90, v673);         /* hight.cs:32:33 encrypt r18 */
         const cs_v8 v677 = CS_V8_XOR(v674, v675);        /* hight.cs:32:33 encrypt r18 */
-        const cs_v8 v678 = CS_GFNI_OR((v90 ^ CS_V8_GFA(v581, 0x3468d0a143860d1aULL, 0x00) ^ CS_V8_GFA(v643, 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v676, v677)); /* hight.cs:32:33 encrypt r18 */
+        const cs_v8 v678 = CS_GFNI_OR((v90 ^ CS_V8_GFA((v581 ^ v643), 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v676, v677)); /* hight.cs:32:33 encrypt r18 */
         const cs_v8 v679 = CS_V8_ADD(v616, v678);        /* hight.cs:32:21 encrypt r18 */
         const cs_v8 v680 = CS_V8_ROTL(v679, 1);          /* hight.cs:9:27 encrypt>F0 r19 */
         const cs_v8 v681 = CS_V8_ROTL(v679, 2);          /* hight.cs:9:39 encrypt>F0 r19 */
@@ -968,7 +968,7 @@ static void cs_encrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v689 = CS_V8_ROTL(v658, 6);          /* hight.cs:10:51 encrypt>F1 r19 */
         const cs_v8 v690 = CS_V8_XOR(v92, v687);         /* hight.cs:30:33 encrypt r19 */
         const cs_v8 v691 = CS_V8_XOR(v688, v689);        /* hight.cs:30:33 encrypt r19 */
-        const cs_v8 v692 = CS_GFNI_OR((v92 ^ CS_V8_GFA(v623, 0x3468d0a143860d1aULL, 0x00) ^ CS_V8_GFA(v657, 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v690, v691)); /* hight.cs:30:33 encrypt r19 */
+        const cs_v8 v692 = CS_GFNI_OR((v92 ^ CS_V8_GFA((v623 ^ v657), 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v690, v691)); /* hight.cs:30:33 encrypt r19 */
         const cs_v8 v693 = CS_V8_ADD(v630, v692);        /* hight.cs:30:21 encrypt r19 */
         const cs_v8 v694 = CS_V8_ROTL(v665, 1);          /* hight.cs:9:27 encrypt>F0 r19 */
         const cs_v8 v695 = CS_V8_ROTL(v665, 2);          /* hight.cs:9:39 encrypt>F0 r19 */
@@ -982,7 +982,7 @@ static void cs_encrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v703 = CS_V8_ROTL(v672, 6);          /* hight.cs:10:51 encrypt>F1 r19 */
         const cs_v8 v704 = CS_V8_XOR(v94, v701);         /* hight.cs:32:33 encrypt r19 */
         const cs_v8 v705 = CS_V8_XOR(v702, v703);        /* hight.cs:32:33 encrypt r19 */
-        const cs_v8 v706 = CS_GFNI_OR((v94 ^ CS_V8_GFA(v609, 0x3468d0a143860d1aULL, 0x00) ^ CS_V8_GFA(v671, 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v704, v705)); /* hight.cs:32:33 encrypt r19 */
+        const cs_v8 v706 = CS_GFNI_OR((v94 ^ CS_V8_GFA((v609 ^ v671), 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v704, v705)); /* hight.cs:32:33 encrypt r19 */
         const cs_v8 v707 = CS_V8_ADD(v644, v706);        /* hight.cs:32:21 encrypt r19 */
         const cs_v8 v708 = CS_V8_ROTL(v707, 1);          /* hight.cs:9:27 encrypt>F0 r20 */
         const cs_v8 v709 = CS_V8_ROTL(v707, 2);          /* hight.cs:9:39 encrypt>F0 r20 */
@@ -996,7 +996,7 @@ static void cs_encrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v717 = CS_V8_ROTL(v686, 6);          /* hight.cs:10:51 encrypt>F1 r20 */
         const cs_v8 v718 = CS_V8_XOR(v96, v715);         /* hight.cs:30:33 encrypt r20 */
         const cs_v8 v719 = CS_V8_XOR(v716, v717);        /* hight.cs:30:33 encrypt r20 */
-        const cs_v8 v720 = CS_GFNI_OR((v96 ^ CS_V8_GFA(v651, 0x3468d0a143860d1aULL, 0x00) ^ CS_V8_GFA(v685, 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v718, v719)); /* hight.cs:30:33 encrypt r20 */
+        const cs_v8 v720 = CS_GFNI_OR((v96 ^ CS_V8_GFA((v651 ^ v685), 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v718, v719)); /* hight.cs:30:33 encrypt r20 */
         const cs_v8 v721 = CS_V8_ADD(v658, v720);        /* hight.cs:30:21 encrypt r20 */
         const cs_v8 v722 = CS_V8_ROTL(v693, 1);          /* hight.cs:9:27 encrypt>F0 r20 */
         const cs_v8 v723 = CS_V8_ROTL(v693, 2);          /* hight.cs:9:39 encrypt>F0 r20 */
@@ -1010,7 +1010,7 @@ static void cs_encrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v731 = CS_V8_ROTL(v700, 6);          /* hight.cs:10:51 encrypt>F1 r20 */
         const cs_v8 v732 = CS_V8_XOR(v98, v729);         /* hight.cs:32:33 encrypt r20 */
         const cs_v8 v733 = CS_V8_XOR(v730, v731);        /* hight.cs:32:33 encrypt r20 */
-        const cs_v8 v734 = CS_GFNI_OR((v98 ^ CS_V8_GFA(v637, 0x3468d0a143860d1aULL, 0x00) ^ CS_V8_GFA(v699, 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v732, v733)); /* hight.cs:32:33 encrypt r20 */
+        const cs_v8 v734 = CS_GFNI_OR((v98 ^ CS_V8_GFA((v637 ^ v699), 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v732, v733)); /* hight.cs:32:33 encrypt r20 */
         const cs_v8 v735 = CS_V8_ADD(v672, v734);        /* hight.cs:32:21 encrypt r20 */
         const cs_v8 v736 = CS_V8_ROTL(v735, 1);          /* hight.cs:9:27 encrypt>F0 r21 */
         const cs_v8 v737 = CS_V8_ROTL(v735, 2);          /* hight.cs:9:39 encrypt>F0 r21 */
@@ -1024,7 +1024,7 @@ static void cs_encrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v745 = CS_V8_ROTL(v714, 6);          /* hight.cs:10:51 encrypt>F1 r21 */
         const cs_v8 v746 = CS_V8_XOR(v100, v743);        /* hight.cs:30:33 encrypt r21 */
         const cs_v8 v747 = CS_V8_XOR(v744, v745);        /* hight.cs:30:33 encrypt r21 */
-        const cs_v8 v748 = CS_GFNI_OR((v100 ^ CS_V8_GFA(v679, 0x3468d0a143860d1aULL, 0x00) ^ CS_V8_GFA(v713, 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v746, v747)); /* hight.cs:30:33 encrypt r21 */
+        const cs_v8 v748 = CS_GFNI_OR((v100 ^ CS_V8_GFA((v679 ^ v713), 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v746, v747)); /* hight.cs:30:33 encrypt r21 */
         const cs_v8 v749 = CS_V8_ADD(v686, v748);        /* hight.cs:30:21 encrypt r21 */
         const cs_v8 v750 = CS_V8_ROTL(v721, 1);          /* hight.cs:9:27 encrypt>F0 r21 */
         const cs_v8 v751 = CS_V8_ROTL(v721, 2);          /* hight.cs:9:39 encrypt>F0 r21 */
@@ -1038,7 +1038,7 @@ static void cs_encrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v759 = CS_V8_ROTL(v728, 6);          /* hight.cs:10:51 encrypt>F1 r21 */
         const cs_v8 v760 = CS_V8_XOR(v102, v757);        /* hight.cs:32:33 encrypt r21 */
         const cs_v8 v761 = CS_V8_XOR(v758, v759);        /* hight.cs:32:33 encrypt r21 */
-        const cs_v8 v762 = CS_GFNI_OR((v102 ^ CS_V8_GFA(v665, 0x3468d0a143860d1aULL, 0x00) ^ CS_V8_GFA(v727, 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v760, v761)); /* hight.cs:32:33 encrypt r21 */
+        const cs_v8 v762 = CS_GFNI_OR((v102 ^ CS_V8_GFA((v665 ^ v727), 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v760, v761)); /* hight.cs:32:33 encrypt r21 */
         const cs_v8 v763 = CS_V8_ADD(v700, v762);        /* hight.cs:32:21 encrypt r21 */
         const cs_v8 v764 = CS_V8_ROTL(v763, 1);          /* hight.cs:9:27 encrypt>F0 r22 */
         const cs_v8 v765 = CS_V8_ROTL(v763, 2);          /* hight.cs:9:39 encrypt>F0 r22 */
@@ -1052,7 +1052,7 @@ static void cs_encrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v773 = CS_V8_ROTL(v742, 6);          /* hight.cs:10:51 encrypt>F1 r22 */
         const cs_v8 v774 = CS_V8_XOR(v104, v771);        /* hight.cs:30:33 encrypt r22 */
         const cs_v8 v775 = CS_V8_XOR(v772, v773);        /* hight.cs:30:33 encrypt r22 */
-        const cs_v8 v776 = CS_GFNI_OR((v104 ^ CS_V8_GFA(v707, 0x3468d0a143860d1aULL, 0x00) ^ CS_V8_GFA(v741, 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v774, v775)); /* hight.cs:30:33 encrypt r22 */
+        const cs_v8 v776 = CS_GFNI_OR((v104 ^ CS_V8_GFA((v707 ^ v741), 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v774, v775)); /* hight.cs:30:33 encrypt r22 */
         const cs_v8 v777 = CS_V8_ADD(v714, v776);        /* hight.cs:30:21 encrypt r22 */
         const cs_v8 v778 = CS_V8_ROTL(v749, 1);          /* hight.cs:9:27 encrypt>F0 r22 */
         const cs_v8 v779 = CS_V8_ROTL(v749, 2);          /* hight.cs:9:39 encrypt>F0 r22 */
@@ -1066,7 +1066,7 @@ static void cs_encrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v787 = CS_V8_ROTL(v756, 6);          /* hight.cs:10:51 encrypt>F1 r22 */
         const cs_v8 v788 = CS_V8_XOR(v106, v785);        /* hight.cs:32:33 encrypt r22 */
         const cs_v8 v789 = CS_V8_XOR(v786, v787);        /* hight.cs:32:33 encrypt r22 */
-        const cs_v8 v790 = CS_GFNI_OR((v106 ^ CS_V8_GFA(v693, 0x3468d0a143860d1aULL, 0x00) ^ CS_V8_GFA(v755, 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v788, v789)); /* hight.cs:32:33 encrypt r22 */
+        const cs_v8 v790 = CS_GFNI_OR((v106 ^ CS_V8_GFA((v693 ^ v755), 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v788, v789)); /* hight.cs:32:33 encrypt r22 */
         const cs_v8 v791 = CS_V8_ADD(v728, v790);        /* hight.cs:32:21 encrypt r22 */
         const cs_v8 v792 = CS_V8_ROTL(v791, 1);          /* hight.cs:9:27 encrypt>F0 r23 */
         const cs_v8 v793 = CS_V8_ROTL(v791, 2);          /* hight.cs:9:39 encrypt>F0 r23 */
@@ -1080,7 +1080,7 @@ static void cs_encrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v801 = CS_V8_ROTL(v770, 6);          /* hight.cs:10:51 encrypt>F1 r23 */
         const cs_v8 v802 = CS_V8_XOR(v108, v799);        /* hight.cs:30:33 encrypt r23 */
         const cs_v8 v803 = CS_V8_XOR(v800, v801);        /* hight.cs:30:33 encrypt r23 */
-        const cs_v8 v804 = CS_GFNI_OR((v108 ^ CS_V8_GFA(v735, 0x3468d0a143860d1aULL, 0x00) ^ CS_V8_GFA(v769, 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v802, v803)); /* hight.cs:30:33 encrypt r23 */
+        const cs_v8 v804 = CS_GFNI_OR((v108 ^ CS_V8_GFA((v735 ^ v769), 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v802, v803)); /* hight.cs:30:33 encrypt r23 */
         const cs_v8 v805 = CS_V8_ADD(v742, v804);        /* hight.cs:30:21 encrypt r23 */
         const cs_v8 v806 = CS_V8_ROTL(v777, 1);          /* hight.cs:9:27 encrypt>F0 r23 */
         const cs_v8 v807 = CS_V8_ROTL(v777, 2);          /* hight.cs:9:39 encrypt>F0 r23 */
@@ -1094,7 +1094,7 @@ static void cs_encrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v815 = CS_V8_ROTL(v784, 6);          /* hight.cs:10:51 encrypt>F1 r23 */
         const cs_v8 v816 = CS_V8_XOR(v110, v813);        /* hight.cs:32:33 encrypt r23 */
         const cs_v8 v817 = CS_V8_XOR(v814, v815);        /* hight.cs:32:33 encrypt r23 */
-        const cs_v8 v818 = CS_GFNI_OR((v110 ^ CS_V8_GFA(v721, 0x3468d0a143860d1aULL, 0x00) ^ CS_V8_GFA(v783, 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v816, v817)); /* hight.cs:32:33 encrypt r23 */
+        const cs_v8 v818 = CS_GFNI_OR((v110 ^ CS_V8_GFA((v721 ^ v783), 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v816, v817)); /* hight.cs:32:33 encrypt r23 */
         const cs_v8 v819 = CS_V8_ADD(v756, v818);        /* hight.cs:32:21 encrypt r23 */
         const cs_v8 v820 = CS_V8_ROTL(v819, 1);          /* hight.cs:9:27 encrypt>F0 r24 */
         const cs_v8 v821 = CS_V8_ROTL(v819, 2);          /* hight.cs:9:39 encrypt>F0 r24 */
@@ -1108,7 +1108,7 @@ static void cs_encrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v829 = CS_V8_ROTL(v798, 6);          /* hight.cs:10:51 encrypt>F1 r24 */
         const cs_v8 v830 = CS_V8_XOR(v112, v827);        /* hight.cs:30:33 encrypt r24 */
         const cs_v8 v831 = CS_V8_XOR(v828, v829);        /* hight.cs:30:33 encrypt r24 */
-        const cs_v8 v832 = CS_GFNI_OR((v112 ^ CS_V8_GFA(v763, 0x3468d0a143860d1aULL, 0x00) ^ CS_V8_GFA(v797, 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v830, v831)); /* hight.cs:30:33 encrypt r24 */
+        const cs_v8 v832 = CS_GFNI_OR((v112 ^ CS_V8_GFA((v763 ^ v797), 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v830, v831)); /* hight.cs:30:33 encrypt r24 */
         const cs_v8 v833 = CS_V8_ADD(v770, v832);        /* hight.cs:30:21 encrypt r24 */
         const cs_v8 v834 = CS_V8_ROTL(v805, 1);          /* hight.cs:9:27 encrypt>F0 r24 */
         const cs_v8 v835 = CS_V8_ROTL(v805, 2);          /* hight.cs:9:39 encrypt>F0 r24 */
@@ -1122,7 +1122,7 @@ static void cs_encrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v843 = CS_V8_ROTL(v812, 6);          /* hight.cs:10:51 encrypt>F1 r24 */
         const cs_v8 v844 = CS_V8_XOR(v114, v841);        /* hight.cs:32:33 encrypt r24 */
         const cs_v8 v845 = CS_V8_XOR(v842, v843);        /* hight.cs:32:33 encrypt r24 */
-        const cs_v8 v846 = CS_GFNI_OR((v114 ^ CS_V8_GFA(v749, 0x3468d0a143860d1aULL, 0x00) ^ CS_V8_GFA(v811, 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v844, v845)); /* hight.cs:32:33 encrypt r24 */
+        const cs_v8 v846 = CS_GFNI_OR((v114 ^ CS_V8_GFA((v749 ^ v811), 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v844, v845)); /* hight.cs:32:33 encrypt r24 */
         const cs_v8 v847 = CS_V8_ADD(v784, v846);        /* hight.cs:32:21 encrypt r24 */
         const cs_v8 v848 = CS_V8_ROTL(v847, 1);          /* hight.cs:9:27 encrypt>F0 r25 */
         const cs_v8 v849 = CS_V8_ROTL(v847, 2);          /* hight.cs:9:39 encrypt>F0 r25 */
@@ -1136,7 +1136,7 @@ static void cs_encrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v857 = CS_V8_ROTL(v826, 6);          /* hight.cs:10:51 encrypt>F1 r25 */
         const cs_v8 v858 = CS_V8_XOR(v116, v855);        /* hight.cs:30:33 encrypt r25 */
         const cs_v8 v859 = CS_V8_XOR(v856, v857);        /* hight.cs:30:33 encrypt r25 */
-        const cs_v8 v860 = CS_GFNI_OR((v116 ^ CS_V8_GFA(v791, 0x3468d0a143860d1aULL, 0x00) ^ CS_V8_GFA(v825, 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v858, v859)); /* hight.cs:30:33 encrypt r25 */
+        const cs_v8 v860 = CS_GFNI_OR((v116 ^ CS_V8_GFA((v791 ^ v825), 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v858, v859)); /* hight.cs:30:33 encrypt r25 */
         const cs_v8 v861 = CS_V8_ADD(v798, v860);        /* hight.cs:30:21 encrypt r25 */
         const cs_v8 v862 = CS_V8_ROTL(v833, 1);          /* hight.cs:9:27 encrypt>F0 r25 */
         const cs_v8 v863 = CS_V8_ROTL(v833, 2);          /* hight.cs:9:39 encrypt>F0 r25 */
@@ -1150,7 +1150,7 @@ static void cs_encrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v871 = CS_V8_ROTL(v840, 6);          /* hight.cs:10:51 encrypt>F1 r25 */
         const cs_v8 v872 = CS_V8_XOR(v118, v869);        /* hight.cs:32:33 encrypt r25 */
         const cs_v8 v873 = CS_V8_XOR(v870, v871);        /* hight.cs:32:33 encrypt r25 */
-        const cs_v8 v874 = CS_GFNI_OR((v118 ^ CS_V8_GFA(v777, 0x3468d0a143860d1aULL, 0x00) ^ CS_V8_GFA(v839, 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v872, v873)); /* hight.cs:32:33 encrypt r25 */
+        const cs_v8 v874 = CS_GFNI_OR((v118 ^ CS_V8_GFA((v777 ^ v839), 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v872, v873)); /* hight.cs:32:33 encrypt r25 */
         const cs_v8 v875 = CS_V8_ADD(v812, v874);        /* hight.cs:32:21 encrypt r25 */
         const cs_v8 v876 = CS_V8_ROTL(v875, 1);          /* hight.cs:9:27 encrypt>F0 r26 */
         const cs_v8 v877 = CS_V8_ROTL(v875, 2);          /* hight.cs:9:39 encrypt>F0 r26 */
@@ -1164,7 +1164,7 @@ static void cs_encrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v885 = CS_V8_ROTL(v854, 6);          /* hight.cs:10:51 encrypt>F1 r26 */
         const cs_v8 v886 = CS_V8_XOR(v120, v883);        /* hight.cs:30:33 encrypt r26 */
         const cs_v8 v887 = CS_V8_XOR(v884, v885);        /* hight.cs:30:33 encrypt r26 */
-        const cs_v8 v888 = CS_GFNI_OR((v120 ^ CS_V8_GFA(v819, 0x3468d0a143860d1aULL, 0x00) ^ CS_V8_GFA(v853, 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v886, v887)); /* hight.cs:30:33 encrypt r26 */
+        const cs_v8 v888 = CS_GFNI_OR((v120 ^ CS_V8_GFA((v819 ^ v853), 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v886, v887)); /* hight.cs:30:33 encrypt r26 */
         const cs_v8 v889 = CS_V8_ADD(v826, v888);        /* hight.cs:30:21 encrypt r26 */
         const cs_v8 v890 = CS_V8_ROTL(v861, 1);          /* hight.cs:9:27 encrypt>F0 r26 */
         const cs_v8 v891 = CS_V8_ROTL(v861, 2);          /* hight.cs:9:39 encrypt>F0 r26 */
@@ -1178,7 +1178,7 @@ static void cs_encrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v899 = CS_V8_ROTL(v868, 6);          /* hight.cs:10:51 encrypt>F1 r26 */
         const cs_v8 v900 = CS_V8_XOR(v122, v897);        /* hight.cs:32:33 encrypt r26 */
         const cs_v8 v901 = CS_V8_XOR(v898, v899);        /* hight.cs:32:33 encrypt r26 */
-        const cs_v8 v902 = CS_GFNI_OR((v122 ^ CS_V8_GFA(v805, 0x3468d0a143860d1aULL, 0x00) ^ CS_V8_GFA(v867, 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v900, v901)); /* hight.cs:32:33 encrypt r26 */
+        const cs_v8 v902 = CS_GFNI_OR((v122 ^ CS_V8_GFA((v805 ^ v867), 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v900, v901)); /* hight.cs:32:33 encrypt r26 */
         const cs_v8 v903 = CS_V8_ADD(v840, v902);        /* hight.cs:32:21 encrypt r26 */
         const cs_v8 v904 = CS_V8_ROTL(v903, 1);          /* hight.cs:9:27 encrypt>F0 r27 */
         const cs_v8 v905 = CS_V8_ROTL(v903, 2);          /* hight.cs:9:39 encrypt>F0 r27 */
@@ -1192,7 +1192,7 @@ static void cs_encrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v913 = CS_V8_ROTL(v882, 6);          /* hight.cs:10:51 encrypt>F1 r27 */
         const cs_v8 v914 = CS_V8_XOR(v124, v911);        /* hight.cs:30:33 encrypt r27 */
         const cs_v8 v915 = CS_V8_XOR(v912, v913);        /* hight.cs:30:33 encrypt r27 */
-        const cs_v8 v916 = CS_GFNI_OR((v124 ^ CS_V8_GFA(v847, 0x3468d0a143860d1aULL, 0x00) ^ CS_V8_GFA(v881, 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v914, v915)); /* hight.cs:30:33 encrypt r27 */
+        const cs_v8 v916 = CS_GFNI_OR((v124 ^ CS_V8_GFA((v847 ^ v881), 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v914, v915)); /* hight.cs:30:33 encrypt r27 */
         const cs_v8 v917 = CS_V8_ADD(v854, v916);        /* hight.cs:30:21 encrypt r27 */
         const cs_v8 v918 = CS_V8_ROTL(v889, 1);          /* hight.cs:9:27 encrypt>F0 r27 */
         const cs_v8 v919 = CS_V8_ROTL(v889, 2);          /* hight.cs:9:39 encrypt>F0 r27 */
@@ -1206,7 +1206,7 @@ static void cs_encrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v927 = CS_V8_ROTL(v896, 6);          /* hight.cs:10:51 encrypt>F1 r27 */
         const cs_v8 v928 = CS_V8_XOR(v126, v925);        /* hight.cs:32:33 encrypt r27 */
         const cs_v8 v929 = CS_V8_XOR(v926, v927);        /* hight.cs:32:33 encrypt r27 */
-        const cs_v8 v930 = CS_GFNI_OR((v126 ^ CS_V8_GFA(v833, 0x3468d0a143860d1aULL, 0x00) ^ CS_V8_GFA(v895, 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v928, v929)); /* hight.cs:32:33 encrypt r27 */
+        const cs_v8 v930 = CS_GFNI_OR((v126 ^ CS_V8_GFA((v833 ^ v895), 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v928, v929)); /* hight.cs:32:33 encrypt r27 */
         const cs_v8 v931 = CS_V8_ADD(v868, v930);        /* hight.cs:32:21 encrypt r27 */
         const cs_v8 v932 = CS_V8_ROTL(v931, 1);          /* hight.cs:9:27 encrypt>F0 r28 */
         const cs_v8 v933 = CS_V8_ROTL(v931, 2);          /* hight.cs:9:39 encrypt>F0 r28 */
@@ -1220,7 +1220,7 @@ static void cs_encrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v941 = CS_V8_ROTL(v910, 6);          /* hight.cs:10:51 encrypt>F1 r28 */
         const cs_v8 v942 = CS_V8_XOR(v128, v939);        /* hight.cs:30:33 encrypt r28 */
         const cs_v8 v943 = CS_V8_XOR(v940, v941);        /* hight.cs:30:33 encrypt r28 */
-        const cs_v8 v944 = CS_GFNI_OR((v128 ^ CS_V8_GFA(v875, 0x3468d0a143860d1aULL, 0x00) ^ CS_V8_GFA(v909, 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v942, v943)); /* hight.cs:30:33 encrypt r28 */
+        const cs_v8 v944 = CS_GFNI_OR((v128 ^ CS_V8_GFA((v875 ^ v909), 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v942, v943)); /* hight.cs:30:33 encrypt r28 */
         const cs_v8 v945 = CS_V8_ADD(v882, v944);        /* hight.cs:30:21 encrypt r28 */
         const cs_v8 v946 = CS_V8_ROTL(v917, 1);          /* hight.cs:9:27 encrypt>F0 r28 */
         const cs_v8 v947 = CS_V8_ROTL(v917, 2);          /* hight.cs:9:39 encrypt>F0 r28 */
@@ -1234,7 +1234,7 @@ static void cs_encrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v955 = CS_V8_ROTL(v924, 6);          /* hight.cs:10:51 encrypt>F1 r28 */
         const cs_v8 v956 = CS_V8_XOR(v130, v953);        /* hight.cs:32:33 encrypt r28 */
         const cs_v8 v957 = CS_V8_XOR(v954, v955);        /* hight.cs:32:33 encrypt r28 */
-        const cs_v8 v958 = CS_GFNI_OR((v130 ^ CS_V8_GFA(v861, 0x3468d0a143860d1aULL, 0x00) ^ CS_V8_GFA(v923, 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v956, v957)); /* hight.cs:32:33 encrypt r28 */
+        const cs_v8 v958 = CS_GFNI_OR((v130 ^ CS_V8_GFA((v861 ^ v923), 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v956, v957)); /* hight.cs:32:33 encrypt r28 */
         const cs_v8 v959 = CS_V8_ADD(v896, v958);        /* hight.cs:32:21 encrypt r28 */
         const cs_v8 v960 = CS_V8_ROTL(v959, 1);          /* hight.cs:9:27 encrypt>F0 r29 */
         const cs_v8 v961 = CS_V8_ROTL(v959, 2);          /* hight.cs:9:39 encrypt>F0 r29 */
@@ -1248,7 +1248,7 @@ static void cs_encrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v969 = CS_V8_ROTL(v938, 6);          /* hight.cs:10:51 encrypt>F1 r29 */
         const cs_v8 v970 = CS_V8_XOR(v132, v967);        /* hight.cs:30:33 encrypt r29 */
         const cs_v8 v971 = CS_V8_XOR(v968, v969);        /* hight.cs:30:33 encrypt r29 */
-        const cs_v8 v972 = CS_GFNI_OR((v132 ^ CS_V8_GFA(v903, 0x3468d0a143860d1aULL, 0x00) ^ CS_V8_GFA(v937, 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v970, v971)); /* hight.cs:30:33 encrypt r29 */
+        const cs_v8 v972 = CS_GFNI_OR((v132 ^ CS_V8_GFA((v903 ^ v937), 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v970, v971)); /* hight.cs:30:33 encrypt r29 */
         const cs_v8 v973 = CS_V8_ADD(v910, v972);        /* hight.cs:30:21 encrypt r29 */
         const cs_v8 v974 = CS_V8_ROTL(v945, 1);          /* hight.cs:9:27 encrypt>F0 r29 */
         const cs_v8 v975 = CS_V8_ROTL(v945, 2);          /* hight.cs:9:39 encrypt>F0 r29 */
@@ -1262,7 +1262,7 @@ static void cs_encrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v983 = CS_V8_ROTL(v952, 6);          /* hight.cs:10:51 encrypt>F1 r29 */
         const cs_v8 v984 = CS_V8_XOR(v134, v981);        /* hight.cs:32:33 encrypt r29 */
         const cs_v8 v985 = CS_V8_XOR(v982, v983);        /* hight.cs:32:33 encrypt r29 */
-        const cs_v8 v986 = CS_GFNI_OR((v134 ^ CS_V8_GFA(v889, 0x3468d0a143860d1aULL, 0x00) ^ CS_V8_GFA(v951, 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v984, v985)); /* hight.cs:32:33 encrypt r29 */
+        const cs_v8 v986 = CS_GFNI_OR((v134 ^ CS_V8_GFA((v889 ^ v951), 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v984, v985)); /* hight.cs:32:33 encrypt r29 */
         const cs_v8 v987 = CS_V8_ADD(v924, v986);        /* hight.cs:32:21 encrypt r29 */
         const cs_v8 v988 = CS_V8_ROTL(v987, 1);          /* hight.cs:9:27 encrypt>F0 r30 */
         const cs_v8 v989 = CS_V8_ROTL(v987, 2);          /* hight.cs:9:39 encrypt>F0 r30 */
@@ -1276,7 +1276,7 @@ static void cs_encrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v997 = CS_V8_ROTL(v966, 6);          /* hight.cs:10:51 encrypt>F1 r30 */
         const cs_v8 v998 = CS_V8_XOR(v136, v995);        /* hight.cs:30:33 encrypt r30 */
         const cs_v8 v999 = CS_V8_XOR(v996, v997);        /* hight.cs:30:33 encrypt r30 */
-        const cs_v8 v1000 = CS_GFNI_OR((v136 ^ CS_V8_GFA(v931, 0x3468d0a143860d1aULL, 0x00) ^ CS_V8_GFA(v965, 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v998, v999)); /* hight.cs:30:33 encrypt r30 */
+        const cs_v8 v1000 = CS_GFNI_OR((v136 ^ CS_V8_GFA((v931 ^ v965), 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v998, v999)); /* hight.cs:30:33 encrypt r30 */
         const cs_v8 v1001 = CS_V8_ADD(v938, v1000);      /* hight.cs:30:21 encrypt r30 */
         const cs_v8 v1002 = CS_V8_ROTL(v973, 1);         /* hight.cs:9:27 encrypt>F0 r30 */
         const cs_v8 v1003 = CS_V8_ROTL(v973, 2);         /* hight.cs:9:39 encrypt>F0 r30 */
@@ -1290,7 +1290,7 @@ static void cs_encrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v1011 = CS_V8_ROTL(v980, 6);         /* hight.cs:10:51 encrypt>F1 r30 */
         const cs_v8 v1012 = CS_V8_XOR(v138, v1009);      /* hight.cs:32:33 encrypt r30 */
         const cs_v8 v1013 = CS_V8_XOR(v1010, v1011);     /* hight.cs:32:33 encrypt r30 */
-        const cs_v8 v1014 = CS_GFNI_OR((v138 ^ CS_V8_GFA(v917, 0x3468d0a143860d1aULL, 0x00) ^ CS_V8_GFA(v979, 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v1012, v1013)); /* hight.cs:32:33 encrypt r30 */
+        const cs_v8 v1014 = CS_GFNI_OR((v138 ^ CS_V8_GFA((v917 ^ v979), 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v1012, v1013)); /* hight.cs:32:33 encrypt r30 */
         const cs_v8 v1015 = CS_V8_ADD(v952, v1014);      /* hight.cs:32:21 encrypt r30 */
         const cs_v8 v1016 = CS_V8_ROTL(v1015, 1);        /* hight.cs:9:27 encrypt>F0 r31 */
         const cs_v8 v1017 = CS_V8_ROTL(v1015, 2);        /* hight.cs:9:39 encrypt>F0 r31 */
@@ -1304,7 +1304,7 @@ static void cs_encrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v1025 = CS_V8_ROTL(v994, 6);         /* hight.cs:10:51 encrypt>F1 r31 */
         const cs_v8 v1026 = CS_V8_XOR(v140, v1023);      /* hight.cs:30:33 encrypt r31 */
         const cs_v8 v1027 = CS_V8_XOR(v1024, v1025);     /* hight.cs:30:33 encrypt r31 */
-        const cs_v8 v1028 = CS_GFNI_OR((v140 ^ CS_V8_GFA(v959, 0x3468d0a143860d1aULL, 0x00) ^ CS_V8_GFA(v993, 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v1026, v1027)); /* hight.cs:30:33 encrypt r31 */
+        const cs_v8 v1028 = CS_GFNI_OR((v140 ^ CS_V8_GFA((v959 ^ v993), 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v1026, v1027)); /* hight.cs:30:33 encrypt r31 */
         const cs_v8 v1029 = CS_V8_ADD(v966, v1028);      /* hight.cs:30:21 encrypt r31 */
         const cs_v8 v1030 = CS_V8_ROTL(v1001, 1);        /* hight.cs:9:27 encrypt>F0 r31 */
         const cs_v8 v1031 = CS_V8_ROTL(v1001, 2);        /* hight.cs:9:39 encrypt>F0 r31 */
@@ -1318,7 +1318,7 @@ static void cs_encrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v1039 = CS_V8_ROTL(v1008, 6);        /* hight.cs:10:51 encrypt>F1 r31 */
         const cs_v8 v1040 = CS_V8_XOR(v142, v1037);      /* hight.cs:32:33 encrypt r31 */
         const cs_v8 v1041 = CS_V8_XOR(v1038, v1039);     /* hight.cs:32:33 encrypt r31 */
-        const cs_v8 v1042 = CS_GFNI_OR((v142 ^ CS_V8_GFA(v945, 0x3468d0a143860d1aULL, 0x00) ^ CS_V8_GFA(v1007, 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v1040, v1041)); /* hight.cs:32:33 encrypt r31 */
+        const cs_v8 v1042 = CS_GFNI_OR((v142 ^ CS_V8_GFA((v945 ^ v1007), 0x3468d0a143860d1aULL, 0x00)), CS_V8_XOR(v1040, v1041)); /* hight.cs:32:33 encrypt r31 */
         const cs_v8 v1043 = CS_V8_ADD(v980, v1042);      /* hight.cs:32:21 encrypt r31 */
         const cs_v8 v1044 = CS_V8_ADD(v994, v12);        /* hight.cs:36:5 encrypt */
         const cs_v8 v1045 = CS_V8_XOR(v13, v1001);       /* hight.cs:36:20 encrypt */
@@ -1616,7 +1616,7 @@ static void cs_decrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v156 = CS_V8_ROTL(v145, 2);          /* hight.cs:9:39 decrypt>F0 r0 */
         const cs_v8 v157 = CS_V8_ROTL(v145, 7);          /* hight.cs:9:51 decrypt>F0 r0 */
         const cs_v8 v158 = CS_V8_XOR(v155, v156);        /* hight.cs:9:46 decrypt>F0 r0 */
-        const cs_v8 v159 = CS_GFNI_OR((CS_V8_GFA(v2, 0xc2850b162c58b061ULL, 0x00) ^ CS_V8_GFA(v13, 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v158, v157)); /* hight.cs:9:46 decrypt>F0 r0 */
+        const cs_v8 v159 = CS_GFNI_OR((CS_V8_GFA((v2 ^ v13), 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v158, v157)); /* hight.cs:9:46 decrypt>F0 r0 */
         const cs_v8 v160 = CS_V8_ADD(v159, v141);        /* hight.cs:44:72 decrypt r0 */
         const cs_v8 v161 = CS_GFNI_OR((v3 ^ v160), CS_V8_XOR(v3, v160)); /* hight.cs:44:60 decrypt r0 */
         const cs_v8 v162 = CS_V8_ROTL(v146, 3);          /* hight.cs:10:27 decrypt>F1 r0 */
@@ -1630,7 +1630,7 @@ static void cs_decrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v170 = CS_V8_ROTL(v147, 2);          /* hight.cs:9:39 decrypt>F0 r0 */
         const cs_v8 v171 = CS_V8_ROTL(v147, 7);          /* hight.cs:9:51 decrypt>F0 r0 */
         const cs_v8 v172 = CS_V8_XOR(v169, v170);        /* hight.cs:9:46 decrypt>F0 r0 */
-        const cs_v8 v173 = CS_GFNI_OR((CS_V8_GFA(v6, 0xc2850b162c58b061ULL, 0x00) ^ CS_V8_GFA(v15, 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v172, v171)); /* hight.cs:9:46 decrypt>F0 r0 */
+        const cs_v8 v173 = CS_GFNI_OR((CS_V8_GFA((v6 ^ v15), 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v172, v171)); /* hight.cs:9:46 decrypt>F0 r0 */
         const cs_v8 v174 = CS_V8_ADD(v173, v143);        /* hight.cs:45:76 decrypt r0 */
         const cs_v8 v175 = CS_GFNI_OR((v7 ^ v174), CS_V8_XOR(v7, v174)); /* hight.cs:45:64 decrypt r0 */
         const cs_v8 v176 = CS_V8_ROTL(v154, 3);          /* hight.cs:10:27 decrypt>F1 r1 */
@@ -1644,7 +1644,7 @@ static void cs_decrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v184 = CS_V8_ROTL(v161, 2);          /* hight.cs:9:39 decrypt>F0 r1 */
         const cs_v8 v185 = CS_V8_ROTL(v161, 7);          /* hight.cs:9:51 decrypt>F0 r1 */
         const cs_v8 v186 = CS_V8_XOR(v183, v184);        /* hight.cs:9:46 decrypt>F0 r1 */
-        const cs_v8 v187 = CS_GFNI_OR((CS_V8_GFA(v3, 0xc2850b162c58b061ULL, 0x00) ^ CS_V8_GFA(v160, 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v186, v185)); /* hight.cs:9:46 decrypt>F0 r1 */
+        const cs_v8 v187 = CS_GFNI_OR((CS_V8_GFA((v3 ^ v160), 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v186, v185)); /* hight.cs:9:46 decrypt>F0 r1 */
         const cs_v8 v188 = CS_V8_ADD(v187, v137);        /* hight.cs:44:72 decrypt r1 */
         const cs_v8 v189 = CS_GFNI_OR((v146 ^ v188), CS_V8_XOR(v146, v188)); /* hight.cs:44:60 decrypt r1 */
         const cs_v8 v190 = CS_V8_ROTL(v168, 3);          /* hight.cs:10:27 decrypt>F1 r1 */
@@ -1658,7 +1658,7 @@ static void cs_decrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v198 = CS_V8_ROTL(v175, 2);          /* hight.cs:9:39 decrypt>F0 r1 */
         const cs_v8 v199 = CS_V8_ROTL(v175, 7);          /* hight.cs:9:51 decrypt>F0 r1 */
         const cs_v8 v200 = CS_V8_XOR(v197, v198);        /* hight.cs:9:46 decrypt>F0 r1 */
-        const cs_v8 v201 = CS_GFNI_OR((CS_V8_GFA(v7, 0xc2850b162c58b061ULL, 0x00) ^ CS_V8_GFA(v174, 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v200, v199)); /* hight.cs:9:46 decrypt>F0 r1 */
+        const cs_v8 v201 = CS_GFNI_OR((CS_V8_GFA((v7 ^ v174), 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v200, v199)); /* hight.cs:9:46 decrypt>F0 r1 */
         const cs_v8 v202 = CS_V8_ADD(v201, v139);        /* hight.cs:45:76 decrypt r1 */
         const cs_v8 v203 = CS_GFNI_OR((v144 ^ v202), CS_V8_XOR(v144, v202)); /* hight.cs:45:64 decrypt r1 */
         const cs_v8 v204 = CS_V8_ROTL(v182, 3);          /* hight.cs:10:27 decrypt>F1 r2 */
@@ -1672,7 +1672,7 @@ static void cs_decrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v212 = CS_V8_ROTL(v189, 2);          /* hight.cs:9:39 decrypt>F0 r2 */
         const cs_v8 v213 = CS_V8_ROTL(v189, 7);          /* hight.cs:9:51 decrypt>F0 r2 */
         const cs_v8 v214 = CS_V8_XOR(v211, v212);        /* hight.cs:9:46 decrypt>F0 r2 */
-        const cs_v8 v215 = CS_GFNI_OR((CS_V8_GFA(v146, 0xc2850b162c58b061ULL, 0x00) ^ CS_V8_GFA(v188, 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v214, v213)); /* hight.cs:9:46 decrypt>F0 r2 */
+        const cs_v8 v215 = CS_GFNI_OR((CS_V8_GFA((v146 ^ v188), 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v214, v213)); /* hight.cs:9:46 decrypt>F0 r2 */
         const cs_v8 v216 = CS_V8_ADD(v215, v133);        /* hight.cs:44:72 decrypt r2 */
         const cs_v8 v217 = CS_GFNI_OR((v168 ^ v216), CS_V8_XOR(v168, v216)); /* hight.cs:44:60 decrypt r2 */
         const cs_v8 v218 = CS_V8_ROTL(v196, 3);          /* hight.cs:10:27 decrypt>F1 r2 */
@@ -1686,7 +1686,7 @@ static void cs_decrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v226 = CS_V8_ROTL(v203, 2);          /* hight.cs:9:39 decrypt>F0 r2 */
         const cs_v8 v227 = CS_V8_ROTL(v203, 7);          /* hight.cs:9:51 decrypt>F0 r2 */
         const cs_v8 v228 = CS_V8_XOR(v225, v226);        /* hight.cs:9:46 decrypt>F0 r2 */
-        const cs_v8 v229 = CS_GFNI_OR((CS_V8_GFA(v144, 0xc2850b162c58b061ULL, 0x00) ^ CS_V8_GFA(v202, 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v228, v227)); /* hight.cs:9:46 decrypt>F0 r2 */
+        const cs_v8 v229 = CS_GFNI_OR((CS_V8_GFA((v144 ^ v202), 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v228, v227)); /* hight.cs:9:46 decrypt>F0 r2 */
         const cs_v8 v230 = CS_V8_ADD(v229, v135);        /* hight.cs:45:76 decrypt r2 */
         const cs_v8 v231 = CS_GFNI_OR((v154 ^ v230), CS_V8_XOR(v154, v230)); /* hight.cs:45:64 decrypt r2 */
         const cs_v8 v232 = CS_V8_ROTL(v210, 3);          /* hight.cs:10:27 decrypt>F1 r3 */
@@ -1700,7 +1700,7 @@ static void cs_decrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v240 = CS_V8_ROTL(v217, 2);          /* hight.cs:9:39 decrypt>F0 r3 */
         const cs_v8 v241 = CS_V8_ROTL(v217, 7);          /* hight.cs:9:51 decrypt>F0 r3 */
         const cs_v8 v242 = CS_V8_XOR(v239, v240);        /* hight.cs:9:46 decrypt>F0 r3 */
-        const cs_v8 v243 = CS_GFNI_OR((CS_V8_GFA(v168, 0xc2850b162c58b061ULL, 0x00) ^ CS_V8_GFA(v216, 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v242, v241)); /* hight.cs:9:46 decrypt>F0 r3 */
+        const cs_v8 v243 = CS_GFNI_OR((CS_V8_GFA((v168 ^ v216), 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v242, v241)); /* hight.cs:9:46 decrypt>F0 r3 */
         const cs_v8 v244 = CS_V8_ADD(v243, v129);        /* hight.cs:44:72 decrypt r3 */
         const cs_v8 v245 = CS_GFNI_OR((v196 ^ v244), CS_V8_XOR(v196, v244)); /* hight.cs:44:60 decrypt r3 */
         const cs_v8 v246 = CS_V8_ROTL(v224, 3);          /* hight.cs:10:27 decrypt>F1 r3 */
@@ -1714,7 +1714,7 @@ static void cs_decrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v254 = CS_V8_ROTL(v231, 2);          /* hight.cs:9:39 decrypt>F0 r3 */
         const cs_v8 v255 = CS_V8_ROTL(v231, 7);          /* hight.cs:9:51 decrypt>F0 r3 */
         const cs_v8 v256 = CS_V8_XOR(v253, v254);        /* hight.cs:9:46 decrypt>F0 r3 */
-        const cs_v8 v257 = CS_GFNI_OR((CS_V8_GFA(v154, 0xc2850b162c58b061ULL, 0x00) ^ CS_V8_GFA(v230, 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v256, v255)); /* hight.cs:9:46 decrypt>F0 r3 */
+        const cs_v8 v257 = CS_GFNI_OR((CS_V8_GFA((v154 ^ v230), 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v256, v255)); /* hight.cs:9:46 decrypt>F0 r3 */
         const cs_v8 v258 = CS_V8_ADD(v257, v131);        /* hight.cs:45:76 decrypt r3 */
         const cs_v8 v259 = CS_GFNI_OR((v182 ^ v258), CS_V8_XOR(v182, v258)); /* hight.cs:45:64 decrypt r3 */
         const cs_v8 v260 = CS_V8_ROTL(v238, 3);          /* hight.cs:10:27 decrypt>F1 r4 */
@@ -1728,7 +1728,7 @@ static void cs_decrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v268 = CS_V8_ROTL(v245, 2);          /* hight.cs:9:39 decrypt>F0 r4 */
         const cs_v8 v269 = CS_V8_ROTL(v245, 7);          /* hight.cs:9:51 decrypt>F0 r4 */
         const cs_v8 v270 = CS_V8_XOR(v267, v268);        /* hight.cs:9:46 decrypt>F0 r4 */
-        const cs_v8 v271 = CS_GFNI_OR((CS_V8_GFA(v196, 0xc2850b162c58b061ULL, 0x00) ^ CS_V8_GFA(v244, 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v270, v269)); /* hight.cs:9:46 decrypt>F0 r4 */
+        const cs_v8 v271 = CS_GFNI_OR((CS_V8_GFA((v196 ^ v244), 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v270, v269)); /* hight.cs:9:46 decrypt>F0 r4 */
         const cs_v8 v272 = CS_V8_ADD(v271, v125);        /* hight.cs:44:72 decrypt r4 */
         const cs_v8 v273 = CS_GFNI_OR((v224 ^ v272), CS_V8_XOR(v224, v272)); /* hight.cs:44:60 decrypt r4 */
         const cs_v8 v274 = CS_V8_ROTL(v252, 3);          /* hight.cs:10:27 decrypt>F1 r4 */
@@ -1742,7 +1742,7 @@ static void cs_decrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v282 = CS_V8_ROTL(v259, 2);          /* hight.cs:9:39 decrypt>F0 r4 */
         const cs_v8 v283 = CS_V8_ROTL(v259, 7);          /* hight.cs:9:51 decrypt>F0 r4 */
         const cs_v8 v284 = CS_V8_XOR(v281, v282);        /* hight.cs:9:46 decrypt>F0 r4 */
-        const cs_v8 v285 = CS_GFNI_OR((CS_V8_GFA(v182, 0xc2850b162c58b061ULL, 0x00) ^ CS_V8_GFA(v258, 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v284, v283)); /* hight.cs:9:46 decrypt>F0 r4 */
+        const cs_v8 v285 = CS_GFNI_OR((CS_V8_GFA((v182 ^ v258), 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v284, v283)); /* hight.cs:9:46 decrypt>F0 r4 */
         const cs_v8 v286 = CS_V8_ADD(v285, v127);        /* hight.cs:45:76 decrypt r4 */
         const cs_v8 v287 = CS_GFNI_OR((v210 ^ v286), CS_V8_XOR(v210, v286)); /* hight.cs:45:64 decrypt r4 */
         const cs_v8 v288 = CS_V8_ROTL(v266, 3);          /* hight.cs:10:27 decrypt>F1 r5 */
@@ -1756,7 +1756,7 @@ static void cs_decrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v296 = CS_V8_ROTL(v273, 2);          /* hight.cs:9:39 decrypt>F0 r5 */
         const cs_v8 v297 = CS_V8_ROTL(v273, 7);          /* hight.cs:9:51 decrypt>F0 r5 */
         const cs_v8 v298 = CS_V8_XOR(v295, v296);        /* hight.cs:9:46 decrypt>F0 r5 */
-        const cs_v8 v299 = CS_GFNI_OR((CS_V8_GFA(v224, 0xc2850b162c58b061ULL, 0x00) ^ CS_V8_GFA(v272, 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v298, v297)); /* hight.cs:9:46 decrypt>F0 r5 */
+        const cs_v8 v299 = CS_GFNI_OR((CS_V8_GFA((v224 ^ v272), 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v298, v297)); /* hight.cs:9:46 decrypt>F0 r5 */
         const cs_v8 v300 = CS_V8_ADD(v299, v121);        /* hight.cs:44:72 decrypt r5 */
         const cs_v8 v301 = CS_GFNI_OR((v252 ^ v300), CS_V8_XOR(v252, v300)); /* hight.cs:44:60 decrypt r5 */
         const cs_v8 v302 = CS_V8_ROTL(v280, 3);          /* hight.cs:10:27 decrypt>F1 r5 */
@@ -1770,7 +1770,7 @@ static void cs_decrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v310 = CS_V8_ROTL(v287, 2);          /* hight.cs:9:39 decrypt>F0 r5 */
         const cs_v8 v311 = CS_V8_ROTL(v287, 7);          /* hight.cs:9:51 decrypt>F0 r5 */
         const cs_v8 v312 = CS_V8_XOR(v309, v310);        /* hight.cs:9:46 decrypt>F0 r5 */
-        const cs_v8 v313 = CS_GFNI_OR((CS_V8_GFA(v210, 0xc2850b162c58b061ULL, 0x00) ^ CS_V8_GFA(v286, 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v312, v311)); /* hight.cs:9:46 decrypt>F0 r5 */
+        const cs_v8 v313 = CS_GFNI_OR((CS_V8_GFA((v210 ^ v286), 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v312, v311)); /* hight.cs:9:46 decrypt>F0 r5 */
         const cs_v8 v314 = CS_V8_ADD(v313, v123);        /* hight.cs:45:76 decrypt r5 */
         const cs_v8 v315 = CS_GFNI_OR((v238 ^ v314), CS_V8_XOR(v238, v314)); /* hight.cs:45:64 decrypt r5 */
         const cs_v8 v316 = CS_V8_ROTL(v294, 3);          /* hight.cs:10:27 decrypt>F1 r6 */
@@ -1784,7 +1784,7 @@ static void cs_decrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v324 = CS_V8_ROTL(v301, 2);          /* hight.cs:9:39 decrypt>F0 r6 */
         const cs_v8 v325 = CS_V8_ROTL(v301, 7);          /* hight.cs:9:51 decrypt>F0 r6 */
         const cs_v8 v326 = CS_V8_XOR(v323, v324);        /* hight.cs:9:46 decrypt>F0 r6 */
-        const cs_v8 v327 = CS_GFNI_OR((CS_V8_GFA(v252, 0xc2850b162c58b061ULL, 0x00) ^ CS_V8_GFA(v300, 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v326, v325)); /* hight.cs:9:46 decrypt>F0 r6 */
+        const cs_v8 v327 = CS_GFNI_OR((CS_V8_GFA((v252 ^ v300), 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v326, v325)); /* hight.cs:9:46 decrypt>F0 r6 */
         const cs_v8 v328 = CS_V8_ADD(v327, v117);        /* hight.cs:44:72 decrypt r6 */
         const cs_v8 v329 = CS_GFNI_OR((v280 ^ v328), CS_V8_XOR(v280, v328)); /* hight.cs:44:60 decrypt r6 */
         const cs_v8 v330 = CS_V8_ROTL(v308, 3);          /* hight.cs:10:27 decrypt>F1 r6 */
@@ -1798,7 +1798,7 @@ static void cs_decrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v338 = CS_V8_ROTL(v315, 2);          /* hight.cs:9:39 decrypt>F0 r6 */
         const cs_v8 v339 = CS_V8_ROTL(v315, 7);          /* hight.cs:9:51 decrypt>F0 r6 */
         const cs_v8 v340 = CS_V8_XOR(v337, v338);        /* hight.cs:9:46 decrypt>F0 r6 */
-        const cs_v8 v341 = CS_GFNI_OR((CS_V8_GFA(v238, 0xc2850b162c58b061ULL, 0x00) ^ CS_V8_GFA(v314, 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v340, v339)); /* hight.cs:9:46 decrypt>F0 r6 */
+        const cs_v8 v341 = CS_GFNI_OR((CS_V8_GFA((v238 ^ v314), 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v340, v339)); /* hight.cs:9:46 decrypt>F0 r6 */
         const cs_v8 v342 = CS_V8_ADD(v341, v119);        /* hight.cs:45:76 decrypt r6 */
         const cs_v8 v343 = CS_GFNI_OR((v266 ^ v342), CS_V8_XOR(v266, v342)); /* hight.cs:45:64 decrypt r6 */
         const cs_v8 v344 = CS_V8_ROTL(v322, 3);          /* hight.cs:10:27 decrypt>F1 r7 */
@@ -1812,7 +1812,7 @@ static void cs_decrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v352 = CS_V8_ROTL(v329, 2);          /* hight.cs:9:39 decrypt>F0 r7 */
         const cs_v8 v353 = CS_V8_ROTL(v329, 7);          /* hight.cs:9:51 decrypt>F0 r7 */
         const cs_v8 v354 = CS_V8_XOR(v351, v352);        /* hight.cs:9:46 decrypt>F0 r7 */
-        const cs_v8 v355 = CS_GFNI_OR((CS_V8_GFA(v280, 0xc2850b162c58b061ULL, 0x00) ^ CS_V8_GFA(v328, 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v354, v353)); /* hight.cs:9:46 decrypt>F0 r7 */
+        const cs_v8 v355 = CS_GFNI_OR((CS_V8_GFA((v280 ^ v328), 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v354, v353)); /* hight.cs:9:46 decrypt>F0 r7 */
         const cs_v8 v356 = CS_V8_ADD(v355, v113);        /* hight.cs:44:72 decrypt r7 */
         const cs_v8 v357 = CS_GFNI_OR((v308 ^ v356), CS_V8_XOR(v308, v356)); /* hight.cs:44:60 decrypt r7 */
         const cs_v8 v358 = CS_V8_ROTL(v336, 3);          /* hight.cs:10:27 decrypt>F1 r7 */
@@ -1826,7 +1826,7 @@ static void cs_decrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v366 = CS_V8_ROTL(v343, 2);          /* hight.cs:9:39 decrypt>F0 r7 */
         const cs_v8 v367 = CS_V8_ROTL(v343, 7);          /* hight.cs:9:51 decrypt>F0 r7 */
         const cs_v8 v368 = CS_V8_XOR(v365, v366);        /* hight.cs:9:46 decrypt>F0 r7 */
-        const cs_v8 v369 = CS_GFNI_OR((CS_V8_GFA(v266, 0xc2850b162c58b061ULL, 0x00) ^ CS_V8_GFA(v342, 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v368, v367)); /* hight.cs:9:46 decrypt>F0 r7 */
+        const cs_v8 v369 = CS_GFNI_OR((CS_V8_GFA((v266 ^ v342), 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v368, v367)); /* hight.cs:9:46 decrypt>F0 r7 */
         const cs_v8 v370 = CS_V8_ADD(v369, v115);        /* hight.cs:45:76 decrypt r7 */
         const cs_v8 v371 = CS_GFNI_OR((v294 ^ v370), CS_V8_XOR(v294, v370)); /* hight.cs:45:64 decrypt r7 */
         const cs_v8 v372 = CS_V8_ROTL(v350, 3);          /* hight.cs:10:27 decrypt>F1 r8 */
@@ -1840,7 +1840,7 @@ static void cs_decrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v380 = CS_V8_ROTL(v357, 2);          /* hight.cs:9:39 decrypt>F0 r8 */
         const cs_v8 v381 = CS_V8_ROTL(v357, 7);          /* hight.cs:9:51 decrypt>F0 r8 */
         const cs_v8 v382 = CS_V8_XOR(v379, v380);        /* hight.cs:9:46 decrypt>F0 r8 */
-        const cs_v8 v383 = CS_GFNI_OR((CS_V8_GFA(v308, 0xc2850b162c58b061ULL, 0x00) ^ CS_V8_GFA(v356, 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v382, v381)); /* hight.cs:9:46 decrypt>F0 r8 */
+        const cs_v8 v383 = CS_GFNI_OR((CS_V8_GFA((v308 ^ v356), 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v382, v381)); /* hight.cs:9:46 decrypt>F0 r8 */
         const cs_v8 v384 = CS_V8_ADD(v383, v109);        /* hight.cs:44:72 decrypt r8 */
         const cs_v8 v385 = CS_GFNI_OR((v336 ^ v384), CS_V8_XOR(v336, v384)); /* hight.cs:44:60 decrypt r8 */
         const cs_v8 v386 = CS_V8_ROTL(v364, 3);          /* hight.cs:10:27 decrypt>F1 r8 */
@@ -1854,7 +1854,7 @@ static void cs_decrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v394 = CS_V8_ROTL(v371, 2);          /* hight.cs:9:39 decrypt>F0 r8 */
         const cs_v8 v395 = CS_V8_ROTL(v371, 7);          /* hight.cs:9:51 decrypt>F0 r8 */
         const cs_v8 v396 = CS_V8_XOR(v393, v394);        /* hight.cs:9:46 decrypt>F0 r8 */
-        const cs_v8 v397 = CS_GFNI_OR((CS_V8_GFA(v294, 0xc2850b162c58b061ULL, 0x00) ^ CS_V8_GFA(v370, 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v396, v395)); /* hight.cs:9:46 decrypt>F0 r8 */
+        const cs_v8 v397 = CS_GFNI_OR((CS_V8_GFA((v294 ^ v370), 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v396, v395)); /* hight.cs:9:46 decrypt>F0 r8 */
         const cs_v8 v398 = CS_V8_ADD(v397, v111);        /* hight.cs:45:76 decrypt r8 */
         const cs_v8 v399 = CS_GFNI_OR((v322 ^ v398), CS_V8_XOR(v322, v398)); /* hight.cs:45:64 decrypt r8 */
         const cs_v8 v400 = CS_V8_ROTL(v378, 3);          /* hight.cs:10:27 decrypt>F1 r9 */
@@ -1868,7 +1868,7 @@ static void cs_decrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v408 = CS_V8_ROTL(v385, 2);          /* hight.cs:9:39 decrypt>F0 r9 */
         const cs_v8 v409 = CS_V8_ROTL(v385, 7);          /* hight.cs:9:51 decrypt>F0 r9 */
         const cs_v8 v410 = CS_V8_XOR(v407, v408);        /* hight.cs:9:46 decrypt>F0 r9 */
-        const cs_v8 v411 = CS_GFNI_OR((CS_V8_GFA(v336, 0xc2850b162c58b061ULL, 0x00) ^ CS_V8_GFA(v384, 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v410, v409)); /* hight.cs:9:46 decrypt>F0 r9 */
+        const cs_v8 v411 = CS_GFNI_OR((CS_V8_GFA((v336 ^ v384), 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v410, v409)); /* hight.cs:9:46 decrypt>F0 r9 */
         const cs_v8 v412 = CS_V8_ADD(v411, v105);        /* hight.cs:44:72 decrypt r9 */
         const cs_v8 v413 = CS_GFNI_OR((v364 ^ v412), CS_V8_XOR(v364, v412)); /* hight.cs:44:60 decrypt r9 */
         const cs_v8 v414 = CS_V8_ROTL(v392, 3);          /* hight.cs:10:27 decrypt>F1 r9 */
@@ -1882,7 +1882,7 @@ static void cs_decrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v422 = CS_V8_ROTL(v399, 2);          /* hight.cs:9:39 decrypt>F0 r9 */
         const cs_v8 v423 = CS_V8_ROTL(v399, 7);          /* hight.cs:9:51 decrypt>F0 r9 */
         const cs_v8 v424 = CS_V8_XOR(v421, v422);        /* hight.cs:9:46 decrypt>F0 r9 */
-        const cs_v8 v425 = CS_GFNI_OR((CS_V8_GFA(v322, 0xc2850b162c58b061ULL, 0x00) ^ CS_V8_GFA(v398, 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v424, v423)); /* hight.cs:9:46 decrypt>F0 r9 */
+        const cs_v8 v425 = CS_GFNI_OR((CS_V8_GFA((v322 ^ v398), 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v424, v423)); /* hight.cs:9:46 decrypt>F0 r9 */
         const cs_v8 v426 = CS_V8_ADD(v425, v107);        /* hight.cs:45:76 decrypt r9 */
         const cs_v8 v427 = CS_GFNI_OR((v350 ^ v426), CS_V8_XOR(v350, v426)); /* hight.cs:45:64 decrypt r9 */
         const cs_v8 v428 = CS_V8_ROTL(v406, 3);          /* hight.cs:10:27 decrypt>F1 r10 */
@@ -1896,7 +1896,7 @@ static void cs_decrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v436 = CS_V8_ROTL(v413, 2);          /* hight.cs:9:39 decrypt>F0 r10 */
         const cs_v8 v437 = CS_V8_ROTL(v413, 7);          /* hight.cs:9:51 decrypt>F0 r10 */
         const cs_v8 v438 = CS_V8_XOR(v435, v436);        /* hight.cs:9:46 decrypt>F0 r10 */
-        const cs_v8 v439 = CS_GFNI_OR((CS_V8_GFA(v364, 0xc2850b162c58b061ULL, 0x00) ^ CS_V8_GFA(v412, 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v438, v437)); /* hight.cs:9:46 decrypt>F0 r10 */
+        const cs_v8 v439 = CS_GFNI_OR((CS_V8_GFA((v364 ^ v412), 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v438, v437)); /* hight.cs:9:46 decrypt>F0 r10 */
         const cs_v8 v440 = CS_V8_ADD(v439, v101);        /* hight.cs:44:72 decrypt r10 */
         const cs_v8 v441 = CS_GFNI_OR((v392 ^ v440), CS_V8_XOR(v392, v440)); /* hight.cs:44:60 decrypt r10 */
         const cs_v8 v442 = CS_V8_ROTL(v420, 3);          /* hight.cs:10:27 decrypt>F1 r10 */
@@ -1910,7 +1910,7 @@ static void cs_decrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v450 = CS_V8_ROTL(v427, 2);          /* hight.cs:9:39 decrypt>F0 r10 */
         const cs_v8 v451 = CS_V8_ROTL(v427, 7);          /* hight.cs:9:51 decrypt>F0 r10 */
         const cs_v8 v452 = CS_V8_XOR(v449, v450);        /* hight.cs:9:46 decrypt>F0 r10 */
-        const cs_v8 v453 = CS_GFNI_OR((CS_V8_GFA(v350, 0xc2850b162c58b061ULL, 0x00) ^ CS_V8_GFA(v426, 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v452, v451)); /* hight.cs:9:46 decrypt>F0 r10 */
+        const cs_v8 v453 = CS_GFNI_OR((CS_V8_GFA((v350 ^ v426), 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v452, v451)); /* hight.cs:9:46 decrypt>F0 r10 */
         const cs_v8 v454 = CS_V8_ADD(v453, v103);        /* hight.cs:45:76 decrypt r10 */
         const cs_v8 v455 = CS_GFNI_OR((v378 ^ v454), CS_V8_XOR(v378, v454)); /* hight.cs:45:64 decrypt r10 */
         const cs_v8 v456 = CS_V8_ROTL(v434, 3);          /* hight.cs:10:27 decrypt>F1 r11 */
@@ -1924,7 +1924,7 @@ static void cs_decrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v464 = CS_V8_ROTL(v441, 2);          /* hight.cs:9:39 decrypt>F0 r11 */
         const cs_v8 v465 = CS_V8_ROTL(v441, 7);          /* hight.cs:9:51 decrypt>F0 r11 */
         const cs_v8 v466 = CS_V8_XOR(v463, v464);        /* hight.cs:9:46 decrypt>F0 r11 */
-        const cs_v8 v467 = CS_GFNI_OR((CS_V8_GFA(v392, 0xc2850b162c58b061ULL, 0x00) ^ CS_V8_GFA(v440, 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v466, v465)); /* hight.cs:9:46 decrypt>F0 r11 */
+        const cs_v8 v467 = CS_GFNI_OR((CS_V8_GFA((v392 ^ v440), 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v466, v465)); /* hight.cs:9:46 decrypt>F0 r11 */
         const cs_v8 v468 = CS_V8_ADD(v467, v97);         /* hight.cs:44:72 decrypt r11 */
         const cs_v8 v469 = CS_GFNI_OR((v420 ^ v468), CS_V8_XOR(v420, v468)); /* hight.cs:44:60 decrypt r11 */
         const cs_v8 v470 = CS_V8_ROTL(v448, 3);          /* hight.cs:10:27 decrypt>F1 r11 */
@@ -1938,7 +1938,7 @@ static void cs_decrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v478 = CS_V8_ROTL(v455, 2);          /* hight.cs:9:39 decrypt>F0 r11 */
         const cs_v8 v479 = CS_V8_ROTL(v455, 7);          /* hight.cs:9:51 decrypt>F0 r11 */
         const cs_v8 v480 = CS_V8_XOR(v477, v478);        /* hight.cs:9:46 decrypt>F0 r11 */
-        const cs_v8 v481 = CS_GFNI_OR((CS_V8_GFA(v378, 0xc2850b162c58b061ULL, 0x00) ^ CS_V8_GFA(v454, 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v480, v479)); /* hight.cs:9:46 decrypt>F0 r11 */
+        const cs_v8 v481 = CS_GFNI_OR((CS_V8_GFA((v378 ^ v454), 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v480, v479)); /* hight.cs:9:46 decrypt>F0 r11 */
         const cs_v8 v482 = CS_V8_ADD(v481, v99);         /* hight.cs:45:76 decrypt r11 */
         const cs_v8 v483 = CS_GFNI_OR((v406 ^ v482), CS_V8_XOR(v406, v482)); /* hight.cs:45:64 decrypt r11 */
         const cs_v8 v484 = CS_V8_ROTL(v462, 3);          /* hight.cs:10:27 decrypt>F1 r12 */
@@ -1952,7 +1952,7 @@ static void cs_decrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v492 = CS_V8_ROTL(v469, 2);          /* hight.cs:9:39 decrypt>F0 r12 */
         const cs_v8 v493 = CS_V8_ROTL(v469, 7);          /* hight.cs:9:51 decrypt>F0 r12 */
         const cs_v8 v494 = CS_V8_XOR(v491, v492);        /* hight.cs:9:46 decrypt>F0 r12 */
-        const cs_v8 v495 = CS_GFNI_OR((CS_V8_GFA(v420, 0xc2850b162c58b061ULL, 0x00) ^ CS_V8_GFA(v468, 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v494, v493)); /* hight.cs:9:46 decrypt>F0 r12 */
+        const cs_v8 v495 = CS_GFNI_OR((CS_V8_GFA((v420 ^ v468), 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v494, v493)); /* hight.cs:9:46 decrypt>F0 r12 */
         const cs_v8 v496 = CS_V8_ADD(v495, v93);         /* hight.cs:44:72 decrypt r12 */
         const cs_v8 v497 = CS_GFNI_OR((v448 ^ v496), CS_V8_XOR(v448, v496)); /* hight.cs:44:60 decrypt r12 */
         const cs_v8 v498 = CS_V8_ROTL(v476, 3);          /* hight.cs:10:27 decrypt>F1 r12 */
@@ -1966,7 +1966,7 @@ static void cs_decrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v506 = CS_V8_ROTL(v483, 2);          /* hight.cs:9:39 decrypt>F0 r12 */
         const cs_v8 v507 = CS_V8_ROTL(v483, 7);          /* hight.cs:9:51 decrypt>F0 r12 */
         const cs_v8 v508 = CS_V8_XOR(v505, v506);        /* hight.cs:9:46 decrypt>F0 r12 */
-        const cs_v8 v509 = CS_GFNI_OR((CS_V8_GFA(v406, 0xc2850b162c58b061ULL, 0x00) ^ CS_V8_GFA(v482, 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v508, v507)); /* hight.cs:9:46 decrypt>F0 r12 */
+        const cs_v8 v509 = CS_GFNI_OR((CS_V8_GFA((v406 ^ v482), 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v508, v507)); /* hight.cs:9:46 decrypt>F0 r12 */
         const cs_v8 v510 = CS_V8_ADD(v509, v95);         /* hight.cs:45:76 decrypt r12 */
         const cs_v8 v511 = CS_GFNI_OR((v434 ^ v510), CS_V8_XOR(v434, v510)); /* hight.cs:45:64 decrypt r12 */
         const cs_v8 v512 = CS_V8_ROTL(v490, 3);          /* hight.cs:10:27 decrypt>F1 r13 */
@@ -1980,7 +1980,7 @@ static void cs_decrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v520 = CS_V8_ROTL(v497, 2);          /* hight.cs:9:39 decrypt>F0 r13 */
         const cs_v8 v521 = CS_V8_ROTL(v497, 7);          /* hight.cs:9:51 decrypt>F0 r13 */
         const cs_v8 v522 = CS_V8_XOR(v519, v520);        /* hight.cs:9:46 decrypt>F0 r13 */
-        const cs_v8 v523 = CS_GFNI_OR((CS_V8_GFA(v448, 0xc2850b162c58b061ULL, 0x00) ^ CS_V8_GFA(v496, 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v522, v521)); /* hight.cs:9:46 decrypt>F0 r13 */
+        const cs_v8 v523 = CS_GFNI_OR((CS_V8_GFA((v448 ^ v496), 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v522, v521)); /* hight.cs:9:46 decrypt>F0 r13 */
         const cs_v8 v524 = CS_V8_ADD(v523, v89);         /* hight.cs:44:72 decrypt r13 */
         const cs_v8 v525 = CS_GFNI_OR((v476 ^ v524), CS_V8_XOR(v476, v524)); /* hight.cs:44:60 decrypt r13 */
         const cs_v8 v526 = CS_V8_ROTL(v504, 3);          /* hight.cs:10:27 decrypt>F1 r13 */
@@ -1994,7 +1994,7 @@ static void cs_decrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v534 = CS_V8_ROTL(v511, 2);          /* hight.cs:9:39 decrypt>F0 r13 */
         const cs_v8 v535 = CS_V8_ROTL(v511, 7);          /* hight.cs:9:51 decrypt>F0 r13 */
         const cs_v8 v536 = CS_V8_XOR(v533, v534);        /* hight.cs:9:46 decrypt>F0 r13 */
-        const cs_v8 v537 = CS_GFNI_OR((CS_V8_GFA(v434, 0xc2850b162c58b061ULL, 0x00) ^ CS_V8_GFA(v510, 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v536, v535)); /* hight.cs:9:46 decrypt>F0 r13 */
+        const cs_v8 v537 = CS_GFNI_OR((CS_V8_GFA((v434 ^ v510), 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v536, v535)); /* hight.cs:9:46 decrypt>F0 r13 */
         const cs_v8 v538 = CS_V8_ADD(v537, v91);         /* hight.cs:45:76 decrypt r13 */
         const cs_v8 v539 = CS_GFNI_OR((v462 ^ v538), CS_V8_XOR(v462, v538)); /* hight.cs:45:64 decrypt r13 */
         const cs_v8 v540 = CS_V8_ROTL(v518, 3);          /* hight.cs:10:27 decrypt>F1 r14 */
@@ -2008,7 +2008,7 @@ static void cs_decrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v548 = CS_V8_ROTL(v525, 2);          /* hight.cs:9:39 decrypt>F0 r14 */
         const cs_v8 v549 = CS_V8_ROTL(v525, 7);          /* hight.cs:9:51 decrypt>F0 r14 */
         const cs_v8 v550 = CS_V8_XOR(v547, v548);        /* hight.cs:9:46 decrypt>F0 r14 */
-        const cs_v8 v551 = CS_GFNI_OR((CS_V8_GFA(v476, 0xc2850b162c58b061ULL, 0x00) ^ CS_V8_GFA(v524, 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v550, v549)); /* hight.cs:9:46 decrypt>F0 r14 */
+        const cs_v8 v551 = CS_GFNI_OR((CS_V8_GFA((v476 ^ v524), 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v550, v549)); /* hight.cs:9:46 decrypt>F0 r14 */
         const cs_v8 v552 = CS_V8_ADD(v551, v85);         /* hight.cs:44:72 decrypt r14 */
         const cs_v8 v553 = CS_GFNI_OR((v504 ^ v552), CS_V8_XOR(v504, v552)); /* hight.cs:44:60 decrypt r14 */
         const cs_v8 v554 = CS_V8_ROTL(v532, 3);          /* hight.cs:10:27 decrypt>F1 r14 */
@@ -2022,7 +2022,7 @@ static void cs_decrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v562 = CS_V8_ROTL(v539, 2);          /* hight.cs:9:39 decrypt>F0 r14 */
         const cs_v8 v563 = CS_V8_ROTL(v539, 7);          /* hight.cs:9:51 decrypt>F0 r14 */
         const cs_v8 v564 = CS_V8_XOR(v561, v562);        /* hight.cs:9:46 decrypt>F0 r14 */
-        const cs_v8 v565 = CS_GFNI_OR((CS_V8_GFA(v462, 0xc2850b162c58b061ULL, 0x00) ^ CS_V8_GFA(v538, 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v564, v563)); /* hight.cs:9:46 decrypt>F0 r14 */
+        const cs_v8 v565 = CS_GFNI_OR((CS_V8_GFA((v462 ^ v538), 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v564, v563)); /* hight.cs:9:46 decrypt>F0 r14 */
         const cs_v8 v566 = CS_V8_ADD(v565, v87);         /* hight.cs:45:76 decrypt r14 */
         const cs_v8 v567 = CS_GFNI_OR((v490 ^ v566), CS_V8_XOR(v490, v566)); /* hight.cs:45:64 decrypt r14 */
         const cs_v8 v568 = CS_V8_ROTL(v546, 3);          /* hight.cs:10:27 decrypt>F1 r15 */
@@ -2036,7 +2036,7 @@ static void cs_decrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v576 = CS_V8_ROTL(v553, 2);          /* hight.cs:9:39 decrypt>F0 r15 */
         const cs_v8 v577 = CS_V8_ROTL(v553, 7);          /* hight.cs:9:51 decrypt>F0 r15 */
         const cs_v8 v578 = CS_V8_XOR(v575, v576);        /* hight.cs:9:46 decrypt>F0 r15 */
-        const cs_v8 v579 = CS_GFNI_OR((CS_V8_GFA(v504, 0xc2850b162c58b061ULL, 0x00) ^ CS_V8_GFA(v552, 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v578, v577)); /* hight.cs:9:46 decrypt>F0 r15 */
+        const cs_v8 v579 = CS_GFNI_OR((CS_V8_GFA((v504 ^ v552), 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v578, v577)); /* hight.cs:9:46 decrypt>F0 r15 */
         const cs_v8 v580 = CS_V8_ADD(v579, v81);         /* hight.cs:44:72 decrypt r15 */
         const cs_v8 v581 = CS_GFNI_OR((v532 ^ v580), CS_V8_XOR(v532, v580)); /* hight.cs:44:60 decrypt r15 */
         const cs_v8 v582 = CS_V8_ROTL(v560, 3);          /* hight.cs:10:27 decrypt>F1 r15 */
@@ -2050,7 +2050,7 @@ static void cs_decrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v590 = CS_V8_ROTL(v567, 2);          /* hight.cs:9:39 decrypt>F0 r15 */
         const cs_v8 v591 = CS_V8_ROTL(v567, 7);          /* hight.cs:9:51 decrypt>F0 r15 */
         const cs_v8 v592 = CS_V8_XOR(v589, v590);        /* hight.cs:9:46 decrypt>F0 r15 */
-        const cs_v8 v593 = CS_GFNI_OR((CS_V8_GFA(v490, 0xc2850b162c58b061ULL, 0x00) ^ CS_V8_GFA(v566, 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v592, v591)); /* hight.cs:9:46 decrypt>F0 r15 */
+        const cs_v8 v593 = CS_GFNI_OR((CS_V8_GFA((v490 ^ v566), 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v592, v591)); /* hight.cs:9:46 decrypt>F0 r15 */
         const cs_v8 v594 = CS_V8_ADD(v593, v83);         /* hight.cs:45:76 decrypt r15 */
         const cs_v8 v595 = CS_GFNI_OR((v518 ^ v594), CS_V8_XOR(v518, v594)); /* hight.cs:45:64 decrypt r15 */
         const cs_v8 v596 = CS_V8_ROTL(v574, 3);          /* hight.cs:10:27 decrypt>F1 r16 */
@@ -2064,7 +2064,7 @@ static void cs_decrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v604 = CS_V8_ROTL(v581, 2);          /* hight.cs:9:39 decrypt>F0 r16 */
         const cs_v8 v605 = CS_V8_ROTL(v581, 7);          /* hight.cs:9:51 decrypt>F0 r16 */
         const cs_v8 v606 = CS_V8_XOR(v603, v604);        /* hight.cs:9:46 decrypt>F0 r16 */
-        const cs_v8 v607 = CS_GFNI_OR((CS_V8_GFA(v532, 0xc2850b162c58b061ULL, 0x00) ^ CS_V8_GFA(v580, 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v606, v605)); /* hight.cs:9:46 decrypt>F0 r16 */
+        const cs_v8 v607 = CS_GFNI_OR((CS_V8_GFA((v532 ^ v580), 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v606, v605)); /* hight.cs:9:46 decrypt>F0 r16 */
         const cs_v8 v608 = CS_V8_ADD(v607, v77);         /* hight.cs:44:72 decrypt r16 */
         const cs_v8 v609 = CS_GFNI_OR((v560 ^ v608), CS_V8_XOR(v560, v608)); /* hight.cs:44:60 decrypt r16 */
         const cs_v8 v610 = CS_V8_ROTL(v588, 3);          /* hight.cs:10:27 decrypt>F1 r16 */
@@ -2078,7 +2078,7 @@ static void cs_decrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v618 = CS_V8_ROTL(v595, 2);          /* hight.cs:9:39 decrypt>F0 r16 */
         const cs_v8 v619 = CS_V8_ROTL(v595, 7);          /* hight.cs:9:51 decrypt>F0 r16 */
         const cs_v8 v620 = CS_V8_XOR(v617, v618);        /* hight.cs:9:46 decrypt>F0 r16 */
-        const cs_v8 v621 = CS_GFNI_OR((CS_V8_GFA(v518, 0xc2850b162c58b061ULL, 0x00) ^ CS_V8_GFA(v594, 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v620, v619)); /* hight.cs:9:46 decrypt>F0 r16 */
+        const cs_v8 v621 = CS_GFNI_OR((CS_V8_GFA((v518 ^ v594), 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v620, v619)); /* hight.cs:9:46 decrypt>F0 r16 */
         const cs_v8 v622 = CS_V8_ADD(v621, v79);         /* hight.cs:45:76 decrypt r16 */
         const cs_v8 v623 = CS_GFNI_OR((v546 ^ v622), CS_V8_XOR(v546, v622)); /* hight.cs:45:64 decrypt r16 */
         const cs_v8 v624 = CS_V8_ROTL(v602, 3);          /* hight.cs:10:27 decrypt>F1 r17 */
@@ -2092,7 +2092,7 @@ static void cs_decrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v632 = CS_V8_ROTL(v609, 2);          /* hight.cs:9:39 decrypt>F0 r17 */
         const cs_v8 v633 = CS_V8_ROTL(v609, 7);          /* hight.cs:9:51 decrypt>F0 r17 */
         const cs_v8 v634 = CS_V8_XOR(v631, v632);        /* hight.cs:9:46 decrypt>F0 r17 */
-        const cs_v8 v635 = CS_GFNI_OR((CS_V8_GFA(v560, 0xc2850b162c58b061ULL, 0x00) ^ CS_V8_GFA(v608, 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v634, v633)); /* hight.cs:9:46 decrypt>F0 r17 */
+        const cs_v8 v635 = CS_GFNI_OR((CS_V8_GFA((v560 ^ v608), 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v634, v633)); /* hight.cs:9:46 decrypt>F0 r17 */
         const cs_v8 v636 = CS_V8_ADD(v635, v73);         /* hight.cs:44:72 decrypt r17 */
         const cs_v8 v637 = CS_GFNI_OR((v588 ^ v636), CS_V8_XOR(v588, v636)); /* hight.cs:44:60 decrypt r17 */
         const cs_v8 v638 = CS_V8_ROTL(v616, 3);          /* hight.cs:10:27 decrypt>F1 r17 */
@@ -2106,7 +2106,7 @@ static void cs_decrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v646 = CS_V8_ROTL(v623, 2);          /* hight.cs:9:39 decrypt>F0 r17 */
         const cs_v8 v647 = CS_V8_ROTL(v623, 7);          /* hight.cs:9:51 decrypt>F0 r17 */
         const cs_v8 v648 = CS_V8_XOR(v645, v646);        /* hight.cs:9:46 decrypt>F0 r17 */
-        const cs_v8 v649 = CS_GFNI_OR((CS_V8_GFA(v546, 0xc2850b162c58b061ULL, 0x00) ^ CS_V8_GFA(v622, 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v648, v647)); /* hight.cs:9:46 decrypt>F0 r17 */
+        const cs_v8 v649 = CS_GFNI_OR((CS_V8_GFA((v546 ^ v622), 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v648, v647)); /* hight.cs:9:46 decrypt>F0 r17 */
         const cs_v8 v650 = CS_V8_ADD(v649, v75);         /* hight.cs:45:76 decrypt r17 */
         const cs_v8 v651 = CS_GFNI_OR((v574 ^ v650), CS_V8_XOR(v574, v650)); /* hight.cs:45:64 decrypt r17 */
         const cs_v8 v652 = CS_V8_ROTL(v630, 3);          /* hight.cs:10:27 decrypt>F1 r18 */
@@ -2120,7 +2120,7 @@ static void cs_decrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v660 = CS_V8_ROTL(v637, 2);          /* hight.cs:9:39 decrypt>F0 r18 */
         const cs_v8 v661 = CS_V8_ROTL(v637, 7);          /* hight.cs:9:51 decrypt>F0 r18 */
         const cs_v8 v662 = CS_V8_XOR(v659, v660);        /* hight.cs:9:46 decrypt>F0 r18 */
-        const cs_v8 v663 = CS_GFNI_OR((CS_V8_GFA(v588, 0xc2850b162c58b061ULL, 0x00) ^ CS_V8_GFA(v636, 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v662, v661)); /* hight.cs:9:46 decrypt>F0 r18 */
+        const cs_v8 v663 = CS_GFNI_OR((CS_V8_GFA((v588 ^ v636), 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v662, v661)); /* hight.cs:9:46 decrypt>F0 r18 */
         const cs_v8 v664 = CS_V8_ADD(v663, v69);         /* hight.cs:44:72 decrypt r18 */
         const cs_v8 v665 = CS_GFNI_OR((v616 ^ v664), CS_V8_XOR(v616, v664)); /* hight.cs:44:60 decrypt r18 */
         const cs_v8 v666 = CS_V8_ROTL(v644, 3);          /* hight.cs:10:27 decrypt>F1 r18 */
@@ -2134,7 +2134,7 @@ static void cs_decrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v674 = CS_V8_ROTL(v651, 2);          /* hight.cs:9:39 decrypt>F0 r18 */
         const cs_v8 v675 = CS_V8_ROTL(v651, 7);          /* hight.cs:9:51 decrypt>F0 r18 */
         const cs_v8 v676 = CS_V8_XOR(v673, v674);        /* hight.cs:9:46 decrypt>F0 r18 */
-        const cs_v8 v677 = CS_GFNI_OR((CS_V8_GFA(v574, 0xc2850b162c58b061ULL, 0x00) ^ CS_V8_GFA(v650, 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v676, v675)); /* hight.cs:9:46 decrypt>F0 r18 */
+        const cs_v8 v677 = CS_GFNI_OR((CS_V8_GFA((v574 ^ v650), 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v676, v675)); /* hight.cs:9:46 decrypt>F0 r18 */
         const cs_v8 v678 = CS_V8_ADD(v677, v71);         /* hight.cs:45:76 decrypt r18 */
         const cs_v8 v679 = CS_GFNI_OR((v602 ^ v678), CS_V8_XOR(v602, v678)); /* hight.cs:45:64 decrypt r18 */
         const cs_v8 v680 = CS_V8_ROTL(v658, 3);          /* hight.cs:10:27 decrypt>F1 r19 */
@@ -2148,7 +2148,7 @@ static void cs_decrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v688 = CS_V8_ROTL(v665, 2);          /* hight.cs:9:39 decrypt>F0 r19 */
         const cs_v8 v689 = CS_V8_ROTL(v665, 7);          /* hight.cs:9:51 decrypt>F0 r19 */
         const cs_v8 v690 = CS_V8_XOR(v687, v688);        /* hight.cs:9:46 decrypt>F0 r19 */
-        const cs_v8 v691 = CS_GFNI_OR((CS_V8_GFA(v616, 0xc2850b162c58b061ULL, 0x00) ^ CS_V8_GFA(v664, 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v690, v689)); /* hight.cs:9:46 decrypt>F0 r19 */
+        const cs_v8 v691 = CS_GFNI_OR((CS_V8_GFA((v616 ^ v664), 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v690, v689)); /* hight.cs:9:46 decrypt>F0 r19 */
         const cs_v8 v692 = CS_V8_ADD(v691, v65);         /* hight.cs:44:72 decrypt r19 */
         const cs_v8 v693 = CS_GFNI_OR((v644 ^ v692), CS_V8_XOR(v644, v692)); /* hight.cs:44:60 decrypt r19 */
         const cs_v8 v694 = CS_V8_ROTL(v672, 3);          /* hight.cs:10:27 decrypt>F1 r19 */
@@ -2162,7 +2162,7 @@ static void cs_decrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v702 = CS_V8_ROTL(v679, 2);          /* hight.cs:9:39 decrypt>F0 r19 */
         const cs_v8 v703 = CS_V8_ROTL(v679, 7);          /* hight.cs:9:51 decrypt>F0 r19 */
         const cs_v8 v704 = CS_V8_XOR(v701, v702);        /* hight.cs:9:46 decrypt>F0 r19 */
-        const cs_v8 v705 = CS_GFNI_OR((CS_V8_GFA(v602, 0xc2850b162c58b061ULL, 0x00) ^ CS_V8_GFA(v678, 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v704, v703)); /* hight.cs:9:46 decrypt>F0 r19 */
+        const cs_v8 v705 = CS_GFNI_OR((CS_V8_GFA((v602 ^ v678), 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v704, v703)); /* hight.cs:9:46 decrypt>F0 r19 */
         const cs_v8 v706 = CS_V8_ADD(v705, v67);         /* hight.cs:45:76 decrypt r19 */
         const cs_v8 v707 = CS_GFNI_OR((v630 ^ v706), CS_V8_XOR(v630, v706)); /* hight.cs:45:64 decrypt r19 */
         const cs_v8 v708 = CS_V8_ROTL(v686, 3);          /* hight.cs:10:27 decrypt>F1 r20 */
@@ -2176,7 +2176,7 @@ static void cs_decrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v716 = CS_V8_ROTL(v693, 2);          /* hight.cs:9:39 decrypt>F0 r20 */
         const cs_v8 v717 = CS_V8_ROTL(v693, 7);          /* hight.cs:9:51 decrypt>F0 r20 */
         const cs_v8 v718 = CS_V8_XOR(v715, v716);        /* hight.cs:9:46 decrypt>F0 r20 */
-        const cs_v8 v719 = CS_GFNI_OR((CS_V8_GFA(v644, 0xc2850b162c58b061ULL, 0x00) ^ CS_V8_GFA(v692, 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v718, v717)); /* hight.cs:9:46 decrypt>F0 r20 */
+        const cs_v8 v719 = CS_GFNI_OR((CS_V8_GFA((v644 ^ v692), 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v718, v717)); /* hight.cs:9:46 decrypt>F0 r20 */
         const cs_v8 v720 = CS_V8_ADD(v719, v61);         /* hight.cs:44:72 decrypt r20 */
         const cs_v8 v721 = CS_GFNI_OR((v672 ^ v720), CS_V8_XOR(v672, v720)); /* hight.cs:44:60 decrypt r20 */
         const cs_v8 v722 = CS_V8_ROTL(v700, 3);          /* hight.cs:10:27 decrypt>F1 r20 */
@@ -2190,7 +2190,7 @@ static void cs_decrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v730 = CS_V8_ROTL(v707, 2);          /* hight.cs:9:39 decrypt>F0 r20 */
         const cs_v8 v731 = CS_V8_ROTL(v707, 7);          /* hight.cs:9:51 decrypt>F0 r20 */
         const cs_v8 v732 = CS_V8_XOR(v729, v730);        /* hight.cs:9:46 decrypt>F0 r20 */
-        const cs_v8 v733 = CS_GFNI_OR((CS_V8_GFA(v630, 0xc2850b162c58b061ULL, 0x00) ^ CS_V8_GFA(v706, 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v732, v731)); /* hight.cs:9:46 decrypt>F0 r20 */
+        const cs_v8 v733 = CS_GFNI_OR((CS_V8_GFA((v630 ^ v706), 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v732, v731)); /* hight.cs:9:46 decrypt>F0 r20 */
         const cs_v8 v734 = CS_V8_ADD(v733, v63);         /* hight.cs:45:76 decrypt r20 */
         const cs_v8 v735 = CS_GFNI_OR((v658 ^ v734), CS_V8_XOR(v658, v734)); /* hight.cs:45:64 decrypt r20 */
         const cs_v8 v736 = CS_V8_ROTL(v714, 3);          /* hight.cs:10:27 decrypt>F1 r21 */
@@ -2204,7 +2204,7 @@ static void cs_decrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v744 = CS_V8_ROTL(v721, 2);          /* hight.cs:9:39 decrypt>F0 r21 */
         const cs_v8 v745 = CS_V8_ROTL(v721, 7);          /* hight.cs:9:51 decrypt>F0 r21 */
         const cs_v8 v746 = CS_V8_XOR(v743, v744);        /* hight.cs:9:46 decrypt>F0 r21 */
-        const cs_v8 v747 = CS_GFNI_OR((CS_V8_GFA(v672, 0xc2850b162c58b061ULL, 0x00) ^ CS_V8_GFA(v720, 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v746, v745)); /* hight.cs:9:46 decrypt>F0 r21 */
+        const cs_v8 v747 = CS_GFNI_OR((CS_V8_GFA((v672 ^ v720), 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v746, v745)); /* hight.cs:9:46 decrypt>F0 r21 */
         const cs_v8 v748 = CS_V8_ADD(v747, v57);         /* hight.cs:44:72 decrypt r21 */
         const cs_v8 v749 = CS_GFNI_OR((v700 ^ v748), CS_V8_XOR(v700, v748)); /* hight.cs:44:60 decrypt r21 */
         const cs_v8 v750 = CS_V8_ROTL(v728, 3);          /* hight.cs:10:27 decrypt>F1 r21 */
@@ -2218,7 +2218,7 @@ static void cs_decrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v758 = CS_V8_ROTL(v735, 2);          /* hight.cs:9:39 decrypt>F0 r21 */
         const cs_v8 v759 = CS_V8_ROTL(v735, 7);          /* hight.cs:9:51 decrypt>F0 r21 */
         const cs_v8 v760 = CS_V8_XOR(v757, v758);        /* hight.cs:9:46 decrypt>F0 r21 */
-        const cs_v8 v761 = CS_GFNI_OR((CS_V8_GFA(v658, 0xc2850b162c58b061ULL, 0x00) ^ CS_V8_GFA(v734, 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v760, v759)); /* hight.cs:9:46 decrypt>F0 r21 */
+        const cs_v8 v761 = CS_GFNI_OR((CS_V8_GFA((v658 ^ v734), 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v760, v759)); /* hight.cs:9:46 decrypt>F0 r21 */
         const cs_v8 v762 = CS_V8_ADD(v761, v59);         /* hight.cs:45:76 decrypt r21 */
         const cs_v8 v763 = CS_GFNI_OR((v686 ^ v762), CS_V8_XOR(v686, v762)); /* hight.cs:45:64 decrypt r21 */
         const cs_v8 v764 = CS_V8_ROTL(v742, 3);          /* hight.cs:10:27 decrypt>F1 r22 */
@@ -2232,7 +2232,7 @@ static void cs_decrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v772 = CS_V8_ROTL(v749, 2);          /* hight.cs:9:39 decrypt>F0 r22 */
         const cs_v8 v773 = CS_V8_ROTL(v749, 7);          /* hight.cs:9:51 decrypt>F0 r22 */
         const cs_v8 v774 = CS_V8_XOR(v771, v772);        /* hight.cs:9:46 decrypt>F0 r22 */
-        const cs_v8 v775 = CS_GFNI_OR((CS_V8_GFA(v700, 0xc2850b162c58b061ULL, 0x00) ^ CS_V8_GFA(v748, 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v774, v773)); /* hight.cs:9:46 decrypt>F0 r22 */
+        const cs_v8 v775 = CS_GFNI_OR((CS_V8_GFA((v700 ^ v748), 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v774, v773)); /* hight.cs:9:46 decrypt>F0 r22 */
         const cs_v8 v776 = CS_V8_ADD(v775, v53);         /* hight.cs:44:72 decrypt r22 */
         const cs_v8 v777 = CS_GFNI_OR((v728 ^ v776), CS_V8_XOR(v728, v776)); /* hight.cs:44:60 decrypt r22 */
         const cs_v8 v778 = CS_V8_ROTL(v756, 3);          /* hight.cs:10:27 decrypt>F1 r22 */
@@ -2246,7 +2246,7 @@ static void cs_decrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v786 = CS_V8_ROTL(v763, 2);          /* hight.cs:9:39 decrypt>F0 r22 */
         const cs_v8 v787 = CS_V8_ROTL(v763, 7);          /* hight.cs:9:51 decrypt>F0 r22 */
         const cs_v8 v788 = CS_V8_XOR(v785, v786);        /* hight.cs:9:46 decrypt>F0 r22 */
-        const cs_v8 v789 = CS_GFNI_OR((CS_V8_GFA(v686, 0xc2850b162c58b061ULL, 0x00) ^ CS_V8_GFA(v762, 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v788, v787)); /* hight.cs:9:46 decrypt>F0 r22 */
+        const cs_v8 v789 = CS_GFNI_OR((CS_V8_GFA((v686 ^ v762), 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v788, v787)); /* hight.cs:9:46 decrypt>F0 r22 */
         const cs_v8 v790 = CS_V8_ADD(v789, v55);         /* hight.cs:45:76 decrypt r22 */
         const cs_v8 v791 = CS_GFNI_OR((v714 ^ v790), CS_V8_XOR(v714, v790)); /* hight.cs:45:64 decrypt r22 */
         const cs_v8 v792 = CS_V8_ROTL(v770, 3);          /* hight.cs:10:27 decrypt>F1 r23 */
@@ -2260,7 +2260,7 @@ static void cs_decrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v800 = CS_V8_ROTL(v777, 2);          /* hight.cs:9:39 decrypt>F0 r23 */
         const cs_v8 v801 = CS_V8_ROTL(v777, 7);          /* hight.cs:9:51 decrypt>F0 r23 */
         const cs_v8 v802 = CS_V8_XOR(v799, v800);        /* hight.cs:9:46 decrypt>F0 r23 */
-        const cs_v8 v803 = CS_GFNI_OR((CS_V8_GFA(v728, 0xc2850b162c58b061ULL, 0x00) ^ CS_V8_GFA(v776, 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v802, v801)); /* hight.cs:9:46 decrypt>F0 r23 */
+        const cs_v8 v803 = CS_GFNI_OR((CS_V8_GFA((v728 ^ v776), 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v802, v801)); /* hight.cs:9:46 decrypt>F0 r23 */
         const cs_v8 v804 = CS_V8_ADD(v803, v49);         /* hight.cs:44:72 decrypt r23 */
         const cs_v8 v805 = CS_GFNI_OR((v756 ^ v804), CS_V8_XOR(v756, v804)); /* hight.cs:44:60 decrypt r23 */
         const cs_v8 v806 = CS_V8_ROTL(v784, 3);          /* hight.cs:10:27 decrypt>F1 r23 */
@@ -2274,7 +2274,7 @@ static void cs_decrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v814 = CS_V8_ROTL(v791, 2);          /* hight.cs:9:39 decrypt>F0 r23 */
         const cs_v8 v815 = CS_V8_ROTL(v791, 7);          /* hight.cs:9:51 decrypt>F0 r23 */
         const cs_v8 v816 = CS_V8_XOR(v813, v814);        /* hight.cs:9:46 decrypt>F0 r23 */
-        const cs_v8 v817 = CS_GFNI_OR((CS_V8_GFA(v714, 0xc2850b162c58b061ULL, 0x00) ^ CS_V8_GFA(v790, 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v816, v815)); /* hight.cs:9:46 decrypt>F0 r23 */
+        const cs_v8 v817 = CS_GFNI_OR((CS_V8_GFA((v714 ^ v790), 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v816, v815)); /* hight.cs:9:46 decrypt>F0 r23 */
         const cs_v8 v818 = CS_V8_ADD(v817, v51);         /* hight.cs:45:76 decrypt r23 */
         const cs_v8 v819 = CS_GFNI_OR((v742 ^ v818), CS_V8_XOR(v742, v818)); /* hight.cs:45:64 decrypt r23 */
         const cs_v8 v820 = CS_V8_ROTL(v798, 3);          /* hight.cs:10:27 decrypt>F1 r24 */
@@ -2288,7 +2288,7 @@ static void cs_decrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v828 = CS_V8_ROTL(v805, 2);          /* hight.cs:9:39 decrypt>F0 r24 */
         const cs_v8 v829 = CS_V8_ROTL(v805, 7);          /* hight.cs:9:51 decrypt>F0 r24 */
         const cs_v8 v830 = CS_V8_XOR(v827, v828);        /* hight.cs:9:46 decrypt>F0 r24 */
-        const cs_v8 v831 = CS_GFNI_OR((CS_V8_GFA(v756, 0xc2850b162c58b061ULL, 0x00) ^ CS_V8_GFA(v804, 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v830, v829)); /* hight.cs:9:46 decrypt>F0 r24 */
+        const cs_v8 v831 = CS_GFNI_OR((CS_V8_GFA((v756 ^ v804), 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v830, v829)); /* hight.cs:9:46 decrypt>F0 r24 */
         const cs_v8 v832 = CS_V8_ADD(v831, v45);         /* hight.cs:44:72 decrypt r24 */
         const cs_v8 v833 = CS_GFNI_OR((v784 ^ v832), CS_V8_XOR(v784, v832)); /* hight.cs:44:60 decrypt r24 */
         const cs_v8 v834 = CS_V8_ROTL(v812, 3);          /* hight.cs:10:27 decrypt>F1 r24 */
@@ -2302,7 +2302,7 @@ static void cs_decrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v842 = CS_V8_ROTL(v819, 2);          /* hight.cs:9:39 decrypt>F0 r24 */
         const cs_v8 v843 = CS_V8_ROTL(v819, 7);          /* hight.cs:9:51 decrypt>F0 r24 */
         const cs_v8 v844 = CS_V8_XOR(v841, v842);        /* hight.cs:9:46 decrypt>F0 r24 */
-        const cs_v8 v845 = CS_GFNI_OR((CS_V8_GFA(v742, 0xc2850b162c58b061ULL, 0x00) ^ CS_V8_GFA(v818, 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v844, v843)); /* hight.cs:9:46 decrypt>F0 r24 */
+        const cs_v8 v845 = CS_GFNI_OR((CS_V8_GFA((v742 ^ v818), 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v844, v843)); /* hight.cs:9:46 decrypt>F0 r24 */
         const cs_v8 v846 = CS_V8_ADD(v845, v47);         /* hight.cs:45:76 decrypt r24 */
         const cs_v8 v847 = CS_GFNI_OR((v770 ^ v846), CS_V8_XOR(v770, v846)); /* hight.cs:45:64 decrypt r24 */
         const cs_v8 v848 = CS_V8_ROTL(v826, 3);          /* hight.cs:10:27 decrypt>F1 r25 */
@@ -2316,7 +2316,7 @@ static void cs_decrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v856 = CS_V8_ROTL(v833, 2);          /* hight.cs:9:39 decrypt>F0 r25 */
         const cs_v8 v857 = CS_V8_ROTL(v833, 7);          /* hight.cs:9:51 decrypt>F0 r25 */
         const cs_v8 v858 = CS_V8_XOR(v855, v856);        /* hight.cs:9:46 decrypt>F0 r25 */
-        const cs_v8 v859 = CS_GFNI_OR((CS_V8_GFA(v784, 0xc2850b162c58b061ULL, 0x00) ^ CS_V8_GFA(v832, 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v858, v857)); /* hight.cs:9:46 decrypt>F0 r25 */
+        const cs_v8 v859 = CS_GFNI_OR((CS_V8_GFA((v784 ^ v832), 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v858, v857)); /* hight.cs:9:46 decrypt>F0 r25 */
         const cs_v8 v860 = CS_V8_ADD(v859, v41);         /* hight.cs:44:72 decrypt r25 */
         const cs_v8 v861 = CS_GFNI_OR((v812 ^ v860), CS_V8_XOR(v812, v860)); /* hight.cs:44:60 decrypt r25 */
         const cs_v8 v862 = CS_V8_ROTL(v840, 3);          /* hight.cs:10:27 decrypt>F1 r25 */
@@ -2330,7 +2330,7 @@ static void cs_decrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v870 = CS_V8_ROTL(v847, 2);          /* hight.cs:9:39 decrypt>F0 r25 */
         const cs_v8 v871 = CS_V8_ROTL(v847, 7);          /* hight.cs:9:51 decrypt>F0 r25 */
         const cs_v8 v872 = CS_V8_XOR(v869, v870);        /* hight.cs:9:46 decrypt>F0 r25 */
-        const cs_v8 v873 = CS_GFNI_OR((CS_V8_GFA(v770, 0xc2850b162c58b061ULL, 0x00) ^ CS_V8_GFA(v846, 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v872, v871)); /* hight.cs:9:46 decrypt>F0 r25 */
+        const cs_v8 v873 = CS_GFNI_OR((CS_V8_GFA((v770 ^ v846), 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v872, v871)); /* hight.cs:9:46 decrypt>F0 r25 */
         const cs_v8 v874 = CS_V8_ADD(v873, v43);         /* hight.cs:45:76 decrypt r25 */
         const cs_v8 v875 = CS_GFNI_OR((v798 ^ v874), CS_V8_XOR(v798, v874)); /* hight.cs:45:64 decrypt r25 */
         const cs_v8 v876 = CS_V8_ROTL(v854, 3);          /* hight.cs:10:27 decrypt>F1 r26 */
@@ -2344,7 +2344,7 @@ static void cs_decrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v884 = CS_V8_ROTL(v861, 2);          /* hight.cs:9:39 decrypt>F0 r26 */
         const cs_v8 v885 = CS_V8_ROTL(v861, 7);          /* hight.cs:9:51 decrypt>F0 r26 */
         const cs_v8 v886 = CS_V8_XOR(v883, v884);        /* hight.cs:9:46 decrypt>F0 r26 */
-        const cs_v8 v887 = CS_GFNI_OR((CS_V8_GFA(v812, 0xc2850b162c58b061ULL, 0x00) ^ CS_V8_GFA(v860, 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v886, v885)); /* hight.cs:9:46 decrypt>F0 r26 */
+        const cs_v8 v887 = CS_GFNI_OR((CS_V8_GFA((v812 ^ v860), 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v886, v885)); /* hight.cs:9:46 decrypt>F0 r26 */
         const cs_v8 v888 = CS_V8_ADD(v887, v37);         /* hight.cs:44:72 decrypt r26 */
         const cs_v8 v889 = CS_GFNI_OR((v840 ^ v888), CS_V8_XOR(v840, v888)); /* hight.cs:44:60 decrypt r26 */
         const cs_v8 v890 = CS_V8_ROTL(v868, 3);          /* hight.cs:10:27 decrypt>F1 r26 */
@@ -2358,7 +2358,7 @@ static void cs_decrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v898 = CS_V8_ROTL(v875, 2);          /* hight.cs:9:39 decrypt>F0 r26 */
         const cs_v8 v899 = CS_V8_ROTL(v875, 7);          /* hight.cs:9:51 decrypt>F0 r26 */
         const cs_v8 v900 = CS_V8_XOR(v897, v898);        /* hight.cs:9:46 decrypt>F0 r26 */
-        const cs_v8 v901 = CS_GFNI_OR((CS_V8_GFA(v798, 0xc2850b162c58b061ULL, 0x00) ^ CS_V8_GFA(v874, 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v900, v899)); /* hight.cs:9:46 decrypt>F0 r26 */
+        const cs_v8 v901 = CS_GFNI_OR((CS_V8_GFA((v798 ^ v874), 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v900, v899)); /* hight.cs:9:46 decrypt>F0 r26 */
         const cs_v8 v902 = CS_V8_ADD(v901, v39);         /* hight.cs:45:76 decrypt r26 */
         const cs_v8 v903 = CS_GFNI_OR((v826 ^ v902), CS_V8_XOR(v826, v902)); /* hight.cs:45:64 decrypt r26 */
         const cs_v8 v904 = CS_V8_ROTL(v882, 3);          /* hight.cs:10:27 decrypt>F1 r27 */
@@ -2372,7 +2372,7 @@ static void cs_decrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v912 = CS_V8_ROTL(v889, 2);          /* hight.cs:9:39 decrypt>F0 r27 */
         const cs_v8 v913 = CS_V8_ROTL(v889, 7);          /* hight.cs:9:51 decrypt>F0 r27 */
         const cs_v8 v914 = CS_V8_XOR(v911, v912);        /* hight.cs:9:46 decrypt>F0 r27 */
-        const cs_v8 v915 = CS_GFNI_OR((CS_V8_GFA(v840, 0xc2850b162c58b061ULL, 0x00) ^ CS_V8_GFA(v888, 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v914, v913)); /* hight.cs:9:46 decrypt>F0 r27 */
+        const cs_v8 v915 = CS_GFNI_OR((CS_V8_GFA((v840 ^ v888), 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v914, v913)); /* hight.cs:9:46 decrypt>F0 r27 */
         const cs_v8 v916 = CS_V8_ADD(v915, v33);         /* hight.cs:44:72 decrypt r27 */
         const cs_v8 v917 = CS_GFNI_OR((v868 ^ v916), CS_V8_XOR(v868, v916)); /* hight.cs:44:60 decrypt r27 */
         const cs_v8 v918 = CS_V8_ROTL(v896, 3);          /* hight.cs:10:27 decrypt>F1 r27 */
@@ -2386,7 +2386,7 @@ static void cs_decrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v926 = CS_V8_ROTL(v903, 2);          /* hight.cs:9:39 decrypt>F0 r27 */
         const cs_v8 v927 = CS_V8_ROTL(v903, 7);          /* hight.cs:9:51 decrypt>F0 r27 */
         const cs_v8 v928 = CS_V8_XOR(v925, v926);        /* hight.cs:9:46 decrypt>F0 r27 */
-        const cs_v8 v929 = CS_GFNI_OR((CS_V8_GFA(v826, 0xc2850b162c58b061ULL, 0x00) ^ CS_V8_GFA(v902, 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v928, v927)); /* hight.cs:9:46 decrypt>F0 r27 */
+        const cs_v8 v929 = CS_GFNI_OR((CS_V8_GFA((v826 ^ v902), 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v928, v927)); /* hight.cs:9:46 decrypt>F0 r27 */
         const cs_v8 v930 = CS_V8_ADD(v929, v35);         /* hight.cs:45:76 decrypt r27 */
         const cs_v8 v931 = CS_GFNI_OR((v854 ^ v930), CS_V8_XOR(v854, v930)); /* hight.cs:45:64 decrypt r27 */
         const cs_v8 v932 = CS_V8_ROTL(v910, 3);          /* hight.cs:10:27 decrypt>F1 r28 */
@@ -2400,7 +2400,7 @@ static void cs_decrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v940 = CS_V8_ROTL(v917, 2);          /* hight.cs:9:39 decrypt>F0 r28 */
         const cs_v8 v941 = CS_V8_ROTL(v917, 7);          /* hight.cs:9:51 decrypt>F0 r28 */
         const cs_v8 v942 = CS_V8_XOR(v939, v940);        /* hight.cs:9:46 decrypt>F0 r28 */
-        const cs_v8 v943 = CS_GFNI_OR((CS_V8_GFA(v868, 0xc2850b162c58b061ULL, 0x00) ^ CS_V8_GFA(v916, 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v942, v941)); /* hight.cs:9:46 decrypt>F0 r28 */
+        const cs_v8 v943 = CS_GFNI_OR((CS_V8_GFA((v868 ^ v916), 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v942, v941)); /* hight.cs:9:46 decrypt>F0 r28 */
         const cs_v8 v944 = CS_V8_ADD(v943, v29);         /* hight.cs:44:72 decrypt r28 */
         const cs_v8 v945 = CS_GFNI_OR((v896 ^ v944), CS_V8_XOR(v896, v944)); /* hight.cs:44:60 decrypt r28 */
         const cs_v8 v946 = CS_V8_ROTL(v924, 3);          /* hight.cs:10:27 decrypt>F1 r28 */
@@ -2414,7 +2414,7 @@ static void cs_decrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v954 = CS_V8_ROTL(v931, 2);          /* hight.cs:9:39 decrypt>F0 r28 */
         const cs_v8 v955 = CS_V8_ROTL(v931, 7);          /* hight.cs:9:51 decrypt>F0 r28 */
         const cs_v8 v956 = CS_V8_XOR(v953, v954);        /* hight.cs:9:46 decrypt>F0 r28 */
-        const cs_v8 v957 = CS_GFNI_OR((CS_V8_GFA(v854, 0xc2850b162c58b061ULL, 0x00) ^ CS_V8_GFA(v930, 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v956, v955)); /* hight.cs:9:46 decrypt>F0 r28 */
+        const cs_v8 v957 = CS_GFNI_OR((CS_V8_GFA((v854 ^ v930), 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v956, v955)); /* hight.cs:9:46 decrypt>F0 r28 */
         const cs_v8 v958 = CS_V8_ADD(v957, v31);         /* hight.cs:45:76 decrypt r28 */
         const cs_v8 v959 = CS_GFNI_OR((v882 ^ v958), CS_V8_XOR(v882, v958)); /* hight.cs:45:64 decrypt r28 */
         const cs_v8 v960 = CS_V8_ROTL(v938, 3);          /* hight.cs:10:27 decrypt>F1 r29 */
@@ -2428,7 +2428,7 @@ static void cs_decrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v968 = CS_V8_ROTL(v945, 2);          /* hight.cs:9:39 decrypt>F0 r29 */
         const cs_v8 v969 = CS_V8_ROTL(v945, 7);          /* hight.cs:9:51 decrypt>F0 r29 */
         const cs_v8 v970 = CS_V8_XOR(v967, v968);        /* hight.cs:9:46 decrypt>F0 r29 */
-        const cs_v8 v971 = CS_GFNI_OR((CS_V8_GFA(v896, 0xc2850b162c58b061ULL, 0x00) ^ CS_V8_GFA(v944, 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v970, v969)); /* hight.cs:9:46 decrypt>F0 r29 */
+        const cs_v8 v971 = CS_GFNI_OR((CS_V8_GFA((v896 ^ v944), 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v970, v969)); /* hight.cs:9:46 decrypt>F0 r29 */
         const cs_v8 v972 = CS_V8_ADD(v971, v25);         /* hight.cs:44:72 decrypt r29 */
         const cs_v8 v973 = CS_GFNI_OR((v924 ^ v972), CS_V8_XOR(v924, v972)); /* hight.cs:44:60 decrypt r29 */
         const cs_v8 v974 = CS_V8_ROTL(v952, 3);          /* hight.cs:10:27 decrypt>F1 r29 */
@@ -2442,7 +2442,7 @@ static void cs_decrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v982 = CS_V8_ROTL(v959, 2);          /* hight.cs:9:39 decrypt>F0 r29 */
         const cs_v8 v983 = CS_V8_ROTL(v959, 7);          /* hight.cs:9:51 decrypt>F0 r29 */
         const cs_v8 v984 = CS_V8_XOR(v981, v982);        /* hight.cs:9:46 decrypt>F0 r29 */
-        const cs_v8 v985 = CS_GFNI_OR((CS_V8_GFA(v882, 0xc2850b162c58b061ULL, 0x00) ^ CS_V8_GFA(v958, 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v984, v983)); /* hight.cs:9:46 decrypt>F0 r29 */
+        const cs_v8 v985 = CS_GFNI_OR((CS_V8_GFA((v882 ^ v958), 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v984, v983)); /* hight.cs:9:46 decrypt>F0 r29 */
         const cs_v8 v986 = CS_V8_ADD(v985, v27);         /* hight.cs:45:76 decrypt r29 */
         const cs_v8 v987 = CS_GFNI_OR((v910 ^ v986), CS_V8_XOR(v910, v986)); /* hight.cs:45:64 decrypt r29 */
         const cs_v8 v988 = CS_V8_ROTL(v966, 3);          /* hight.cs:10:27 decrypt>F1 r30 */
@@ -2456,7 +2456,7 @@ static void cs_decrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v996 = CS_V8_ROTL(v973, 2);          /* hight.cs:9:39 decrypt>F0 r30 */
         const cs_v8 v997 = CS_V8_ROTL(v973, 7);          /* hight.cs:9:51 decrypt>F0 r30 */
         const cs_v8 v998 = CS_V8_XOR(v995, v996);        /* hight.cs:9:46 decrypt>F0 r30 */
-        const cs_v8 v999 = CS_GFNI_OR((CS_V8_GFA(v924, 0xc2850b162c58b061ULL, 0x00) ^ CS_V8_GFA(v972, 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v998, v997)); /* hight.cs:9:46 decrypt>F0 r30 */
+        const cs_v8 v999 = CS_GFNI_OR((CS_V8_GFA((v924 ^ v972), 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v998, v997)); /* hight.cs:9:46 decrypt>F0 r30 */
         const cs_v8 v1000 = CS_V8_ADD(v999, v21);        /* hight.cs:44:72 decrypt r30 */
         const cs_v8 v1001 = CS_V8_XOR(v952, v1000);      /* hight.cs:44:60 decrypt r30 */
         const cs_v8 v1002 = CS_V8_ROTL(v980, 3);         /* hight.cs:10:27 decrypt>F1 r30 */
@@ -2470,7 +2470,7 @@ static void cs_decrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v1010 = CS_V8_ROTL(v987, 2);         /* hight.cs:9:39 decrypt>F0 r30 */
         const cs_v8 v1011 = CS_V8_ROTL(v987, 7);         /* hight.cs:9:51 decrypt>F0 r30 */
         const cs_v8 v1012 = CS_V8_XOR(v1009, v1010);     /* hight.cs:9:46 decrypt>F0 r30 */
-        const cs_v8 v1013 = CS_GFNI_OR((CS_V8_GFA(v910, 0xc2850b162c58b061ULL, 0x00) ^ CS_V8_GFA(v986, 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v1012, v1011)); /* hight.cs:9:46 decrypt>F0 r30 */
+        const cs_v8 v1013 = CS_GFNI_OR((CS_V8_GFA((v910 ^ v986), 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v1012, v1011)); /* hight.cs:9:46 decrypt>F0 r30 */
         const cs_v8 v1014 = CS_V8_ADD(v1013, v23);       /* hight.cs:45:76 decrypt r30 */
         const cs_v8 v1015 = CS_V8_XOR(v938, v1014);      /* hight.cs:45:64 decrypt r30 */
         const cs_v8 v1016 = CS_V8_ROTL(v994, 3);         /* hight.cs:10:27 decrypt>F1 r31 */
@@ -2484,7 +2484,7 @@ static void cs_decrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v1024 = CS_V8_ROTL(v1001, 2);        /* hight.cs:9:39 decrypt>F0 r31 */
         const cs_v8 v1025 = CS_V8_ROTL(v1001, 7);        /* hight.cs:9:51 decrypt>F0 r31 */
         const cs_v8 v1026 = CS_V8_XOR(v1023, v1024);     /* hight.cs:9:46 decrypt>F0 r31 */
-        const cs_v8 v1027 = CS_GFNI_OR((CS_V8_GFA(v952, 0xc2850b162c58b061ULL, 0x00) ^ CS_V8_GFA(v1000, 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v1026, v1025)); /* hight.cs:9:46 decrypt>F0 r31 */
+        const cs_v8 v1027 = CS_GFNI_OR((CS_V8_GFA((v952 ^ v1000), 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v1026, v1025)); /* hight.cs:9:46 decrypt>F0 r31 */
         const cs_v8 v1028 = CS_V8_ADD(v1027, v17);       /* hight.cs:44:72 decrypt r31 */
         const cs_v8 v1029 = CS_V8_XOR(v980, v1028);      /* hight.cs:44:60 decrypt r31 */
         const cs_v8 v1030 = CS_V8_ROTL(v1008, 3);        /* hight.cs:10:27 decrypt>F1 r31 */
@@ -2498,7 +2498,7 @@ static void cs_decrypt_n(const hight_key *ks, const uint8_t *in, uint8_t *out)
         const cs_v8 v1038 = CS_V8_ROTL(v1015, 2);        /* hight.cs:9:39 decrypt>F0 r31 */
         const cs_v8 v1039 = CS_V8_ROTL(v1015, 7);        /* hight.cs:9:51 decrypt>F0 r31 */
         const cs_v8 v1040 = CS_V8_XOR(v1037, v1038);     /* hight.cs:9:46 decrypt>F0 r31 */
-        const cs_v8 v1041 = CS_GFNI_OR((CS_V8_GFA(v938, 0xc2850b162c58b061ULL, 0x00) ^ CS_V8_GFA(v1014, 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v1040, v1039)); /* hight.cs:9:46 decrypt>F0 r31 */
+        const cs_v8 v1041 = CS_GFNI_OR((CS_V8_GFA((v938 ^ v1014), 0xc2850b162c58b061ULL, 0x00)), CS_V8_XOR(v1040, v1039)); /* hight.cs:9:46 decrypt>F0 r31 */
         const cs_v8 v1042 = CS_V8_ADD(v1041, v19);       /* hight.cs:45:76 decrypt r31 */
         const cs_v8 v1043 = CS_V8_XOR(v966, v1042);      /* hight.cs:45:64 decrypt r31 */
         const cs_v8 v1044 = CS_V8_SUB(v994, v8);         /* hight.cs:47:5 decrypt */
