@@ -237,7 +237,8 @@ def main() -> int:
         else [
             "",
             f"For the why: this compiler's `--schedule sliced_v32` (state bytes in vector lanes, the pLayer as the "
-            f"IR's rotations and masks, the S-box as 16-entry table lookups per lane, NOT constant-time), same run, "
+            f"IR's rotations and masks or, on the GFNI variants, GF2P8AFFINEQB bit matrices, the S-box as 16-entry "
+            f"table lookups per lane, NOT constant-time), same run, "
             f"default level: {result['sliced_v32_cpu_mb_s']:,.0f} MB/s (CPU clock), against the bitsliced default's "
             f"{rows[0]['new_cpu_mb_s']:,.0f} MB/s.",
         ]
