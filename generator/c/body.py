@@ -70,6 +70,8 @@ def emit_body(
     names = [f"{prefix}{vid}" for vid in range(len(fn.ops))]
     lines: list[str] = []
     fault = _FAULT.get()
+    if fault is not None and fault[0] == fn.name:
+        alt = None  # an injected fault shows in every variant: no GFNI form bypasses the flipped op
     for item in range(len(fn.ops)) if order is None else order:
         if isinstance(item, LookupBatch):
             ops = [fn.ops[i] for i in item.ops]
