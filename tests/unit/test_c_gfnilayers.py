@@ -137,3 +137,13 @@ def test_present_notes_say_which_layer_got_gfni(reg):
     assert "GFNI where the CPU has it: 144 vector ops" in enc and "instead of 208" in enc
     # decrypt: the key is XORed before the permutation, so a lookup and a key byte share a block: one multiply
     assert "GFNI where the CPU has it: 208 vector ops" in dec and "instead of 216" in dec
+
+
+def test_a_bit_permutation_across_the_block_gets_gfni():
+    """bitlinear.cs's permutation of all 64 bits (every bit moves between bytes) in the sliced kernel: one
+    8x8 block per (output byte, source byte) pair, cheaper than its masks and shifts."""
+    reg = Registry([ROOT / "tests" / "conformance" / "bitlinear.cs"])
+    m, s, prep = _prepared(reg, "bitlinear_perm")
+    plans = gfnilayers.plans(prep.functions["encrypt"], prep.tables, _keys(m))
+    assert any(p.chosen and p.layer.kind == "bit permutation" for p in plans)
+    assert [v.name for v in variants.variants(m, s)] == list(variants.GFNI_SLICED_LEVELS)
