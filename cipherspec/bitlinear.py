@@ -278,6 +278,18 @@ def module_layers(module: Module) -> dict[str, list[Layer]]:
     return {name: layers(fn, module.tables, keys) for name, fn in module.functions.items() if name != "key_schedule"}
 
 
+def bit_forms(fn: Function, tables: dict[str, Table]) -> tuple[list, dict[int, int]]:
+    """Per op, its bit forms (None for a source: see the module docstring) and, per source op, the number
+    of its bit 0 among the variables: bit b of affine op o has bit k of source s where
+    ``forms[o][b] >> (base[s] + k) & 1`` (bit 0 of a form is the constant 1).  What a backend lowering a
+    layer as bit matrices reads (generator/c/gfnilayers.py).
+
+        %0 = input.u8   %1 = shr.u8 %0, 4  ->  forms[1] = [1 << 5, 1 << 6, 1 << 7, 1 << 8, 0, 0, 0, 0], base = {0: 1}
+    """
+    forms, base, _ = _forms(fn, tables, lambda name: False)
+    return forms, base
+
+
 def known_zero(fn: Function, tables: dict[str, Table]) -> list[int]:
     """Per op, the mask of its bits that are 0 whatever the inputs (a bit whose linear form is the constant 0;
     a lookup's bits that are 0 in every entry).  A target inserts a masked term into such bits in one op.

@@ -63,10 +63,15 @@ def emit_body(
     indent: str = "    ",
     order: list[int | LookupBatch] | None = None,
     prefix: str = "v",
+    alt: Callable[[int, list[str], str], str] | None = None,
 ) -> Body:
+    """``alt``: a hook that may replace op vid's expression (gfnilayers.alternative: a layer's GFNI form beside
+    the dialect's, chosen by the preprocessor); called with the value names and the dialect's expression."""
     names = [f"{prefix}{vid}" for vid in range(len(fn.ops))]
     lines: list[str] = []
     fault = _FAULT.get()
+    if fault is not None and fault[0] == fn.name:
+        alt = None  # an injected fault shows in every variant: no GFNI form bypasses the flipped op
     for item in range(len(fn.ops)) if order is None else order:
         if isinstance(item, LookupBatch):
             ops = [fn.ops[i] for i in item.ops]
@@ -84,6 +89,8 @@ def emit_body(
             expr = bind(op.imm[0], op.width)
         else:
             expr = dialect.expr(op, [names[a] for a in op.args], tables, [fn.ops[a].width for a in op.args])
+            if alt is not None:
+                expr = alt(vid, names, expr)
         stmt = f"{indent}const {dialect.ctype(op.width)} {var} = {expr};"
         lines.append(f"{stmt.ljust(COMMENT_COLUMN)} {_comment(op)}")
     return Body(lines, {name: names[v] for name, v in fn.outputs})

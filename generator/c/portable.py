@@ -20,6 +20,7 @@ from cipherspec.version import __version__
 
 from ..common.templates import render
 from . import bitsliced as bs
+from . import gfnilayers
 from .body import emit_body
 from .dialects import Scalar, Vector
 from .prepare import Prepared, prepare
@@ -100,8 +101,11 @@ def sliced_core(module: Module, prep: Prepared, kind: str, lanes: int, streams: 
 
         return bind
 
+    alt = gfnilayers.alternative(gfni_outputs(module, prep, kind))
     bodies = [
-        emit_body(fn, Vector(), prep.tables, binder(tag), ind + "    ", prefix="v" if streams == 1 else f"s{j}_v")
+        emit_body(
+            fn, Vector(), prep.tables, binder(tag), ind + "    ", prefix="v" if streams == 1 else f"s{j}_v", alt=alt
+        )
         for j, tag in enumerate(tags)
     ]
     lines += [" " * j + body.lines[n] for n in range(len(bodies[0].lines)) for j, body in enumerate(bodies)]
@@ -130,6 +134,15 @@ def sliced_core(module: Module, prep: Prepared, kind: str, lanes: int, streams: 
         "doc": f"{kind}: {what} (block-sliced core)",
         "lines": lines,
     }
+
+
+def gfni_outputs(module: Module, prep: Prepared, kind: str) -> dict[int, gfnilayers.Output]:
+    """The outputs of ``kind``'s layers that a sliced kernel computes on GFNI where the variant has it."""
+    memo = prep.__dict__.setdefault("_gfni", {})
+    if kind not in memo:
+        keys = tuple(arr.name for arr in module.key_arrays)
+        memo[kind] = gfnilayers.chosen(prep.functions[kind], prep.tables, keys)
+    return memo[kind]
 
 
 def has_counter_core(module: Module, layout: str) -> bool:
@@ -393,8 +406,10 @@ def _sliced_support(module: Module, prep: Prepared, lanes: int, streams: int = 1
         + [fragment("vector_plain.c", w=w, vl=vmacro) for w in sorted(widths)]
         + ["#endif"]
     )
+    gfni = 8 in widths and any(gfni_outputs(module, prep, kind) for kind in ("encrypt", "decrypt"))
     return (
         [vectors]
+        + ([fragment("gfni_layers.c", nbytes=vl)] if gfni else [])
         + [
             fragment("byte_rotation.c", w=w, k=k, nbytes=vl * w // 8, mask=byte_rotation_mask(w, k, vl))
             for w, k in sorted(rotb)

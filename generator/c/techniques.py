@@ -15,11 +15,13 @@ from cipherspec.bitlinear import Layer, module_layers
 from cipherspec.ir import Module
 from cipherspec.schedule import Schedule
 
+from .gfnilayers import Plan, plans
+
 MAX_NOTES = 3  # layer notes per function: the most frequent shapes
 MIN_OPS = 4  # smaller layers (a rotation and a key XOR between two additions) are not worth a note
 
 
-def _layer_technique(lay: Layer, layout: str) -> str:
+def _layer_technique(lay: Layer, layout: str, plan: Plan | None = None) -> str:
     if layout == "bitsliced":
         perm = lay.kind in ("bit permutation", "bit selection")
         head = (
@@ -32,9 +34,12 @@ def _layer_technique(lay: Layer, layout: str) -> str:
         return head + "; GFNI/byte shuffles not needed: a bit-plane layout has no bits to move"
     if layout == "aesni":
         return "aesni: the AES round instructions / byte shuffles where the layer is AES's, else the bitsliced fallback's renaming"
+    if layout == "sliced" and plan is not None:
+        tail = " (variants gfni_avx512, gfni_avx2; avx512, avx2, sse2: the shifts and masks)" if plan.chosen else ""
+        return f"sliced: {plan.note()}{tail}"
     return (
         f"{layout}: shifts, masks and ORs as written ({lay.ops} word ops per layer); "
-        "GFNI bit-matrix multiplies and byte shuffles are not implemented for word layouts -- "
+        "GFNI bit-matrix multiplies are implemented for sliced kernels on byte words only -- "
         "the constant-time default for a spec with tables is bitsliced, where the layer is free"
     )
 
@@ -43,6 +48,7 @@ def layer_notes(module: Module, schedule: Schedule, found: dict[str, list[Layer]
     """One note per function and kind of layer (the same layer in every round counts once, with its count)."""
     out = []
     found = module_layers(module) if found is None else found
+    gfni = _gfni_plans(module, schedule) if schedule.layout == "sliced" else {}
     for fname, lays in found.items():
         groups: dict[str, list[Layer]] = {}
         for lay in lays:
@@ -52,9 +58,29 @@ def layer_notes(module: Module, schedule: Schedule, found: dict[str, list[Layer]
             origins = sorted({o for lay in members for o in lay.origins})
             where = ", ".join(origins[:4]) + (", ..." if len(origins) > 4 else "")
             lay = max(members, key=lambda x: x.ops)
+            plan = gfni.get((fname, what, lay.origins)) or gfni.get((fname, what, ()))
             out.append(
-                f"{module.cipher} {fname}: {len(members)} x {what} ({where}) -> {_layer_technique(lay, schedule.layout)}"
+                f"{module.cipher} {fname}: {len(members)} x {what} ({where}) -> "
+                + _layer_technique(lay, schedule.layout, plan)
             )
+    return out
+
+
+def _gfni_plans(module: Module, schedule: Schedule) -> dict[tuple, Plan]:
+    """(function, layer description, origins) -> the GFNI plan of that layer in the sliced kernel's prepared
+    function (what the kernel emits); (function, description, ()) -> the costliest plan of that description."""
+    from .prepare import prepare
+
+    prep = prepare(module, schedule)
+    keys = tuple(arr.name for arr in module.key_arrays)
+    out: dict[tuple, Plan] = {}
+    for fname in ("encrypt", "decrypt"):
+        for p in plans(prep.functions[fname], prep.tables, keys):
+            what = p.layer.describe()
+            out.setdefault((fname, what, p.layer.origins), p)
+            prev = out.get((fname, what, ()))
+            if prev is None or p.layer.ops > prev.layer.ops:
+                out[(fname, what, ())] = p
     return out
 
 

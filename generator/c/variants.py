@@ -19,6 +19,8 @@ the ``aesni`` kernels, one source whose vector width follows the level); the lib
         sm4_c_aesni         -> gfni_avx512, vaes_avx512, gfni_avx2, vaes_avx2, aesni (word-sliced); avx2, sse2
         lea128_c_sliced_v32 -> avx512 (sliced_v64_i2: 32-bit ARX words on zmm, lanes64.py), avx2 (sliced_v32),
                                sse2 (sliced_v16)
+        present80_c_sliced_v32 -> gfni_avx512, avx512, gfni_avx2, avx2, sse2: the gfni levels compute the pLayer
+                               on GF2P8AFFINEQB (gfnilayers.py), the others with the IR's shifts and masks
         speck128_128_c_sliced_v32 -> avx512 (sliced_v64_i4), avx2 (sliced_v32_i4), sse2 (sliced_v16_i4):
                                64-bit ARX words, width and interleave per level from lanes64.py's cost model
     portable(module, schedule)  (any other target: one variant, no ISA flags)
@@ -105,6 +107,9 @@ PORTABLE_LEVELS = ("avx512", "avx2", "sse2")  # best first: portable C kernels a
 AESNI_LEVELS = ("vaes_avx512", "vaes_avx2", "aesni")
 # word-sliced aesni kernels (aesni/wordsliced.py) compute S-boxes on GFNI where the level has it
 WORD_LEVELS = ("gfni_avx512", "vaes_avx512", "gfni_avx2", "vaes_avx2", "aesni")
+# a sliced kernel with a bit-linear layer on byte words that pays on GFNI (gfnilayers.py) also compiles at the
+# GFNI levels (their AES/VAES features are more than the layer needs: a CPU with GFNI but no VAES runs avx512/avx2)
+GFNI_SLICED_LEVELS = ("gfni_avx512", "avx512", "gfni_avx2", "avx2", "sse2")
 # An aesni library's portable fallback runs where AES-NI is missing: CPUs before AVX2 (every x86-64 CPU
 # with AVX-512 has AES-NI), or a level forced lower with CIPHERSPEC_X86_ISA; sse2 and avx2 cover both.
 FALLBACK_LEVELS = ("avx2", "sse2")
@@ -145,8 +150,21 @@ def variants(module: Module, schedule: Schedule) -> list[Variant]:
     out = []
     for k in ks:
         names = _aesni_levels(module) if k.layout == "aesni" else FALLBACK_LEVELS if len(ks) > 1 else PORTABLE_LEVELS
+        if names == PORTABLE_LEVELS and has_gfni_layers(module, k):
+            names = GFNI_SLICED_LEVELS
         out += [Variant(n, _level_kernel(module, k, n), BY_NAME[n]) for n in names]
     return out
+
+
+def has_gfni_layers(module: Module, kernel: Schedule) -> bool:
+    """Whether a sliced kernel computes some bit-linear layer on GFNI where the variant has it."""
+    from .portable import gfni_outputs
+    from .prepare import prepare
+
+    if kernel.layout != "sliced":
+        return False
+    prep = prepare(module, kernel)
+    return any(gfni_outputs(module, prep, kind) for kind in ("encrypt", "decrypt"))
 
 
 def _aesni_levels(module: Module) -> tuple[str, ...]:

@@ -57,6 +57,10 @@ def variants() -> list[tuple[str, str]]:
 AESNI_STEMS = ("sbox_inv",)
 AESNI_CI = ("ref", "c aesni")
 AESNI_BITSLICED = ("invsub_u32_be",)
+# gfnilayer.cs (bit-linear layers on byte words, GF2P8AFFINEQB in the sliced kernels' GFNI variants): its
+# constructs are bitlinear.cs's and rotate.cs's on the other columns; CI runs it where it is new
+GFNI_STEMS = ("gfnilayer",)
+GFNI_CI = ("ref", "c sliced_v16")
 # the cuda column compiles the bitsliced default (every cell with tables) in CI for a bit permutation with an S-box
 # (~7 s of nvcc); the example ciphers add 8-bit S-boxes on u32 words (SM4, ~32 s) and a 4-bit S-box with a pLayer
 # (PRESENT, ~13 s); sbox8_u8's would cost ~30 s for no new construct (CIPHERSPEC_FULL_MATRIX=1 compiles every one)
@@ -90,6 +94,8 @@ def widest_variants() -> frozenset[str]:
 def _in_ci(stem: str, name: str, col: str, sliced: set[str]) -> bool:
     if stem in AESNI_STEMS:
         return col in AESNI_CI or (col == "c bitsliced_v16" and name in AESNI_BITSLICED)
+    if stem in GFNI_STEMS:
+        return col in GFNI_CI
     return col != "c bitsliced_v16" or name in sliced
 
 
@@ -175,6 +181,10 @@ def run_cell(name: str, column: str) -> str:
             if column == "c aesni":  # every x86 variant this CPU runs (GFNI, VAES, AES-NI, the fallback)
                 for v in cipher.variants():
                     if cipher.variant_for(v) == v:
+                        _compare(name, f"{column} ({v})", cipher.with_isa(v), ref)
+            elif column == "c sliced_v16":  # the GFNI variants (bit-linear layers on GF2P8AFFINEQB) it runs
+                for v in cipher.variants():
+                    if v.startswith("gfni") and cipher.variant_for(v) == v:
                         _compare(name, f"{column} ({v})", cipher.with_isa(v), ref)
         elif column == "neon":
             _compare(name, column, make_cipher(reg, name, None, "neon"), ref)

@@ -82,7 +82,7 @@ size_t hight_cmac_ctx_size(void);
 /* Kernels: the library carries its kernels compiled for several ISA levels (x86-64: sse2, aesni, avx2, vaes_avx2, avx512, vaes_avx512, gfni_avx2, gfni_avx512;
  * other targets: portable) and picks the best this CPU runs, once, at first use.  CIPHERSPEC_X86_ISA=<level>
  * caps the level (a level this CPU lacks is an error: set_key returns CIPHERSPEC_ERR_ISA).
- *     hight_variant()           the variant set_key uses, e.g. "avx512"; NULL on a CIPHERSPEC_X86_ISA error
+ *     hight_variant()           the variant set_key uses, e.g. "gfni_avx512"; NULL on a CIPHERSPEC_X86_ISA error
  *     hight_dispatch_error()    why hight_variant() is NULL ("" otherwise)
  *     hight_variant_for(isa)    the variant an ISA level (a ceiling) picks on this CPU; NULL if the CPU lacks it
  *     hight_variant_name(i)     the i-th variant compiled in, best first; NULL past the last

@@ -4,7 +4,9 @@
  *
  * Kernels, best first: the first whose CPU features are present runs (x86-64: CPUID, once, at first use;
  * CIPHERSPEC_X86_ISA=<level> caps the choice; other targets: the portable variant only):
+ *     gfni_avx512  hight_sliced_v32.c  x86-64-v4 + VAES + GFNI, 512-bit: -march=x86-64-v4 -maes -mvaes -mgfni -DCS_VARIANT=gfni_avx512
  *     avx512       hight_sliced_v32.c  x86-64-v4 (AVX-512): -march=x86-64-v4 -DCS_VARIANT=avx512
+ *     gfni_avx2    hight_sliced_v32.c  x86-64-v3 + VAES + GFNI, 256-bit: -march=x86-64-v3 -maes -mvaes -mgfni -DCS_VARIANT=gfni_avx2
  *     avx2         hight_sliced_v32.c  x86-64-v3 (AVX2): -march=x86-64-v3 -DCS_VARIANT=avx2
  *     sse2         hight_sliced_v16.c  x86-64 baseline (SSE2): -march=x86-64 -DCS_VARIANT=sse2
  *     portable     hight_sliced_v16.c  any C99 compiler: -DCS_VARIANT=portable
@@ -2709,8 +2711,14 @@ typedef struct {
     size_t f(const hight_key *ks, uint64_t t[2], const uint8_t *in, uint8_t *out, size_t blocks, int decrypt);
 
 #ifdef CS_X86
+#ifndef CS_NO_GFNI_AVX512
+CS_DECLARE(gfni_avx512)
+#endif
 #ifndef CS_NO_AVX512
 CS_DECLARE(avx512)
+#endif
+#ifndef CS_NO_GFNI_AVX2
+CS_DECLARE(gfni_avx2)
 #endif
 #ifndef CS_NO_AVX2
 CS_DECLARE(avx2)
@@ -2719,8 +2727,14 @@ CS_DECLARE(avx2)
 CS_DECLARE(sse2)
 #endif
 static const cs_kernels cs_variants[] = {
+#ifndef CS_NO_GFNI_AVX512
+    CS_ROW(gfni_avx512, CS_F_SSE2 | CS_F_V2 | CS_F_V3 | CS_F_V4 | CS_F_AES | CS_F_VAES | CS_F_GFNI, 32),  /* sliced_v32: x86-64-v4 + VAES + GFNI, 512-bit */
+#endif
 #ifndef CS_NO_AVX512
     CS_ROW(avx512, CS_F_SSE2 | CS_F_V2 | CS_F_V3 | CS_F_V4, 32, 0),  /* sliced_v32: x86-64-v4 (AVX-512) */
+#endif
+#ifndef CS_NO_GFNI_AVX2
+    CS_ROW(gfni_avx2, CS_F_SSE2 | CS_F_V2 | CS_F_V3 | CS_F_AES | CS_F_VAES | CS_F_GFNI, 32),  /* sliced_v32: x86-64-v3 + VAES + GFNI, 256-bit */
 #endif
 #ifndef CS_NO_AVX2
     CS_ROW(avx2, CS_F_SSE2 | CS_F_V2 | CS_F_V3, 32, 0),  /* sliced_v32: x86-64-v3 (AVX2) */
