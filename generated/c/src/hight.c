@@ -2728,13 +2728,13 @@ CS_DECLARE(sse2)
 #endif
 static const cs_kernels cs_variants[] = {
 #ifndef CS_NO_GFNI_AVX512
-    CS_ROW(gfni_avx512, CS_F_SSE2 | CS_F_V2 | CS_F_V3 | CS_F_V4 | CS_F_AES | CS_F_VAES | CS_F_GFNI, 32),  /* sliced_v32: x86-64-v4 + VAES + GFNI, 512-bit */
+    CS_ROW(gfni_avx512, CS_F_SSE2 | CS_F_V2 | CS_F_V3 | CS_F_V4 | CS_F_AES | CS_F_VAES | CS_F_GFNI, 32, 0),  /* sliced_v32: x86-64-v4 + VAES + GFNI, 512-bit */
 #endif
 #ifndef CS_NO_AVX512
     CS_ROW(avx512, CS_F_SSE2 | CS_F_V2 | CS_F_V3 | CS_F_V4, 32, 0),  /* sliced_v32: x86-64-v4 (AVX-512) */
 #endif
 #ifndef CS_NO_GFNI_AVX2
-    CS_ROW(gfni_avx2, CS_F_SSE2 | CS_F_V2 | CS_F_V3 | CS_F_AES | CS_F_VAES | CS_F_GFNI, 32),  /* sliced_v32: x86-64-v3 + VAES + GFNI, 256-bit */
+    CS_ROW(gfni_avx2, CS_F_SSE2 | CS_F_V2 | CS_F_V3 | CS_F_AES | CS_F_VAES | CS_F_GFNI, 32, 0),  /* sliced_v32: x86-64-v3 + VAES + GFNI, 256-bit */
 #endif
 #ifndef CS_NO_AVX2
     CS_ROW(avx2, CS_F_SSE2 | CS_F_V2 | CS_F_V3, 32, 0),  /* sliced_v32: x86-64-v3 (AVX2) */
