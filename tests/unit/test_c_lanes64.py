@@ -60,8 +60,9 @@ def test_32_bit_words_get_zmm_at_avx512_only(registry):
     assert "VPROLD" in p.note() and "halves" not in p.note()
     assert lanes64.plan(m, "avx2") is None and lanes64.plan(m, "sse2") is None
     sched = parse_schedule(m, "sliced_v32")
+    assert p.interleave == 2
     assert [v.kernel.name for v in variants(m, sched)] == [
-        f"lea128_c_sliced_i{p.interleave}_v64",
+        "lea128_c_sliced_i2_v64",
         "lea128_c_sliced_v32",
         "lea128_c_sliced_v16",
     ]
