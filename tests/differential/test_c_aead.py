@@ -1,6 +1,6 @@
 """The C library's GCM/GMAC, CCM, XTS and CMAC (runtime/c_aead.py over fragments/aead.c and ghash.c)
 against an independent implementation: AES-128 vs the `cryptography` package (OpenSSL).  Lengths 0, 1,
-15, 16, 17 and the stitching chunk (8 KiB) and XTS batch (128 blocks) +-1 (the fused kernels' 32-block
+15, 16, 17 and the stitching chunk (4 KiB) and XTS batch (128 blocks) +-1 (the fused kernels' 32-block
 batches inside them); 12-byte and other IVs;
 truncated tags; CCM's nonce and tag sizes; XTS with ciphertext stealing; inc32 across the counter's
 32-bit wrap (an IV solved for a chosen J0); incremental GCM/CMAC under random chunkings == one-shot;
@@ -24,7 +24,7 @@ from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes  # 
 from cryptography.hazmat.primitives.ciphers.aead import AESCCM, AESGCM  # noqa: E402
 from cryptography.hazmat.primitives.cmac import CMAC  # noqa: E402
 
-CHUNK = 8192  # bytes per stitched GCM step (CS_GCM_CHUNK blocks)
+CHUNK = 4096  # bytes per stitched GCM step (CS_GCM_CHUNK blocks)
 LENGTHS = [0, 1, 15, 16, 17, 255, CHUNK - 1, CHUNK, CHUNK + 1, 2 * CHUNK + 17]
 LEVELS = ["sse2", "aesni", "avx2", "vaes_avx2", "avx512", "vaes_avx512"]
 

@@ -5,7 +5,7 @@ Every kernel and GHASH variant runs: feature ceilings in set_key_isa ("neon": po
 portable GHASH; "pmull": portable kernels, PMULL GHASH; "crypto": AESE kernels, portable GHASH; None:
 the CPU's best) in ONE QEMU run per cipher, then the HWCAP path itself (-cpu max / cortex-a76 and the
 CIPHERSPEC_NEON_NO_PMULL / NO_CRYPTO overrides).  Lengths 0, 1, 15, 16, 17, the 8-block reduction and
-the kernel group +-1, the 8 KiB stitching chunk +-1; IVs of 12 and other lengths, one solved so that
+the kernel group +-1, the 4 KiB stitching chunk +-1 (and 8 KiB +-1); IVs of 12 and other lengths, one solved so that
 inc32 wraps mid-message; tampering -> CIPHERSPEC_ERR_AUTH with the output zeroed.  Builds: aes128 and
 pipo64_128 as test_neon_dispatch.py does (same files, one cached build), lea128."""
 
@@ -54,7 +54,7 @@ def _cases(c, ref, rnd: random.Random):
     rk = ref.expand_key(key)
     out = []
     if c.block_bytes == 16:
-        lengths = sorted({0, 1, 15, 16, 17, 127, 128, 129, g - 16, g - 1, g, g + 1, g + 16, 8191, 8193})
+        lengths = sorted({0, 1, 15, 16, 17, 127, 128, 129, g - 16, g - 1, g, g + 1, g + 16, 4095, 4097, 8191, 8193})
         ivs, aads, tags = (12, 12, 1, 16, 60), (0, 1, 16, 17, 130), (16, 16, 12, 4, 15)
         for i, n in enumerate(lengths):
             iv, aad, data = rnd.randbytes(ivs[i % 5]), rnd.randbytes(aads[i % 5]), rnd.randbytes(n)

@@ -76,7 +76,7 @@ int lea256_ctr(const lea256_key *ks, uint8_t *iv, const uint8_t *in, uint8_t *ou
  * 2^61 - 1 bytes (else CIPHERSPEC_ERR_PARAM).  The counter is inc32 (its low 32 bits wrap on their own).
  * decrypt compares the tag in constant time; on a mismatch it returns CIPHERSPEC_ERR_AUTH and out is
  * zeroed (no plaintext is ever left in it).  GHASH runs on the variant chosen with the kernels (see
- * lea256_ghash_variant), stitched with the CTR kernel over 8 KiB chunks.  in == out is allowed. */
+ * lea256_ghash_variant), stitched with the CTR kernel over 4 KiB chunks.  in == out is allowed. */
 int lea256_gcm_encrypt(const lea256_key *ks, const uint8_t *iv, size_t iv_len, const uint8_t *aad, size_t aad_len,
                      const uint8_t *in, uint8_t *out, size_t len, uint8_t *tag, size_t tag_len);
 int lea256_gcm_decrypt(const lea256_key *ks, const uint8_t *iv, size_t iv_len, const uint8_t *aad, size_t aad_len,
