@@ -797,8 +797,11 @@ static void cs_gcm_blocks(aria256_neon_gcm *c, const cs_kernels *k, const uint8_
         size_t m = n < CS_GCM_CHUNK ? n : CS_GCM_CHUNK;
         if (fused) {  /* the kernel's own stitched loop, up to where the counter's low 32 bits wrap */
             const uint64_t room = ((uint64_t)1 << 32) - cs_load32be(c->ctr + 12);
+            uint8_t top[12];  /* inc32: a loop that ends exactly at the wrap must not carry into them */
+            memcpy(top, c->ctr, 12);
             m = k->ctr_ghash(c->ks, c->ctr, in, out, (uint64_t)n < room ? n : (size_t)room, c->x,
                              (const uint64_t (*)[2])c->h, decrypt);
+            memcpy(c->ctr, top, 12);
             if (m) {
                 in += 16 * m;
                 out += 16 * m;

@@ -5061,6 +5061,7 @@ typedef struct {
 #ifdef CS_X86
 #ifndef CS_NO_VAES_AVX512
 CS_DECLARE(vaes_avx512)
+CS_DECLARE_CTR_GHASH(aria128_vaes_avx512_ctr_ghash)
 #endif
 #ifndef CS_NO_VAES_AVX2
 CS_DECLARE(vaes_avx2)
@@ -5076,7 +5077,7 @@ CS_DECLARE(sse2)
 #endif
 static const cs_kernels cs_variants[] = {
 #ifndef CS_NO_VAES_AVX512
-    CS_ROW(vaes_avx512, CS_F_SSE2 | CS_F_V2 | CS_F_V3 | CS_F_V4 | CS_F_AES | CS_F_VAES, 64, 0),  /* aesni: x86-64-v4 + VAES, 512-bit */
+    CS_ROW_FUSED(vaes_avx512, CS_F_SSE2 | CS_F_V2 | CS_F_V3 | CS_F_V4 | CS_F_AES | CS_F_VAES, 64, 0, aria128_vaes_avx512_ctr_ghash, NULL, NULL),  /* aesni: x86-64-v4 + VAES, 512-bit */
 #endif
 #ifndef CS_NO_VAES_AVX2
     CS_ROW(vaes_avx2, CS_F_SSE2 | CS_F_V2 | CS_F_V3 | CS_F_AES | CS_F_VAES, 32, 0),  /* aesni: x86-64-v3 + VAES, 256-bit */
@@ -5785,8 +5786,11 @@ static void cs_gcm_blocks(aria128_gcm *c, const cs_kernels *k, const uint8_t *in
         size_t m = n < CS_GCM_CHUNK ? n : CS_GCM_CHUNK;
         if (fused) {  /* the kernel's own stitched loop, up to where the counter's low 32 bits wrap */
             const uint64_t room = ((uint64_t)1 << 32) - cs_load32be(c->ctr + 12);
+            uint8_t top[12];  /* inc32: a loop that ends exactly at the wrap must not carry into them */
+            memcpy(top, c->ctr, 12);
             m = k->ctr_ghash(c->ks, c->ctr, in, out, (uint64_t)n < room ? n : (size_t)room, c->x,
                              (const uint64_t (*)[2])c->h, decrypt);
+            memcpy(c->ctr, top, 12);
             if (m) {
                 in += 16 * m;
                 out += 16 * m;

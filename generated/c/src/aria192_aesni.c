@@ -2155,6 +2155,109 @@ static void cs_ctr_n(const aria192_key *ks, const uint8_t *ctr, uint8_t *stream)
     cs_encrypt_s(ks, s, stream);
 }
 
+#if CS_VBITS == 512
+
+/* GHASH on x86 registers (see ghash.c for the representation): shared by the library's GHASH variants
+   and the AES kernels' fused CTR+GHASH (the same text compiled into both) */
+#ifndef CS_TARGET
+#define CS_TARGET(t) __attribute__((target(t)))
+#endif
+/* the byte reversal of each 16-byte lane */
+#define CS_GH_BSWAP 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0
+static const uint8_t cs_gh_bswap[64] = {CS_GH_BSWAP, CS_GH_BSWAP, CS_GH_BSWAP, CS_GH_BSWAP};
+
+/* MontRed of lo + mid * y^64 + hi * y^128 (the sums of the four 64x64 products) */
+CS_TARGET("pclmul,ssse3") static __m128i cs_gh_reduce(__m128i lo, __m128i mid, __m128i hi)
+{
+    const __m128i c = _mm_set_epi64x(0, (long long)0xC200000000000000u);
+    __m128i t = _mm_xor_si128(lo, _mm_slli_si128(mid, 8));
+    hi = _mm_xor_si128(hi, _mm_srli_si128(mid, 8));
+    t = _mm_xor_si128(_mm_shuffle_epi32(t, 0x4e), _mm_clmulepi64_si128(t, c, 0x00));
+    t = _mm_xor_si128(_mm_shuffle_epi32(t, 0x4e), _mm_clmulepi64_si128(t, c, 0x00));
+    return _mm_xor_si128(t, hi);
+}
+
+CS_TARGET("avx512f,avx512bw,avx2,pclmul,vpclmulqdq") static inline __m128i cs_gh_fold512(__m512i v)
+{
+    const __m256i y = _mm256_xor_si256(_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64(v, 1));
+    return _mm_xor_si128(_mm256_castsi256_si128(y), _mm256_extracti128_si256(y, 1));
+}
+
+/* the key side of cs_gh512_regs, once per call: k[j] = hp[4j .. 4j + 3], kk[j] = k.lo ^ k.hi per lane in the
+   low word (Karatsuba's middle operand)
+       before: per 4 blocks  vpshufd + vpxor of the powers   after: per call */
+CS_TARGET("avx512f,avx512bw,avx2,pclmul,vpclmulqdq") static inline __attribute__((always_inline)) void
+cs_gh512_keys(const uint64_t (*hp)[2], __m512i *k, __m512i *kk, int nz)
+{
+    int j;
+    for (j = 0; j < nz; j++) {
+        k[j] = _mm512_loadu_si512((const void *)hp[4 * j]);
+        kk[j] = _mm512_xor_si512(k[j], _mm512_shuffle_epi32(k[j], 0x4e));
+    }
+}
+
+/* nz zmm registers of blocks as loaded (4 blocks each), acc added to the first, times k[0], k[1], ...
+   (four powers each, from cs_gh512_keys): the sum, reduced */
+CS_TARGET("avx512f,avx512bw,avx2,pclmul,vpclmulqdq") static inline __attribute__((always_inline)) __m128i
+cs_gh512_regs(__m128i acc, const __m512i *k, const __m512i *kk, const __m512i *data, int nz)
+{
+    const __m512i bswap = _mm512_loadu_si512((const void *)cs_gh_bswap);
+    __m512i lo = _mm512_setzero_si512(), mid = lo, hi = lo;
+    int j;
+    for (j = 0; j < nz; j++) {
+        __m512i d = _mm512_shuffle_epi8(data[j], bswap);
+        if (j == 0) d = _mm512_xor_si512(d, _mm512_maskz_mov_epi64(0x3, _mm512_castsi128_si512(acc)));
+        /* Karatsuba: (d.lo ^ d.hi)(k.lo ^ k.hi) ^ lo ^ hi is the middle term */
+        lo = _mm512_xor_si512(lo, _mm512_clmulepi64_epi128(d, k[j], 0x00));
+        hi = _mm512_xor_si512(hi, _mm512_clmulepi64_epi128(d, k[j], 0x11));
+        mid = _mm512_xor_si512(mid, _mm512_clmulepi64_epi128(_mm512_xor_si512(d, _mm512_shuffle_epi32(d, 0x4e)), kk[j], 0x00));
+    }
+    mid = _mm512_xor_si512(mid, _mm512_xor_si512(lo, hi));
+    return cs_gh_reduce(cs_gh_fold512(lo), cs_gh_fold512(mid), cs_gh_fold512(hi));
+}
+
+/* GCM, stitched, for the byte-sliced core: whole runs of CS_LANES blocks of CTR from ctr, each run's
+   keystream (cs_ctr_n, in the stack buffer while it is in L1) XORed with the input 8 registers at a time
+   and those registers (decryption: the input's) hashed at once, before the next run, instead of a
+   second pass over the output.  The caller keeps the counter's low 32 bits from wrapping (GCM's inc32).
+   x: the GHASH state; h: H^32' .. H^1' (ghash.c).  Returns the blocks done: n rounded down to a run.
+       before: per 8 KiB  ctr (keystream, cs_xor_bytes: out stored)  then GHASH (out loaded again)
+       after:  per run    keystream, then load in, xor, store out and GHASH from the same registers */
+CS_HIDDEN CS_TARGET("pclmul,vpclmulqdq") size_t CS_KERNEL(ctr_ghash)(const aria192_key *ks, uint8_t *ctr, const uint8_t *in,
+                                                                 uint8_t *out, size_t n, uint64_t x[2],
+                                                                 const uint64_t (*h)[2], int decrypt)
+{
+    uint8_t stream[CS_LANES * CS_BLOCK];
+    cs_x hk[8], hkk[8], d[8];
+    __m128i acc = _mm_loadu_si128((const __m128i *)x);
+    size_t i;
+    int g, j;
+    cs_gh512_keys(h, hk, hkk, 8);
+    for (i = 0; i + CS_LANES <= n; i += CS_LANES) {
+        const uint64_t lo = cs_load64be(ctr + CS_BLOCK - 8);
+        if (lo <= UINT64_MAX - CS_LANES) {  /* no carry out of the low 64 bits: the core makes the blocks */
+            cs_ctr_n(ks, ctr, stream);
+            cs_store64be(ctr + CS_BLOCK - 8, lo + CS_LANES);
+        } else {
+            cs_ctr_fill(stream, ctr, CS_LANES);
+            cs_encrypt_n(ks, stream, stream);
+        }
+        for (g = 0; g < CS_LANES / 32; g++) {  /* 32 blocks: 8 registers, one aggregated reduction */
+            const size_t at = (i + 32 * (size_t)g) * CS_BLOCK;
+            for (j = 0; j < 8; j++) {
+                const cs_x v = CS_X_LOAD(in + at + 64 * (size_t)j);
+                const cs_x o = CS_X_XOR(v, CS_X_LOAD(stream + (32 * (size_t)g) * CS_BLOCK + 64 * (size_t)j));
+                CS_X_STORE(out + at + 64 * (size_t)j, o);
+                d[j] = decrypt ? v : o;
+            }
+            acc = cs_gh512_regs(acc, hk, hkk, d, 8);
+        }
+    }
+    _mm_storeu_si128((__m128i *)x, acc);
+    return i;
+}
+#endif
+
 CS_HIDDEN void CS_KERNEL(ecb_encrypt)(const aria192_key *ks, const uint8_t *in, uint8_t *out, size_t n)
 {
     size_t i = 0;

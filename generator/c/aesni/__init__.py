@@ -248,8 +248,9 @@ def _sliced_core(module: Module, prep: Prepared, kind: str) -> tuple[dict, list[
 
 
 def has_fused_gcm(p) -> bool:
-    """Whether the kernels carry GCM's stitched CTR+GHASH (aes_rounds_ctr.c, on 512-bit registers)."""
-    return p.programs["encrypt"] is not None
+    """Whether the kernels carry GCM's stitched CTR+GHASH, on 512-bit registers: aes_rounds_ctr.c (AES
+    rounds) or byte_slices_gcm.c (a byte-sliced encryption core; not the word-sliced layout)."""
+    return p.programs["encrypt"] is not None or not p.word
 
 
 def has_fused_ccm(p) -> bool:
@@ -344,6 +345,7 @@ def kernel_source(module: Module, schedule: Schedule, ct_note: str) -> str:
         sliced_ctr = p.programs["encrypt"] is None
         if sliced_ctr:
             after.append(fragment("byte_slices_ctr.c", P=P))
+            after.append(fragment("byte_slices_gcm.c", P=P))
         after += entry_points(P, 1, True, kinds=tuple(sliced), ctr=sliced_ctr, counter_core=sliced_ctr)
     for kind in KINDS:
         if p.programs[kind] is not None:
