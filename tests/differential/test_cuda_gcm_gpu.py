@@ -68,3 +68,29 @@ def test_gcm_inc32_wraps_mid_message(registry, nbytes, low):
     k = g.gcm_key(key)
     assert g.gcm_encrypt(k, iv, aad, data, 16) == want
     assert g.gcm_decrypt(k, iv, aad, want[0], want[1]) == data
+
+
+# A batch of records up to 1 MiB hashes on the tensor cores (templates/tgb.cu.j2: one warp a record, each distinct
+# key's matrices once); lengths around the chunk (4 blocks) and tile (64 blocks) edges, partial blocks, empty
+# records with AAD only, keys shared by records far apart, many records (the key set's table grows past its
+# first size)
+TILES = [0, 1, 15, 16, 17, 63, 64, 65, 1023, 1024, 1025, 1040, 2047, 16384, 16384 + 1, 16384 + 15, 16400, 65536 + 9]
+
+
+@pytest.mark.parametrize("name,sched", [("aes128", None), ("lea128", None)], ids=["aes128", "lea128"])
+def test_gcm_batch_tensor_cores_mixed(registry, name, sched):
+    g, c = libs(registry, name, sched)
+    rng = np.random.default_rng(33)
+    lengths = TILES * 4 + [int(x) for x in rng.integers(0, 20000, 60)]
+    check_batch(g, c, rng, lengths, nkeys=11)
+
+
+def test_gcm_batch_tensor_cores_one_key(registry):
+    g, c = libs(registry, "aes128", None)
+    check_batch(g, c, np.random.default_rng(34), [16384] * 40 + [16384 + 13, 0, 5], nkeys=1)
+
+
+def test_gcm_batch_long_record_falls_back(registry):
+    """A record over 1 MiB (CS_TGB_MAX_BYTES) sends the batch to the fused kernel: still equal to the C library."""
+    g, c = libs(registry, "aes128", None)
+    check_batch(g, c, np.random.default_rng(35), [(1 << 20) + 17, 16384, 0, 33], nkeys=2)
