@@ -94,3 +94,11 @@ def test_gcm_batch_long_record_falls_back(registry):
     """A record over 1 MiB (CS_TGB_MAX_BYTES) sends the batch to the fused kernel: still equal to the C library."""
     g, c = libs(registry, "aes128", None)
     check_batch(g, c, np.random.default_rng(35), [(1 << 20) + 17, 16384, 0, 33], nkeys=2)
+
+
+@pytest.mark.parametrize("nrec,size", [(40, 100), (330, 16384)], ids=["few-blocks-a-key", "enough-blocks-a-key"])
+def test_gcm_batch_many_keys(registry, nrec, size):
+    """20 distinct keys: with few blocks a key the batch keeps the fused kernel, with 2^14 or more the tensor
+    cores hash it (CS_TGB_FEW_KEYS, CS_TGB_BLOCKS_PER_KEY); equal to the C library either way."""
+    g, c = libs(registry, "aes128", None)
+    check_batch(g, c, np.random.default_rng(36 + nrec), [size + (i % 3) for i in range(nrec)], nkeys=20)
