@@ -9,12 +9,9 @@
 #   bash bench/gpu/gcm_batch.sh
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-OUT=${OUT:-/tmp/cipherspec-gpu}; mkdir -p "$OUT"
 . bench/gpu/device_env.sh
-export CIPHERSPEC_REQUIRE_GPU=1
-nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,memory.total,driver_version --format=csv | tee "$OUT/device.txt"
-rc=0
-t0=$(date +%s)
+cs_gpu_start
+rc=0 t0=$(date +%s)
 echo "== build (aes128, lea128 defaults)"
 timeout 150 python3 - <<'PY' 2>&1 | tail -3
 import sys
