@@ -39,6 +39,11 @@ rep = nvcc.compile_cubin(d / f"{src.name}.cu", "sm_90")
 for k, use in rep.kernels.items():
     if "gcm" in k or "tgh" in k or "tgb" in k:
         print(f"{k[-70:]}: regs {use.registers} stack {use.stack} spills {use.spill_stores}/{use.spill_loads}")
+import subprocess
+cubin = max(nvcc.cache_dir().glob(f"{src.name}.sm_90.*.cubin"), key=lambda f: f.stat().st_mtime, default=None)
+if cubin:  # the SASS counts and the estimate they give (bench/gpu/gcm_batch_sass.py), beside the measurement
+    print(subprocess.run([sys.executable, "bench/gpu/gcm_batch_sass.py", "--cubin", str(cubin)],
+                         capture_output=True, text=True).stdout)
 PY
 ptxas_pid=$!
 echo "== GCM batch tests (GPU vs the C library)"
