@@ -90,10 +90,18 @@ def test_gcm_batch_tensor_cores_one_key(registry):
     check_batch(g, c, np.random.default_rng(34), [16384] * 40 + [16384 + 13, 0, 5], nkeys=1)
 
 
-def test_gcm_batch_long_record_falls_back(registry):
-    """A record over 1 MiB (CS_TGB_MAX_BYTES) sends the batch to the fused kernel: still equal to the C library."""
+LONG_RECORDS = {
+    "over-1MiB": [(1 << 20) + 17, 16384, 0, 33],  # over CS_TGB_MAX_BYTES: the fused kernel
+    "long-for-its-batch": [300 << 10, 16384, 0, 33],  # 256 KiB and up, little else: the fused kernel
+    "long-in-a-big-batch": [(300 << 10) + 5] + [16384] * 1300,  # the tensor cores
+}
+
+
+@pytest.mark.parametrize("lengths", list(LONG_RECORDS.values()), ids=list(LONG_RECORDS))
+def test_gcm_batch_long_records(registry, lengths):
+    """Records of 256 KiB and more: either route, equal to the C library."""
     g, c = libs(registry, "aes128", None)
-    check_batch(g, c, np.random.default_rng(35), [(1 << 20) + 17, 16384, 0, 33], nkeys=2)
+    check_batch(g, c, np.random.default_rng(35 + len(lengths)), lengths, nkeys=2)
 
 
 @pytest.mark.parametrize("nrec,size", [(40, 100), (330, 16384)], ids=["few-blocks-a-key", "enough-blocks-a-key"])
