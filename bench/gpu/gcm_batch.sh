@@ -36,10 +36,12 @@ d = Path(tempfile.mkdtemp())
 (d / f"{src.name}.cu").write_text(src.cu)
 (d / f"{src.name}.h").write_text(src.h)
 rep = nvcc.compile_cubin(d / f"{src.name}.cu", "sm_90")
+import re, subprocess
 for k, use in rep.kernels.items():
-    if "gcm" in k or "tgh" in k or "tgb" in k:
-        print(f"{k[-70:]}: regs {use.registers} stack {use.stack} spills {use.spill_stores}/{use.spill_loads}")
-import subprocess
+    n = re.search(r"(_gcm_\w+?|_tgb_\w+?|cs_tgh_\w+?)E", k)
+    if n:
+        name = n.group(1).lstrip("_").replace("ILb0", "<false>").replace("ILb1", "<true>")
+        print(f"{name:24s} regs {use.registers:3d} stack {use.stack} spills {use.spill_stores}/{use.spill_loads}")
 cubin = max(nvcc.cache_dir().glob(f"{src.name}.sm_90.*.cubin"), key=lambda f: f.stat().st_mtime, default=None)
 if cubin:  # the SASS counts and the estimate they give (bench/gpu/gcm_batch_sass.py), beside the measurement
     print(subprocess.run([sys.executable, "bench/gpu/gcm_batch_sass.py", "--cubin", str(cubin)],

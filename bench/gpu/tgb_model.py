@@ -4,9 +4,10 @@ fragments as the kernels make them, the ring slots and A tuples as cs_tgh_warp l
 (m16n8k256 and the Horner step's m16n8k128, AND + popcount) with the PTX fragment layouts, then the kernel's
 tail (the 16 row values gathered, put back in memory order, times H^(4r), summed), compared with GHASH's
 definition sum_j C_j H^j over the record's blocks (cipherspec.ghash.gf128_mul).  It checks the index algebra of
-the route, not the GPU; the GPU tests (tests/differential/test_cuda_gcm_gpu.py) check the kernels.
+the route, not the GPU; the GPU tests (tests/differential/test_cuda_gcm_gpu.py) check the kernels.  The same
+for cs_tgb_field (a record whose key has no matrices: the field multiply, a lane a column of blocks).
 
-    python3 bench/gpu/tgb_model.py 0 1 17 1040 4100     -> "0 OK" ... one line a record length
+    python3 bench/gpu/tgb_model.py 0 1 17 1040 4100     -> "0 tensor cores OK", "0 field multiply OK", ...
 """
 
 from __future__ import annotations
@@ -203,6 +204,25 @@ def records_model(msg: bytes, h: int) -> int:
     return total
 
 
+def field_model(msg: bytes, h: int) -> int:
+    """cs_tgb_field: lane l takes blocks 32 row + l - pad, Horner over the rows with H^32, times H^(31 - l)."""
+    n = (len(msg) + 15) // 16
+    rows = (n + 31) // 32
+    pad = 32 * rows - n
+    h32 = hpow(h, 32)
+    total = 0
+    for lane in range(32):
+        f = 0
+        for row in range(rows):
+            f = gf128_mul(f, h32)
+            ip = 32 * row + lane
+            if ip >= pad:
+                i = ip - pad
+                f ^= fe((msg[16 * i : 16 * i + 16] + bytes(16))[:16])
+        total ^= gf128_mul(f, hpow(h, 31 - lane))
+    return total
+
+
 def ghash_sum(msg: bytes, h: int) -> int:
     n = (len(msg) + 15) // 16
     s = 0
@@ -218,9 +238,10 @@ def main() -> int:
     bad = 0
     for ln in [int(x) for x in sys.argv[1:]] or [0, 1, 16, 17, 100, 1040, 4100]:
         msg = bytes(rng.getrandbits(8) for _ in range(ln))
-        got, want = records_model(msg, h), ghash_sum(msg, h)
-        bad += got != want
-        print(ln, "OK" if got == want else f"MISMATCH {got:032x} {want:032x}", flush=True)
+        want = ghash_sum(msg, h)
+        for what, got in (("tensor cores", records_model(msg, h)), ("field multiply", field_model(msg, h))):
+            bad += got != want
+            print(ln, what, "OK" if got == want else f"MISMATCH {got:032x} {want:032x}", flush=True)
     return 1 if bad else 0
 
 

@@ -104,9 +104,10 @@ def test_gcm_batch_long_records(registry, lengths):
     check_batch(g, c, np.random.default_rng(35 + len(lengths)), lengths, nkeys=2)
 
 
-@pytest.mark.parametrize("nrec,size", [(40, 100), (330, 16384)], ids=["few-blocks-a-key", "enough-blocks-a-key"])
-def test_gcm_batch_many_keys(registry, nrec, size):
-    """20 distinct keys: with few blocks a key the batch keeps the fused kernel, with 2^14 or more the tensor
-    cores hash it (CS_TGB_FEW_KEYS, CS_TGB_BLOCKS_PER_KEY); equal to the C library either way."""
+@pytest.mark.parametrize("nrec,nkeys,size", [(40, 20, 100), (320, 300, 3000)], ids=["20-keys", "300-keys"])
+def test_gcm_batch_many_keys(registry, nrec, nkeys, size):
+    """Each distinct key gets its matrices, up to CS_TGB_MAX_KEYS (256) of them; a record whose key came later is
+    hashed with the field multiply (cs_tgb_field) in the same launch; equal to the C library either way."""
     g, c = libs(registry, "aes128", None)
-    check_batch(g, c, np.random.default_rng(36 + nrec), [size + (i % 3) for i in range(nrec)], nkeys=20)
+    rng = np.random.default_rng(36 + nrec)
+    check_batch(g, c, rng, [int(x) for x in rng.integers(0, size, nrec)], nkeys=nkeys)
