@@ -44,7 +44,8 @@ def _trip(ins, trips: int) -> int:
 
 def _records(ins) -> tuple[int, int, int]:
     """(prologue, one tile, tail) of the records kernel: the tile loop is the backward branch with BMMA in it;
-    the tail is the longer of the two copies nvcc makes of it (converged / not), one of which runs."""
+    the tail is the longer of the straight code after it and the first loop after it (nvcc makes the tail's
+    shuffles a warp-collective loop, run once when the warp is converged, and may keep a straight copy too)."""
     loops = sass._loops(ins)
     tile = next(lp for lp in loops if any(lp[0] <= a <= lp[1] and op == "BMMA" for a, op, _ in ins))
     pre = sum(1 for a, _, _ in ins if a < tile[0])
