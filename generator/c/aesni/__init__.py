@@ -7,6 +7,7 @@ Per function (encrypt, decrypt) one of two lowerings, decided here:
                 cipher), one block per 16-byte lane, CS_IL = 8 registers in flight
     bytesliced  any u8 function whose tables are affine-equivalent to the AES S-box (bytesliced.py):
                 register j = byte j of 16 blocks per 16-byte lane, S-boxes on AESENCLAST/AESDECLAST
+                (on GF2P8AFFINEINVQB where the level has GFNI)
     wordsliced  a 16-byte block of u16/u32/u64 words whose every lookup substitutes the bytes of a word
                 through S-boxes affine-equivalent to GF(2^8) inversion (wordsliced.py): register i =
                 word i of CS_VBITS/w blocks, S-boxes on GFNI (gfni_* levels) or AESENCLAST + nibble maps
@@ -177,9 +178,25 @@ def _stmt(line: str) -> Stmt:
 
 def _sliced_core(module: Module, prep: Prepared, kind: str) -> tuple[dict, list[str]]:
     """cs_<kind>_n: CS_LANES blocks through the byte-sliced function, its rounds as out-of-line pieces
-    (split.py: repeated rounds compile once); the sections to place before it (constants, pieces)."""
+    (split.py: repeated rounds compile once); the sections to place before it (constants, pieces).  Two
+    lowerings, chosen by the compiler's flags: S-boxes on GFNI (the gfni_* levels) or on AESENCLAST/AESDECLAST.
+
+        before: static void cs_encrypt_n(...) { ... AESENCLAST ... }
+        after:  #if defined(__GFNI__) ... GF2P8AFFINEINV ... #else ... AESENCLAST ... #endif"""
+    g_core, g_sections = _sliced_form(module, prep, kind, gfni=True)
+    a_core, a_sections = _sliced_form(module, prep, kind, gfni=False)
+    lines = a_core["lines"]
+    if g_core["lines"] != lines:
+        lines = ["#if defined(__GFNI__)", *g_core["lines"], "#else", *lines, "#endif"]
+    doc = f"{a_core['doc']}; with GFNI: {g_core['doc'].split('(', 1)[1].split(';')[0]}"
+    core = {"name": a_core["name"], "doc": doc, "lines": lines}
+    return core, ["#if defined(__GFNI__)", *g_sections, "#else", *a_sections, "#endif"]
+
+
+def _sliced_form(module: Module, prep: Prepared, kind: str, gfni: bool) -> tuple[dict, list[str]]:
+    """One lowering of _sliced_core (``gfni``: S-boxes on GF2P8AFFINEINVQB, else on AES instructions)."""
     fn = prep.functions[kind]
-    low = Lowering(fn, prep.tables, key_slots(module), f"cs_{kind[0]}k")
+    low = Lowering(fn, prep.tables, key_slots(module), f"cs_{kind[0]}k", gfni=gfni)
     outs = low.lower(lambda name: f"s[{word_index(name)}]")
     powers = {p for _, p in outs.values() if p is not None}
     final = min(powers) if powers else 0
@@ -263,6 +280,13 @@ def has_fused_xts(p) -> bool:
     return p.programs["encrypt"] is not None and p.programs["decrypt"] is not None
 
 
+def has_gfni_sboxes(module: Module) -> bool:
+    """Whether some aesni kernel of this cipher computes S-boxes on GFNI where the level has it: the
+    word-sliced ones, and the byte-sliced ones (a function that is not AES rounds)."""
+    p = plan(module)
+    return p.word or any(prog is None for prog in p.programs.values())
+
+
 def is_word_sliced(module: Module) -> bool:
     """Whether the aesni kernels of this cipher are word-sliced (GFNI levels apply to them)."""
     return plan(module).word
@@ -325,7 +349,8 @@ def kernel_source(module: Module, schedule: Schedule, ct_note: str) -> str:
     if len(sliced) < len(KINDS):
         support.append(f"#define CS_IL {IL}  /* registers in flight */")
     if sliced:
-        support += ["#define CS_LANES (16 * CS_BPR)", fragment("byte_slices.c"), fragment("noinline.c")]
+        support += [fragment("x86_gfni.c"), "#define CS_LANES (16 * CS_BPR)", fragment("byte_slices.c")]
+        support.append(fragment("noinline.c"))
     for kind in KINDS:
         prog = p.programs[kind]
         if prog is not None:
@@ -336,7 +361,8 @@ def kernel_source(module: Module, schedule: Schedule, ct_note: str) -> str:
             support += consts
             cores.append(core)
             docs.append(
-                f" * {kind}: byte-sliced, 16 blocks per 16-byte lane, S-boxes on AESENCLAST/AESDECLAST "
+                f" * {kind}: byte-sliced, 16 blocks per 16-byte lane, S-boxes on AESENCLAST/AESDECLAST (GFNI levels: "
+                f"VGF2P8AFFINEINVQB) "
                 f"(not AES rounds: {p.why_not_rounds[kind]})."
             )
     if sliced:
