@@ -23,8 +23,8 @@ puts each block back in its place.  No table is indexed by a secret: constant-ti
 
 With ``gfni`` (the core compiled for the GFNI levels) every lookup is T = A·inv(B·x ^ b) ^ a from the IR's
 S-box facts (cipherspec/sbox.py): VGF2P8AFFINEINVQB (A, a), after VGF2P8AFFINEQB (B, b) where B·x ^ b is
-not the identity, and every other GF(2)-affine byte map (gmul, shifts, rotations) one VGF2P8AFFINEQB.
-Nothing permutes lanes, so every value stays at power 0 and no PSHUFB realigns anything:
+not the identity (gmul, shifts and rotations keep their forms above).  Nothing permutes lanes, so every
+value stays at power 0 and no PSHUFB realigns anything:
 
     after (gfni):  x9 = GF2P8AFFINEINV(x8, L·A, L·a)                        (1 instruction, not 6)
 """
@@ -186,9 +186,6 @@ class Lowering:
                 self._vals.append(self._binary(op, macro))
                 continue
             x, p = self._get(op.args[0]), self._vals[op.args[0]][1]
-            if self.gfni and code in ("shl", "shr", "rotl", "gmul"):
-                self._vals.append((self._affine(x, AffineMap.from_table([_byte_op(op, v) for v in range(256)])), p))
-                continue
             if code == "not":
                 r = self._emit(f"CS_X_XOR({x}, {self._splat(0xFF)})")
             elif code == "shl":
@@ -223,7 +220,9 @@ class Lowering:
         if self.gfni:  # T = A·inv(B·x ^ b) ^ a: one or two instructions, the lanes stay where they are
             f = facts(t.values)
             if f is None or f.inversion is None:
-                raise UsageError(f"the aesni schedule needs tables affine-equivalent to GF(2^8) inversion; {t.name} is not")
+                raise UsageError(
+                    f"the aesni schedule needs tables affine-equivalent to GF(2^8) inversion; {t.name} is not"
+                )
             inv = f.inversion
             if not inv.inp.identity:
                 x = self._affine(x, inv.inp)
@@ -277,15 +276,3 @@ def _layer_boxes(fn: Function, tables: dict[str, Table]) -> dict[int, str]:
     return {
         i: ("S" if count[level[i]][0] >= count[level[i]][1] else "S-1") for i, op in enumerate(ops) if op.code == "lut"
     }
-
-
-def _byte_op(op, v: int) -> int:
-    """A one-operand byte op (shl, shr, rotl, gmul) on the byte v: the GF(2)-affine map GFNI computes."""
-    k = op.imm[0]
-    if op.code == "shl":
-        return (v << k) & 0xFF
-    if op.code == "shr":
-        return v >> k
-    if op.code == "rotl":
-        return ((v << k) | (v >> (8 - k))) & 0xFF
-    return gf_mul(v, op.imm[0], op.imm[1])
