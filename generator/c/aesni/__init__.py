@@ -377,8 +377,9 @@ def kernel_source(module: Module, schedule: Schedule, ct_note: str) -> str:
         sliced_ctr = p.programs["encrypt"] is None
         if sliced_ctr:
             after.append(fragment("byte_slices_ctr.c", P=P))
-            after.append(fragment("byte_slices_gcm.c", P=P))
         after += entry_points(P, 1, True, kinds=tuple(sliced), ctr=sliced_ctr, counter_core=sliced_ctr)
+        if sliced_ctr:  # after the entry points: it runs cs_ctr_run (walk.py places it with them)
+            after.append(fragment("byte_slices_gcm.c", P=P))
     for kind in KINDS:
         if p.programs[kind] is not None:
             after.append(fragment("aes_rounds_ecb.c", P=P, kind=kind))

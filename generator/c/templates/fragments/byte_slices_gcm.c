@@ -3,7 +3,7 @@
 {% include "c/fragments/ghash_x86.c" %}
 
 /* GCM, stitched, for the byte-sliced core: whole runs of CS_LANES blocks of CTR from ctr, each run's
-   keystream (cs_ctr_n, in the stack buffer while it is in L1) XORed with the input 8 registers at a time
+   keystream (cs_ctr_run, in the stack buffer while it is in L1) XORed with the input 8 registers at a time
    and those registers (decryption: the input's) hashed at once, before the next run, instead of a
    second pass over the output.  The caller keeps the counter's low 32 bits from wrapping (GCM's inc32).
    x: the GHASH state; h: H^32' .. H^1' (ghash.c).  Returns the blocks done: n rounded down to a run.
@@ -20,14 +20,7 @@ CS_HIDDEN CS_TARGET("pclmul,vpclmulqdq") size_t CS_KERNEL(ctr_ghash)(const {{ P 
     int g, j;
     cs_gh512_keys(h, hk, hkk, 8);
     for (i = 0; i + CS_LANES <= n; i += CS_LANES) {
-        const uint64_t lo = cs_load64be(ctr + CS_BLOCK - 8);
-        if (lo <= UINT64_MAX - CS_LANES) {  /* no carry out of the low 64 bits: the core makes the blocks */
-            cs_ctr_n(ks, ctr, stream);
-            cs_store64be(ctr + CS_BLOCK - 8, lo + CS_LANES);
-        } else {
-            cs_ctr_fill(stream, ctr, CS_LANES);
-            cs_encrypt_n(ks, stream, stream);
-        }
+        cs_ctr_run(ks, ctr, stream);  /* fragments/ctr_run.c */
         for (g = 0; g < CS_LANES / 32; g++) {  /* 32 blocks: 8 registers, one aggregated reduction */
             const size_t at = (i + 32 * (size_t)g) * CS_BLOCK;
             for (j = 0; j < 8; j++) {
