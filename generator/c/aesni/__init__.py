@@ -244,17 +244,25 @@ def _sliced_form(module: Module, prep: Prepared, kind: str, gfni: bool) -> tuple
         "    cs_slice_load(s, in);",
     ]
     calls = [f"    {name}_{c.function}(ks, {base} + {c.key_base}, s, o, v);" for c in pieces.calls]
-    if kind == "encrypt":  # cs_encrypt_s: from slices (CTR makes its counter blocks sliced: byte_slices_ctr.c)
+    if kind == "encrypt":  # cs_encrypt_o/_s: from slices (CTR makes its counter blocks sliced: byte_slices_ctr.c)
         sections.append(
             "\n".join(
                 [
-                    f"/* {kind}: CS_LANES blocks given byte-sliced (s[j]: byte j of every block) -> out */",
+                    f"static const uint8_t cs_{kind}_order[16] = {{{order}}};  /* the output lanes: ShiftRows^{final} */",
+                    f"/* {kind}: CS_LANES blocks given byte-sliced (s[j]: byte j of every block) -> o[j]: byte j of",
+                    f"   every block, lane i of each 16 holding block cs_{kind}_order[i] of those 16 */",
+                    f"static void cs_{kind}_o(const {module.cipher}_key *ks, const cs_x *s, cs_x *o)",
+                    "{",
+                    body[1],
+                    *calls,
+                    "}",
+                    "",
+                    f"/* {kind}: CS_LANES blocks given byte-sliced -> out */",
                     f"static void cs_{kind}_s(const {module.cipher}_key *ks, const cs_x *s, uint8_t *out)",
                     "{",
                     "    cs_x o[16];",
-                    *body[1:3],
-                    *calls,
-                    "    cs_slice_store(out, o, order);",
+                    f"    cs_{kind}_o(ks, s, o);",
+                    f"    cs_slice_store(out, o, cs_{kind}_order);",
                     "}",
                 ]
             )
