@@ -278,6 +278,21 @@ def _sliced_form(module: Module, prep: Prepared, kind: str, gfni: bool) -> tuple
     return {"name": name, "doc": doc, "lines": body}, sections
 
 
+def byte_sliced_ops(module: Module, gfni: bool) -> int | None:
+    """Vector ops of one run of the byte-sliced encryption core in one S-box form (GFNI or AES instructions);
+    None where encryption is not byte-sliced (AES rounds, word-sliced).  Remembered on the module."""
+    p = plan(module)
+    if p.word or p.programs["encrypt"] is not None:
+        return None
+    memo = module.__dict__.setdefault("_c_aesni_ops", {})
+    if gfni not in memo:
+        prep = prepare(module, Schedule(module.cipher, "c", "aesni", (), module.rounds))
+        low = Lowering(prep.functions["encrypt"], prep.tables, key_slots(module), "cs_ek", gfni=gfni)
+        low.lower(lambda name: f"s[{word_index(name)}]")
+        memo[gfni] = len(low.lines)
+    return memo[gfni]
+
+
 def has_fused_gcm(p) -> bool:
     """Whether the kernels carry GCM's stitched CTR+GHASH, on 512-bit registers: aes_rounds_ctr.c (AES
     rounds) or byte_slices_gcm.c (a byte-sliced encryption core; not the word-sliced layout)."""
