@@ -20,6 +20,7 @@ from cipherspec.ir import Function, Module, WordLayout
 from cipherspec.passes import dce
 from generator.common.bitslice import PlaneAlgebra, unsupported
 from generator.common.bitslice import lower as lower_planes
+from generator.common.sbox_circuit import CIRCUITS
 
 from .irbuild import Builder
 
@@ -63,6 +64,8 @@ def state_planes(block: WordLayout, words: list[str]) -> list[str]:
 
 class IRPlanes(PlaneAlgebra):
     """Planes as IR values: a plane is the name "v<id>" of a u32 op in the builder (or the constant 0 / 1)."""
+
+    SBOX_SHAPES = CIRCUITS
 
     def __init__(self, b: Builder):
         super().__init__()
