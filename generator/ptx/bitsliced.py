@@ -22,6 +22,7 @@ from generator.common.bitslice import PlaneAlgebra, unsupported
 from generator.common.bitslice import lower as lower_planes
 from generator.common.sbox_circuit import CIRCUITS
 
+from . import keypush
 from .irbuild import Builder
 
 LANES = 32
@@ -70,6 +71,14 @@ class IRPlanes(PlaneAlgebra):
     def __init__(self, b: Builder):
         super().__init__()
         self.b = b
+        self.sbox_inputs: set[int] = set()  # value ids of table-circuit inputs and outputs (keypush.py)
+        self.sbox_outputs: set[int] = set()
+
+    def sbox(self, x: list, table):
+        out = super().sbox(x, table)
+        self.sbox_inputs.update(self.id(p) for p in x[: table.in_width] if not isinstance(p, int))
+        self.sbox_outputs.update(self.id(p) for p in out if not isinstance(p, int))
+        return out
 
     def id(self, p) -> int:
         if isinstance(p, int):
@@ -105,5 +114,7 @@ def lower(fn: Function, module: Module, key_inputs: set[str]) -> Function:
     outs = lower_planes(fn, module.tables, planes, bind)
     made = {plane_name(n, i): planes.id(p) for n, _ in fn.outputs for i, p in enumerate(outs[n])}
     order = state_planes(module.block, [n for n, _ in fn.outputs])  # memory-bit order, like the inputs
-    result = b.function([(p, made[p]) for p in order])
+    result = keypush.run(
+        b.function([(p, made[p]) for p in order]), planes.sbox_inputs, planes.sbox_outputs, key_inputs
+    )
     return dce.run(result, module.tables)

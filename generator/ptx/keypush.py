@@ -1,0 +1,182 @@
+"""Round keys moved in front of a linear layer, onto the S-box outputs: a bitsliced core adds each key plane
+where its LOP3 network has room (generator/ptx/bitsliced.py).
+
+An SPN round ends ``y = L(x) ^ k``: x the S-box output planes, L an XOR network (MixColumns), k key planes.
+L is linear, so ``y = L(x ^ k')`` with ``k' = L^-1 k``.  k' depends on the key alone (keysplit.py computes
+it in set_key), L then reads no key plane and its outputs are three-input XORs (one LOP3 each instead of
+two), and ``x ^ k'`` is one more input of the S-box's last LOP3 (its final XOR has room) -- or one LOP3.
+
+Found on the plane IR, not on names: a key XOR ``y = a ^ k`` (k key-only, a not) whose ``a`` is an XOR/NOT
+cone over S-box output planes; the key XORs whose cones share planes form a group; a group is rewritten
+when its matrix (rows y, columns x) is square and invertible and no value of the cones is read outside
+them.  A group where every y reads one x (the key already on the S-box output) is left alone.
+
+    before: %9 = xor %7, %8 (L's XORs over S-box outputs %1..%4)   %11 = xor %9, %k1      (per output)
+    after:  %1' = xor %1, %k1'   ...   %9' = xor %7', %8'  (the same XORs over %1'..%4'; no key XOR)
+            k1' = k1 ^ k3 ^ ...  (a row of L^-1: key-only, moved to set_key)
+"""
+
+from __future__ import annotations
+
+from cipherspec.ir import Function
+
+from cipherspec.passes.xornet import paar
+
+from .irbuild import Builder
+
+
+def _key_only(fn: Function, key_inputs: set[str]) -> list[bool]:
+    out: list[bool] = []
+    for op in fn.ops:
+        if op.code == "input":
+            out.append(op.imm[0] in key_inputs)
+        elif op.code == "const":
+            out.append(False)
+        else:
+            args = [a for a in op.args if fn.ops[a].code != "const"]
+            out.append(bool(args) and all(out[a] for a in args))
+    return out
+
+
+def _invert(rows: list[int], n: int) -> list[int] | None:
+    """The inverse of an n x n GF(2) matrix (row i = bit mask over columns), or None when singular."""
+    aug = [(r, 1 << i) for i, r in enumerate(rows)]
+    for col in range(n):
+        piv = next((i for i in range(col, n) if aug[i][0] >> col & 1), None)
+        if piv is None:
+            return None
+        aug[col], aug[piv] = aug[piv], aug[col]
+        for i in range(n):
+            if i != col and aug[i][0] >> col & 1:
+                aug[i] = (aug[i][0] ^ aug[col][0], aug[i][1] ^ aug[col][1])
+    return [inv for _, inv in aug]
+
+
+def run(fn: Function, sbox_inputs: set[int], sbox_outputs: set[int], key_inputs: set[str]) -> Function:
+    ops = fn.ops
+    key = _key_only(fn, key_inputs)
+    readers: list[list[int]] = [[] for _ in ops]
+    for v, op in enumerate(ops):
+        for a in op.args:
+            readers[a].append(v)
+    # lin[v] = (S-box outputs, key-only values, complement) whose XOR v is, for the XOR/NOT values over them; a
+    # value on an S-box's input side ends a region (the next S-box's own linear part is not in it)
+    lin: dict[int, tuple[frozenset[int], frozenset[int], int]] = {}
+    for v, op in enumerate(ops):
+        if v in sbox_outputs:
+            lin[v] = (frozenset((v,)), frozenset(), 0)
+            continue
+        if key[v] or op.code not in ("xor", "not"):
+            continue
+        xs: frozenset[int] = frozenset()
+        ks: frozenset[int] = frozenset()
+        c = int(op.code == "not")
+        for a in op.args:
+            if key[a]:
+                ks = ks ^ {a}
+            elif a in lin and a not in sbox_inputs:
+                xs, ks, c = xs ^ lin[a][0], ks ^ lin[a][1], c ^ lin[a][2]
+            else:
+                break
+        else:
+            if xs:
+                lin[v] = (xs, ks, c)
+    outputs = {v for _, v in fn.outputs}
+    parent: dict[int, int] = {}
+
+    def find(x: int) -> int:
+        while parent.setdefault(x, x) != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for xs, _, _ in lin.values():
+        for x in xs:
+            parent[find(x)] = find(min(xs))
+    groups: dict[int, list[int]] = {}  # component -> the values read outside the region (its rows)
+    for v in lin:  # (an S-box output keeps its value: its readers outside the region read it as it is)
+        if v not in sbox_outputs and (v in outputs or v in sbox_inputs or any(r not in lin for r in readers[v])):
+            groups.setdefault(find(min(lin[v][0])), []).append(v)
+    xprime: dict[int, frozenset[int]] = {}  # S-box output x -> the key values whose XOR is k'_x
+    rows_of: dict[int, list[int]] = {}  # rewritten component -> its rows
+    for comp, rows in groups.items():
+        xs = sorted({x for v in rows for x in lin[v][0]})
+        if len(xs) != len(rows) or all(len(lin[v][0]) == 1 for v in rows):
+            continue  # not square, or the keys are on the S-box outputs already
+        col = {x: i for i, x in enumerate(xs)}
+        inv = _invert([sum(1 << col[x] for x in lin[v][0]) for v in rows], len(xs))
+        if inv is None:
+            continue
+        found = {}
+        for j, x in enumerate(xs):  # k'_x = XOR over rows i of (L^-1)[x][i] * (row i's key part)
+            acc: frozenset[int] = frozenset()
+            for i, v in enumerate(rows):
+                if inv[j] >> i & 1:
+                    acc = acc ^ lin[v][1]
+            found[x] = acc
+
+        def keyed(x: int) -> bool:  # x's one reader in the region is x ^ k'_x already: nothing to move
+            region = [r for r in readers[x] if r in lin and r not in sbox_outputs]
+            return len(region) == 1 and set(ops[region[0]].args) == {x} | found[x]
+
+        if not all(keyed(x) for x in xs):
+            xprime.update(found)
+            rows_of[comp] = rows
+    if not xprime:
+        return fn
+    return _rebuild(fn, key, lin, xprime, {find(min(lin[v][0])): r for r in rows_of.values() for v in r}, find)
+
+
+def _rebuild(fn, key, lin, xprime, comp_rows, find) -> Function:
+    """Key-only ops first (they read no state), then the rest in order; a rewritten region's rows are built
+    anew over x ^ k'_x (Paar's greedy pairs, a pair built where a row first needs it), its other values
+    dropped; every other reader of an S-box output reads it as it is."""
+    b = Builder(fn.name)
+    new: dict[int, int] = {}
+    shifted: dict[int, int] = {}  # x -> x ^ k'_x
+    nets: dict[int, tuple[list, dict[int, set]]] = {}  # component -> (Paar terms, row -> its elements)
+    made: dict[tuple, int] = {}
+
+    def element(e: tuple, comp: int) -> int:
+        if e[0] == "v":
+            return shifted[e[1]]
+        if (comp, e) not in made:
+            x, y = nets[comp][0][e[1]]
+            made[(comp, e)] = b.op("xor", element(x, comp), element(y, comp))
+        return made[(comp, e)]
+
+    first = [v for v, op in enumerate(fn.ops) if key[v] or op.code in ("input", "const")]
+    rest = [v for v, op in enumerate(fn.ops) if not (key[v] or op.code in ("input", "const"))]
+    for v in first + rest:
+        op = fn.ops[v]
+        b.origin = op.origin
+        comp = find(min(lin[v][0])) if v in lin and v not in xprime else None
+        if op.code == "input":
+            new[v] = b.input(op.imm[0])
+        elif op.code == "const":
+            new[v] = b.const(op.imm[0], op.width)
+        elif comp is not None and comp in comp_rows:
+            if comp not in nets:
+                rows = comp_rows[comp]
+                terms, sets = paar([{("v", x) for x in lin[r][0]} for r in rows])
+                nets[comp] = (terms, {r: s for r, s in zip(rows, sets)})
+            elems = nets[comp][1].get(v)
+            if elems is None:
+                continue  # an inner value of the region: the rows are rebuilt without it
+            acc = None
+            for e in sorted(elems):
+                t = element(e, comp)
+                acc = t if acc is None else b.op("xor", acc, t)
+            assert acc is not None
+            new[v] = b.op("not", acc) if lin[v][2] else acc
+        else:
+            new[v] = b.op(op.code, *(new[a] for a in op.args), imm=op.imm[0] if op.imm else None, width=op.width)
+        if xprime.get(v):
+            ks = sorted(new[k] for k in xprime[v])
+            acc = ks[0]
+            for k in ks[1:]:  # key-only: set_key computes it (keysplit.py)
+                acc = b.op("xor", acc, k)
+            shifted[v] = b.op("xor", new[v], acc)
+        elif v in xprime:
+            shifted[v] = new[v]
+    return b.function([(n, new[v]) for n, v in fn.outputs])
