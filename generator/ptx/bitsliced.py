@@ -114,7 +114,5 @@ def lower(fn: Function, module: Module, key_inputs: set[str]) -> Function:
     outs = lower_planes(fn, module.tables, planes, bind)
     made = {plane_name(n, i): planes.id(p) for n, _ in fn.outputs for i, p in enumerate(outs[n])}
     order = state_planes(module.block, [n for n, _ in fn.outputs])  # memory-bit order, like the inputs
-    result = keypush.run(
-        b.function([(p, made[p]) for p in order]), planes.sbox_inputs, planes.sbox_outputs, key_inputs
-    )
+    result = keypush.run(b.function([(p, made[p]) for p in order]), planes.sbox_inputs, planes.sbox_outputs, key_inputs)
     return dce.run(result, module.tables)

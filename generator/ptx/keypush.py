@@ -19,10 +19,15 @@ them.  A group where every y reads one x (the key already on the S-box output) i
 from __future__ import annotations
 
 from cipherspec.ir import Function
-
 from cipherspec.passes.xornet import paar
 
+from . import xor3
+
 from .irbuild import Builder
+
+
+import os
+SYNTH = xor3.network if os.environ.get('KP') != 'paar' else paar
 
 
 def _key_only(fn: Function, key_inputs: set[str]) -> list[bool]:
@@ -100,26 +105,24 @@ def run(fn: Function, sbox_inputs: set[int], sbox_outputs: set[int], key_inputs:
     xprime: dict[int, frozenset[int]] = {}  # S-box output x -> the key values whose XOR is k'_x
     rows_of: dict[int, list[int]] = {}  # rewritten component -> its rows
     for comp, rows in groups.items():
-        xs = sorted({x for v in rows for x in lin[v][0]})
-        if len(xs) != len(rows) or all(len(lin[v][0]) == 1 for v in rows):
+        cols = sorted({x for v in rows for x in lin[v][0]})
+        if len(cols) != len(rows) or all(len(lin[v][0]) == 1 for v in rows):
             continue  # not square, or the keys are on the S-box outputs already
-        col = {x: i for i, x in enumerate(xs)}
-        inv = _invert([sum(1 << col[x] for x in lin[v][0]) for v in rows], len(xs))
+        col = {x: i for i, x in enumerate(cols)}
+        inv = _invert([sum(1 << col[x] for x in lin[v][0]) for v in rows], len(cols))
         if inv is None:
             continue
         found = {}
-        for j, x in enumerate(xs):  # k'_x = XOR over rows i of (L^-1)[x][i] * (row i's key part)
+        for j, x in enumerate(cols):  # k'_x = XOR over rows i of (L^-1)[x][i] * (row i's key part)
             acc: frozenset[int] = frozenset()
             for i, v in enumerate(rows):
                 if inv[j] >> i & 1:
                     acc = acc ^ lin[v][1]
             found[x] = acc
 
-        def keyed(x: int) -> bool:  # x's one reader in the region is x ^ k'_x already: nothing to move
-            region = [r for r in readers[x] if r in lin and r not in sbox_outputs]
-            return len(region) == 1 and set(ops[region[0]].args) == {x} | found[x]
-
-        if not all(keyed(x) for x in xs):
+        # nothing to move where each x's one reader in the region is x ^ k'_x already (the key on the S-box output)
+        keyed = ([r for r in readers[x] if r in lin and r not in sbox_outputs] for x in cols)
+        if not all(len(rs) == 1 and set(ops[rs[0]].args) == {x} | found[x] for x, rs in zip(cols, keyed)):
             xprime.update(found)
             rows_of[comp] = rows
     if not xprime:
@@ -141,8 +144,11 @@ def _rebuild(fn, key, lin, xprime, comp_rows, find) -> Function:
         if e[0] == "v":
             return shifted[e[1]]
         if (comp, e) not in made:
-            x, y = nets[comp][0][e[1]]
-            made[(comp, e)] = b.op("xor", element(x, comp), element(y, comp))
+            parts = [element(p, comp) for p in nets[comp][0][e[1]]]
+            acc = parts[0]
+            for q in parts[1:]:
+                acc = b.op("xor", acc, q)
+            made[(comp, e)] = acc
         return made[(comp, e)]
 
     first = [v for v, op in enumerate(fn.ops) if key[v] or op.code in ("input", "const")]
@@ -158,7 +164,7 @@ def _rebuild(fn, key, lin, xprime, comp_rows, find) -> Function:
         elif comp is not None and comp in comp_rows:
             if comp not in nets:
                 rows = comp_rows[comp]
-                terms, sets = paar([{("v", x) for x in lin[r][0]} for r in rows])
+                terms, sets = SYNTH([{("v", x) for x in lin[r][0]} for r in rows])
                 nets[comp] = (terms, {r: s for r, s in zip(rows, sets)})
             elems = nets[comp][1].get(v)
             if elems is None:
