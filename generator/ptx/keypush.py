@@ -19,15 +19,9 @@ them.  A group where every y reads one x (the key already on the S-box output) i
 from __future__ import annotations
 
 from cipherspec.ir import Function
-from cipherspec.passes.xornet import paar
 
 from . import xor3
-
 from .irbuild import Builder
-
-
-import os
-SYNTH = xor3.network if os.environ.get('KP') != 'paar' else paar
 
 
 def _key_only(fn: Function, key_inputs: set[str]) -> list[bool]:
@@ -132,7 +126,7 @@ def run(fn: Function, sbox_inputs: set[int], sbox_outputs: set[int], key_inputs:
 
 def _rebuild(fn, key, lin, xprime, comp_rows, find) -> Function:
     """Key-only ops first (they read no state), then the rest in order; a rewritten region's rows are built
-    anew over x ^ k'_x (Paar's greedy pairs, a pair built where a row first needs it), its other values
+    anew over x ^ k'_x (xor3.py's shared pairs and triples, each built where a row first needs it), its other values
     dropped; every other reader of an S-box output reads it as it is."""
     b = Builder(fn.name)
     new: dict[int, int] = {}
@@ -164,7 +158,7 @@ def _rebuild(fn, key, lin, xprime, comp_rows, find) -> Function:
         elif comp is not None and comp in comp_rows:
             if comp not in nets:
                 rows = comp_rows[comp]
-                terms, sets = SYNTH([{("v", x) for x in lin[r][0]} for r in rows])
+                terms, sets = xor3.network([{("v", x) for x in lin[r][0]} for r in rows])
                 nets[comp] = (terms, {r: s for r, s in zip(rows, sets)})
             elems = nets[comp][1].get(v)
             if elems is None:
