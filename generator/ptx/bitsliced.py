@@ -16,6 +16,8 @@ on the host.  No table is read: the layout is constant-time.
 
 from __future__ import annotations
 
+import os
+
 from cipherspec.ir import Function, Module, WordLayout
 from cipherspec.passes import dce
 from generator.common.bitslice import PlaneAlgebra, unsupported
@@ -66,7 +68,7 @@ def state_planes(block: WordLayout, words: list[str]) -> list[str]:
 class IRPlanes(PlaneAlgebra):
     """Planes as IR values: a plane is the name "v<id>" of a u32 op in the builder (or the constant 0 / 1)."""
 
-    SBOX_SHAPES = CIRCUITS
+    SBOX_SHAPES = CIRCUITS  # per table the circuit with fewer gates (AES's S-box: the 113-gate one, 73 LOP3 vs 88)
 
     def __init__(self, b: Builder):
         super().__init__()
@@ -111,8 +113,13 @@ def lower(fn: Function, module: Module, key_inputs: set[str]) -> Function:
             out.append(planes.name(b.op("sub", b.const(0), bit)))
         return out
 
+    former = os.environ.get("CIPHERSPEC_PTX_BS") == "v1"  # A/B switch (bench/gpu/aes_roof.sh): the former lowering
+    if former:
+        planes.SBOX_SHAPES = ("depth16",)
     outs = lower_planes(fn, module.tables, planes, bind)
     made = {plane_name(n, i): planes.id(p) for n, _ in fn.outputs for i, p in enumerate(outs[n])}
     order = state_planes(module.block, [n for n, _ in fn.outputs])  # memory-bit order, like the inputs
-    result = keypush.run(b.function([(p, made[p]) for p in order]), planes.sbox_inputs, planes.sbox_outputs, key_inputs)
+    result = b.function([(p, made[p]) for p in order])
+    if not former:
+        result = keypush.run(result, planes.sbox_inputs, planes.sbox_outputs, key_inputs)
     return dce.run(result, module.tables)
