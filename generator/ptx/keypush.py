@@ -125,7 +125,7 @@ def run(fn: Function, sbox_inputs: set[int], sbox_outputs: set[int], key_inputs:
 
 
 def _rebuild(fn, key, lin, xprime, comp_rows, find) -> Function:
-    """Key-only ops first (they read no state), then the rest in order; a rewritten region's rows are built
+    """Inputs and constants first, then the rest in order, a key-only value where first read; a rewritten region's rows are built
     anew over x ^ k'_x (xor3.py's shared pairs and triples, each built where a row first needs it), its other values
     dropped; every other reader of an S-box output reads it as it is."""
     b = Builder(fn.name)
@@ -145,17 +145,27 @@ def _rebuild(fn, key, lin, xprime, comp_rows, find) -> Function:
             made[(comp, e)] = acc
         return made[(comp, e)]
 
-    first = [v for v, op in enumerate(fn.ops) if key[v] or op.code in ("input", "const")]
-    rest = [v for v, op in enumerate(fn.ops) if not (key[v] or op.code in ("input", "const"))]
-    for v in first + rest:
-        op = fn.ops[v]
-        b.origin = op.origin
+    def need(v: int) -> int:  # v emitted (a key-only value where first read: short live ranges in set_key)
+        if v not in new:
+            op = fn.ops[v]
+            b.origin = op.origin
+            if op.code == "input":
+                new[v] = b.input(op.imm[0])
+            elif op.code == "const":
+                new[v] = b.const(op.imm[0], op.width)
+            else:
+                args = [need(a) for a in op.args]
+                b.origin = op.origin
+                new[v] = b.op(op.code, *args, imm=op.imm[0] if op.imm else None, width=op.width)
+        return new[v]
+
+    for v, op in enumerate(fn.ops):
+        if op.code in ("input", "const"):
+            need(v)
+    for v in range(len(fn.ops)):
         comp = find(min(lin[v][0])) if v in lin and v not in xprime else None
-        if op.code == "input":
-            new[v] = b.input(op.imm[0])
-        elif op.code == "const":
-            new[v] = b.const(op.imm[0], op.width)
-        elif comp is not None and comp in comp_rows:
+        if comp is not None and comp in comp_rows:
+            b.origin = fn.ops[v].origin
             if comp not in nets:
                 rows = comp_rows[comp]
                 terms, sets = xor3.network([{("v", x) for x in lin[r][0]} for r in rows])
@@ -169,14 +179,17 @@ def _rebuild(fn, key, lin, xprime, comp_rows, find) -> Function:
                 acc = t if acc is None else b.op("xor", acc, t)
             assert acc is not None
             new[v] = b.op("not", acc) if lin[v][2] else acc
+        elif key[v]:
+            continue  # pulled in where first read (need)
         else:
-            new[v] = b.op(op.code, *(new[a] for a in op.args), imm=op.imm[0] if op.imm else None, width=op.width)
+            need(v)
         if xprime.get(v):
-            ks = sorted(new[k] for k in xprime[v])
+            ks = sorted(need(k) for k in xprime[v])
+            b.origin = fn.ops[v].origin
             acc = ks[0]
             for k in ks[1:]:  # key-only: set_key computes it (keysplit.py)
                 acc = b.op("xor", acc, k)
             shifted[v] = b.op("xor", new[v], acc)
         elif v in xprime:
             shifted[v] = new[v]
-    return b.function([(n, new[v]) for n, v in fn.outputs])
+    return b.function([(n, need(v)) for n, v in fn.outputs])
