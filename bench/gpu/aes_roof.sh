@@ -22,17 +22,7 @@ t0=$(date +%s)
 MAIN=${AES_SCHEDS:-aes128:bs_rk-const_t128}
 V1_CACHE=${CIPHERSPEC_CACHE%-v1}-v1  # its own cache: the same schedule names, other sources
 W=$(( $(nproc) / 2 )); [ "$W" -lt 1 ] && W=1
-build() {  # build(SCHEDULES): the libraries into the content-keyed cache
-  python3 - "$1" "$W" <<'PY'
-import sys
-sys.path.insert(0, "bench/gpu")
-from bench import build_all
-jobs = [tuple(s.split(":", 1)) for s in sys.argv[1].split(",") if s]
-res = build_all(jobs, int(sys.argv[2]))
-bad = {k: v for k, v in res.items() if v != "ok"}
-print("failures:", bad or "none")
-PY
-}
+build() { python3 bench/gpu/build_jobs.py "$1" "$W"; }  # the libraries, in parallel, into the content-keyed cache
 echo "== build (current and former lowering side by side)"
 build "$MAIN" > "$OUT/build-new.log" 2>&1 &
 CIPHERSPEC_CACHE=$V1_CACHE CIPHERSPEC_PTX_BS=v1 build "$MAIN" > "$OUT/build-v1.log" 2>&1 &
