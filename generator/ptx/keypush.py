@@ -1,18 +1,19 @@
-"""Round keys moved in front of a linear layer, onto the S-box outputs: a bitsliced core adds each key plane
-where its LOP3 network has room (generator/ptx/bitsliced.py).
+"""Round keys moved in front of a linear layer, onto the S-box outputs, and the layer rebuilt key-free for
+three-input gates (generator/ptx/bitsliced.py runs it on a bitsliced core).
 
 An SPN round ends ``y = L(x) ^ k``: x the S-box output planes, L an XOR network (MixColumns), k key planes.
 L is linear, so ``y = L(x ^ k')`` with ``k' = L^-1 k``.  k' depends on the key alone (keysplit.py computes
-it in set_key), L then reads no key plane and its outputs are three-input XORs (one LOP3 each instead of
-two), and ``x ^ k'`` is one more input of the S-box's last LOP3 (its final XOR has room) -- or one LOP3.
+it in set_key); L then reads no key plane and is rebuilt as an XOR network for LOP3 (xor3.py: AES
+MixColumns 56 LOP3 a column), and ``x ^ k'`` mostly rides in the S-box's last LOP3.
 
-Found on the plane IR, not on names: a key XOR ``y = a ^ k`` (k key-only, a not) whose ``a`` is an XOR/NOT
-cone over S-box output planes; the key XORs whose cones share planes form a group; a group is rewritten
-when its matrix (rows y, columns x) is square and invertible and no value of the cones is read outside
-them.  A group where every y reads one x (the key already on the S-box output) is left alone.
+Found on the plane IR, not on names: the XOR/NOT values over S-box outputs and key-only values form regions
+(a value on an S-box's input side ends one; regions that share S-box outputs are one); a region's rows are
+its values read from outside it.  A region is rewritten when its matrix (rows, S-box outputs) is square and
+invertible, unless each S-box output's one reader in it is ``x ^ k'_x`` already (AES decryption's
+``InvMixColumns(InvSubBytes(x) ^ k)``: nothing to move).  Readers outside the region read x as it is.
 
     before: %9 = xor %7, %8 (L's XORs over S-box outputs %1..%4)   %11 = xor %9, %k1      (per output)
-    after:  %1' = xor %1, %k1'   ...   %9' = xor %7', %8'  (the same XORs over %1'..%4'; no key XOR)
+    after:  %1' = xor %1, %k1'   ...   %11 = lop3 %1', %3', %t  (xor3's network over %1'..%4'; no key XOR)
             k1' = k1 ^ k3 ^ ...  (a row of L^-1: key-only, moved to set_key)
 """
 
@@ -125,13 +126,13 @@ def run(fn: Function, sbox_inputs: set[int], sbox_outputs: set[int], key_inputs:
 
 
 def _rebuild(fn, key, lin, xprime, comp_rows, find) -> Function:
-    """Inputs and constants first, then the rest in order, a key-only value where first read; a rewritten region's rows are built
-    anew over x ^ k'_x (xor3.py's shared pairs and triples, each built where a row first needs it), its other values
-    dropped; every other reader of an S-box output reads it as it is."""
+    """Inputs and constants first, then the rest in order, a key-only value where first read (short live
+    ranges in set_key); a rewritten region's rows are built anew over x ^ k'_x (xor3.py's shared pairs and
+    triples, each where a row first needs it), its other values dropped."""
     b = Builder(fn.name)
     new: dict[int, int] = {}
     shifted: dict[int, int] = {}  # x -> x ^ k'_x
-    nets: dict[int, tuple[list, dict[int, set]]] = {}  # component -> (Paar terms, row -> its elements)
+    nets: dict[int, tuple[list, dict[int, set]]] = {}  # component -> (xor3 terms, row -> its elements)
     made: dict[tuple, int] = {}
 
     def element(e: tuple, comp: int) -> int:
@@ -145,7 +146,7 @@ def _rebuild(fn, key, lin, xprime, comp_rows, find) -> Function:
             made[(comp, e)] = acc
         return made[(comp, e)]
 
-    def need(v: int) -> int:  # v emitted (a key-only value where first read: short live ranges in set_key)
+    def need(v: int) -> int:  # v emitted (with what it reads)
         if v not in new:
             op = fn.ops[v]
             b.origin = op.origin
