@@ -57,11 +57,9 @@ def _features(names) -> str:
 
 def _variant_rows(module: Module, vs: list[Variant], port: Variant) -> str:
     """The kernel table: x86-64 variants (each droppable with -DCS_NO_<NAME>), else the portable one.
-    A row's family numbers its kernel schedule: rows of one family share key data (aead.c runs serial
-    chains such as CBC-MAC on the family's narrowest row)."""
+    (Serial chains such as CBC-MAC run on cs_kernels_short(ks, k, 1): the key's narrowest run.)"""
     lines = ["#ifdef CS_X86"]
     P = module.cipher
-    families: dict[str, int] = {}
     for v in vs:
         gh, xts, ccm = _fused(module, v)
         decls = [f"CS_DECLARE_CTR_GHASH({P}_{v.name}_ctr_ghash)"] if gh else []
@@ -72,8 +70,7 @@ def _variant_rows(module: Module, vs: list[Variant], port: Variant) -> str:
     for v in vs:
         assert v.level is not None  # x86-64 variants have levels; the portable one is below
         gh, xts, ccm = _fused(module, v)
-        family = families.setdefault(kernel_tag(v.kernel), len(families))
-        head = f"{v.name}, {_features(v.level.features)}, {lanes_of_variant(module, v)}, {family}"
+        head = f"{v.name}, {_features(v.level.features)}, {lanes_of_variant(module, v)}"
         if gh or xts or ccm:
             fused = [f"{P}_{v.name}_{f}" if on else "NULL" for f, on in (("ctr_ghash", gh), ("xts", xts), ("ccm", ccm))]
             row = f"CS_ROW_FUSED({head}, {', '.join(fused)})"
@@ -89,7 +86,7 @@ def _variant_rows(module: Module, vs: list[Variant], port: Variant) -> str:
         "#else",
         f"CS_DECLARE({port.name})",
         "static const cs_kernels cs_variants[] = {",
-        f"    CS_ROW({port.name}, 0, {lanes_of_variant(module, port)}, 0),  /* {kernel_tag(port.kernel)} */",
+        f"    CS_ROW({port.name}, 0, {lanes_of_variant(module, port)}),  /* {kernel_tag(port.kernel)} */",
         "};",
         "#endif",
     ]
@@ -101,6 +98,7 @@ def _key_finish(module: Module, vs: list[Variant]) -> str:
     cs_key_finish(ks, v): what set_key adds for the chosen variant v -- the planes only when it reads them;
     cs_kernels_short(ks, k, blocks): for a call shorter than k's run, the variant the key also serves (a
     subset of k's CPU features; planes only if the key has them) that pads it to the fewest blocks, else k.
+    The modes' serial chains (CBC-MAC, E_K(0), E_K(J0), a partial block's keystream) call it with 1 block.
 
         before: cs_key_schedule(ks, key) always ended in cs_key_planes(ks)   (AES-128: ~1 us of ~1.2)
                 P_ctr of 2 blocks padded to one 64-block run of the widest byte-sliced kernel (ARIA)
