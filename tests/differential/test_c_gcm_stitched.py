@@ -83,3 +83,32 @@ def test_stitched_gcm_inc32_wrap(libs, evp, name, low):
     want = _ref(evp, name, key, iv, aad, data)
     assert c.gcm_encrypt(rk, iv, aad, data) == want, (name, hex(low))
     assert c.gcm_decrypt(rk, iv, aad, want[0], want[1]) == data
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_stitched_gcm_in_place(libs, evp, name):
+    """in == out through the one-shot calls (the stitched loops hash ciphertext they read back from memory:
+    encryption the previous batch's output, decryption this batch's input before it is overwritten):
+    the ciphertext and tag equal OpenSSL's, and decryption in place gives the plaintext back."""
+    import ctypes
+
+    c = libs(name)
+    rng = np.random.default_rng(7)
+    key, iv, aad, data = rng.bytes(16), rng.bytes(12), rng.bytes(13), rng.bytes(3 * 8192 + 5)
+    want_ct, want_tag = _ref(evp, name, key, iv, aad, data)
+    ks = c.expand_key(key)  # the key struct (a ctypes array), kept alive while its address is in use
+    rk = ctypes.c_void_p(ctypes.addressof(ks))
+    n = ctypes.c_size_t(len(data))
+    buf = (ctypes.c_uint8 * len(data)).from_buffer_copy(data)
+    tag = (ctypes.c_uint8 * 16)()
+    f = lambda s: getattr(c.lib, f"{name}_{s}")  # noqa: E731
+    assert (
+        f("gcm_encrypt")(rk, iv, ctypes.c_size_t(12), aad, ctypes.c_size_t(13), buf, buf, n, tag, ctypes.c_size_t(16))
+        == 0
+    )
+    assert (bytes(buf), bytes(tag)) == (want_ct, want_tag), name
+    assert (
+        f("gcm_decrypt")(rk, iv, ctypes.c_size_t(12), aad, ctypes.c_size_t(13), buf, buf, n, tag, ctypes.c_size_t(16))
+        == 0
+    )
+    assert bytes(buf) == data, name
