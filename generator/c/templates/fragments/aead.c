@@ -151,7 +151,7 @@ static void cs_gcm_powers(const cs_kernels *k, const {{ P }}_key *ks, uint32_t g
 #ifdef CS_X86
     if (n == CS_GH_POWERS && (cs_ghash_variants[g].features & CS_F_V4)) {
         wide = 1;
-        n = 4;  /* the rest: below, four lanes at a time */
+        n = 1;  /* the rest: below, four lanes at a time */
     }
 #endif
     for (i = 1; i < n; i++) {  /* H^(i+1)' = MontRed(H^i' * H'): GHASH of a zero block from the state H^i' */
@@ -160,7 +160,7 @@ static void cs_gcm_powers(const cs_kernels *k, const {{ P }}_key *ks, uint32_t g
         cs_ghash_variants[g].fn(h[CS_GH_POWERS - 1 - i], (const uint64_t (*)[2])h, b, 1);
     }
 #ifdef CS_X86
-    if (wide) cs_ghash_powers512(h);  /* H^5' .. H^32' */
+    if (wide) cs_ghash_powers512(h);  /* H^2' .. H^32' */
 #else
     (void)wide;
 #endif
