@@ -98,17 +98,13 @@ def test_stitched_gcm_in_place(libs, evp, name):
     want_ct, want_tag = _ref(evp, name, key, iv, aad, data)
     ks = c.expand_key(key)  # the key struct (a ctypes array), kept alive while its address is in use
     rk = ctypes.c_void_p(ctypes.addressof(ks))
-    n = ctypes.c_size_t(len(data))
     buf = (ctypes.c_uint8 * len(data)).from_buffer_copy(data)
     tag = (ctypes.c_uint8 * 16)()
+    # the runtime's signatures (runtime/c_aead.py): inputs char *, outputs void *, sizes size_t
+    src, dst = ctypes.c_char_p(ctypes.addressof(buf)), ctypes.c_void_p(ctypes.addressof(buf))
+    n, s12, s13, s16 = (ctypes.c_size_t(v) for v in (len(data), 12, 13, 16))
     f = lambda s: getattr(c.lib, f"{name}_{s}")  # noqa: E731
-    assert (
-        f("gcm_encrypt")(rk, iv, ctypes.c_size_t(12), aad, ctypes.c_size_t(13), buf, buf, n, tag, ctypes.c_size_t(16))
-        == 0
-    )
+    assert f("gcm_encrypt")(rk, iv, s12, aad, s13, src, dst, n, ctypes.c_void_p(ctypes.addressof(tag)), s16) == 0
     assert (bytes(buf), bytes(tag)) == (want_ct, want_tag), name
-    assert (
-        f("gcm_decrypt")(rk, iv, ctypes.c_size_t(12), aad, ctypes.c_size_t(13), buf, buf, n, tag, ctypes.c_size_t(16))
-        == 0
-    )
+    assert f("gcm_decrypt")(rk, iv, s12, aad, s13, src, dst, n, ctypes.c_char_p(ctypes.addressof(tag)), s16) == 0
     assert bytes(buf) == data, name
