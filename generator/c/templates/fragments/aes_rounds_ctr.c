@@ -59,13 +59,14 @@ CS_HIDDEN void CS_KERNEL(ctr)(const {{ P }}_key *ks, uint8_t *ctr, const uint8_t
 
 /* GCM, stitched: whole batches of CS_IL * CS_BPR (32) blocks of CTR from ctr, each batch's AES rounds and
    a GHASH of 32 ciphertext blocks in one loop body, so that the out-of-order core runs the carry-less
-   multiplies beside the AES rounds.  The GHASH reads its blocks from memory: encryption, the previous
-   batch's output (still in L1); decryption, this batch's input before it is overwritten (in == out).  The
-   powers of H are memory operands (cs_gh512_mem), so that the loop keeps in registers only the round keys,
-   the batch, the counter and the GHASH sums.
-       before: b[], d[] (the previous batch), 8 powers and 8 Karatsuba halves live (43 zmm for 32): per
-               batch ~50 zmm stack stores and loads in the loop (objdump)
-       after:  round keys, b[], counter, sums: 2 zmm stack accesses per batch (a reloaded constant)
+   multiplies beside the AES rounds.  The GHASH reads its blocks back from memory: encryption the previous
+   batch's output (in L1), decryption this batch's input before it is overwritten (in == out).  The powers
+   of H are memory operands (cs_gh512_mem) from a 64-byte-aligned copy on the stack (the key's or the
+   context's are not aligned: split loads made the loop 20% slower at 64 MiB).  So the loop keeps in
+   registers only the round keys, the batch, the counter and the GHASH sums.
+       before: b[], d[] (the previous batch), 8 powers and 8 Karatsuba halves live (43 zmm for 32): ~50
+               zmm spill stores and reloads per batch in the loop (objdump)
+       after:  one zmm spill store and reload per batch; the other stack reads are the powers' operands
    The caller keeps the counter's low 32 bits from wrapping (GCM's inc32).  x: the GHASH state; h: H^32'
    .. H^1' (ghash.c).  Returns the blocks done: n rounded down to a whole batch. */
 CS_HIDDEN CS_TARGET("pclmul,vpclmulqdq") size_t CS_KERNEL(ctr_ghash)(const {{ P }}_key *ks, uint8_t *ctr, const uint8_t *in,
@@ -76,10 +77,12 @@ CS_HIDDEN CS_TARGET("pclmul,vpclmulqdq") size_t CS_KERNEL(ctr_ghash)(const {{ P 
     const cs_x rev = CS_X_BCAST16(bswap);
     uint64_t hi = cs_load64be(ctr), lo = cs_load64be(ctr + 8), cv[2 * CS_BPR], step[2 * CS_BPR];
     cs_x k[CS_NK_ENCRYPT], b[CS_IL], c, inc;
+    uint64_t hs[32][2] __attribute__((aligned(64)));  /* the powers, aligned for the memory operands (above) */
     __m128i acc = _mm_loadu_si128((const __m128i *)x);
     size_t i;
     int j, l;
     cs_encrypt_keys(ks, k);
+    memcpy(hs, h, sizeof hs);
     for (l = 0; l < CS_BPR; l++) {
         step[2 * l] = CS_BPR;
         step[2 * l + 1] = 0;
@@ -95,14 +98,16 @@ CS_HIDDEN CS_TARGET("pclmul,vpclmulqdq") size_t CS_KERNEL(ctr_ghash)(const {{ P 
         }
         cs_encrypt_regs(k, b, CS_IL);
         if (decrypt)
-            acc = cs_gh512_mem(acc, h, in + i * 16, CS_IL);
+            acc = cs_gh512_mem(acc, hs, in + i * 16, CS_IL);
         else if (i)
-            acc = cs_gh512_mem(acc, h, out + (i - CS_IL * CS_BPR) * 16, CS_IL);
+            acc = cs_gh512_mem(acc, hs, out + (i - CS_IL * CS_BPR) * 16, CS_IL);
         for (j = 0; j < CS_IL; j++)
             CS_X_STORE(out + (i + (size_t)j * CS_BPR) * 16,
                        CS_X_XOR(b[j], CS_X_LOAD(in + (i + (size_t)j * CS_BPR) * 16)));
     }
-    if (i && !decrypt) acc = cs_gh512_mem(acc, h, out + (i - CS_IL * CS_BPR) * 16, CS_IL);
+    if (i && !decrypt) acc = cs_gh512_mem(acc, hs, out + (i - CS_IL * CS_BPR) * 16, CS_IL);
+    memset(hs, 0, sizeof hs);  /* the stack copy of key-derived data wiped (the asm: not a dead store) */
+    __asm__ __volatile__("" : : "r"(hs) : "memory");
     cs_store64be(ctr + 8, lo + i);  /* no carry out of the low word: the low 32 bits did not wrap */
     _mm_storeu_si128((__m128i *)x, acc);
     return i;

@@ -137,6 +137,16 @@ CS_TARGET("avx2,pclmul,vpclmulqdq") static void cs_ghash_vpclmul256(uint64_t x[2
     if (blocks) cs_ghash_pclmul(x, h, data, blocks);
 }
 
+/* nz zmm registers of blocks (4 each) from data, acc added to the first, times k[0 ..] (cs_gh512_keys): reduced */
+CS_TARGET("avx512f,avx512bw,avx2,pclmul,vpclmulqdq") static inline __attribute__((always_inline)) __m128i
+cs_gh512_run(__m128i acc, const __m512i *k, const __m512i *kk, const uint8_t *data, int nz)
+{
+    __m512i d[8];
+    int j;
+    for (j = 0; j < nz; j++) d[j] = _mm512_loadu_si512((const void *)(data + 64 * j));
+    return cs_gh512_regs(acc, k, kk, d, nz);
+}
+
 /* per 128-bit lane: MontRed(a * b) (the GCM product of two operands in H' form gives the next H' power) */
 CS_TARGET("avx512f,avx512bw,avx2,pclmul,vpclmulqdq") static __m512i cs_gh512_mul_lanes(__m512i a, __m512i b)
 {
@@ -179,9 +189,14 @@ CS_TARGET("avx512f,avx512bw,avx2,pclmul,vpclmulqdq") static void cs_ghash_powers
 CS_TARGET("avx512f,avx512bw,avx2,pclmul,vpclmulqdq") static void cs_ghash_vpclmul512(uint64_t x[2], const uint64_t (*h)[2], const uint8_t *data, size_t blocks)
 {
     __m128i acc = _mm_loadu_si128((const __m128i *)x);
-    for (; blocks >= 32; blocks -= 32, data += 512) acc = cs_gh512_mem(acc, h, data, 8);
+    __m512i k[8], kk[8];
+    if (blocks >= 32) {
+        cs_gh512_keys(h, k, kk, 8);
+        for (; blocks >= 32; blocks -= 32, data += 512) acc = cs_gh512_run(acc, k, kk, data, 8);
+    }
     if (blocks >= 16) {
-        acc = cs_gh512_mem(acc, h + CS_GH_POWERS - 16, data, 4);
+        cs_gh512_keys(h + CS_GH_POWERS - 16, k, kk, 4);
+        acc = cs_gh512_run(acc, k, kk, data, 4);
         blocks -= 16;
         data += 256;
     }
