@@ -1938,12 +1938,46 @@ CS_TARGET("avx512f,avx512bw,avx2,pclmul,vpclmulqdq") static inline __m128i cs_gh
     return _mm_xor_si128(_mm256_castsi256_si128(y), _mm256_extracti128_si256(y, 1));
 }
 
-/* nz zmm registers of blocks read from data (4 blocks each), acc added to the first, times the powers
-   hp[4j .. 4j + 3] read as memory operands of the multiplies (no power held in a register across calls):
-   the sum, reduced once.  Four products per lane (no Karatsuba operands to prepare), and each sum takes
-   two registers' products in one VPTERNLOG (which GCC does not reassociate into a tree of live products).
-       before: 2 * nz registers of powers and their Karatsuba halves live through the caller's loop; per register
-               VPSHUFB, 3 VPCLMULQDQ, VPSHUFD, 4 VPXOR
+/* the key side of cs_gh512_regs, once per call: k[j] = hp[4j .. 4j + 3], kk[j] = k.lo ^ k.hi per lane in the
+   low word (Karatsuba's middle operand)
+       before: per 4 blocks  vpshufd + vpxor of the powers   after: per call */
+CS_TARGET("avx512f,avx512bw,avx2,pclmul,vpclmulqdq") static inline __attribute__((always_inline)) void
+cs_gh512_keys(const uint64_t (*hp)[2], __m512i *k, __m512i *kk, int nz)
+{
+    int j;
+    for (j = 0; j < nz; j++) {
+        k[j] = _mm512_loadu_si512((const void *)hp[4 * j]);
+        kk[j] = _mm512_xor_si512(k[j], _mm512_shuffle_epi32(k[j], 0x4e));
+    }
+}
+
+/* nz zmm registers of blocks as loaded (4 blocks each), acc added to the first, times k[0], k[1], ...
+   (four powers each, from cs_gh512_keys): the sum, reduced */
+CS_TARGET("avx512f,avx512bw,avx2,pclmul,vpclmulqdq") static inline __attribute__((always_inline)) __m128i
+cs_gh512_regs(__m128i acc, const __m512i *k, const __m512i *kk, const __m512i *data, int nz)
+{
+    const __m512i bswap = _mm512_loadu_si512((const void *)cs_gh_bswap);
+    __m512i lo = _mm512_setzero_si512(), mid = lo, hi = lo;
+    int j;
+    for (j = 0; j < nz; j++) {
+        __m512i d = _mm512_shuffle_epi8(data[j], bswap);
+        if (j == 0) d = _mm512_xor_si512(d, _mm512_maskz_mov_epi64(0x3, _mm512_castsi128_si512(acc)));
+        /* Karatsuba: (d.lo ^ d.hi)(k.lo ^ k.hi) ^ lo ^ hi is the middle term */
+        lo = _mm512_xor_si512(lo, _mm512_clmulepi64_epi128(d, k[j], 0x00));
+        hi = _mm512_xor_si512(hi, _mm512_clmulepi64_epi128(d, k[j], 0x11));
+        mid = _mm512_xor_si512(mid, _mm512_clmulepi64_epi128(_mm512_xor_si512(d, _mm512_shuffle_epi32(d, 0x4e)), kk[j], 0x00));
+    }
+    mid = _mm512_xor_si512(mid, _mm512_xor_si512(lo, hi));
+    return cs_gh_reduce(cs_gh_fold512(lo), cs_gh_fold512(mid), cs_gh_fold512(hi));
+}
+
+/* cs_gh512_regs for a loop that cannot keep the powers in registers: nz zmm registers of blocks read from
+   data (4 blocks each), acc added to the first, times the powers hp[4j .. 4j + 3] read as memory operands
+   of the multiplies (hp 64-byte aligned, else every operand splits a cache line): the sum, reduced once.
+   Four products per lane (no Karatsuba operands to prepare), and each sum takes two registers' products
+   in one VPTERNLOG (which GCC does not reassociate into a tree of live products).
+       before (cs_gh512_regs): 2 * nz registers of powers and Karatsuba halves live; per register VPSHUFB,
+               3 VPCLMULQDQ, VPSHUFD, 4 VPXOR
        after:  per register VPSHUFB, 4 VPCLMULQDQ zmm, zmm, [hp + 64j], 2 VPTERNLOG */
 CS_TARGET("avx512f,avx512bw,avx2,pclmul,vpclmulqdq") static inline __attribute__((always_inline)) __m128i
 cs_gh512_mem(__m128i acc, const uint64_t (*hp)[2], const uint8_t *data, int nz)
@@ -2021,6 +2055,16 @@ CS_TARGET("avx2,pclmul,vpclmulqdq") static void cs_ghash_vpclmul256(uint64_t x[2
     if (blocks) cs_ghash_pclmul(x, h, data, blocks);
 }
 
+/* nz zmm registers of blocks (4 each) from data, acc added to the first, times k[0 ..] (cs_gh512_keys): reduced */
+CS_TARGET("avx512f,avx512bw,avx2,pclmul,vpclmulqdq") static inline __attribute__((always_inline)) __m128i
+cs_gh512_run(__m128i acc, const __m512i *k, const __m512i *kk, const uint8_t *data, int nz)
+{
+    __m512i d[8];
+    int j;
+    for (j = 0; j < nz; j++) d[j] = _mm512_loadu_si512((const void *)(data + 64 * j));
+    return cs_gh512_regs(acc, k, kk, d, nz);
+}
+
 /* per 128-bit lane: MontRed(a * b) (the GCM product of two operands in H' form gives the next H' power) */
 CS_TARGET("avx512f,avx512bw,avx2,pclmul,vpclmulqdq") static __m512i cs_gh512_mul_lanes(__m512i a, __m512i b)
 {
@@ -2063,9 +2107,14 @@ CS_TARGET("avx512f,avx512bw,avx2,pclmul,vpclmulqdq") static void cs_ghash_powers
 CS_TARGET("avx512f,avx512bw,avx2,pclmul,vpclmulqdq") static void cs_ghash_vpclmul512(uint64_t x[2], const uint64_t (*h)[2], const uint8_t *data, size_t blocks)
 {
     __m128i acc = _mm_loadu_si128((const __m128i *)x);
-    for (; blocks >= 32; blocks -= 32, data += 512) acc = cs_gh512_mem(acc, h, data, 8);
+    __m512i k[8], kk[8];
+    if (blocks >= 32) {
+        cs_gh512_keys(h, k, kk, 8);
+        for (; blocks >= 32; blocks -= 32, data += 512) acc = cs_gh512_run(acc, k, kk, data, 8);
+    }
     if (blocks >= 16) {
-        acc = cs_gh512_mem(acc, h + CS_GH_POWERS - 16, data, 4);
+        cs_gh512_keys(h + CS_GH_POWERS - 16, k, kk, 4);
+        acc = cs_gh512_run(acc, k, kk, data, 4);
         blocks -= 16;
         data += 256;
     }

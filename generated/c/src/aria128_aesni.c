@@ -2179,12 +2179,46 @@ CS_TARGET("avx512f,avx512bw,avx2,pclmul,vpclmulqdq") static inline __m128i cs_gh
     return _mm_xor_si128(_mm256_castsi256_si128(y), _mm256_extracti128_si256(y, 1));
 }
 
-/* nz zmm registers of blocks read from data (4 blocks each), acc added to the first, times the powers
-   hp[4j .. 4j + 3] read as memory operands of the multiplies (no power held in a register across calls):
-   the sum, reduced once.  Four products per lane (no Karatsuba operands to prepare), and each sum takes
-   two registers' products in one VPTERNLOG (which GCC does not reassociate into a tree of live products).
-       before: 2 * nz registers of powers and their Karatsuba halves live through the caller's loop; per register
-               VPSHUFB, 3 VPCLMULQDQ, VPSHUFD, 4 VPXOR
+/* the key side of cs_gh512_regs, once per call: k[j] = hp[4j .. 4j + 3], kk[j] = k.lo ^ k.hi per lane in the
+   low word (Karatsuba's middle operand)
+       before: per 4 blocks  vpshufd + vpxor of the powers   after: per call */
+CS_TARGET("avx512f,avx512bw,avx2,pclmul,vpclmulqdq") static inline __attribute__((always_inline)) void
+cs_gh512_keys(const uint64_t (*hp)[2], __m512i *k, __m512i *kk, int nz)
+{
+    int j;
+    for (j = 0; j < nz; j++) {
+        k[j] = _mm512_loadu_si512((const void *)hp[4 * j]);
+        kk[j] = _mm512_xor_si512(k[j], _mm512_shuffle_epi32(k[j], 0x4e));
+    }
+}
+
+/* nz zmm registers of blocks as loaded (4 blocks each), acc added to the first, times k[0], k[1], ...
+   (four powers each, from cs_gh512_keys): the sum, reduced */
+CS_TARGET("avx512f,avx512bw,avx2,pclmul,vpclmulqdq") static inline __attribute__((always_inline)) __m128i
+cs_gh512_regs(__m128i acc, const __m512i *k, const __m512i *kk, const __m512i *data, int nz)
+{
+    const __m512i bswap = _mm512_loadu_si512((const void *)cs_gh_bswap);
+    __m512i lo = _mm512_setzero_si512(), mid = lo, hi = lo;
+    int j;
+    for (j = 0; j < nz; j++) {
+        __m512i d = _mm512_shuffle_epi8(data[j], bswap);
+        if (j == 0) d = _mm512_xor_si512(d, _mm512_maskz_mov_epi64(0x3, _mm512_castsi128_si512(acc)));
+        /* Karatsuba: (d.lo ^ d.hi)(k.lo ^ k.hi) ^ lo ^ hi is the middle term */
+        lo = _mm512_xor_si512(lo, _mm512_clmulepi64_epi128(d, k[j], 0x00));
+        hi = _mm512_xor_si512(hi, _mm512_clmulepi64_epi128(d, k[j], 0x11));
+        mid = _mm512_xor_si512(mid, _mm512_clmulepi64_epi128(_mm512_xor_si512(d, _mm512_shuffle_epi32(d, 0x4e)), kk[j], 0x00));
+    }
+    mid = _mm512_xor_si512(mid, _mm512_xor_si512(lo, hi));
+    return cs_gh_reduce(cs_gh_fold512(lo), cs_gh_fold512(mid), cs_gh_fold512(hi));
+}
+
+/* cs_gh512_regs for a loop that cannot keep the powers in registers: nz zmm registers of blocks read from
+   data (4 blocks each), acc added to the first, times the powers hp[4j .. 4j + 3] read as memory operands
+   of the multiplies (hp 64-byte aligned, else every operand splits a cache line): the sum, reduced once.
+   Four products per lane (no Karatsuba operands to prepare), and each sum takes two registers' products
+   in one VPTERNLOG (which GCC does not reassociate into a tree of live products).
+       before (cs_gh512_regs): 2 * nz registers of powers and Karatsuba halves live; per register VPSHUFB,
+               3 VPCLMULQDQ, VPSHUFD, 4 VPXOR
        after:  per register VPSHUFB, 4 VPCLMULQDQ zmm, zmm, [hp + 64j], 2 VPTERNLOG */
 CS_TARGET("avx512f,avx512bw,avx2,pclmul,vpclmulqdq") static inline __attribute__((always_inline)) __m128i
 cs_gh512_mem(__m128i acc, const uint64_t (*hp)[2], const uint8_t *data, int nz)
@@ -2213,20 +2247,21 @@ cs_gh512_mem(__m128i acc, const uint64_t (*hp)[2], const uint8_t *data, int nz)
 
 /* GCM, stitched, for the byte-sliced core: whole runs of CS_LANES blocks of CTR from ctr, each run's
    keystream (cs_ctr_n, in the stack buffer while it is in L1) XORed with the input 8 registers at a time
-   and those 32 blocks (decryption: the input's) hashed while they are in L1, before the next run,
-   instead of a second pass over the output.  The caller keeps the counter's low 32 bits from wrapping (GCM's inc32).
+   and those registers (decryption: the input's) hashed at once, before the next run, instead of a
+   second pass over the output.  The caller keeps the counter's low 32 bits from wrapping (GCM's inc32).
    x: the GHASH state; h: H^32' .. H^1' (ghash.c).  Returns the blocks done: n rounded down to a run.
        before: per 8 KiB  ctr (keystream, cs_xor_bytes: out stored)  then GHASH (out loaded again)
-       after:  per run    keystream, then per 32 blocks: load in, xor, store out, GHASH of those 512 bytes
-               (cs_gh512_mem: the powers as memory operands; decryption hashes the input first) */
+       after:  per run    keystream, then load in, xor, store out and GHASH from the same registers */
 CS_HIDDEN CS_TARGET("pclmul,vpclmulqdq") size_t CS_KERNEL(ctr_ghash)(const aria128_key *ks, uint8_t *ctr, const uint8_t *in,
                                                                  uint8_t *out, size_t n, uint64_t x[2],
                                                                  const uint64_t (*h)[2], int decrypt)
 {
     uint8_t stream[CS_LANES * CS_BLOCK];
+    cs_x hk[8], hkk[8], d[8];
     __m128i acc = _mm_loadu_si128((const __m128i *)x);
     size_t i;
     int g, j;
+    cs_gh512_keys(h, hk, hkk, 8);
     for (i = 0; i + CS_LANES <= n; i += CS_LANES) {
         const uint64_t lo = cs_load64be(ctr + CS_BLOCK - 8);
         if (lo <= UINT64_MAX - CS_LANES) {  /* no carry out of the low 64 bits: the core makes the blocks */
@@ -2238,11 +2273,13 @@ CS_HIDDEN CS_TARGET("pclmul,vpclmulqdq") size_t CS_KERNEL(ctr_ghash)(const aria1
         }
         for (g = 0; g < CS_LANES / 32; g++) {  /* 32 blocks: 8 registers, one aggregated reduction */
             const size_t at = (i + 32 * (size_t)g) * CS_BLOCK;
-            if (decrypt) acc = cs_gh512_mem(acc, h, in + at, 8);  /* before in == out is overwritten */
-            for (j = 0; j < 8; j++)
-                CS_X_STORE(out + at + 64 * (size_t)j, CS_X_XOR(CS_X_LOAD(in + at + 64 * (size_t)j),
-                                                               CS_X_LOAD(stream + (32 * (size_t)g) * CS_BLOCK + 64 * (size_t)j)));
-            if (!decrypt) acc = cs_gh512_mem(acc, h, out + at, 8);  /* the 512 bytes just stored, from L1 */
+            for (j = 0; j < 8; j++) {
+                const cs_x v = CS_X_LOAD(in + at + 64 * (size_t)j);
+                const cs_x o = CS_X_XOR(v, CS_X_LOAD(stream + (32 * (size_t)g) * CS_BLOCK + 64 * (size_t)j));
+                CS_X_STORE(out + at + 64 * (size_t)j, o);
+                d[j] = decrypt ? v : o;
+            }
+            acc = cs_gh512_regs(acc, hk, hkk, d, 8);
         }
     }
     _mm_storeu_si128((__m128i *)x, acc);
