@@ -44,6 +44,7 @@ typedef struct aria128_neon_key {
     uint8_t kt_ecb_encrypt[16 * ARIA128_NEON_ECB_ENCRYPT_KEY_VECTORS];  /* aria128_neon_ecb_encrypt's key table */
     uint8_t kt_ecb_decrypt[16 * ARIA128_NEON_ECB_DECRYPT_KEY_VECTORS];  /* aria128_neon_ecb_decrypt's key table */
     uint8_t kt_ctr[16 * ARIA128_NEON_CTR_KEY_VECTORS];  /* aria128_neon_ctr's key table */
+    uint64_t gh[32][2];  /* GCM: H^32 .. H^1 in GHASH's operand form (as many as the GHASH variant uses; the rest 0) */
 } aria128_neon_key;
 
 /* Expands a 16-byte key; the kernels and GHASH are chosen for this CPU (first use decides). */
@@ -97,9 +98,10 @@ typedef struct aria128_neon_gcm {
 } aria128_neon_gcm;
 int aria128_neon_gcm_init(aria128_neon_gcm *g, const aria128_neon_key *ks, const uint8_t *iv, size_t iv_len);
 
-/* Per key, once: H and its powers (gcm_init derives them per message: E_K(0) and up to 32 GCM products).
- * gcm_init_key then starts a message from the IV alone, copying the powers into the context, as a
- * record layer does per record.  gk->ks points at the key, which must outlive gk and stay unchanged (run
+/* Per key, once: H and its powers, copied from the key (set_key derives them: E_K(0) and up to 32 GCM
+ * products, kept in the key's gh; the one-shot calls and gcm_init read them from there).  gcm_init_key
+ * then starts a message from the IV alone, copying the powers into the context, as a record layer does
+ * per record.  gk->ks points at the key, which must outlive gk and stay unchanged (run
  * gcm_key_init again after a set_key); gk is plain data with that one pointer (wipe it when the key ends). */
 typedef struct aria128_neon_gcm_key {
     const aria128_neon_key *ks;

@@ -142,7 +142,6 @@ typedef struct {
     size_t (*xts)(const cham64_128_neon_key *ks, uint64_t t[2], const uint8_t *in, uint8_t *out, size_t blocks, int decrypt);
     size_t (*ccm)(const cham64_128_neon_key *ks, uint8_t x[16], uint8_t *ctr, const uint8_t *in, uint8_t *out, size_t blocks,
                 int decrypt);  /* the x86 one-pass CCM: none here, NULL */
-    unsigned family;  /* (x86 only) */
 } cs_kernels;
 
 static void cs_v0_ecb_encrypt(const cham64_128_neon_key *ks, const uint8_t *in, uint8_t *out, size_t n)
@@ -168,7 +167,7 @@ static void cs_v0_ctr(const cham64_128_neon_key *ks, uint8_t *ctr, const uint8_t
 
 /* best first; the last needs nothing beyond Advanced SIMD */
 static const cs_kernels cs_variants[] = {
-    {"cham64_128_neon_b8_il4", 0, cs_v0_ecb_encrypt, cs_v0_ecb_decrypt, cs_v0_ctr, NULL, NULL, NULL, 0},  /* Advanced SIMD only */
+    {"cham64_128_neon_b8_il4", 0, cs_v0_ecb_encrypt, cs_v0_ecb_decrypt, cs_v0_ctr, NULL, NULL, NULL},  /* Advanced SIMD only */
 };
 #define CS_NVARIANTS ((int)(sizeof cs_variants / sizeof cs_variants[0]))
 
@@ -249,6 +248,15 @@ static const cs_kernels *cs_kernels_of(const cham64_128_neon_key *ks)
     return ks->variant >= 1 && ks->variant <= (uint32_t)CS_NVARIANTS ? &cs_variants[ks->variant - 1] : NULL;
 }
 
+/* the kernels for a call of `blocks` blocks (aead.c's serial chains ask for 1): k itself, since every
+   variant here runs the same group of blocks (the C library's picks a narrower variant of the key) */
+static const cs_kernels *cs_kernels_short(const cham64_128_neon_key *ks, const cs_kernels *k, size_t blocks)
+{
+    (void)ks;
+    (void)blocks;
+    return k;
+}
+
 const char *cham64_128_neon_key_variant(const cham64_128_neon_key *ks)
 {
     const cs_kernels *k = ks ? cs_kernels_of(ks) : NULL;
@@ -298,32 +306,10 @@ static void cs_wipe(void *p, size_t n)
 }
 
 
-/* The kernels for one-block calls and serial chains of them (CBC-MAC, E(J0), E(0), a partial block's
-   keystream): the variant of k's family with the cheapest run that the CPU runs (one kernel source at
-   another register width, same key data: a one-block call costs one run of its core; cost: library.py's
-   run_cost, fewest lanes on a tie), else k.
-       before: ecb_encrypt(x, 1) on vaes_avx512 (a 64-block run)   after: on aesni (a 16-block run)
-       byte-sliced with GFNI: on gfni_avx2 (32 blocks, but fewer ops than aesni's AES-instruction form) */
-static const cs_kernels *cs_serial_kernels(const cs_kernels *k)
-{
-#ifdef CS_X86
-    const cs_kernels *best = k;
-    int i;
-    for (i = 0; i < CS_NVARIANTS; i++) {
-        const cs_kernels *v = &cs_variants[i];
-        if (v->family != k->family || (v->features & ~k->features) != 0) continue;
-        if (v->cost < best->cost || (v->cost == best->cost && v->lanes < best->lanes)) best = v;
-    }
-    return best;
-#else
-    return k;
-#endif
-}
-
 /* CBC-MAC state x absorbs whole blocks */
 static void cs_cbcmac(const cs_kernels *k, const cham64_128_neon_key *ks, uint8_t x[CS_BLOCK], const uint8_t *data, size_t blocks)
 {
-    if (blocks) k = cs_serial_kernels(k);
+    if (blocks) k = cs_kernels_short(ks, k, 1);  /* a serial chain: one-block calls, on the narrowest run */
     for (; blocks; blocks--, data += CS_BLOCK) {
         cs_xor_bytes(x, x, data, CS_BLOCK);
         k->ecb_encrypt(ks, x, x, 1);
@@ -350,7 +336,7 @@ int cham64_128_neon_cmac_init(cham64_128_neon_cmac_ctx *ctx, const cham64_128_ne
     if ((k = cs_kernels_of(ks)) == NULL) return CIPHERSPEC_ERR_ISA;
     memset(ctx, 0, sizeof *ctx);
     ctx->ks = ks;
-    cs_serial_kernels(k)->ecb_encrypt(ks, ctx->k1, ctx->k1, 1);  /* L = E_K(0) */
+    cs_kernels_short(ks, k, 1)->ecb_encrypt(ks, ctx->k1, ctx->k1, 1);  /* L = E_K(0) */
     cs_cmac_double(ctx->k1, ctx->k1);
     cs_cmac_double(ctx->k2, ctx->k1);
     ctx->magic = CS_CMAC_MAGIC;

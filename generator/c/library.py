@@ -57,11 +57,10 @@ def _features(names) -> str:
 
 def _variant_rows(module: Module, vs: list[Variant], port: Variant) -> str:
     """The kernel table: x86-64 variants (each droppable with -DCS_NO_<NAME>), else the portable one.
-    A row's family numbers its kernel schedule: rows of one family share key data (aead.c runs serial
-    chains such as CBC-MAC on the family's narrowest row)."""
+    (Serial chains such as CBC-MAC run on cs_kernels_short(ks, k, 1): the key's cheapest run.)"""
+    _check_cost_units(module, vs)
     lines = ["#ifdef CS_X86"]
     P = module.cipher
-    families: dict[str, int] = {}
     for v in vs:
         gh, xts, ccm = _fused(module, v)
         decls = [f"CS_DECLARE_CTR_GHASH({P}_{v.name}_ctr_ghash)"] if gh else []
@@ -72,10 +71,7 @@ def _variant_rows(module: Module, vs: list[Variant], port: Variant) -> str:
     for v in vs:
         assert v.level is not None  # x86-64 variants have levels; the portable one is below
         gh, xts, ccm = _fused(module, v)
-        family = families.setdefault(kernel_tag(v.kernel), len(families))
-        head = (
-            f"{v.name}, {_features(v.level.features)}, {lanes_of_variant(module, v)}, {family}, {run_cost(module, v)}"
-        )
+        head = f"{v.name}, {_features(v.level.features)}, {lanes_of_variant(module, v)}, {run_cost(module, v)}"
         if gh or xts or ccm:
             fused = [f"{P}_{v.name}_{f}" if on else "NULL" for f, on in (("ctr_ghash", gh), ("xts", xts), ("ccm", ccm))]
             row = f"CS_ROW_FUSED({head}, {', '.join(fused)})"
@@ -91,7 +87,7 @@ def _variant_rows(module: Module, vs: list[Variant], port: Variant) -> str:
         "#else",
         f"CS_DECLARE({port.name})",
         "static const cs_kernels cs_variants[] = {",
-        f"    CS_ROW({port.name}, 0, {lanes_of_variant(module, port)}, 0, {run_cost(module, port)}),"
+        f"    CS_ROW({port.name}, 0, {lanes_of_variant(module, port)}, {run_cost(module, port)}),"
         f"  /* {kernel_tag(port.kernel)} */",
         "};",
         "#endif",
@@ -100,31 +96,53 @@ def _variant_rows(module: Module, vs: list[Variant], port: Variant) -> str:
 
 
 def run_cost(module: Module, v: Variant) -> int:
-    """An estimate of one run of a variant's encryption core, comparable between the variants of one family
-    (aead.c runs one-block calls on the cheapest): a byte-sliced aesni core's vector ops times the 256-bit
-    halves of its registers (x86 cores issue 128- and 256-bit vector ops alike, 512-bit ones as two halves
-    or on fewer ports); else the blocks per run (one more lane costs about the same everywhere else).
+    """An estimate of one run of a variant's encryption core, for cs_kernels_short (a short call, and the
+    modes' one-block chains, on the variant with the cheapest padded runs): a byte-sliced aesni core's vector
+    ops times the 256-bit halves of its registers (x86 cores issue 128- and 256-bit vector ops alike, 512-bit
+    ones as two halves or on fewer ports); else the blocks per run (one more lane costs about the same
+    everywhere else).  The two units never meet in one comparison (_check_cost_units).
 
         ARIA-128: aesni 1636 (AES-instruction form, 128-bit), gfni_avx2 1276, gfni_avx512 2552"""
-    if v.kernel.layout == "aesni" and v.level is not None:
-        from .aesni import byte_sliced_ops
-
-        ops = byte_sliced_ops(module, "GFNI" in v.level.features)
-        if ops is not None:
-            return ops * max(1, v.level.vector_bits // 256)
+    ops = _byte_sliced_ops(module, v)
+    if ops is not None:
+        assert v.level is not None  # byte-sliced aesni kernels exist only in x86-64 variants
+        return ops * max(1, v.level.vector_bits // 256)
     return lanes_of_variant(module, v)
+
+
+def _byte_sliced_ops(module: Module, v: Variant) -> int | None:
+    if v.kernel.layout != "aesni" or v.level is None:
+        return None
+    from .aesni import byte_sliced_ops
+
+    return byte_sliced_ops(module, "GFNI" in v.level.features)
+
+
+def _check_cost_units(module: Module, vs: list[Variant]) -> None:
+    """cs_kernels_short compares the chosen variant i with the ones after it whose key format the key has
+    (a bitsliced one only after a bitsliced one): their run_cost must be in one unit (vector ops or blocks).
+    A new layout that breaks this fails the build here rather than choosing badly at run time."""
+    for i, a in enumerate(vs):
+        for b in vs[i + 1 :]:
+            if b.kernel.layout == "bitsliced" and a.kernel.layout != "bitsliced":
+                continue
+            if (_byte_sliced_ops(module, a) is None) != (_byte_sliced_ops(module, b) is None):
+                raise AssertionError(f"{module.cipher}: run_cost of {a.name} and {b.name} in different units")
 
 
 def _key_finish(module: Module, vs: list[Variant]) -> str:
     """cs_variant_planes(i): whether variant i's kernels read the round keys as bit planes (bitsliced);
     cs_key_finish(ks, v): what set_key adds for the chosen variant v -- the planes only when it reads them;
     cs_kernels_short(ks, k, blocks): for a call shorter than k's run, the variant the key also serves (a
-    subset of k's CPU features; planes only if the key has them) that pads it to the fewest blocks, else k.
+    subset of k's CPU features; planes only if the key has them) whose padded runs cost least (runs x
+    run_cost: padded blocks, or a byte-sliced core's vector ops), else k.  The modes' serial chains (CBC-MAC,
+    E_K(0), E_K(J0), a partial block's keystream) call it with 1 block.
 
         before: cs_key_schedule(ks, key) always ended in cs_key_planes(ks)   (AES-128: ~1 us of ~1.2)
                 P_ctr of 2 blocks padded to one 64-block run of the widest byte-sliced kernel (ARIA)
         after:  cs_key_finish(ks, v): cs_key_planes(ks) only for "bitsliced_v16", "bitsliced_v32", ...
-                P_ctr of 2 blocks on the 16-block run of the 128-bit variant"""
+                P_ctr of 2 blocks on the 16-block run of the 128-bit variant
+                ARIA's E(J0) on gfni_avx2 (a 32-block run, 1276 ops) rather than aesni (16 blocks, 1636)"""
     P = module.cipher
     names = sorted({v.name for v in vs if v.kernel.layout == "bitsliced"})
     test = " || ".join(f'strcmp(name, "{n}") == 0' for n in names) or "0"
@@ -143,18 +161,18 @@ static void cs_key_finish({P}_key *ks, int v)
 {finish}
 }}
 
-/* a call of `blocks` blocks, fewer than k's run: the variant that computes the fewest padded blocks for it,
-   among those after k (best first) whose features k's include and whose key format the key has; k itself
-   when none computes fewer */
+/* a call of `blocks` blocks, fewer than k's run: the variant whose padded runs cost least for it (runs x
+   cost), among those after k (best first) whose features k's include and whose key format the key has; k
+   itself when none costs less */
 static const cs_kernels *cs_kernels_short(const {P}_key *ks, const cs_kernels *k, size_t blocks)
 {{
     const cs_kernels *best = k;
-    size_t work = k->lanes;  /* blocks the chosen variant computes: one padded run */
+    size_t work = k->cost;  /* one padded run of the chosen variant */
     int i;
     if (blocks >= k->lanes) return k;
     for (i = (int)ks->variant; i < CS_NVARIANTS; i++) {{
         const cs_kernels *c = &cs_variants[i];
-        const size_t w = (blocks + c->lanes - 1) / c->lanes * c->lanes;
+        const size_t w = (blocks + c->lanes - 1) / c->lanes * c->cost;
         if ((c->features & k->features) != c->features || w >= work) continue;
         if (cs_variant_planes(i) && !cs_variant_planes((int)ks->variant - 1)) continue;
         best = c;

@@ -89,3 +89,28 @@ def test_stitched_gcm_inc32_wrap(libs, evp, name, low):
     want = _ref(evp, name, key, iv, aad, data)
     assert c.gcm_encrypt(rk, iv, aad, data) == want, (name, hex(low))
     assert c.gcm_decrypt(rk, iv, aad, want[0], want[1]) == data
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_stitched_gcm_in_place(libs, evp, name):
+    """in == out through the one-shot calls (the stitched loops hash ciphertext they read back from memory:
+    encryption the previous batch's output, decryption this batch's input before it is overwritten):
+    the ciphertext and tag equal OpenSSL's, and decryption in place gives the plaintext back."""
+    import ctypes
+
+    c = libs(name)
+    rng = np.random.default_rng(7)
+    key, iv, aad, data = rng.bytes(16), rng.bytes(12), rng.bytes(13), rng.bytes(3 * 8192 + 5)
+    want_ct, want_tag = _ref(evp, name, key, iv, aad, data)
+    ks = c.expand_key(key)  # the key struct (a ctypes array), kept alive while its address is in use
+    rk = ctypes.c_void_p(ctypes.addressof(ks))
+    buf = (ctypes.c_uint8 * len(data)).from_buffer_copy(data)
+    tag = (ctypes.c_uint8 * 16)()
+    # the runtime's signatures (runtime/c_aead.py): inputs char *, outputs void *, sizes size_t
+    src, dst = ctypes.c_char_p(ctypes.addressof(buf)), ctypes.c_void_p(ctypes.addressof(buf))
+    n, s12, s13, s16 = (ctypes.c_size_t(v) for v in (len(data), 12, 13, 16))
+    f = lambda s: getattr(c.lib, f"{name}_{s}")  # noqa: E731
+    assert f("gcm_encrypt")(rk, iv, s12, aad, s13, src, dst, n, ctypes.c_void_p(ctypes.addressof(tag)), s16) == 0
+    assert (bytes(buf), bytes(tag)) == (want_ct, want_tag), name
+    assert f("gcm_decrypt")(rk, iv, s12, aad, s13, src, dst, n, ctypes.c_char_p(ctypes.addressof(tag)), s16) == 0
+    assert bytes(buf) == data, name

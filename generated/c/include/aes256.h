@@ -51,6 +51,7 @@ typedef struct aes256_key {
     uint32_t ghash;    /* index of the GHASH variant (GCM), chosen with the kernels */
     uint8_t rk[240];  /* rk: u8[15][16], flattened */
     uint64_t bs[1920];  /* bitsliced round keys: each key word's bits as 0/all-ones masks, word after word */
+    uint64_t gh[32][2];  /* GCM: H^32 .. H^1 in GHASH's operand form (as many as the GHASH variant uses; the rest 0) */
 } aes256_key;
 
 /* Expands a 32-byte key for the kernels the library chose for this CPU (see "Kernels" below). */
@@ -108,9 +109,10 @@ typedef struct aes256_gcm {
 } aes256_gcm;
 int aes256_gcm_init(aes256_gcm *g, const aes256_key *ks, const uint8_t *iv, size_t iv_len);
 
-/* Per key, once: H and its powers (gcm_init derives them per message: E_K(0) and up to 32 GCM products).
- * gcm_init_key then starts a message from the IV alone, copying the powers into the context, as a
- * record layer does per record.  gk->ks points at the key, which must outlive gk and stay unchanged (run
+/* Per key, once: H and its powers, copied from the key (set_key derives them: E_K(0) and up to 32 GCM
+ * products, kept in the key's gh; the one-shot calls and gcm_init read them from there).  gcm_init_key
+ * then starts a message from the IV alone, copying the powers into the context, as a record layer does
+ * per record.  gk->ks points at the key, which must outlive gk and stay unchanged (run
  * gcm_key_init again after a set_key); gk is plain data with that one pointer (wipe it when the key ends). */
 typedef struct aes256_gcm_key {
     const aes256_key *ks;

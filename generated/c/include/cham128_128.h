@@ -50,6 +50,7 @@ typedef struct cham128_128_key {
     uint32_t variant;  /* 1 + index of the kernel variant (0: not set up) */
     uint32_t ghash;    /* index of the GHASH variant (GCM), chosen with the kernels */
     uint32_t rk[8];  /* rk: u32[8], flattened */
+    uint64_t gh[32][2];  /* GCM: H^32 .. H^1 in GHASH's operand form (as many as the GHASH variant uses; the rest 0) */
 } cham128_128_key;
 
 /* Expands a 16-byte key for the kernels the library chose for this CPU (see "Kernels" below). */
@@ -107,9 +108,10 @@ typedef struct cham128_128_gcm {
 } cham128_128_gcm;
 int cham128_128_gcm_init(cham128_128_gcm *g, const cham128_128_key *ks, const uint8_t *iv, size_t iv_len);
 
-/* Per key, once: H and its powers (gcm_init derives them per message: E_K(0) and up to 32 GCM products).
- * gcm_init_key then starts a message from the IV alone, copying the powers into the context, as a
- * record layer does per record.  gk->ks points at the key, which must outlive gk and stay unchanged (run
+/* Per key, once: H and its powers, copied from the key (set_key derives them: E_K(0) and up to 32 GCM
+ * products, kept in the key's gh; the one-shot calls and gcm_init read them from there).  gcm_init_key
+ * then starts a message from the IV alone, copying the powers into the context, as a record layer does
+ * per record.  gk->ks points at the key, which must outlive gk and stay unchanged (run
  * gcm_key_init again after a set_key); gk is plain data with that one pointer (wipe it when the key ends). */
 typedef struct cham128_128_gcm_key {
     const cham128_128_key *ks;

@@ -466,11 +466,51 @@ cs_gh512_regs(__m128i acc, const __m512i *k, const __m512i *kk, const __m512i *d
     return cs_gh_reduce(cs_gh_fold512(lo), cs_gh_fold512(mid), cs_gh_fold512(hi));
 }
 
+/* cs_gh512_regs for a loop that cannot keep the powers in registers: nz zmm registers of blocks read from
+   data (4 blocks each), acc added to the first, times the powers hp[4j .. 4j + 3] read as memory operands
+   of the multiplies (hp 64-byte aligned, else every operand splits a cache line): the sum, reduced once.
+   Four products per lane (no Karatsuba operands to prepare), and each sum takes two registers' products
+   in one VPTERNLOG (which GCC does not reassociate into a tree of live products).
+       before (cs_gh512_regs): 2 * nz registers of powers and Karatsuba halves live; per register VPSHUFB,
+               3 VPCLMULQDQ, VPSHUFD, 4 VPXOR
+       after:  per register VPSHUFB, 4 VPCLMULQDQ zmm, zmm, [hp + 64j], 2 VPTERNLOG */
+CS_TARGET("avx512f,avx512bw,avx2,pclmul,vpclmulqdq") static inline __attribute__((always_inline)) __m128i
+cs_gh512_mem(__m128i acc, const uint64_t (*hp)[2], const uint8_t *data, int nz)
+{
+    const __m512i bswap = _mm512_loadu_si512((const void *)cs_gh_bswap);
+    __m512i lo = _mm512_setzero_si512(), mid = lo, hi = lo, d0, d1, k0, k1;
+    int j;
+    for (j = 0; j < nz; j += 2) {
+        k0 = _mm512_loadu_si512((const void *)hp[4 * j]);
+        d0 = _mm512_shuffle_epi8(_mm512_loadu_si512((const void *)(data + 64 * j)), bswap);
+        if (j == 0) d0 = _mm512_xor_si512(d0, _mm512_maskz_mov_epi64(0x3, _mm512_castsi128_si512(acc)));
+        if (j + 1 < nz) {
+            k1 = _mm512_loadu_si512((const void *)hp[4 * j + 4]);
+            d1 = _mm512_shuffle_epi8(_mm512_loadu_si512((const void *)(data + 64 * j + 64)), bswap);
+        } else {  /* an odd register out: times zero */
+            k1 = _mm512_setzero_si512();
+            d1 = k1;
+        }
+        lo = _mm512_ternarylogic_epi64(lo, _mm512_clmulepi64_epi128(d0, k0, 0x00), _mm512_clmulepi64_epi128(d1, k1, 0x00), 0x96);
+        hi = _mm512_ternarylogic_epi64(hi, _mm512_clmulepi64_epi128(d0, k0, 0x11), _mm512_clmulepi64_epi128(d1, k1, 0x11), 0x96);
+        mid = _mm512_ternarylogic_epi64(mid, _mm512_clmulepi64_epi128(d0, k0, 0x01), _mm512_clmulepi64_epi128(d0, k0, 0x10), 0x96);
+        mid = _mm512_ternarylogic_epi64(mid, _mm512_clmulepi64_epi128(d1, k1, 0x01), _mm512_clmulepi64_epi128(d1, k1, 0x10), 0x96);
+    }
+    return cs_gh_reduce(cs_gh_fold512(lo), cs_gh_fold512(mid), cs_gh_fold512(hi));
+}
+
 /* GCM, stitched: whole batches of CS_IL * CS_BPR (32) blocks of CTR from ctr, each batch's AES rounds and
-   the GHASH of its ciphertext (decryption: of its input) in one loop body, so that the out-of-order core
-   runs one batch's carry-less multiplies beside the next batch's AES rounds.  The caller keeps the
-   counter's low 32 bits from wrapping (GCM's inc32).  x: the GHASH state; h: H^32' .. H^1' (ghash.c).
-   Returns the blocks done: n rounded down to a whole batch. */
+   a GHASH of 32 ciphertext blocks in one loop body, so that the out-of-order core runs the carry-less
+   multiplies beside the AES rounds.  The GHASH reads its blocks back from memory: encryption the previous
+   batch's output (in L1), decryption this batch's input before it is overwritten (in == out).  The powers
+   of H are memory operands (cs_gh512_mem) from a 64-byte-aligned copy on the stack (the key's or the
+   context's are not aligned: split loads made the loop 20% slower at 64 MiB).  So the loop keeps in
+   registers only the round keys, the batch, the counter and the GHASH sums.
+       before: b[], d[] (the previous batch), 8 powers and 8 Karatsuba halves live (43 zmm for 32): ~50
+               zmm spill stores and reloads per batch in the loop (objdump)
+       after:  one zmm spill store and reload per batch; the other stack reads are the powers' operands
+   The caller keeps the counter's low 32 bits from wrapping (GCM's inc32).  x: the GHASH state; h: H^32'
+   .. H^1' (ghash.c).  Returns the blocks done: n rounded down to a whole batch. */
 CS_HIDDEN CS_TARGET("pclmul,vpclmulqdq") size_t CS_KERNEL(ctr_ghash)(const aes192_key *ks, uint8_t *ctr, const uint8_t *in,
                                                                  uint8_t *out, size_t n, uint64_t x[2],
                                                                  const uint64_t (*h)[2], int decrypt)
@@ -478,12 +518,13 @@ CS_HIDDEN CS_TARGET("pclmul,vpclmulqdq") size_t CS_KERNEL(ctr_ghash)(const aes19
     static const uint8_t bswap[16] = {15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0};
     const cs_x rev = CS_X_BCAST16(bswap);
     uint64_t hi = cs_load64be(ctr), lo = cs_load64be(ctr + 8), cv[2 * CS_BPR], step[2 * CS_BPR];
-    cs_x k[CS_NK_ENCRYPT], b[CS_IL], d[CS_IL], c, inc, hk[CS_IL], hkk[CS_IL];
+    cs_x k[CS_NK_ENCRYPT], b[CS_IL], c, inc;
+    uint64_t hs[32][2] __attribute__((aligned(64)));  /* the powers, aligned for the memory operands (above) */
     __m128i acc = _mm_loadu_si128((const __m128i *)x);
     size_t i;
     int j, l;
     cs_encrypt_keys(ks, k);
-    cs_gh512_keys(h, hk, hkk, CS_IL);
+    memcpy(hs, h, sizeof hs);
     for (l = 0; l < CS_BPR; l++) {
         step[2 * l] = CS_BPR;
         step[2 * l + 1] = 0;
@@ -492,20 +533,23 @@ CS_HIDDEN CS_TARGET("pclmul,vpclmulqdq") size_t CS_KERNEL(ctr_ghash)(const aes19
     }
     inc = CS_X_LOAD(step);
     c = CS_X_LOAD(cv);
-    for (i = 0; i + CS_IL * CS_BPR <= n; i += CS_IL * CS_BPR) {  /* software-pipelined: the AES of batch i */
-        for (j = 0; j < CS_IL; j++) {                                 /* beside the GHASH of batch i - 1 */
+    for (i = 0; i + CS_IL * CS_BPR <= n; i += CS_IL * CS_BPR) {
+        for (j = 0; j < CS_IL; j++) {
             b[j] = CS_X_SHUFFLE(c, rev);
             c = CS_X_ADD64(c, inc);
         }
         cs_encrypt_regs(k, b, CS_IL);
-        if (i) acc = cs_gh512_regs(acc, hk, hkk, d, CS_IL);
-        for (j = 0; j < CS_IL; j++) {
-            const cs_x v = CS_X_LOAD(in + (i + (size_t)j * CS_BPR) * 16), o = CS_X_XOR(b[j], v);
-            CS_X_STORE(out + (i + (size_t)j * CS_BPR) * 16, o);
-            d[j] = decrypt ? v : o;
-        }
+        if (decrypt)
+            acc = cs_gh512_mem(acc, hs, in + i * 16, CS_IL);
+        else if (i)
+            acc = cs_gh512_mem(acc, hs, out + (i - CS_IL * CS_BPR) * 16, CS_IL);
+        for (j = 0; j < CS_IL; j++)
+            CS_X_STORE(out + (i + (size_t)j * CS_BPR) * 16,
+                       CS_X_XOR(b[j], CS_X_LOAD(in + (i + (size_t)j * CS_BPR) * 16)));
     }
-    if (i) acc = cs_gh512_regs(acc, hk, hkk, d, CS_IL);
+    if (i && !decrypt) acc = cs_gh512_mem(acc, hs, out + (i - CS_IL * CS_BPR) * 16, CS_IL);
+    memset(hs, 0, sizeof hs);  /* the stack copy of key-derived data wiped (the asm: not a dead store) */
+    __asm__ __volatile__("" : : "r"(hs) : "memory");
     cs_store64be(ctr + 8, lo + i);  /* no carry out of the low word: the low 32 bits did not wrap */
     _mm_storeu_si128((__m128i *)x, acc);
     return i;

@@ -3899,6 +3899,39 @@ cs_gh512_regs(__m128i acc, const __m512i *k, const __m512i *kk, const __m512i *d
     return cs_gh_reduce(cs_gh_fold512(lo), cs_gh_fold512(mid), cs_gh_fold512(hi));
 }
 
+/* cs_gh512_regs for a loop that cannot keep the powers in registers: nz zmm registers of blocks read from
+   data (4 blocks each), acc added to the first, times the powers hp[4j .. 4j + 3] read as memory operands
+   of the multiplies (hp 64-byte aligned, else every operand splits a cache line): the sum, reduced once.
+   Four products per lane (no Karatsuba operands to prepare), and each sum takes two registers' products
+   in one VPTERNLOG (which GCC does not reassociate into a tree of live products).
+       before (cs_gh512_regs): 2 * nz registers of powers and Karatsuba halves live; per register VPSHUFB,
+               3 VPCLMULQDQ, VPSHUFD, 4 VPXOR
+       after:  per register VPSHUFB, 4 VPCLMULQDQ zmm, zmm, [hp + 64j], 2 VPTERNLOG */
+CS_TARGET("avx512f,avx512bw,avx2,pclmul,vpclmulqdq") static inline __attribute__((always_inline)) __m128i
+cs_gh512_mem(__m128i acc, const uint64_t (*hp)[2], const uint8_t *data, int nz)
+{
+    const __m512i bswap = _mm512_loadu_si512((const void *)cs_gh_bswap);
+    __m512i lo = _mm512_setzero_si512(), mid = lo, hi = lo, d0, d1, k0, k1;
+    int j;
+    for (j = 0; j < nz; j += 2) {
+        k0 = _mm512_loadu_si512((const void *)hp[4 * j]);
+        d0 = _mm512_shuffle_epi8(_mm512_loadu_si512((const void *)(data + 64 * j)), bswap);
+        if (j == 0) d0 = _mm512_xor_si512(d0, _mm512_maskz_mov_epi64(0x3, _mm512_castsi128_si512(acc)));
+        if (j + 1 < nz) {
+            k1 = _mm512_loadu_si512((const void *)hp[4 * j + 4]);
+            d1 = _mm512_shuffle_epi8(_mm512_loadu_si512((const void *)(data + 64 * j + 64)), bswap);
+        } else {  /* an odd register out: times zero */
+            k1 = _mm512_setzero_si512();
+            d1 = k1;
+        }
+        lo = _mm512_ternarylogic_epi64(lo, _mm512_clmulepi64_epi128(d0, k0, 0x00), _mm512_clmulepi64_epi128(d1, k1, 0x00), 0x96);
+        hi = _mm512_ternarylogic_epi64(hi, _mm512_clmulepi64_epi128(d0, k0, 0x11), _mm512_clmulepi64_epi128(d1, k1, 0x11), 0x96);
+        mid = _mm512_ternarylogic_epi64(mid, _mm512_clmulepi64_epi128(d0, k0, 0x01), _mm512_clmulepi64_epi128(d0, k0, 0x10), 0x96);
+        mid = _mm512_ternarylogic_epi64(mid, _mm512_clmulepi64_epi128(d1, k1, 0x01), _mm512_clmulepi64_epi128(d1, k1, 0x10), 0x96);
+    }
+    return cs_gh_reduce(cs_gh_fold512(lo), cs_gh_fold512(mid), cs_gh_fold512(hi));
+}
+
 /* o[j] (byte j of every block, lane i of each 16 holding block order[i] of those 16) -> q[m]: blocks
    4m .. 4m + 3 of the run, in memory order, without going through memory: the 16x16 byte transposition of
    cs_slice_store (register k then holds block 16g + order[k] in its 128-bit lane g), then 4x4 transposes

@@ -1858,9 +1858,8 @@ typedef struct {
        runs the CBC-MAC alone */
     size_t (*ccm)(const pipo64_128_key *ks, uint8_t x[16], uint8_t *ctr, const uint8_t *in, uint8_t *out, size_t blocks,
                 int decrypt);
-    unsigned family;    /* variants of one family run one kernel source at different widths (same key data) */
-    unsigned cost;      /* estimated cost of one run of its encryption core, comparable within a family
-                           (library.py: run_cost): aead.c's one-block calls take the family's cheapest */
+    unsigned cost;      /* estimated cost of one run of its encryption core (library.py: run_cost):
+                           cs_kernels_short takes the variant with the cheapest padded runs */
 } cs_kernels;
 
 /* CPU feature groups (x86-64 psABI levels, plus AES-NI, VAES and the carry-less multiplies) */
@@ -1878,11 +1877,11 @@ typedef struct {
     void pipo64_128_##v##_ecb_encrypt(const pipo64_128_key *ks, const uint8_t *in, uint8_t *out, size_t blocks);   \
     void pipo64_128_##v##_ecb_decrypt(const pipo64_128_key *ks, const uint8_t *in, uint8_t *out, size_t blocks);   \
     void pipo64_128_##v##_ctr(const pipo64_128_key *ks, uint8_t *ctr, const uint8_t *in, uint8_t *out, size_t blocks);
-#define CS_ROW(v, features, lanes, family, cost) \
-    { #v, features, lanes, pipo64_128_##v##_ecb_encrypt, pipo64_128_##v##_ecb_decrypt, pipo64_128_##v##_ctr, NULL, NULL, NULL, family, cost }
+#define CS_ROW(v, features, lanes, cost) \
+    { #v, features, lanes, pipo64_128_##v##_ecb_encrypt, pipo64_128_##v##_ecb_decrypt, pipo64_128_##v##_ctr, NULL, NULL, NULL, cost }
 /* a row whose kernels have fused modes: their functions (or NULL) */
-#define CS_ROW_FUSED(v, features, lanes, family, cost, ctr_ghash, xts, ccm) \
-    { #v, features, lanes, pipo64_128_##v##_ecb_encrypt, pipo64_128_##v##_ecb_decrypt, pipo64_128_##v##_ctr, ctr_ghash, xts, ccm, family, cost }
+#define CS_ROW_FUSED(v, features, lanes, cost, ctr_ghash, xts, ccm) \
+    { #v, features, lanes, pipo64_128_##v##_ecb_encrypt, pipo64_128_##v##_ecb_decrypt, pipo64_128_##v##_ctr, ctr_ghash, xts, ccm, cost }
 #define CS_DECLARE_CTR_GHASH(f)                                                                          \
     size_t f(const pipo64_128_key *ks, uint8_t *ctr, const uint8_t *in, uint8_t *out, size_t blocks, uint64_t x[2], \
              const uint64_t (*h)[2], int decrypt);
@@ -1903,19 +1902,19 @@ CS_DECLARE(sse2)
 #endif
 static const cs_kernels cs_variants[] = {
 #ifndef CS_NO_AVX512
-    CS_ROW(avx512, CS_F_SSE2 | CS_F_V2 | CS_F_V3 | CS_F_V4, 32, 0, 32),  /* sliced_v32: x86-64-v4 (AVX-512) */
+    CS_ROW(avx512, CS_F_SSE2 | CS_F_V2 | CS_F_V3 | CS_F_V4, 32, 32),  /* sliced_v32: x86-64-v4 (AVX-512) */
 #endif
 #ifndef CS_NO_AVX2
-    CS_ROW(avx2, CS_F_SSE2 | CS_F_V2 | CS_F_V3, 32, 0, 32),  /* sliced_v32: x86-64-v3 (AVX2) */
+    CS_ROW(avx2, CS_F_SSE2 | CS_F_V2 | CS_F_V3, 32, 32),  /* sliced_v32: x86-64-v3 (AVX2) */
 #endif
 #ifndef CS_NO_SSE2
-    CS_ROW(sse2, CS_F_SSE2, 16, 1, 16),  /* sliced_v16: x86-64 baseline (SSE2) */
+    CS_ROW(sse2, CS_F_SSE2, 16, 16),  /* sliced_v16: x86-64 baseline (SSE2) */
 #endif
 };
 #else
 CS_DECLARE(portable)
 static const cs_kernels cs_variants[] = {
-    CS_ROW(portable, 0, 16, 0, 16),  /* sliced_v16 */
+    CS_ROW(portable, 0, 16, 16),  /* sliced_v16 */
 };
 #endif
 
@@ -2086,18 +2085,18 @@ static void cs_key_finish(pipo64_128_key *ks, int v)
     (void)v;
 }
 
-/* a call of `blocks` blocks, fewer than k's run: the variant that computes the fewest padded blocks for it,
-   among those after k (best first) whose features k's include and whose key format the key has; k itself
-   when none computes fewer */
+/* a call of `blocks` blocks, fewer than k's run: the variant whose padded runs cost least for it (runs x
+   cost), among those after k (best first) whose features k's include and whose key format the key has; k
+   itself when none costs less */
 static const cs_kernels *cs_kernels_short(const pipo64_128_key *ks, const cs_kernels *k, size_t blocks)
 {
     const cs_kernels *best = k;
-    size_t work = k->lanes;  /* blocks the chosen variant computes: one padded run */
+    size_t work = k->cost;  /* one padded run of the chosen variant */
     int i;
     if (blocks >= k->lanes) return k;
     for (i = (int)ks->variant; i < CS_NVARIANTS; i++) {
         const cs_kernels *c = &cs_variants[i];
-        const size_t w = (blocks + c->lanes - 1) / c->lanes * c->lanes;
+        const size_t w = (blocks + c->lanes - 1) / c->lanes * c->cost;
         if ((c->features & k->features) != c->features || w >= work) continue;
         if (cs_variant_planes(i) && !cs_variant_planes((int)ks->variant - 1)) continue;
         best = c;
@@ -2243,32 +2242,10 @@ static void cs_wipe(void *p, size_t n)
 }
 
 
-/* The kernels for one-block calls and serial chains of them (CBC-MAC, E(J0), E(0), a partial block's
-   keystream): the variant of k's family with the cheapest run that the CPU runs (one kernel source at
-   another register width, same key data: a one-block call costs one run of its core; cost: library.py's
-   run_cost, fewest lanes on a tie), else k.
-       before: ecb_encrypt(x, 1) on vaes_avx512 (a 64-block run)   after: on aesni (a 16-block run)
-       byte-sliced with GFNI: on gfni_avx2 (32 blocks, but fewer ops than aesni's AES-instruction form) */
-static const cs_kernels *cs_serial_kernels(const cs_kernels *k)
-{
-#ifdef CS_X86
-    const cs_kernels *best = k;
-    int i;
-    for (i = 0; i < CS_NVARIANTS; i++) {
-        const cs_kernels *v = &cs_variants[i];
-        if (v->family != k->family || (v->features & ~k->features) != 0) continue;
-        if (v->cost < best->cost || (v->cost == best->cost && v->lanes < best->lanes)) best = v;
-    }
-    return best;
-#else
-    return k;
-#endif
-}
-
 /* CBC-MAC state x absorbs whole blocks */
 static void cs_cbcmac(const cs_kernels *k, const pipo64_128_key *ks, uint8_t x[CS_BLOCK], const uint8_t *data, size_t blocks)
 {
-    if (blocks) k = cs_serial_kernels(k);
+    if (blocks) k = cs_kernels_short(ks, k, 1);  /* a serial chain: one-block calls, on the narrowest run */
     for (; blocks; blocks--, data += CS_BLOCK) {
         cs_xor_bytes(x, x, data, CS_BLOCK);
         k->ecb_encrypt(ks, x, x, 1);
@@ -2295,7 +2272,7 @@ int pipo64_128_cmac_init(pipo64_128_cmac_ctx *ctx, const pipo64_128_key *ks)
     if ((k = cs_kernels_of(ks)) == NULL) return CIPHERSPEC_ERR_ISA;
     memset(ctx, 0, sizeof *ctx);
     ctx->ks = ks;
-    cs_serial_kernels(k)->ecb_encrypt(ks, ctx->k1, ctx->k1, 1);  /* L = E_K(0) */
+    cs_kernels_short(ks, k, 1)->ecb_encrypt(ks, ctx->k1, ctx->k1, 1);  /* L = E_K(0) */
     cs_cmac_double(ctx->k1, ctx->k1);
     cs_cmac_double(ctx->k2, ctx->k1);
     ctx->magic = CS_CMAC_MAGIC;

@@ -40,9 +40,10 @@ typedef struct {{ P }}_gcm {
 } {{ P }}_gcm;
 int {{ P }}_gcm_init({{ P }}_gcm *g, const {{ P }}_key *ks, const uint8_t *iv, size_t iv_len);
 
-/* Per key, once: H and its powers (gcm_init derives them per message: E_K(0) and up to 32 GCM products).
- * gcm_init_key then starts a message from the IV alone, copying the powers into the context, as a
- * record layer does per record.  gk->ks points at the key, which must outlive gk and stay unchanged (run
+/* Per key, once: H and its powers, copied from the key (set_key derives them: E_K(0) and up to 32 GCM
+ * products, kept in the key's gh; the one-shot calls and gcm_init read them from there).  gcm_init_key
+ * then starts a message from the IV alone, copying the powers into the context, as a record layer does
+ * per record.  gk->ks points at the key, which must outlive gk and stay unchanged (run
  * gcm_key_init again after a set_key); gk is plain data with that one pointer (wipe it when the key ends). */
 typedef struct {{ P }}_gcm_key {
     const {{ P }}_key *ks;

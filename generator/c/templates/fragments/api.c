@@ -1,3 +1,7 @@
+{% if block_bytes == 16 %}
+static void cs_gcm_key_powers({{ P }}_key *ks);  /* aead.c: GCM's powers of H, kept in the key */
+
+{% endif %}
 int {{ P }}_set_key_isa({{ P }}_key *ks, const uint8_t *key, size_t key_len, const char *isa)
 {
     const char *why = "";
@@ -26,6 +30,7 @@ int {{ P }}_set_key_isa({{ P }}_key *ks, const uint8_t *key, size_t key_len, con
     ks->variant = (uint32_t)v + 1;
 {% if block_bytes == 16 %}
     ks->ghash = cs_ghash_choose(allowed);  /* GHASH under the same ceiling */
+    cs_gcm_key_powers(ks);
 {% else %}
     (void)allowed;
 {% endif %}

@@ -162,16 +162,28 @@ CS_TARGET("avx512f,avx512bw,avx2,pclmul,vpclmulqdq") static __m512i cs_gh512_mul
     return _mm512_xor_si512(t, _mm512_xor_si512(hi, _mm512_bsrli_epi128(mid, 8)));
 }
 
-/* h[28..31] (H^4' .. H') given: h[0..27], four at a time, each group the next times H^4' lane by lane */
+/* h[31] (H') given: h[0..30], by doubling: H^2', then (H^4', H^3', H^2') from it in one product, then the 4
+   known times H^4', the 8 known times H^8', the 16 times H^16' (lane by lane; set_key runs this for every
+   key of a 128-bit-block cipher)
+       before: 3 one-block GHASH calls, then 7 dependent products (H^4' each)   after: 5 rounds of products */
 CS_TARGET("avx512f,avx512bw,avx2,pclmul,vpclmulqdq") static void cs_ghash_powers512(uint64_t (*h)[2])
 {
-    const __m512i h4 = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)h[CS_GH_POWERS - 4]));
-    __m512i p = _mm512_loadu_si512((const void *)h[CS_GH_POWERS - 4]);
-    int g;
-    for (g = CS_GH_POWERS - 8; g >= 0; g -= 4) {
-        p = cs_gh512_mul_lanes(p, h4);
-        _mm512_storeu_si512((void *)h[g], p);
-    }
+    const __m512i b1 = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)h[CS_GH_POWERS - 1]));
+    const __m512i b2 = cs_gh512_mul_lanes(b1, b1);                                           /* H^2' x 4 */
+    const __m512i a = _mm512_mask_blend_epi64(0xf0, b2, b1), c = _mm512_mask_blend_epi64(0xfc, b2, b1);
+    const __m512i p1 = _mm512_mask_blend_epi64(0xc0, cs_gh512_mul_lanes(a, c), b1);     /* H^4' .. H^1' */
+    const __m512i p2 = cs_gh512_mul_lanes(p1, _mm512_broadcast_i32x4(_mm512_castsi512_si128(p1)));
+    const __m512i b8 = _mm512_broadcast_i32x4(_mm512_castsi512_si128(p2));
+    const __m512i p3 = cs_gh512_mul_lanes(p1, b8), p4 = cs_gh512_mul_lanes(p2, b8);
+    const __m512i b16 = _mm512_broadcast_i32x4(_mm512_castsi512_si128(p4));
+    _mm512_storeu_si512((void *)h[CS_GH_POWERS - 4], p1);
+    _mm512_storeu_si512((void *)h[CS_GH_POWERS - 8], p2);   /* H^8' .. H^5' */
+    _mm512_storeu_si512((void *)h[CS_GH_POWERS - 12], p3);  /* H^12' .. H^9' */
+    _mm512_storeu_si512((void *)h[CS_GH_POWERS - 16], p4);  /* H^16' .. H^13' */
+    _mm512_storeu_si512((void *)h[CS_GH_POWERS - 20], cs_gh512_mul_lanes(p1, b16));
+    _mm512_storeu_si512((void *)h[CS_GH_POWERS - 24], cs_gh512_mul_lanes(p2, b16));
+    _mm512_storeu_si512((void *)h[CS_GH_POWERS - 28], cs_gh512_mul_lanes(p3, b16));
+    _mm512_storeu_si512((void *)h[CS_GH_POWERS - 32], cs_gh512_mul_lanes(p4, b16));
 }
 
 CS_TARGET("avx512f,avx512bw,avx2,pclmul,vpclmulqdq") static void cs_ghash_vpclmul512(uint64_t x[2], const uint64_t (*h)[2], const uint8_t *data, size_t blocks)
