@@ -19,6 +19,7 @@ from cipherspec.drbg_many import generate_many, instantiate_many
 from cipherspec.modes import ctr_next_iv
 from generator.c import BACKEND as C_BACKEND
 from generator.ptx import BACKEND as CUDA_BACKEND
+from runtime import cuda_multi as cm
 
 pytestmark = pytest.mark.gpu  # skips without a GPU (tests/support/tools.py: require_gpu)
 
@@ -128,3 +129,33 @@ def test_many_independent_instances(registry):
     got = generate_many(gpu, 200_000)  # 24 instances x 4 requests, one launch
     assert len(set(got)) == 24
     assert got == [requests(d, 200_000) for d in cpu]
+
+
+@pytest.mark.parametrize("piece", [0, 5])
+@pytest.mark.parametrize("name", ["lea128", "aria128"])
+def test_pipelined_in_the_library_equals_c_generate(registry, name, piece):
+    """P_mg_drbg_dev (the C DRBG's plan called piece by piece inside the CUDA library, each piece's GPU work
+    overlapping the next plan; piece 5: ten pieces over 49 requests) == P_drbg_generate calls; it stops where
+    a reseed is due (interval 17: after 16 requests), the rest follows after the caller's reseed."""
+    c, g = ciphers(registry, name)
+    e, n, p = seeds(c)
+    a = c.make_drbg(reseed_interval=17, entropy_source=entropy_source(3))
+    b = c.make_drbg(reseed_interval=17, entropy_source=entropy_source(3))
+    for d in (a, b):
+        d.instantiate(e, n, p)
+    nreq = 49
+    want = requests(a, nreq * REQ)
+    gs = g.gpus([0])
+    got, left = [], nreq
+    while left:
+        fill, lay = gs.drbg_layout(left, REQ, piece)
+        with cm.PartBuffers(gs, fill) as buf:
+            done, stats = gs.drbg_dev(b, left, buf, REQ, piece)
+            whole = buf.download()
+        assert 1 <= done <= 17 and stats["pieces"] >= 1
+        got.append(whole[: done * REQ].tobytes())  # one GPU: the pieces lie in order
+        left -= done
+        if left:  # stopped where a reseed is due: the caller reseeds, as plan_bulk does
+            b.reseed(b.entropy_source(b.security_bytes))
+    assert b"".join(got) == want
+    assert b.generate(64) == a.generate(64)

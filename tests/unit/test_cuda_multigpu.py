@@ -250,6 +250,7 @@ def test_source_has_the_multi_gpu_api(registry):
         "mg_ctr_dev",
         "mg_ecb_dev",
         "mg_ctr_multi_dev",
+        "mg_drbg_dev",
         "mg_ctr_host",
         "mg_ecb_host",
         "mg_ctr_multi_host",
@@ -477,3 +478,20 @@ def test_runtime_refuses_bad_devices_and_modes(fake_gpus):
             c.gpus([0])
     finally:
         lib.T_stub_set_devices(3)
+
+
+def test_drbg_layout_round_robin_and_the_library_rule(registry):
+    """drbg_layout (Python) and P_mg_drbg_dev (C) place pieces alike: round robin, in order per GPU; the piece
+    size rule (one piece up to 64 requests, else nreq/32 within 32..1024) is the same text in both."""
+    fill, lay = cm.drbg_layout(100, 65536, 2, 40)
+    assert fill == [60 * 65536, 40 * 65536] and lay == [(0, 0, 40), (1, 0, 40), (0, 40 * 65536, 20)]
+    assert [cm.drbg_pieces(n) for n in (1, 64, 65, 2048, 16384, 1 << 20)] == [1, 64, 32, 64, 512, 1024]
+    fill, lay = cm.drbg_layout(16384, 65536, 1)
+    assert fill == [1 << 30] and len(lay) == 32 and all(n == 512 for _, _, n in lay)
+    module = prepared(registry.module("lea128"))
+    src = generate(registry.module("lea128"), default_for(module))
+    assert (
+        "nreq <= 64 ? nreq : (nreq + 31) / 32 < 32 ? 32 : (nreq + 31) / 32 > 1024 ? 1024 : (nreq + 31) / 32" in src.cu
+    )
+    # the key schedules on their own high-priority stream, the keystream waiting on an event
+    assert "cudaStreamCreateWithPriority" in src.cu and "cudaStreamWaitEvent(stream, s->keyed, 0)" in src.cu
