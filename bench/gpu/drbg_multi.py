@@ -21,6 +21,7 @@ and prints the tables.
 
     python3 bench/gpu/drbg_multi.py --out $OUT [--ciphers lea128,aes128,aria128] [--mib 128,1024]
     python3 bench/gpu/drbg_multi.py --profile-one      (one 2-GPU 128 MiB LEA-128 call after a warm-up, for nsys)
+    python3 bench/gpu/drbg_multi.py --profile-drbg aria128   (one 1-GPU 1 GiB P_mg_drbg_dev call, for nsys)
 """
 
 from __future__ import annotations
@@ -242,6 +243,26 @@ def profile_one(reg) -> None:
         print(f"profiled call: {1e3 * (time.perf_counter() - t0):.3f} ms", flush=True)
 
 
+def profile_drbg(reg, name: str) -> None:
+    """One 1-GPU 1 GiB P_mg_drbg_dev call (the library's pipelined DRBG bulk) after two warm-up calls, for nsys:
+    whether the key-schedule launches (key stream) overlap the keystream launches and the host's plan."""
+    db = drbg_bench()
+    c = C_BACKEND.load(reg, name, None, None)
+    g = CUDA_BACKEND.load(reg, name, None, None)
+    case = Case(db, c, g, 1 << 30)
+    gs = g.gpus([0])
+    fill, _ = gs.drbg_layout(case.nreq, REQ)
+    with cm.PartBuffers(gs, fill) as buf:
+        for _ in range(2):
+            case.reset()
+            gs.drbg_dev(case.d, case.nreq, buf, REQ, keys=case.keys, vs=case.vs)
+        case.reset()
+        time.sleep(0.05)  # a gap in the timeline before the profiled call
+        t0 = time.perf_counter()
+        _, stats = gs.drbg_dev(case.d, case.nreq, buf, REQ, keys=case.keys, vs=case.vs)
+        print(f"profiled call {name}: {1e3 * (time.perf_counter() - t0):.3f} ms, {stats}", flush=True)
+
+
 def table(res: dict) -> str:
     lines = [
         "| cipher | output | set | plan ms | from plan GB/s | plan + GPU GB/s (serial) | pipelined GB/s "
@@ -285,10 +306,14 @@ def main() -> None:
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--sweep-mib", type=lambda s: [int(x) for x in s.split(",")], default=[8, 16, 32, 64, 128])
     ap.add_argument("--profile-one", action="store_true")
+    ap.add_argument("--profile-drbg", metavar="CIPHER", help="one 1-GPU 1 GiB P_mg_drbg_dev call, for nsys")
     a = ap.parse_args()
     reg = Registry()
     if a.profile_one:
         profile_one(reg)
+        return
+    if a.profile_drbg:
+        profile_drbg(reg, a.profile_drbg)
         return
     a.out.mkdir(parents=True, exist_ok=True)
     db = drbg_bench()
