@@ -495,3 +495,30 @@ def test_drbg_layout_round_robin_and_the_library_rule(registry):
     )
     # the key schedules on their own high-priority stream, the keystream waiting on an event
     assert "cudaStreamCreateWithPriority" in src.cu and "cudaStreamWaitEvent(stream, s->keyed, 0)" in src.cu
+
+
+def test_runtime_drbg_dev_over_fake_gpus(fake_gpus, registry):
+    """GpuSet.drbg_dev: the C DRBG's own P_drbg_plan as the library's callback, pieces round robin over three
+    fake GPUs where drbg_layout says; == the toy keystream of the same DRBG's plan_bulk, and the state after
+    equals the state after plan_bulk (the same DRBG requests)."""
+    from driver.targets import make_cipher
+
+    c, ref, _ = fake_gpus
+    lea = make_cipher(registry, "lea128", target="c")
+    seed = (bytes(range(16)), bytes(8), b"fake")
+    a, b = lea.make_drbg(), lea.make_drbg()
+    a.instantiate(*seed)
+    b.instantiate(*seed)
+    g = c.gpus([2, 0, 1])
+    nreq, req, piece = 10, 4096, 3
+    fill, lay = g.drbg_layout(nreq, req, piece)
+    assert [i for i, _, _ in lay] == [0, 1, 2, 0] and fill == [4 * req, 3 * req, 3 * req]
+    with cm.PartBuffers(g, fill) as buf:
+        done, stats = g.drbg_dev(b, nreq, buf, req, piece)
+        parts = [buf.download()[sum(fill[:i]) : sum(fill[: i + 1])] for i in range(3)]
+    assert done == nreq and stats["pieces"] == 4
+    got = b"".join(parts[i][off : off + n * req].tobytes() for i, off, n in lay)
+    plan = a.plan_bulk(nreq * req, req)
+    want = b"".join(modes.ctr(ref, ref.expand_key(r.key), modes.ctr_next_iv(r.v, 1), bytes(r.nbytes))[0] for r in plan)
+    assert got == want
+    assert b.generate(48) == a.generate(48)
