@@ -50,6 +50,14 @@ def seeds(c):
     return e, hashlib.sha256(b"nonce").digest()[: max(c.key_bytes // 2, 8)], b"gpu-drbg-test"
 
 
+def twin_c_drbgs(c, seed: int):
+    """Two C DRBGs in the same state (reseed interval 17, the same deterministic entropy source)."""
+    pair = [c.make_drbg(reseed_interval=17, entropy_source=entropy_source(seed)) for _ in range(2)]
+    for d in pair:
+        d.instantiate(*seeds(c))
+    return pair
+
+
 def requests(d, nbytes: int, req: int = REQ) -> bytes:
     out = []
     while nbytes > 0:
@@ -76,11 +84,7 @@ def test_python_drbg_bulk_gpu_equals_cpu(registry, name):
 @pytest.mark.parametrize("name", CIPHERS)
 def test_c_drbg_plan_gpu_equals_c_generate(registry, name, flavour):
     c, g = ciphers(registry, name)
-    e, n, p = seeds(c)
-    a = c.make_drbg(reseed_interval=17, entropy_source=entropy_source(2))
-    b = c.make_drbg(reseed_interval=17, entropy_source=entropy_source(2))
-    for d in (a, b):
-        d.instantiate(e, n, p)
+    a, b = twin_c_drbgs(c, 2)
     want = requests(a, NBYTES)
     got = g.keystream_multi(b.plan_bulk(NBYTES, REQ), flavour=flavour)  # C P_drbg_plan, then the GPU
     assert got == want
@@ -136,13 +140,9 @@ def test_many_independent_instances(registry):
 def test_pipelined_in_the_library_equals_c_generate(registry, name, piece):
     """P_mg_drbg_dev (the C DRBG's plan called piece by piece inside the CUDA library, each piece's GPU work
     overlapping the next plan; piece 5: ten pieces over 49 requests) == P_drbg_generate calls; it stops where
-    a reseed is due (interval 17: after 16 requests), the rest follows after the caller's reseed."""
+    a reseed is due (interval 17), the rest follows after the caller's reseed."""
     c, g = ciphers(registry, name)
-    e, n, p = seeds(c)
-    a = c.make_drbg(reseed_interval=17, entropy_source=entropy_source(3))
-    b = c.make_drbg(reseed_interval=17, entropy_source=entropy_source(3))
-    for d in (a, b):
-        d.instantiate(e, n, p)
+    a, b = twin_c_drbgs(c, 3)
     nreq = 49
     want = requests(a, nreq * REQ)
     gs = g.gpus([0])
