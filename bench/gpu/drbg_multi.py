@@ -9,7 +9,11 @@ Per cipher (LEA-128, AES-128, ARIA-128 by default) and size (128 MiB, 1 GiB of 2
   serial     plan, then bulk
   pipelined  pieces of --piece requests: piece k+1 planned while the GPUs make piece k (each piece one
              asynchronous P_mg_ctr_multi_dev on one GPU of the set, round robin, into its place of that
-             GPU's buffer), wall clock until every GPU is done
+             GPU's buffer; successive calls on different streams, key schedules on the key stream), wall
+             clock until every GPU is done; the loop in Python (ctypes, pointers made before the clock starts)
+  library    the same in one call, the loop in the CUDA library: P_mg_drbg_dev with the C library's
+             P_drbg_plan as its callback, its own piece size; plus its own split of the time (planning,
+             issuing the GPU calls including any wait for a staging buffer, waiting at the end)
 Every mode's output (downloaded and put back in request order) has the SHA-256 of the C DRBG's output
 (P_drbg_generate in a C loop, one thread).  Then a split sweep (LEA-128 from a plan: 1 GPU vs 2 GPUs at
 each size, split_min 0) for the threshold SPLIT_MIN (runtime/cuda_multi.py).  Writes OUT/drbg_multi.json
@@ -17,6 +21,7 @@ and prints the tables.
 
     python3 bench/gpu/drbg_multi.py --out $OUT [--ciphers lea128,aes128,aria128] [--mib 128,1024]
     python3 bench/gpu/drbg_multi.py --profile-one      (one 2-GPU 128 MiB LEA-128 call after a warm-up, for nsys)
+    python3 bench/gpu/drbg_multi.py --profile-drbg aria128   (one 1-GPU 1 GiB P_mg_drbg_dev call, for nsys)
 """
 
 from __future__ import annotations
@@ -121,27 +126,30 @@ def run_case(case: Case, devs: list[int], want: str, piece: int, reps: int) -> d
         lens = case.lens
         kb, bb = c.key_bytes, c.block_bytes
 
+        # every piece's pointers made once (numpy's .ctypes costs microseconds a call: not in the timed loop)
+        fns = [sg.fn("mg_ctr_multi_dev") for sg in singles]
+        plan_fn, base_k, base_v, base_l = (
+            case.d._fn["plan"],
+            case.keys.ctypes.data,
+            case.vs.ctypes.data,
+            lens.ctypes.data,
+        )
+        args = [
+            (k % len(devs), a, cnt, (ctypes.c_void_p * 1)(bufs[k % len(devs)].ptrs[0] + offs[k]))
+            for k, (a, cnt) in enumerate(pieces)
+        ]
+
         def pipelined():
             case.reset()
-            for k, (a, cnt) in enumerate(pieces):
-                i = k % len(devs)
-                case.plan(a, cnt)
-                ptr = (ctypes.c_void_p * 1)(bufs[i].ptrs[0] + offs[k])
-                singles[i].c.check(
-                    singles[i].fn("mg_ctr_multi_dev")(
-                        singles[i].handle,
-                        case.keys[a * kb :].ctypes.data,
-                        case.vs[a * bb :].ctypes.data,
-                        lens[a:].ctypes.data,
-                        cnt,
-                        ptr,
-                        -1,
-                        0,
-                    ),
-                    "pipelined piece",
-                )
-            for s in singles:
-                s.sync()
+            st = case.d._state
+            for i, a, cnt, ptr in args:
+                got = plan_fn(st, cnt, REQ, base_k + a * kb, base_v + a * bb)
+                assert got == cnt, (got, cnt)
+                rc = fns[i](singles[i].handle, base_k + a * kb, base_v + a * bb, base_l + 8 * a, cnt, ptr, -1, 0)
+                if rc:
+                    singles[i].c.check(rc, "pipelined piece")
+            for sg in singles:
+                sg.sync()
 
         pipelined()  # warm-up (buffers of the kept scratch grow once)
         row["pipelined_s"] = median_time(pipelined, reps)
@@ -154,6 +162,36 @@ def run_case(case: Case, devs: list[int], want: str, piece: int, reps: int) -> d
     finally:
         for b in bufs:
             b.close()
+    # pipelined in the library: P_mg_drbg_dev plans piece by piece itself (the C DRBG's P_drbg_plan as its
+    # callback), pieces round robin over the set's GPUs (its own piece size), one call
+    fill, lay = gs.drbg_layout(case.nreq, REQ)
+    if case.n == case.nreq * REQ:
+        with cm.PartBuffers(gs, fill) as lbuf:
+
+            def library():
+                case.reset()
+                done, stats = gs.drbg_dev(case.d, case.nreq, lbuf, REQ, keys=case.keys, vs=case.vs)
+                assert done == case.nreq, done
+                return stats
+
+            library()  # warm-up
+            ts = []
+            for _ in range(reps):
+                t0 = time.perf_counter()
+                stats = library()
+                ts.append((time.perf_counter() - t0, stats))
+            ts.sort(key=lambda t: t[0])
+            row["library_s"], row["library_stats"] = ts[len(ts) // 2]
+            row["library_pieces"] = len(lay)
+            whole = lbuf.download()
+            starts = np.concatenate([[0], np.cumsum(fill)])
+            out = np.empty(case.n, np.uint8)
+            pos = 0
+            for i, off, cnt in lay:
+                m = cnt * REQ
+                out[pos : pos + m] = whole[starts[i] + off : starts[i] + off + m]
+                pos += m
+            row["verified_library"] = hashlib.sha256(memoryview(out)).hexdigest() == want
     return row
 
 
@@ -205,18 +243,45 @@ def profile_one(reg) -> None:
         print(f"profiled call: {1e3 * (time.perf_counter() - t0):.3f} ms", flush=True)
 
 
+def profile_drbg(reg, name: str) -> None:
+    """One 1-GPU 1 GiB P_mg_drbg_dev call (the library's pipelined DRBG bulk) after two warm-up calls, for nsys:
+    whether the key-schedule launches (key stream) overlap the keystream launches and the host's plan."""
+    db = drbg_bench()
+    c = C_BACKEND.load(reg, name, None, None)
+    g = CUDA_BACKEND.load(reg, name, None, None)
+    case = Case(db, c, g, 1 << 30)
+    gs = g.gpus([0])
+    fill, _ = gs.drbg_layout(case.nreq, REQ)
+    with cm.PartBuffers(gs, fill) as buf:
+        for _ in range(2):
+            case.reset()
+            gs.drbg_dev(case.d, case.nreq, buf, REQ, keys=case.keys, vs=case.vs)
+        case.reset()
+        time.sleep(0.05)  # a gap in the timeline before the profiled call
+        t0 = time.perf_counter()
+        _, stats = gs.drbg_dev(case.d, case.nreq, buf, REQ, keys=case.keys, vs=case.vs)
+        print(f"profiled call {name}: {1e3 * (time.perf_counter() - t0):.3f} ms, {stats}", flush=True)
+
+
 def table(res: dict) -> str:
     lines = [
-        "| cipher | output | set | plan ms | from plan GB/s | plan + GPU GB/s (serial) | pipelined GB/s | C DRBG MB/s "
-        "| verified |",
-        "|---|---:|---|---:|---:|---:|---:|---:|---|",
+        "| cipher | output | set | plan ms | from plan GB/s | plan + GPU GB/s (serial) | pipelined GB/s "
+        "| pipelined in the library GB/s (pieces; plan / issue / final wait ms) | C DRBG MB/s | verified |",
+        "|---|---:|---|---:|---:|---:|---:|---:|---:|---|",
     ]
     for r in res["rows"]:
         n = r["bytes"]
-        ok = all(r[k] for k in ("verified_bulk", "verified_serial", "verified_pipelined"))
+        ok = all(r[k] for k in ("verified_bulk", "verified_serial", "verified_pipelined", "verified_library") if k in r)
+        lib = "—"
+        if "library_s" in r:
+            st = r["library_stats"]
+            lib = (
+                f"{n / r['library_s'] / 1e9:.1f} ({r['library_pieces']}; {st['plan_s'] * 1e3:.2f} / "
+                f"{st['issue_s'] * 1e3:.2f} / {st['wait_s'] * 1e3:.2f})"
+            )
         lines.append(
             f"| {r['cipher']} | {n >> 20} MiB | {r['set']} | {r['plan_s'] * 1e3:.2f} | {n / r['bulk_s'] / 1e9:.1f} "
-            f"| {n / r['serial_s'] / 1e9:.1f} | {n / r['pipelined_s'] / 1e9:.1f} | {n / r['cpu_s'] / 1e6:,.0f} "
+            f"| {n / r['serial_s'] / 1e9:.1f} | {n / r['pipelined_s'] / 1e9:.1f} | {lib} | {n / r['cpu_s'] / 1e6:,.0f} "
             f"| {'yes' if ok else '**NO**'} `{r['sha256'][:12]}` |"
         )
     speed = []
@@ -241,10 +306,14 @@ def main() -> None:
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--sweep-mib", type=lambda s: [int(x) for x in s.split(",")], default=[8, 16, 32, 64, 128])
     ap.add_argument("--profile-one", action="store_true")
+    ap.add_argument("--profile-drbg", metavar="CIPHER", help="one 1-GPU 1 GiB P_mg_drbg_dev call, for nsys")
     a = ap.parse_args()
     reg = Registry()
     if a.profile_one:
         profile_one(reg)
+        return
+    if a.profile_drbg:
+        profile_drbg(reg, a.profile_drbg)
         return
     a.out.mkdir(parents=True, exist_ok=True)
     db = drbg_bench()
@@ -270,11 +339,16 @@ def main() -> None:
                 row.update(cipher=name, bytes=case.n, set=label, sha256=want, cpu_s=cpu_s, plan_s=plan_s)
                 res["rows"].append(row)
                 n = case.n
+                oks = [
+                    row[k]
+                    for k in ("verified_bulk", "verified_serial", "verified_pipelined", "verified_library")
+                    if k in row
+                ]
+                lib = f"{n / row['library_s'] / 1e9:7.1f}" if "library_s" in row else "    n/a"
                 print(
                     f"{name:8s} {mib:5d} MiB {label:6s} plan {plan_s * 1e3:7.2f} ms | from plan "
                     f"{n / row['bulk_s'] / 1e9:7.1f} GB/s | serial {n / row['serial_s'] / 1e9:7.1f} | pipelined "
-                    f"{n / row['pipelined_s'] / 1e9:7.1f} | "
-                    f"{'ok' if row['verified_bulk'] and row['verified_serial'] and row['verified_pipelined'] else 'MISMATCH'}",
+                    f"{n / row['pipelined_s'] / 1e9:7.1f} | in the library {lib} | {'ok' if all(oks) else 'MISMATCH'}",
                     flush=True,
                 )
                 (a.out / "drbg_multi.json").write_text(json.dumps(res, indent=1))

@@ -2,9 +2,10 @@
 # On the GPU machine (1 or 2 GPUs, nvcc; from the repository root): CTR_DRBG bulk output on one and two GPUs.
 # Builds the LEA-128 / AES-128 / ARIA-128 CUDA and C libraries, runs the DRBG GPU tests (GPU output == the C
 # DRBG), benchmarks DRBG bulk at 128 MiB and 1 GiB on 1 GPU and (if present) 2 GPUs in the same run
-# (bench/gpu/drbg_multi.py: host chain, from a plan, plan + GPU serial and pipelined; SHA-256 == the C DRBG),
-# the split sweep for SPLIT_MIN, and with nsys an Nsight Systems summary of one 2-GPU 128 MiB call.
-# Everything goes to $OUT; the tables are printed last.  Under 5 minutes from an empty cache.
+# (bench/gpu/drbg_multi.py: host chain, from a plan, plan + GPU serial, pipelined with the loop in Python and
+# pipelined in the library -- P_mg_drbg_dev; SHA-256 == the C DRBG), the split sweep for SPLIT_MIN, and with
+# nsys an Nsight Systems summary of one 2-GPU 128 MiB call and of one 1-GPU 1 GiB ARIA-128 P_mg_drbg_dev call.
+# Everything goes to $OUT; the tables are printed last.  About 4 minutes from an empty cache.
 #   bash bench/gpu/drbg_multi.sh            (the lead carries .whl/ as for bench/gpu/run.sh)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -61,6 +62,20 @@ if [ "$ngpu" -gt 1 ] && command -v nsys > /dev/null; then
     | tail -40 > "$OUT/nsys_gpu_trace_tail.csv"
   rm -rf "$prof"
   head -60 "$OUT/nsys_summary.txt" 2>/dev/null
+fi
+
+if command -v nsys > /dev/null; then
+  stage "nsys: one 1-GPU 1 GiB ARIA-128 P_mg_drbg_dev call (pipelined in the library; kernel summary, trace tail)"
+  prof=$(mktemp -d)
+  timeout 45 nsys profile -t cuda,osrt -o "$prof/drbg" -f true python3 bench/gpu/drbg_multi.py --profile-drbg aria128 \
+    > "$OUT/nsys_drbg_run.txt" 2>&1 || true
+  [ -f "$prof/drbg.nsys-rep" ] && timeout 30 nsys stats -r cuda_gpu_kern_sum,cuda_api_sum -f column "$prof/drbg.nsys-rep" \
+    > "$OUT/nsys_drbg_summary.txt" 2>&1
+  [ -f "$prof/drbg.nsys-rep" ] && timeout 20 nsys stats -r cuda_gpu_trace -f csv "$prof/drbg.nsys-rep" 2>/dev/null \
+    | tail -80 > "$OUT/nsys_drbg_gpu_trace_tail.csv"
+  rm -rf "$prof"
+  grep "profiled call" "$OUT/nsys_drbg_run.txt"
+  head -30 "$OUT/nsys_drbg_summary.txt" 2>/dev/null
 fi
 
 stage "results"

@@ -61,6 +61,12 @@ class Scalar:
             raise ValueError("lookup batches are for constant-time lookups (Scalar(ct_lookups=True))")
         tin, tout = self.ctype(narrowest(table.in_width)), self.ctype(narrowest(table.out_width))
         n, name = len(args), table.name
+        if name in self.aesni and n <= 8:  # the bytes packed in one register: no buffer in memory
+            packed = " | ".join(f"(uint64_t){a} << {8 * k}" if k else f"(uint64_t){a}" for k, a in enumerate(args))
+            setup = [f"const uint64_t {tag}_out = cs_ctn8_aesni_{name}({packed});  /* {n} lookups of {name} */"]
+            return BatchCall(
+                setup, [f"({tout})({tag}_out >> {8 * k})" if k else f"({tout}){tag}_out" for k in range(n)]
+            )
         setup = [
             f"{tin} {tag}_in[{n}] = {{{', '.join(f'({tin}){a}' for a in args)}}};  /* {n} lookups of {name}, one circuit run */",
             f"{tout} {tag}_out[{n}];",

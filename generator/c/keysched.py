@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from cipherspec.ir import Module, Table
+from cipherspec.passes import dce
 from cipherspec.passes.split_u64 import interface_word
 from cipherspec.sbox import facts
 from cipherspec.schedule import Schedule
@@ -46,12 +47,17 @@ def key_schedule_lines(
     ct: bool,
     store: Callable[[str], str] | None = None,
     aesni: frozenset[str] = frozenset(),
+    arrays: frozenset[str] | None = None,
 ) -> list[str]:
     """The key schedule's statements: key words read from ``key`` (a byte pointer), each round key
     assigned to ``store(flat name)`` (default: the C library's ``ks-><array>[i]``); constant-time lookups
     if ``ct``, those of the tables in ``aesni`` through AESENCLAST (cs_ctn_aesni_<T>, aesni_tables).
-    A key split into 32-bit halves (split_u64, the CUDA library) reads each half as its word."""
+    A key split into 32-bit halves (split_u64, the CUDA library) reads each half as its word.
+    ``arrays``: only these key arrays' round keys (and what they depend on: dead code dropped), e.g. the
+    encryption keys alone (encryption_arrays)."""
     fn = prep.functions["key_schedule"]
+    if arrays is not None:
+        fn = dce.run(fn.copy_with(fn.ops, [(n, v) for n, v in fn.outputs if n.split("[", 1)[0] in arrays]), {})
     ind = "    "
     lines = []
     for name, _, _ in fn.inputs():
@@ -79,6 +85,18 @@ def key_schedule_lines(
     for name, var in body.outputs.items():
         lines.append(with_comment(f"{ind}{store(name)} = {var};", f"round key {name}"))
     return lines
+
+
+def encryption_arrays(module: Module) -> frozenset[str] | None:
+    """The key arrays the encrypt function reads, when they are fewer than the key schedule makes (ARIA: ek
+    without dk; AES, LEA: None, the one array serves both directions).  An encrypt-only key (the DRBG's
+    update, CTR) needs only these: the rest of the schedule is dead code for it.
+
+        before: key_schedule(K) -> ek, dk     every set_key makes both (ARIA-128: 11 diffusion layers for dk)
+        after:  encryption_arrays -> {"ek"}   cs_key_schedule_enc makes ek, zeroes dk"""
+    used = frozenset(module.uses_keys.get("encrypt", ()))
+    made = frozenset(a.name for a in module.key_arrays)
+    return used if used and used < made else None
 
 
 def lookup_tables(prep: Prepared, functions: list[str]) -> dict[str, Table]:

@@ -2,7 +2,8 @@
 
 Compiled once (no ISA flags).  What it holds:
 
-    cs_key_schedule     the IR key schedule as scalar C (keysched.py).  In a constant-time library (aesni,
+    cs_key_schedule     the IR key schedule as scalar C (keysched.py); cs_key_schedule_enc the encryption round
+                        keys alone where encrypt reads fewer arrays (P_cs_set_key_encrypt, hidden: the DRBG).  In a constant-time library (aesni,
                         bitsliced) its S-box lookups are circuits on masks (cs_ctn_<T>, no
                         secret-indexed memory); a bitsliced kernel's round-key planes (ks->bs) are derived
                         from the bytes
@@ -28,7 +29,15 @@ from cipherspec.schedule import Schedule
 from cipherspec.version import __version__
 
 from ..common.templates import render
-from .keysched import aesni_lookup_support, aesni_tables, key_prep, key_schedule_lines, lookup_support, lookup_tables
+from .keysched import (
+    aesni_lookup_support,
+    aesni_tables,
+    encryption_arrays,
+    key_prep,
+    key_schedule_lines,
+    lookup_support,
+    lookup_tables,
+)
 from .prepare import Prepared
 from .schedules import CONSTANT_TIME, lanes
 from .text import fragment, kernel_tag
@@ -150,10 +159,28 @@ def _key_finish(module: Module, vs: list[Variant]) -> str:
     finish = "    if (cs_variant_planes(v)) cs_key_planes(ks);" if names else "    (void)ks;\n    (void)v;"
     return f"""\
 /* 1 when variant i's kernels read the round keys as bit planes (ks->bs); no other variant reads them */
-static int cs_variant_planes(int i)
+static int cs_variant_planes_by_name(int i)
 {{
     const char *name = cs_variants[i].name;
     {planes}
+}}
+
+/* the same from a mask made once (bit 0: made; bit i + 1: variant i): no string compares per call (every short
+   CTR call asks); threads racing at first use store the same value */
+static int cs_variant_planes(int i)
+{{
+#if defined(__GNUC__) || defined(__clang__)
+    static unsigned made;
+    unsigned m = __atomic_load_n(&made, __ATOMIC_RELAXED);
+    if (m == 0) {{
+        int j;
+        for (m = 1u, j = 0; j < CS_NVARIANTS && j < 31; j++) m |= (unsigned)cs_variant_planes_by_name(j) << (j + 1);
+        __atomic_store_n(&made, m, __ATOMIC_RELAXED);
+    }}
+    return i < 31 ? (int)(m >> (i + 1) & 1u) : cs_variant_planes_by_name(i);
+#else
+    return cs_variant_planes_by_name(i);
+#endif
 }}
 
 static void cs_key_finish({P}_key *ks, int v)
@@ -234,6 +261,11 @@ def library_source(module: Module, schedule: Schedule, ct_note: str) -> str:
     ks_tables = lookup_tables(prep, ["key_schedule"])
     fast = aesni_tables(ks_tables) if ct else frozenset()
     key_lines_aesni = key_schedule_lines(module, prep, ct, aesni=fast) if fast else []
+    # the encrypt-only schedule (P_cs_set_key_encrypt: the DRBG's update) where encrypt reads fewer arrays
+    enc = encryption_arrays(module)
+    zero = [a.name for a in module.key_arrays if enc is not None and a.name not in enc]
+    enc_lines = key_schedule_lines(module, prep, ct, arrays=enc) if enc else []
+    enc_lines_aesni = key_schedule_lines(module, prep, ct, aesni=fast, arrays=enc) if enc and fast else []
     support += aesni_lookup_support({n: ks_tables[n] for n in fast})
     if one_block:
         support += [_one_block_core(module, prep, kind) for kind in ("encrypt", "decrypt")]
@@ -267,6 +299,10 @@ def library_source(module: Module, schedule: Schedule, ct_note: str) -> str:
         support=support,
         key_schedule=key_lines,
         key_schedule_aesni=key_lines_aesni,
+        key_schedule_enc=enc_lines,
+        key_schedule_enc_aesni=enc_lines_aesni,
+        enc_arrays=", ".join(sorted(enc or ())),
+        zero_arrays=zero,
         dispatch=dispatch,
         api=fragment("api.c", **modes)
         + "\n\n"

@@ -36,11 +36,12 @@ import re
 from dataclasses import dataclass
 
 from cipherspec.ir import Function, Module
+from cipherspec.passes import dce
 from cipherspec.schedule import Schedule
 
 from ..c.body import emit_body
 from ..c.dialects import Scalar
-from ..c.keysched import key_prep, key_schedule_lines, lookup_support, lookup_tables
+from ..c.keysched import encryption_arrays, key_prep, key_schedule_lines, lookup_support, lookup_tables
 from ..c.text import fragment, with_comment
 from ..common.templates import render
 from .placement import rk_index
@@ -54,6 +55,7 @@ class KeySection:
     text: str  # the host C of the key schedule (and derived words)
     entry: str  # the function set_key calls: (const uint8_t *key, uint32_t *rk)
     words: int  # the u32 words it writes: the key schedule's, then the derived words
+    entry_enc: str = ""  # the multi-key launch's (encrypt only): the words encrypt reads; "" = entry
 
 
 def key_section(module: Module, P: str, derive: Function | None = None, ct: bool = True) -> KeySection:
@@ -62,6 +64,13 @@ def key_section(module: Module, P: str, derive: Function | None = None, ct: bool
     prep = key_prep(module, Schedule(module.cipher, "c", "scalar", (), None))
     index = rk_index(module)
     lines = key_schedule_lines(module, prep, ct, store=lambda name: f"rk[{index[name]}]")
+    # the multi-key CTR only encrypts: where encrypt reads fewer arrays (ARIA: ek, not dk), its launch runs the
+    # schedule (and derived words) cut to those: its keystream reads no other word
+    enc = encryption_arrays(module)
+    enc_lines = (
+        key_schedule_lines(module, prep, ct, store=lambda name: f"rk[{index[name]}]", arrays=enc) if enc else None
+    )
+    enc_derived = _derive_lines(derive, index, enc) if enc and derive is not None else None
     return KeySection(
         host_device(
             render(
@@ -71,12 +80,16 @@ def key_section(module: Module, P: str, derive: Function | None = None, ct: bool
                 words=fragment("words.c"),
                 support=lookup_support(lookup_tables(prep, ["key_schedule"]), ct),
                 lines=lines,
+                enc_lines=enc_lines,
+                enc_derived=enc_derived,
+                enc_arrays=", ".join(sorted(enc or ())),
                 derived=_derive_lines(derive, index) if derive is not None else None,
                 nrk=len(index),
             )
         ),
         f"{P}_expand_key" if derive is not None else f"{P}_key_schedule",
         len(index) + (len(derive.outputs) if derive is not None else 0),
+        (f"{P}_expand_key_enc" if derive is not None else f"{P}_key_schedule_enc") if enc else "",
     )
 
 
@@ -90,16 +103,27 @@ def host_device(text: str) -> str:
     return _FUNCTION.sub("CS_HD static ", text)
 
 
-def _derive_lines(derive: Function, index: dict[str, int]) -> list[str]:
-    """D[k] from the round-key words rk[] (u32, zero-extended), stored at rk[len(index) + k]."""
+def _derive_lines(derive: Function, index: dict[str, int], arrays: frozenset[str] | None = None) -> list[str]:
+    """D[k] from the round-key words rk[] (u32, zero-extended), stored at rk[len(index) + k].  ``arrays``: only
+    the D[k] made from those key arrays' words alone (the encrypt-only expansion), the others dropped."""
     if any(op.code == "lut" for op in derive.ops):
         raise ValueError("derived key words must not look tables up (keysplit moves lane work, not lookups)")
+    slot = {name: k for k, (name, _) in enumerate(derive.outputs)}
+    if arrays is not None:
+        from_arrays = [True] * len(derive.ops)  # the op's inputs are all words of `arrays`
+        for i, op in enumerate(derive.ops):
+            if op.code == "input":
+                from_arrays[i] = op.imm[0].split("[", 1)[0] in arrays
+            else:
+                from_arrays[i] = all(from_arrays[a] for a in op.args)
+        kept = [(n, v) for n, v in derive.outputs if from_arrays[v]]
+        derive = dce.run(derive.copy_with(derive.ops, kept), {})
     dialect = Scalar()
     body = emit_body(derive, dialect, {}, lambda name, w: f"({dialect.ctype(w)})rk[{index[name]}]")
     base = len(index)
     stores: dict[str, list[str]] = {}  # each word stored where it is made: no long live ranges (multi-key kernel)
-    for k, (name, var) in enumerate(body.outputs.items()):
-        stores.setdefault(var, []).append(with_comment(f"    rk[{base + k}] = {var};", f"derived word {name}"))
+    for name, var in body.outputs.items():
+        stores.setdefault(var, []).append(with_comment(f"    rk[{base + slot[name]}] = {var};", f"derived word {name}"))
     lines = []
     for ln in body.lines:
         lines.append(ln)

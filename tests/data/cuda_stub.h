@@ -123,6 +123,16 @@ static cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned)
     *s = new stub_stream{stub_cur, {}};
     return cudaSuccess;
 }
+static cudaError_t cudaDeviceGetStreamPriorityRange(int *least, int *greatest)
+{
+    *least = 0;
+    *greatest = -5;
+    return cudaSuccess;
+}
+static cudaError_t cudaStreamCreateWithPriority(cudaStream_t *s, unsigned flags, int)
+{
+    return cudaStreamCreateWithFlags(s, flags);
+}
 static cudaError_t cudaStreamDestroy(cudaStream_t s)
 {
     if (!s->queue.empty()) stub_fail("stream destroyed with work queued", s);

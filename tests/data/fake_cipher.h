@@ -125,10 +125,12 @@ static int T_mk_wipe(T_mk_scratch *s)
 
 static void T_mk_release(T_mk_scratch *s) { T_mk_wipe(s); }
 
-/* as the real entry, without waiting for the stream: the plan is staged for the copy the stream runs */
+/* as the real entry, without waiting for the stream: the plan is staged for the copy the stream runs; kst (the
+ * key stream of the two-stream form) must belong to the current device too; the work runs on st (in order) */
 static int T_ctr_multi_dev_staged(const uint8_t *keys, const uint8_t *vs, const uint64_t *lens, uint64_t nreq,
-                                  uint8_t *d_out, cudaStream_t st, int flavour, T_mk_scratch *s)
+                                  uint8_t *d_out, cudaStream_t st, int flavour, T_mk_scratch *s, cudaStream_t kst = NULL)
 {
+    if (kst) stub_check_stream(kst);
     if (!nreq) return CS_OK;
     if (!keys || !vs || !lens || !d_out) return CS_ENULL;
     uint64_t total = 0;

@@ -234,6 +234,87 @@ static void device_resident(T_mg *mg, const char *name)
     }
 }
 
+/* a stand-in for P_drbg_plan: request i's key and V are bytes of a hash of i; stops (returns fewer) at `stop`,
+ * fails with `fail` (negative) once `next` reaches fail_at */
+struct FakeDrbg {
+    uint64_t next, stop, fail_at;
+    int fail;
+};
+static uint8_t fake_plan_byte(uint64_t i, int j)
+{
+    uint64_t x = (i + 1) * 0x9E3779B97F4A7C15ull ^ (uint64_t)j * 0xBF58476D1CE4E5B9ull;
+    x ^= x >> 31;
+    return (uint8_t)(x * 0x94D049BB133111EBull >> 56);
+}
+static int fake_plan(void *state, size_t n, size_t request_len, uint8_t *keys, uint8_t *vs)
+{
+    FakeDrbg *d = (FakeDrbg *)state;
+    if (d->fail && d->next >= d->fail_at) return d->fail;
+    (void)request_len;
+    size_t i = 0;
+    for (; i < n && d->next < d->stop; ++i, ++d->next) {
+        for (int j = 0; j < KBB; ++j) keys[i * KBB + j] = fake_plan_byte(d->next, j);
+        for (int j = 0; j < BB; ++j) vs[i * BB + j] = fake_plan_byte(d->next, 100 + j);
+    }
+    return (int)i;
+}
+
+/* P_mg_drbg_dev: the plan called piece by piece, pieces round robin over the devices, each after the previous
+ * ones of its device; == one reference over every planned request */
+static void drbg_pipelined(T_mg *mg, const char *name)
+{
+    int nd = 0;
+    CHECK(T_mg_devices(mg, NULL, &nd) == CS_OK, "%s devices", name);
+    std::vector<int> devs((size_t)nd);
+    T_mg_devices(mg, devs.data(), NULL);
+    for (int t = 0; t < 12; ++t) {
+        const uint64_t nreq = t == 0 ? 1 : t == 1 ? 70 : 1 + rnd() % 150, rl = BB * (1 + rnd() % 6);
+        const uint64_t piece = t < 3 ? 0 : 1 + rnd() % 20;
+        FakeDrbg st = {0, t % 4 == 3 ? nreq / 2 + 1 : nreq + 100, 0, 0};
+        const uint64_t made = st.stop < nreq ? st.stop : nreq;
+        std::vector<uint8_t> keys(nreq * KBB), vs(nreq * BB), want(made * rl + 1);
+        std::vector<uint64_t> lens(nreq, rl);
+        std::vector<uint8_t *> dout((size_t)nd);
+        for (int d = 0; d < nd; ++d)
+            CHECK(T_mg_malloc(devs[d], nreq * rl + 1, (void **)&dout[d]) == CS_OK, "%s malloc", name);
+        const int fl = t % 2;
+        uint64_t planned = 0;
+        double stats[4];
+        const int rc = T_mg_drbg_dev(mg, fake_plan, &st, nreq, rl, piece, keys.data(), vs.data(), dout.data(), fl,
+                                     &planned, stats);
+        CHECK(rc == CS_OK && planned == made, "%s drbg_dev t=%d rc %d planned %llu of %llu", name, t, rc,
+              (unsigned long long)planned, (unsigned long long)made);
+        ref_multi(keys.data(), vs.data(), lens.data(), made, want.data(), fl);
+        const uint64_t p = piece ? piece : nreq <= 64 ? nreq : (nreq + 31) / 32 < 32 ? 32 : (nreq + 31) / 32;
+        CHECK(stats[3] == (double)((made + p - 1) / p) && stats[0] >= 0 && stats[1] >= 0 && stats[2] >= 0,
+              "%s drbg_dev t=%d pieces %g", name, t, stats[3]);
+        std::vector<uint64_t> fill((size_t)nd, 0);
+        for (uint64_t a = 0, k = 0; a < made; a += p, ++k) {  /* piece k on device k % nd, after its others */
+            const int d = (int)(k % (uint64_t)nd);
+            const uint64_t n = (made - a < p ? made - a : p) * rl;
+            std::vector<uint8_t> got(n);
+            T_mg_copy(devs[d], got.data(), dout[d] + fill[d], n, 0);
+            CHECK(!memcmp(got.data(), want.data() + a * rl, n), "%s drbg_dev t=%d piece %llu", name, t,
+                  (unsigned long long)k);
+            fill[d] += n;
+        }
+        for (int d = 0; d < nd; ++d) T_mg_free_device(devs[d], dout[d]);
+    }
+    /* the plan's own error comes back as it is; bad lengths are refused before any plan */
+    std::vector<uint8_t> keys(40 * KBB), vs(40 * BB);
+    std::vector<uint8_t *> dout((size_t)nd);
+    for (int d = 0; d < nd; ++d) T_mg_malloc(devs[d], 40 * BB + 1, (void **)&dout[d]);
+    FakeDrbg bad = {0, 100, 9, -3};
+    uint64_t planned = 99;
+    CHECK(T_mg_drbg_dev(mg, fake_plan, &bad, 40, BB, 4, keys.data(), vs.data(), dout.data(), 0, &planned, NULL) == -3 &&
+              planned == 12, "%s drbg_dev plan error, planned %llu", name, (unsigned long long)planned);
+    CHECK(T_mg_drbg_dev(mg, fake_plan, &bad, 40, BB + 1, 4, keys.data(), vs.data(), dout.data(), 0, &planned, NULL) ==
+              CS_ELEN, "%s drbg_dev odd request", name);
+    CHECK(T_mg_drbg_dev(mg, NULL, &bad, 40, BB, 4, keys.data(), vs.data(), dout.data(), 0, &planned, NULL) == CS_ENULL,
+          "%s drbg_dev no plan", name);
+    for (int d = 0; d < nd; ++d) T_mg_free_device(devs[d], dout[d]);
+}
+
 static void async_and_modes(T_mg *mg)
 {
     const uint64_t n = 40 * TEST_GRAIN + 3;
@@ -339,6 +420,7 @@ int main(int argc, char **argv)
         host_ctr_ecb(mg, s.name);
         host_multi(mg, s.name);
         device_resident(mg, s.name);
+        drbg_pipelined(mg, s.name);
         async_and_modes(mg);
         T_mg_free(mg);
     }

@@ -67,13 +67,15 @@ def test_c_equals_python(c_cipher, make_ref, name, data):
         assert a.generate(n, add, entropy=re) == b.generate(n, add, entropy=re)
 
 
-def test_plan_equals_python_plan(c_cipher, make_ref):
-    """The C drbg_plan gives each request's (Key, V) exactly as the Python plan, reseeding where due."""
+@pytest.mark.parametrize("name", ["lea128", "aria128", "aes128"])
+def test_plan_equals_python_plan(c_cipher, make_ref, name):
+    """The C drbg_plan gives each request's (Key, V) exactly as the Python plan, reseeding where due (ARIA: its
+    update's keys from the encrypt-only key schedule; AES: set_key's S-boxes in register batches)."""
     entropy, nonce = os.urandom(16), os.urandom(8)
     reseeds = [os.urandom(16) for _ in range(3)]
     feeds = [iter(reseeds), iter(reseeds)]
-    a = c_cipher("lea128").make_drbg(reseed_interval=4, entropy_source=lambda n: next(feeds[0]))
-    b = CtrDrbg(make_ref("lea128"), reseed_interval=4, entropy_source=lambda n: next(feeds[1]))
+    a = c_cipher(name).make_drbg(reseed_interval=4, entropy_source=lambda n: next(feeds[0]))
+    b = CtrDrbg(make_ref(name), reseed_interval=4, entropy_source=lambda n: next(feeds[1]))
     for d in (a, b):
         d.instantiate(entropy, nonce)
     plan_c, plan_py = a.plan_bulk(10_000, 1024), b.plan_bulk(10_000, 1024)
@@ -131,3 +133,24 @@ def test_cli_c_target_equals_ref():
     ]
     assert outs[0].returncode == outs[1].returncode == 0, outs[1].stderr
     assert outs[0].stdout == outs[1].stdout and len(outs[0].stdout.strip()) == 6000
+
+
+def test_drbg_key_has_no_decryption_round_keys(c_cipher):
+    """ARIA's DRBG Key comes from the encrypt-only schedule: its ek equals a full set_key's, its dk (which
+    encrypt never reads) is zero -- so no earlier Key's decryption keys stay in the state either."""
+    c = c_cipher("aria128")
+    d = c.make_drbg()
+    d.instantiate(os.urandom(16), os.urandom(8))
+    for _ in range(3):
+        d.generate(100)
+    key_size = c.lib.aria128_key_size
+    key_size.restype = ctypes.c_size_t
+    ks_bytes = key_size()
+    raw = d._state.raw
+    ek, dk, key = raw[8:216], raw[216:424], raw[ks_bytes : ks_bytes + 16]  # P_key: variant, ghash, ek, dk, ...
+    assert any(ek) and not any(dk)
+    full = ctypes.create_string_buffer(ks_bytes)
+    set_key = c.lib.aria128_set_key
+    set_key.argtypes, set_key.restype = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t], ctypes.c_int
+    assert set_key(full, key, 16) == 0
+    assert full.raw[8:216] == ek and any(full.raw[216:424])

@@ -19,6 +19,7 @@ from cipherspec.drbg_many import generate_many, instantiate_many
 from cipherspec.modes import ctr_next_iv
 from generator.c import BACKEND as C_BACKEND
 from generator.ptx import BACKEND as CUDA_BACKEND
+from runtime import cuda_multi as cm
 
 pytestmark = pytest.mark.gpu  # skips without a GPU (tests/support/tools.py: require_gpu)
 
@@ -49,6 +50,14 @@ def seeds(c):
     return e, hashlib.sha256(b"nonce").digest()[: max(c.key_bytes // 2, 8)], b"gpu-drbg-test"
 
 
+def twin_c_drbgs(c, seed: int):
+    """Two C DRBGs in the same state (reseed interval 17, the same deterministic entropy source)."""
+    pair = [c.make_drbg(reseed_interval=17, entropy_source=entropy_source(seed)) for _ in range(2)]
+    for d in pair:
+        d.instantiate(*seeds(c))
+    return pair
+
+
 def requests(d, nbytes: int, req: int = REQ) -> bytes:
     out = []
     while nbytes > 0:
@@ -75,11 +84,7 @@ def test_python_drbg_bulk_gpu_equals_cpu(registry, name):
 @pytest.mark.parametrize("name", CIPHERS)
 def test_c_drbg_plan_gpu_equals_c_generate(registry, name, flavour):
     c, g = ciphers(registry, name)
-    e, n, p = seeds(c)
-    a = c.make_drbg(reseed_interval=17, entropy_source=entropy_source(2))
-    b = c.make_drbg(reseed_interval=17, entropy_source=entropy_source(2))
-    for d in (a, b):
-        d.instantiate(e, n, p)
+    a, b = twin_c_drbgs(c, 2)
     want = requests(a, NBYTES)
     got = g.keystream_multi(b.plan_bulk(NBYTES, REQ), flavour=flavour)  # C P_drbg_plan, then the GPU
     assert got == want
@@ -128,3 +133,29 @@ def test_many_independent_instances(registry):
     got = generate_many(gpu, 200_000)  # 24 instances x 4 requests, one launch
     assert len(set(got)) == 24
     assert got == [requests(d, 200_000) for d in cpu]
+
+
+@pytest.mark.parametrize("piece", [0, 5])
+@pytest.mark.parametrize("name", ["lea128", "aria128"])
+def test_pipelined_in_the_library_equals_c_generate(registry, name, piece):
+    """P_mg_drbg_dev (the C DRBG's plan called piece by piece inside the CUDA library, each piece's GPU work
+    overlapping the next plan; piece 5: ten pieces over 49 requests) == P_drbg_generate calls; it stops where
+    a reseed is due (interval 17), the rest follows after the caller's reseed."""
+    c, g = ciphers(registry, name)
+    a, b = twin_c_drbgs(c, 3)
+    nreq = 49
+    want = requests(a, nreq * REQ)
+    gs = g.gpus([0])
+    got, left = [], nreq
+    while left:
+        fill, lay = gs.drbg_layout(left, REQ, piece)
+        with cm.PartBuffers(gs, fill) as buf:
+            done, stats = gs.drbg_dev(b, left, buf, REQ, piece)
+            whole = buf.download()
+        assert 1 <= done <= 17 and stats["pieces"] >= 1
+        got.append(whole[: done * REQ].tobytes())  # one GPU: the pieces lie in order
+        left -= done
+        if left:  # stopped where a reseed is due: the caller reseeds, as plan_bulk does
+            b.reseed(b.entropy_source(b.security_bytes))
+    assert b"".join(got) == want
+    assert b.generate(64) == a.generate(64)

@@ -164,6 +164,8 @@ static inline cudaError_t cudaMemset(void *d, int v, size_t n) { memset(d, v, n)
 static inline cudaError_t cudaHostRegister(void *p, size_t n, int) { cs_lock_range(p, n); return cudaSuccess; }
 static inline cudaError_t cudaHostUnregister(void *p) { return cs_unlock_range(p) ? cudaSuccess : cudaErrorInvalidValue; }
 static inline cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, int) { *s = (void *)1; return cudaSuccess; }
+static inline cudaError_t cudaStreamCreateWithPriority(cudaStream_t *s, int, int) { *s = (void *)1; return cudaSuccess; }
+static inline cudaError_t cudaDeviceGetStreamPriorityRange(int *least, int *greatest) { *least = 0; *greatest = -5; return cudaSuccess; }
 static inline cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
 static inline cudaError_t cudaStreamDestroy(cudaStream_t) { return cudaSuccess; }
 static inline cudaError_t cudaDeviceSynchronize(void) { return cudaSuccess; }

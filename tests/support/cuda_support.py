@@ -20,9 +20,10 @@ def host_cxx() -> str:
     return require(cxx)[cxx]
 
 
-def host_round_keys(module, keys: np.ndarray, tmp_path: Path) -> np.ndarray:
+def host_round_keys(module, keys: np.ndarray, tmp_path: Path, fn: str = "key_schedule") -> np.ndarray:
     """(len(keys), round-key words) as the generated host key schedule of ``module`` (a CUDA-prepared
-    module) computes them, one row per key."""
+    module) computes them, one row per key; ``fn``: the section's function (key_schedule_enc: the multi-key
+    launch's encrypt-only one; words it does not write stay 0)."""
     idx = rk_index(module)
     kb = keys.shape[1]
     src = [
@@ -31,7 +32,7 @@ def host_round_keys(module, keys: np.ndarray, tmp_path: Path) -> np.ndarray:
         "#include <string.h>",
         key_section(module, "cs").text,
         f"static const uint8_t keys[{len(keys)}][{kb}] = {{{', '.join('{' + ', '.join(map(str, k)) + '}' for k in keys)}}};",
-        f"int main(void) {{ static uint32_t rk[{len(idx)}]; for (int k = 0; k < {len(keys)}; ++k) {{ cs_key_schedule(keys[k], rk);",
+        f"int main(void) {{ static uint32_t rk[{len(idx)}]; for (int k = 0; k < {len(keys)}; ++k) {{ cs_{fn}(keys[k], rk);",
         f'  for (int i = 0; i < {len(idx)}; ++i) printf("%u\\n", rk[i]); }} return 0; }}',
     ]
     (tmp_path / "ks.cpp").write_text("\n".join(src))

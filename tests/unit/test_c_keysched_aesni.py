@@ -13,7 +13,7 @@ import pytest
 
 from cipherspec.ir import Table
 from cipherspec.sbox import aes_sbox, facts
-from generator.c.keysched import aesni_tables, key_prep, lookup_tables
+from generator.c.keysched import aesni_tables, encryption_arrays, key_prep, lookup_tables
 from generator.c.library import library_source
 from generator.c.schedules import resolve
 
@@ -55,11 +55,41 @@ def test_library_source_routes(registry):
     plain = src[src.index("static void cs_key_schedule(") :]
     plain = plain[: plain.index("\n}\n")]
     # the same statements; every lookup of the AES route goes through AESENCLAST, none of the plain one does
-    assert len(re.findall(r"cs_ctn_aesni_\w+\(", aesni)) == len(re.findall(r"cs_ctn_\w+\(", plain)) > 0
-    assert "cs_ctn_aesni_" not in plain
+    assert len(re.findall(r"cs_ctn8?_aesni_\w+\(", aesni)) == len(re.findall(r"cs_ctn_\w+\(", plain)) > 0
+    assert "_aesni_" not in plain
+    # batches of <= 8 lookups (ARIA's, AES's: 4) pass their bytes in a register, not through a buffer
+    assert re.search(r"const uint64_t b\d+_out = cs_ctn8_aesni_SB\d\(\(uint64_t\)v\d+ \| \(uint64_t\)v\d+ << 8", aesni)
+    assert "_in[" not in aesni
     assert "_mm_aesenclast_si128" in src and "CS_KS_AESNI_TARGET" in src
     # the AES route is taken only under a ceiling that allows AES-NI and SSSE3
     assert "if ((allowed & (CS_F_AES | CS_F_V2)) == (CS_F_AES | CS_F_V2))" in src
     # bit planes: made for the bitsliced variants only, no longer at the end of every key schedule
     assert "cs_key_planes(ks);" not in plain and "if (cs_variant_planes(v)) cs_key_planes(ks);" in src
     assert "cs_kernels_short(ks, k, whole + (rest != 0))" in src
+
+
+@pytest.mark.parametrize("name,want", [("aria128", {"ek"}), ("aes128", None), ("lea128", None), ("hight", None)])
+def test_encryption_arrays_are_what_encrypt_reads_when_fewer(registry, name, want):
+    assert encryption_arrays(registry.module(name)) == (frozenset(want) if want else None)
+
+
+def _body(src: str, head: str) -> str:
+    body = src[src.index(head) :]
+    return body[: body.index("\n}\n")]
+
+
+def test_encrypt_only_schedule_drops_the_decryption_keys(registry):
+    """ARIA's encrypt-only schedule (the DRBG's keys) makes every ek word, no dk word, zeroes dk, and is the
+    full schedule's statements minus the dead ones; LEA's is its one schedule."""
+    module = registry.module("aria128")
+    src = library_source(module, resolve(module, None), "")
+    for suffix in ("", "_aesni"):
+        full = _body(src, f"static void cs_key_schedule{suffix}(")
+        enc = _body(src, f"static void cs_key_schedule_enc{suffix}(")
+        assert enc.count("ks->ek[") == full.count("ks->ek[") == 13 * 16
+        assert "ks->dk[" not in enc and full.count("ks->dk[") == 13 * 16
+        assert "memset(ks->dk, 0, sizeof ks->dk);" in enc
+        assert enc.count("\n") < full.count("\n") - 11 * 16  # at least the 11 diffusion layers' outputs gone
+    assert "cs_set_key_as(ks, key, key_len, NULL, 1)" in src and 'visibility("hidden")' in src
+    lea = registry.module("lea128")
+    assert "#define cs_key_schedule_enc cs_key_schedule" in library_source(lea, resolve(lea, None), "")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from ci_scope import full_matrix
 from cuda_support import host_round_keys
 from shipped import shipped_registry
 
@@ -25,3 +26,69 @@ def test_host_key_schedule(registry, tmp_path, name):
         want = ref.expand_key(keys[k].tobytes())
         for n, i in idx.items():
             assert got[k, i] == int(np.asarray(want[n]).reshape(-1)[0]), (k, n)
+
+
+def test_multi_key_launch_uses_the_encrypt_only_schedule(registry, tmp_path):
+    """ARIA's multi-key launch (CTR_DRBG bulk) runs the schedule cut to ek: the same ek words as the full one,
+    no dk word written; AES has one array, so its launch runs the one schedule."""
+    from generator.ptx.keysched import key_section
+
+    module = prepared(registry.module("aria128"))
+    idx = rk_index(module)
+    sec = key_section(module, "cs")
+    assert sec.entry_enc == "cs_key_schedule_enc" and "cs_key_schedule_enc(" in sec.text
+    keys = np.random.default_rng(3).integers(0, 256, (3, 16), dtype=np.uint8)
+    full = host_round_keys(module, keys, tmp_path)
+    enc = host_round_keys(module, keys, tmp_path, "key_schedule_enc")
+    ek = [i for n, i in idx.items() if n.startswith("ek[")]
+    dk = [i for n, i in idx.items() if n.startswith("dk[")]
+    assert len(ek) == len(dk) > 0
+    assert (enc[:, ek] == full[:, ek]).all() and not enc[:, dk].any() and full[:, dk].any()
+    assert key_section(prepared(registry.module("aes128")), "cs").entry_enc == ""
+
+
+@pytest.mark.skipif(
+    not full_matrix(),
+    reason="~40 s (ARIA's whole CUDA source and its key section through g++): CIPHERSPEC_FULL_MATRIX=1",
+)
+def test_multi_key_expansion_of_a_lane_layout_is_encrypt_only(registry, tmp_path):
+    """ARIA's default CUDA layout (bitsliced: set_key also derives bit planes of every round-key word): the
+    multi-key launch runs P_expand_key_enc -- the ek words and the planes derived from them alone, equal to the
+    full expansion's; the dk words and their planes are not written (the keystream reads none of them)."""
+    import subprocess
+
+    from cuda_support import host_cxx
+
+    from generator.ptx.ctchoice import default_for
+    from generator.ptx.source import generate
+
+    module = registry.module("aria128")
+    src = generate(module, default_for(prepared(module)))
+    P = src.symbol
+    assert f"if (r < nreq) {P}_expand_key_enc(" in src.cu
+    start = src.cu.index("// ---------------------------------------------------------------------------- key schedule")
+    end = src.cu.index("\n}\n", src.cu.index(f"static void {P}_expand_key_enc(")) + 3
+    nw = int(src.cu[src.cu.index(f"{P}_key_schedule_multi") :].split("rks + r * ", 1)[1].split(")", 1)[0])
+    keys = np.random.default_rng(5).integers(0, 256, (2, 16), dtype=np.uint8)
+    main = [
+        "#include <stdint.h>",
+        "#include <stdio.h>",
+        "#include <string.h>",
+        src.cu[start:end],
+        f"static const uint8_t keys[2][16] = {{{', '.join('{' + ', '.join(map(str, k)) + '}' for k in keys)}}};",
+        f"int main(void) {{ static uint32_t a[{nw}], b[{nw}]; for (int k = 0; k < 2; ++k) {{",
+        f"  memset(a, 0, sizeof a); memset(b, 0, sizeof b); {P}_expand_key(keys[k], a); {P}_expand_key_enc(keys[k], b);",
+        f'  for (int i = 0; i < {nw}; ++i) printf("%u %u\\n", a[i], b[i]); }} return 0; }}',
+    ]
+    (tmp_path / "x.cpp").write_text("\n".join(main))
+    subprocess.run([host_cxx(), "-O0", "-std=c++17", "-o", str(tmp_path / "x"), str(tmp_path / "x.cpp")], check=True)
+    out = subprocess.run([str(tmp_path / "x")], capture_output=True, text=True, check=True).stdout.split()
+    words = np.array(out, dtype=np.uint64).reshape(2, nw, 2)
+    full, enc = words[..., 0], words[..., 1]
+    written = (enc != 0).any(axis=0)
+    assert (enc[:, written] == full[:, written]).all()
+    idx = rk_index(prepared(module))
+    ek = [i for n, i in idx.items() if n.startswith("ek[")]
+    dk = [i for n, i in idx.items() if n.startswith("dk[")]
+    assert written[ek].all() and not written[dk].any()
+    assert written.sum() < nw * 0.6  # about half: the dk words' planes are left out too

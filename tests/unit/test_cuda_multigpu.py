@@ -250,6 +250,7 @@ def test_source_has_the_multi_gpu_api(registry):
         "mg_ctr_dev",
         "mg_ecb_dev",
         "mg_ctr_multi_dev",
+        "mg_drbg_dev",
         "mg_ctr_host",
         "mg_ecb_host",
         "mg_ctr_multi_host",
@@ -477,3 +478,47 @@ def test_runtime_refuses_bad_devices_and_modes(fake_gpus):
             c.gpus([0])
     finally:
         lib.T_stub_set_devices(3)
+
+
+def test_drbg_layout_round_robin_and_the_library_rule(registry):
+    """drbg_layout (Python) and P_mg_drbg_dev (C) place pieces alike: round robin, in order per GPU; the piece
+    size rule (one piece up to 64 requests, else nreq/32 within 32..1024) is the same text in both."""
+    fill, lay = cm.drbg_layout(100, 65536, 2, 40)
+    assert fill == [60 * 65536, 40 * 65536] and lay == [(0, 0, 40), (1, 0, 40), (0, 40 * 65536, 20)]
+    assert [cm.drbg_pieces(n) for n in (1, 64, 65, 2048, 16384, 1 << 20)] == [1, 64, 32, 64, 512, 1024]
+    fill, lay = cm.drbg_layout(16384, 65536, 1)
+    assert fill == [1 << 30] and len(lay) == 32 and all(n == 512 for _, _, n in lay)
+    module = prepared(registry.module("lea128"))
+    src = generate(registry.module("lea128"), default_for(module))
+    assert (
+        "nreq <= 64 ? nreq : (nreq + 31) / 32 < 32 ? 32 : (nreq + 31) / 32 > 1024 ? 1024 : (nreq + 31) / 32" in src.cu
+    )
+    # the key schedules on their own high-priority stream, the keystream waiting on an event
+    assert "cudaStreamCreateWithPriority" in src.cu and "cudaStreamWaitEvent(stream, s->keyed, 0)" in src.cu
+
+
+def test_runtime_drbg_dev_over_fake_gpus(fake_gpus, registry):
+    """GpuSet.drbg_dev: the C DRBG's own P_drbg_plan as the library's callback, pieces round robin over three
+    fake GPUs where drbg_layout says; == the toy keystream of the same DRBG's plan_bulk, and the state after
+    equals the state after plan_bulk (the same DRBG requests)."""
+    from driver.targets import make_cipher
+
+    c, ref, _ = fake_gpus
+    lea = make_cipher(registry, "lea128", target="c")
+    seed = (bytes(range(16)), bytes(8), b"fake")
+    a, b = lea.make_drbg(), lea.make_drbg()
+    a.instantiate(*seed)
+    b.instantiate(*seed)
+    g = c.gpus([2, 0, 1])
+    nreq, req, piece = 10, 4096, 3
+    fill, lay = g.drbg_layout(nreq, req, piece)
+    assert [i for i, _, _ in lay] == [0, 1, 2, 0] and fill == [4 * req, 3 * req, 3 * req]
+    with cm.PartBuffers(g, fill) as buf:
+        done, stats = g.drbg_dev(b, nreq, buf, req, piece)
+        parts = [buf.download()[sum(fill[:i]) : sum(fill[: i + 1])] for i in range(3)]
+    assert done == nreq and stats["pieces"] == 4
+    got = b"".join(parts[i][off : off + n * req].tobytes() for i, off, n in lay)
+    plan = a.plan_bulk(nreq * req, req)
+    want = b"".join(modes.ctr(ref, ref.expand_key(r.key), modes.ctr_next_iv(r.v, 1), bytes(r.nbytes))[0] for r in plan)
+    assert got == want
+    assert b.generate(48) == a.generate(48)

@@ -1,5 +1,5 @@
 /* aria192_drbg.c — CTR_DRBG over aria192: the skeleton is the same for every cipher; only the sizes and
- * the cipher's own API (aria192_set_key, aria192_ecb_encrypt, aria192_ctr) differ.  Generated; do not edit. */
+ * the cipher's own API (aria192_cs_set_key_encrypt, aria192_ecb_encrypt, aria192_ctr) differ.  Generated; do not edit. */
 #include "aria192_drbg.h"
 
 #include <string.h>
@@ -11,6 +11,10 @@
 #define MAX_REQUEST_BYTES 65536u                     /* 2^19 bits */
 #define MAX_RESEED_INTERVAL (((uint64_t)1) << 48)
 #define MAX_INPUT_BYTES 0xFFFFFFFFu                  /* the df encodes lengths in 32 bits */
+
+/* the library's set_key for keys only ever used to encrypt (hidden, in aria192.c): the DRBG's Key only runs CTR and
+   ECB encryption, so a cipher whose decryption keys are separate round keys (ARIA's dk) skips making them */
+int aria192_cs_set_key_encrypt(aria192_key *ks, const uint8_t *key, size_t key_len);
 
 static void wipe(void *p, size_t n) {
     volatile uint8_t *q = (volatile uint8_t *)p;
@@ -40,7 +44,7 @@ static void update(aria192_drbg *d, const uint8_t provided[SL]) {
     for (int i = 0; i < SL; i++) temp[i] ^= provided[i];
     memcpy(d->key, temp, KL);
     memcpy(d->v, temp + KL, BL);
-    aria192_set_key(&d->ks, d->key, KL);
+    aria192_cs_set_key_encrypt(&d->ks, d->key, KL);
     wipe(temp, sizeof temp);
 }
 
@@ -67,7 +71,7 @@ static void block_cipher_df(const piece *pieces, int n, uint8_t out[SL]) {
                        0, 0, 0, (uint8_t)SL};
     for (int i = 0; i < KL; i++) k[i] = (uint8_t)i;
     aria192_key ks;
-    aria192_set_key(&ks, k, KL);
+    aria192_cs_set_key_encrypt(&ks, k, KL);
     size_t got = 0;
     for (uint32_t i = 0; got < KL + BL; i++) {
         uint8_t iv[BL];
@@ -84,7 +88,7 @@ static void block_cipher_df(const piece *pieces, int n, uint8_t out[SL]) {
         memcpy(temp + got, chain, BL);
         got += BL;
     }
-    aria192_set_key(&ks, temp, KL);
+    aria192_cs_set_key_encrypt(&ks, temp, KL);
     memcpy(x, temp + KL, BL);
     for (size_t off = 0; off < SL; off += BL) {
         encrypt_block(&ks, x, x);
@@ -130,7 +134,7 @@ int aria192_drbg_instantiate(aria192_drbg *d, int use_df, int prediction_resista
     int rc = seed_material(&t, entropy, entropy_len, t.use_df ? nonce : NULL, t.use_df ? nonce_len : 0,
                            personalization, personalization_len, seed);
     if (rc != CIPHERSPEC_OK) return rc;
-    aria192_set_key(&t.ks, t.key, KL);
+    aria192_cs_set_key_encrypt(&t.ks, t.key, KL);
     update(&t, seed);
     wipe(seed, sizeof seed);
     t.reseed_counter = 1;

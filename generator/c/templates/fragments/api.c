@@ -2,7 +2,9 @@
 static void cs_gcm_key_powers({{ P }}_key *ks);  /* aead.c: GCM's powers of H, kept in the key */
 
 {% endif %}
-int {{ P }}_set_key_isa({{ P }}_key *ks, const uint8_t *key, size_t key_len, const char *isa)
+/* set_key; enc_only: the encryption round keys alone (cs_key_schedule_enc) and no GCM powers of H, for keys
+   only ever used for ECB encryption and CTR (the library's CTR_DRBG) */
+static int cs_set_key_as({{ P }}_key *ks, const uint8_t *key, size_t key_len, const char *isa, int enc_only)
 {
     const char *why = "";
     unsigned allowed;
@@ -21,25 +23,50 @@ int {{ P }}_set_key_isa({{ P }}_key *ks, const uint8_t *key, size_t key_len, con
         return CIPHERSPEC_ERR_ISA;
     }
 #ifdef CS_KS_AESNI
-    if ((allowed & (CS_F_AES | CS_F_V2)) == (CS_F_AES | CS_F_V2))  /* AES-NI and SSSE3 under the ceiling */
-        cs_key_schedule_aesni(ks, key);
-    else
+    if ((allowed & (CS_F_AES | CS_F_V2)) == (CS_F_AES | CS_F_V2)) {  /* AES-NI and SSSE3 under the ceiling */
+        if (enc_only)
+            cs_key_schedule_enc_aesni(ks, key);
+        else
+            cs_key_schedule_aesni(ks, key);
+    } else
 #endif
+    if (enc_only)
+        cs_key_schedule_enc(ks, key);
+    else
         cs_key_schedule(ks, key);
     cs_key_finish(ks, v);  /* bit planes for bitsliced kernels */
     ks->variant = (uint32_t)v + 1;
 {% if block_bytes == 16 %}
     ks->ghash = cs_ghash_choose(allowed);  /* GHASH under the same ceiling */
-    cs_gcm_key_powers(ks);
+    if (enc_only)
+        memset(ks->gh, 0, sizeof ks->gh);  /* no GCM with such a key: no powers (nothing of an earlier key left) */
+    else
+        cs_gcm_key_powers(ks);
 {% else %}
     (void)allowed;
 {% endif %}
     return CIPHERSPEC_OK;
 }
 
+int {{ P }}_set_key_isa({{ P }}_key *ks, const uint8_t *key, size_t key_len, const char *isa)
+{
+    return cs_set_key_as(ks, key, key_len, isa, 0);
+}
+
 int {{ P }}_set_key({{ P }}_key *ks, const uint8_t *key, size_t key_len)
 {
-    return {{ P }}_set_key_isa(ks, key, key_len, NULL);
+    return cs_set_key_as(ks, key, key_len, NULL, 0);
+}
+
+/* set_key for a key only ever used for ECB encryption and CTR (no decryption, no GCM): the library's own CTR_DRBG ({{ P }}_drbg.c)
+   calls it for every update; hidden, not part of the API (decryption with such a key would be wrong) */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((visibility("hidden")))
+#endif
+int {{ P }}_cs_set_key_encrypt({{ P }}_key *ks, const uint8_t *key, size_t key_len);
+int {{ P }}_cs_set_key_encrypt({{ P }}_key *ks, const uint8_t *key, size_t key_len)
+{
+    return cs_set_key_as(ks, key, key_len, NULL, 1);
 }
 
 /* ---- modes: argument checks, chaining and partial blocks here; whole blocks in the kernels ---- */
