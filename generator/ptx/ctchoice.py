@@ -3,7 +3,7 @@ with a secret index and take the spec, the one with the fewest estimated instruc
 
     choose(prepared(sm4))      -> Choice(CudaSchedule(layout="bs", threads=128, ...),
                                          why="bs: the only constant-time layout that takes it")
-    choose(prepared(u64_lut))  -> Choice(None, why="bs: the bitsliced layout takes words of up to 32 bits; ...")
+    choose(prepared(u64_lut))  -> Choice(CudaSchedule(layout="bs", ...), ...)   (u64 words: 64 planes a word)
     estimates(sm4)             -> {"table": 1296.0, "bs": 996.0}   (instructions per block, estimated)
 
 Today the bitsliced layout is the only candidate for a spec with tables (the byte-packed one reads them), so
@@ -11,7 +11,8 @@ the estimate only informs the build notes; a second candidate (an S-box circuit 
 
 Candidates come from the IR's structure, never the cipher's name: the bitsliced layout (bitsliced.py: any
 4- or 8-bit table as a Boolean circuit, bit permutations, rotations and byte moves as renaming, so a
-PRESENT-style pLayer costs nothing) wherever its words are <= 32 bits; a spec without tables is constant-time
+PRESENT-style pLayer costs nothing), 64-bit words too (split_u64 halves the interfaces, a u64 op inside is 64
+planes, its 32-bit halves renaming); a spec without tables is constant-time
 on the one-block-per-thread layout already.  The estimate (no GPU here) counts IR ops after lowering: the
 bitsliced cores' ops / 32 plus the bit transposes per block; the table layout's ops with each lookup as 3
 (address arithmetic and a shared-memory load; bank conflicts not counted, so it flatters tables).
@@ -44,10 +45,7 @@ def candidates(module: Module) -> dict[str, CudaSchedule | str]:
     """``module``: after the CUDA passes. Layout name -> a constant-time schedule, or why it does not apply."""
     from .bitsliced import supports
 
-    why = supports(module)
-    wide = any(op.width > 32 for f in ("encrypt", "decrypt") for op in module.functions[f].ops)
-    if not why and wide:  # (after split_u64 the interfaces are 32-bit; the bitsliced route does not split)
-        why = f"the bitsliced layout takes words of up to 32 bits; {module.cipher} computes on 64-bit words"
+    why = supports(module)  # (after split_u64 the interfaces are 32-bit; u64 ops inside are 64 planes a word)
     bs = replace(table_base(module), rk="const", threads=BS_THREADS, layout="bs")  # = parse("bs_rk-const_t128")
     return {"bs": why if why else bs}
 

@@ -51,7 +51,10 @@ CUDA_PASSES = (
     Pass("lower_gmul", lower_gmul.run),
     Pass("dce", dce.run),
 )
-BITSLICED_PASSES = (Pass("dce", dce.run),)  # gmul stays: the bit-plane lowering makes it an XOR network
+# gmul stays: the bit-plane lowering makes it an XOR network.  split_u64 only halves the interfaces (block, key and
+# round-key words become u32 pairs; the u64 ops inside stay 64-bit, 64 planes a word, and the zext/shl/or and
+# trunc/shr around them are plane renaming), so specs on 64-bit words take the bitsliced layout too.
+BITSLICED_PASSES = (Pass("split_u64", run_module=split_u64.run_module), Pass("dce", dce.run))
 TTABLE_PASSES = {
     n: (Pass("ttable", run_module=f),)
     + CUDA_PASSES
