@@ -102,6 +102,12 @@ class Group:
     old_ops: int  # gather ops in the frontier's cones
 
 
+def _form(f: list[Form | None], i: int) -> Form:
+    x = f[i]
+    assert x is not None
+    return x
+
+
 def groups(fn: Function, f: list[Form | None]) -> list[Group]:
     users: list[list[int]] = [[] for _ in fn.ops]
     for i, op in enumerate(fn.ops):
@@ -123,7 +129,7 @@ def groups(fn: Function, f: list[Form | None]) -> list[Group]:
 
     owner: dict[int, int] = {}
     for i in front:
-        for x in f[i]:
+        for x in _form(f, i):
             if x is not None:
                 if x[0] in owner:
                     parent[find(i)] = find(owner[x[0]])
@@ -142,7 +148,7 @@ def groups(fn: Function, f: list[Form | None]) -> list[Group]:
                 continue
             cone.add(v)
             stack += fn.ops[v].args
-        srcs = sorted({x[0] for i in members for x in f[i] if x is not None})
+        srcs = sorted({x[0] for i in members for x in _form(f, i) if x is not None})
         out.append(Group(sorted(members), srcs, len(cone)))
     return out
 
@@ -220,7 +226,7 @@ def relabel(found: tuple[tuple[int, ...], int], n: int, spans_in: list[int], spa
         return None
     sigma, c = found
     hi_in, hi_out = list(range(li, n)), list(range(lo, n))
-    best = (_cost(sigma, c), None)
+    best: tuple[int, tuple | None] = (_cost(sigma, c), None)
     for p_in in permutations(hi_in):
         a_in = dict(zip(hi_in, p_in))
         inv = {v: k for k, v in a_in.items()}
@@ -259,15 +265,19 @@ def _rewrite(
     fn: Function, tables: dict[str, Table], f: list[Form | None], g: Group, base: int
 ) -> tuple[_Emit, dict[int, int]] | None:
     """The group's network as new ops (ids from ``base``) and frontier value -> new value; None if it does not apply."""
-    used = [x for i in g.frontier for x in f[i] if x is not None]
+    fo = {o: _form(f, o) for o in g.frontier}
+    used = [x for o in g.frontier for x in fo[o] if x is not None]
     if len(used) != len(set(used)) or any(fn.ops[s].width > WORD for s in g.sources):
         return None
     bits = {s: sorted(b for t, b in used if t == s) for s in g.sources}
-    in_off = _place([(bits[s][0], bits[s][-1]) for s in g.sources])
-    out_spans = [(min(i for i, x in enumerate(f[o]) if x), max(i for i, x in enumerate(f[o]) if x)) for o in g.frontier]
-    out_off = _place(out_spans)
-    if in_off is None or out_off is None:
+    placed_in = _place([(bits[s][0], bits[s][-1]) for s in g.sources])
+    out_spans = [
+        (min(i for i, x in enumerate(fo[o]) if x), max(i for i, x in enumerate(fo[o]) if x)) for o in g.frontier
+    ]
+    placed_out = _place(out_spans)
+    if placed_in is None or placed_out is None:
         return None
+    in_off, out_off = placed_in, placed_out
     spans_in = [bits[s][-1] - bits[s][0] + 1 for s in g.sources]
     spans_out = [hi - lo + 1 for lo, hi in out_spans]
 
@@ -276,7 +286,7 @@ def _rewrite(
         pairs = []
         for k, o in enumerate(g.frontier):
             lo = out_spans[k][0]
-            pairs += [(pos_in[x], out_off[k] + i - lo) for i, x in enumerate(f[o]) if x is not None]
+            pairs += [(pos_in[x], out_off[k] + i - lo) for i, x in enumerate(fo[o]) if x is not None]
         return pairs, 1 if max(max(p, q) for p, q in pairs) < WORD else 2
 
     pairs, words = mapping()
@@ -295,20 +305,20 @@ def _rewrite(
     # pack
     packed = []
     for w in range(words):
-        acc = None
+        acc: int | None = None
         for k, s in enumerate(g.sources):
             if in_off[k] // WORD != w:
                 continue
             lo, hi = bits[s][0], bits[s][-1]
-            v = fn.ops[s]
-            x = s if v.width == WORD else e.op("zext", WORD, s, cost=0)
+            src = fn.ops[s]
+            y = s if src.width == WORD else e.op("zext", WORD, s, cost=0)
             if lo:
-                x = e.op("shr", WORD, x, imm=(lo,))
-            if _live(v, tables) >> (hi + 1):  # bits above the span would land on the next source's
-                x = e.op("and", WORD, x, e.const(mask(hi - lo + 1), WORD))
+                y = e.op("shr", WORD, y, imm=(lo,))
+            if _live(src, tables) >> (hi + 1):  # bits above the span would land on the next source's
+                y = e.op("and", WORD, y, e.const(mask(hi - lo + 1), WORD))
             if in_off[k] % WORD:
-                x = e.op("shl", WORD, x, imm=(in_off[k] % WORD,))
-            acc = x if acc is None else e.op("or", WORD, acc, x)
+                y = e.op("shl", WORD, y, imm=(in_off[k] % WORD,))
+            acc = y if acc is None else e.op("or", WORD, acc, y)
         packed.append(acc if acc is not None else e.const(0, WORD))
     W = WORD * words
     if words == 2:  # the u64 interface idiom (free on register pairs, wide.py)
@@ -340,7 +350,7 @@ def _rewrite(
             v = e.op("shr", WORD, v, imm=(sh,))
         elif sh < 0:
             v = e.op("shl", WORD, v, imm=(-sh,))
-        keep = sum(1 << i for i, x in enumerate(f[o]) if x is not None)
+        keep = sum(1 << i for i, b in enumerate(fo[o]) if b is not None)
         v = e.op("and", WORD, v, e.const(keep, WORD))
         w = fn.ops[o].width
         new[o] = v if w == WORD else e.op("trunc", w, v, cost=0)
@@ -377,7 +387,7 @@ def _splice(fn: Function, plans) -> Function:
         after.setdefault(at, []).append((e, new))
     remap: dict[int, int] = {}
     ops: list[Op] = []
-    redirect: dict[int, tuple] = {}  # old frontier id -> (plan index, new local id)
+    redirect: dict[int, int] = {}  # old frontier id -> its value in the new list
     for i, op in enumerate(fn.ops):
         ops.append(Op(op.code, op.width, tuple(_use(a, remap, redirect) for a in op.args), op.imm, op.origin))
         remap[i] = len(ops) - 1
@@ -389,7 +399,7 @@ def _splice(fn: Function, plans) -> Function:
                     Op(
                         nop.code,
                         nop.width,
-                        tuple(local.get(a, None) if a in local else remap[a] for a in nop.args),
+                        tuple(local[a] if a in local else remap[a] for a in nop.args),
                         nop.imm,
                         nop.origin,
                     )
