@@ -28,6 +28,7 @@ from cipherspec.ir import Module
 from .placement import CudaSchedule, load_tuned, table_base
 
 LUT_COST = 3  # a table lookup on the one-block layout: index arithmetic + LDS
+CONST_WORKING_SET = 8192  # bytes: the constant cache's working set per SM (CUDA programming guide, sm_50 .. sm_90)
 BS_THREADS = 128  # the bitsliced cores use ~240 registers: 128 threads per block keeps them resident (sm_90)
 
 
@@ -46,8 +47,17 @@ def candidates(module: Module) -> dict[str, CudaSchedule | str]:
     from .bitsliced import supports
 
     why = supports(module)  # (after split_u64 the interfaces are 32-bit; u64 ops inside are 64 planes a word)
-    bs = replace(table_base(module), rk="const", threads=BS_THREADS, layout="bs")  # = parse("bs_rk-const_t128")
+    rk = "shared" if key_plane_bytes(module) > CONST_WORKING_SET else "const"
+    bs = replace(table_base(module), rk=rk, threads=BS_THREADS, layout="bs")  # = parse("bs_rk-const_t128")
     return {"bs": why if why else bs}
+
+
+def key_plane_bytes(module: Module) -> int:
+    """The bitsliced layout's round-key words and key planes (one u32 per key bit, set_key's derived words), an
+    upper bound.  Read with a round-dependent index in the round loop: past the constant cache's working set they
+    go to shared memory (rk-shared: LDS.128, four planes a load) instead of the constant bank (PRESENT-80: 32
+    round keys x 64 planes, ~9 KB; SM4, AES-128: 4-6 KB)."""
+    return 4 * sum((ka.width + 1) * len(ka.flat_names()) for ka in module.key_arrays)
 
 
 def choose(module: Module) -> Choice:
@@ -58,7 +68,13 @@ def choose(module: Module) -> Choice:
         return Choice(None, "; ".join(f"{k}: {v}" for k, v in cands.items()))
     if len(ok) == 1:
         ((k, s),) = ok.items()
-        return Choice(s, f"{k}: the only constant-time layout that takes it")
+        rk = (
+            f"; round keys in shared memory ({key_plane_bytes(module):,} bytes of key planes exceed the "
+            f"{CONST_WORKING_SET:,}-byte constant-cache working set)"
+            if s.rk == "shared"
+            else ""
+        )
+        return Choice(s, f"{k}: the only constant-time layout that takes it{rk}")
     est = estimates(module, list(ok), prepared_already=True)
     best = min(ok, key=lambda k: est[k])
     return Choice(ok[best], f"{best}: fewest estimated instructions per block among {', '.join(sorted(ok))}")

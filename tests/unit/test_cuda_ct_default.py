@@ -142,3 +142,14 @@ def test_default_lane_route_equals_the_reference(name):
         y = it.run(lay.cores[fname], {n: lw[m] for n, (m, _) in zip(lay.state[fname], lay.lanes_in.outputs)} | keys)
         back = it.run(lay.lanes_out, {n: y[o] for n, (o, _) in zip(lay.state["encrypt"], lay.cores[fname].outputs)})
         assert (blocks_of(back, G, B) == want).all(), fname
+
+
+def test_round_keys_past_the_constant_cache_go_to_shared_memory():
+    """PRESENT-80's key planes (32 round keys x 64 planes, ~9 KB) exceed the constant cache's 8 KB working set:
+    its bitsliced default reads them from shared memory, and the notes say why; SM4's (~4 KB) stay in the
+    constant bank."""
+    present, sm4 = prepared(REG.module("present80")), prepared(REG.module("sm4"))
+    c = choose(present)
+    assert c.sched is not None and (c.sched.layout, c.sched.rk) == ("bs", "shared")
+    assert "constant-cache working set" in c.why
+    assert schedule_for(REG.module("sm4"), None).rk == "const" and "constant-cache" not in choose(sm4).why
