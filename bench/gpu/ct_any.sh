@@ -3,8 +3,10 @@
 # builds the example specs (SM4, PRESENT-80, SPECK) and the conformance cells with tables or bit permutations
 # for --target cuda with NO --schedule (the build notes: layout, why, estimated cost of the table layout), runs
 # their GPU differential tests against the interpreter and the examples' KAT files, compute-sanitizer memcheck
-# on one default (PRESENT-80's bitsliced one), and benchmarks 1 GiB device-resident CTR per default through
-# bench/gpu/bench.py (targets: PRESENT-80 >= 2.0 Tbps, SM4 >= 2.5 Tbps).  Results in $OUT.
+# on two defaults (PRESENT-80's bitsliced one, round keys in shared memory; sbox4_u64's, 64-bit words bitsliced),
+# and benchmarks 1 GiB device-resident CTR per default through bench/gpu/bench.py: the examples and the cells
+# with lookups on 64-bit words, beside the former defaults and the leaky table layouts (ct_any.py EXTRA;
+# targets: PRESENT-80 >= 2.0 Tbps, SM4 >= 2.5 Tbps).  Results in $OUT.
 #
 # Optional, to skip nvcc on the device: prebuild here with CIPHERSPEC_CACHE=$PWD/.cs-cache python3
 # bench/gpu/ct_any.py prebuild, and carry .cs-cache.        run(command="bash bench/gpu/ct_any.sh")
@@ -36,11 +38,13 @@ for spec in examples/ciphers/*.cs; do
   python3 -m driver kat "${spec%.cs}.txt" --spec "$spec" --target cuda 2>&1 | tee -a "$OUT/kat-ct-any.log" | tail -2
   [ "${PIPESTATUS[0]}" = 0 ] || rc=1
 done
-echo "== compute-sanitizer memcheck on PRESENT-80's default"
-compute-sanitizer --tool memcheck --error-exitcode 3 python3 bench/gpu/ct_any.py memcheck present80 \
-  > "$OUT/sanitize-ct-any.log" 2>&1
-s=$?; echo "memcheck exit $s"; grep -E "ERROR SUMMARY|workload|Error" "$OUT/sanitize-ct-any.log" | tail -5
-[ $s = 0 ] || rc=1
+for n in present80 sbox4_u64; do
+  echo "== compute-sanitizer memcheck on $n's default"
+  compute-sanitizer --tool memcheck --error-exitcode 3 python3 bench/gpu/ct_any.py memcheck $n \
+    > "$OUT/sanitize-ct-any-$n.log" 2>&1
+  s=$?; echo "memcheck exit $s"; grep -E "ERROR SUMMARY|workload|Error" "$OUT/sanitize-ct-any-$n.log" | tail -5
+  [ $s = 0 ] || rc=1
+done
 echo "check stage: $(( $(date +%s) - t0 )) s, rc=$rc"
 specs=$(python3 bench/gpu/ct_any.py specs | sed 's/^/--spec /' | tr '\n' ' ')
 echo "== benchmark: every default, CTR keystream, 1 GiB device-resident, verified windows"
