@@ -15,7 +15,9 @@ PRESENT-style pLayer costs nothing), 64-bit words too (split_u64 halves the inte
 planes, its 32-bit halves renaming); a spec without tables is constant-time
 on the one-block-per-thread layout already.  The estimate (no GPU here) counts IR ops after lowering: the
 bitsliced cores' ops / 32 plus the bit transposes per block; the table layout's ops with each lookup as 3
-(address arithmetic and a shared-memory load; bank conflicts not counted, so it flatters tables).
+(address arithmetic and a shared-memory load; bank conflicts not counted, so it flatters tables).  The bitsliced
+schedule's round keys go to shared memory where its key planes exceed the constant cache's working set
+(key_plane_bytes: PRESENT-80's 9 KB), else stay in the constant bank.
 """
 
 from __future__ import annotations
