@@ -10,6 +10,8 @@
 #
 # Optional, to skip nvcc on the device: prebuild here with CIPHERSPEC_CACHE=$PWD/.cs-cache python3
 # bench/gpu/ct_any.py prebuild, and carry .cs-cache.        run(command="bash bench/gpu/ct_any.sh")
+# CT_ANY_ROTATE=1 adds PRESENT-80's default built with CIPHERSPEC_PTX_ROTATE=1 (roundloop.py's A/B switch) in its
+# own cache, $CIPHERSPEC_CACHE-rot (prebuild it the same way with both variables set).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/cipherspec-gpu}; mkdir -p "$OUT"
@@ -53,5 +55,13 @@ python3 bench/gpu/bench.py --out "$OUT" $specs --schedules "$SCHEDS" --reps 4 --
   | tee "$OUT/bench-ct-any.log" | tail -8
 [ "${PIPESTATUS[0]}" = 0 ] || rc=1
 python3 bench/gpu/ct_any.py report "$OUT" | tee "$OUT/ct-any-report.md"
+if [ -n "${CT_ANY_ROTATE:-}" ]; then  # A/B (bench/results/gpu-ct64.md): the round loop turned by the key addition
+  echo "== PRESENT-80's default with CIPHERSPEC_PTX_ROTATE=1 (own cache: same name, other code)"
+  CIPHERSPEC_CACHE=$CIPHERSPEC_CACHE-rot CIPHERSPEC_PTX_ROTATE=1 python3 bench/gpu/bench.py --out "$OUT/rot" $specs \
+    --schedules present80:bs_rk-shared_t128 --reps 4 --batches 3 --workers 16 --stage2 0 --tune 0 2>&1 \
+    | tee "$OUT/bench-rot.log" | tail -4
+  [ "${PIPESTATUS[0]}" = 0 ] || rc=1
+  python3 bench/gpu/ct_any.py report "$OUT/rot" | tee "$OUT/ct-any-rot-report.md"
+fi
 echo "total: $(( $(date +%s) - t0 )) s, rc=$rc"
 exit $rc
