@@ -4,8 +4,8 @@
  * stdin: key, IV, then the data (any length).  stdout: ECB-enc, ECB-dec, CBC-enc, CBC-dec (of the
  * whole-block prefix), CTR (of all of it) and the CTR IV after it.  Also checks in-place calls and the
  * error codes, and (nothing on stdout) the AEAD modes' consistency: CMAC one-shot == incremental (64- and
- * 128-bit blocks); for 128-bit blocks GCM/CCM/XTS round trips, in place == out of place, incremental GCM
- * split anywhere == one-shot, a flipped tag refused with the output zeroed.  Exits non-zero on any
+ * 128-bit blocks); for 128-bit blocks GCM/CCM/XTS round trips, in place == out of place (GCM, CCM),
+ * incremental GCM split anywhere == one-shot, a flipped tag refused with the output zeroed (GCM, CCM).  Exits non-zero on any
  * mismatch.  With the argument "-batch", stdin is many such inputs, each after its length as a 4-byte
  * little-endian number, and stdout their outputs one after another (one process for many cases:
  * runtime/harness.py). */
@@ -84,6 +84,13 @@ static int aead(const F(key) *ks, const unsigned char *iv, const unsigned char *
             bad |= check(F(ccm_encrypt)(ks, iv, 13, iv, 3, data, out, len, tag, 12) == CIPHERSPEC_OK, "ccm");
             bad |= check(F(ccm_decrypt)(ks, iv, 13, iv, 3, out, tmp, len, tag, 12) == CIPHERSPEC_OK, "ccm decrypt");
             bad |= check(memcmp(tmp, data, len) == 0, "ccm round trip");
+            memcpy(tmp, data, len);  /* 7-byte nonce (8-byte length field), no AAD, 16-byte tag, in place */
+            bad |= check(F(ccm_encrypt)(ks, iv, 7, iv, 0, tmp, tmp, len, tag2, 16) == CIPHERSPEC_OK, "ccm in place");
+            bad |= check(F(ccm_encrypt)(ks, iv, 7, iv, 0, data, out, len, tag, 16) == CIPHERSPEC_OK, "ccm 7-byte nonce");
+            bad |= check(memcmp(tmp, out, len) == 0 && memcmp(tag, tag2, 16) == 0, "ccm in place == out of place");
+            tag[15] ^= 0x80;
+            bad |= check(F(ccm_decrypt)(ks, iv, 7, iv, 0, out, tmp, len, tag, 16) == CIPHERSPEC_ERR_AUTH, "ccm bad tag");
+            for (i = 0; i < len; i++) bad |= check(tmp[i] == 0, "ccm refused: output zeroed");
         }
         for (i = 0; i < sizeof key2; i++) key2[i] = (unsigned char)(i * 29 + 1);
         if (len >= 16) {

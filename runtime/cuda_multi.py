@@ -54,6 +54,10 @@ MIN_PART = 8 << 20  # a host-buffer call gives each GPU at least this much (a sm
 # a second GPU's fixed cost outweighs its half of the work.  A default until measured on the device
 # (bench/gpu/drbg_multi.sh sweeps it); CIPHERSPEC_MG_SPLIT_MIN=bytes overrides it when a context is made.
 SPLIT_MIN = 64 << 20
+# a kept device thread polls for its next job this long (microseconds) after each one before it sleeps, and
+# the caller polls as long for its result: back-to-back calls then skip two thread wake-ups per call.
+# CIPHERSPEC_MG_SPIN_US=us overrides it when a context is made (0: sleep at once, as before).
+SPIN_US = 200
 PAGE = 4096
 
 _u8p = ctypes.POINTER(ctypes.c_uint8)

@@ -26,17 +26,7 @@ MAIN=aes128:bs_rk-const_t128,aria128:bs_rk-const_t128
 VARIANTS=${BS_VARIANTS:-aes128:bs_rk-const_t128_ctas3,aria128:bs_rk-const_t128_ctas3}
 [ -n "$EXTRA" ] && VARIANTS="$VARIANTS,$EXTRA"
 W=$(( $(nproc) / 2 )); [ "$W" -lt 1 ] && W=1
-build() {  # build(SCHEDULES): the libraries, in parallel, into the content-keyed cache
-  python3 - "$1" "$W" <<'PY'
-import sys
-sys.path.insert(0, "bench/gpu")
-from bench import build_all
-jobs = [tuple(s.split(":", 1)) for s in sys.argv[1].split(",") if s]
-res = build_all(jobs, int(sys.argv[2]))
-bad = {k: v for k, v in res.items() if v != "ok"}
-print("failures:", bad or "none")
-PY
-}
+build() { python3 bench/gpu/build_jobs.py "$1" "$W"; }  # the libraries, in parallel, into the content-keyed cache
 echo "== build (shared-cone cover and the tree cover side by side)"
 TREE_CACHE=$CIPHERSPEC_CACHE-tree  # its own cache: the same schedule names, other sources
 build "$MAIN,$VARIANTS" > "$OUT/build-shared.log" 2>&1 &

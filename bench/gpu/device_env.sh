@@ -8,3 +8,10 @@ fi
 [ -f .cs-cache.tar.xz ] && [ ! -d .cs-cache ] && tar xJf .cs-cache.tar.xz
 [ -d .cs-cache ] && export CIPHERSPEC_CACHE=${CIPHERSPEC_CACHE:-$PWD/.cs-cache}  # prebuilt libraries, carried
 export PYTHONPATH=$PWD:${PYTHONPATH:-} PYTHONUNBUFFERED=1 CIPHERSPEC_CACHE=${CIPHERSPEC_CACHE:-/tmp/cs-cache}
+# The common start of a device script (after sourcing this file): $OUT made, the GPU tests told to fail rather than
+# skip, the device's line in $OUT/device.txt.       cs_gpu_start
+cs_gpu_start() {
+  OUT=${OUT:-/tmp/cipherspec-gpu}; mkdir -p "$OUT"
+  export OUT CIPHERSPEC_REQUIRE_GPU=1
+  nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,memory.total,driver_version --format=csv | tee "$OUT/device.txt"
+}

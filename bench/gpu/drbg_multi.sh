@@ -45,6 +45,11 @@ stage "benchmark: 128 MiB and 1 GiB, 1 GPU$( [ "$ngpu" -gt 1 ] && echo ' and 2 G
 timeout 150 python3 bench/gpu/drbg_multi.py --out "$OUT" ${DRBG_MULTI_ARGS:-} > "$OUT/bench.log" 2>&1 || rc=1
 grep -v "^|\|^$\|^- " "$OUT/bench.log" | tail -30
 
+if [ "$ngpu" -gt 1 ]; then
+  stage "hand-over A/B: LEA-128 from a plan, kept threads polling (default) vs sleeping (CIPHERSPEC_MG_SPIN_US=0)"
+  timeout 90 python3 bench/gpu/mg_handoff.py --out "$OUT" 2>&1 | tee "$OUT/mg_handoff.log" | tail -8 || rc=1
+fi
+
 if [ "$ngpu" -gt 1 ] && command -v nsys > /dev/null; then
   stage "nsys: one 2-GPU 128 MiB LEA-128 call from a plan (summary only)"
   prof=$(mktemp -d)

@@ -3,6 +3,8 @@
 python3 bench/gpu/profile.py OUT/tuned.json OUT        -> OUT/ncu-<cipher>.txt and OUT/ncu.json (the summary)
 python3 bench/gpu/profile.py --launch CIPHER SCHEDULE  (what ncu runs: one 64 MiB keystream launch)
 python3 bench/gpu/profile.py --summary DIR             ncu-*.txt in DIR -> ncu.json on stdout
+python3 bench/gpu/profile.py --defaults NAMES OUT      the default schedule of each (comma-separated; --spec files'
+                                                       ciphers through CIPHERSPEC_BENCH_SPECS) -> OUT/ncu-<name>.txt
 """
 
 from __future__ import annotations
@@ -26,11 +28,11 @@ METRICS = [
 def launch(name: str, schedule: str) -> None:
     import numpy as np
 
-    from cipherspec.registry import Registry
+    from bench import registry  # bench/gpu/bench.py: the shipped ciphers and CIPHERSPEC_BENCH_SPECS's
     from generator.ptx import BACKEND
     from runtime.cuda_target import _ptr
 
-    c = BACKEND.load(Registry(), name, None, schedule)
+    c = BACKEND.load(registry(), name, None, None if schedule == "default" else schedule)
     rk = c.expand_key(bytes(range(c.key_bytes)))
     iv = np.frombuffer(bytes(c.block_bytes), np.uint8).copy()
     with c.device_buffer(64 << 20) as out:
@@ -83,9 +85,13 @@ def main() -> int:
         }
         print(json.dumps(found, indent=1, sort_keys=True))
         return 0
-    tuned = json.loads(Path(sys.argv[1]).read_text())["defaults"]
-    out = Path(sys.argv[2])
-    for name, pick in sorted(tuned.items()):
+    if sys.argv[1] == "--defaults":
+        picks = {n: {"flavour": "(ptx|c)", "schedule": "default"} for n in sys.argv[2].split(",")}
+        out = Path(sys.argv[3])
+    else:
+        picks = json.loads(Path(sys.argv[1]).read_text())["defaults"]
+        out = Path(sys.argv[2])
+    for name, pick in sorted(picks.items()):
         cmd = ["ncu", "--kernel-name", f"regex:_ctr_{pick['flavour']}$", "--launch-count", "1"]
         cmd += [a for s in SECTIONS for a in ("--section", s)] + ["--metrics", ",".join(METRICS)]
         cmd += [sys.executable, __file__, "--launch", name, pick["schedule"]]

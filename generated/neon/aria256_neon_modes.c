@@ -716,10 +716,11 @@ static int cs_equal_ct(const uint8_t *a, const uint8_t *b, size_t n)
 }
 
 /* The kernels for one-block calls and serial chains of them (CBC-MAC, E(J0), E(0), a partial block's
-   keystream): the narrowest variant of k's family that
-   the CPU runs (one kernel source at a smaller register width, same key data: a one-block call costs one
-   run of its core, 16 blocks' work instead of 64 for a byte-sliced zmm kernel), else k.
-       before: ecb_encrypt(x, 1) on vaes_avx512 (a 64-block run)   after: on aesni (a 16-block run) */
+   keystream): the variant of k's family with the cheapest run that the CPU runs (one kernel source at
+   another register width, same key data: a one-block call costs one run of its core; cost: library.py's
+   run_cost, fewest lanes on a tie), else k.
+       before: ecb_encrypt(x, 1) on vaes_avx512 (a 64-block run)   after: on aesni (a 16-block run)
+       byte-sliced with GFNI: on gfni_avx2 (32 blocks, but fewer ops than aesni's AES-instruction form) */
 static const cs_kernels *cs_serial_kernels(const cs_kernels *k)
 {
 #ifdef CS_X86
@@ -727,7 +728,8 @@ static const cs_kernels *cs_serial_kernels(const cs_kernels *k)
     int i;
     for (i = 0; i < CS_NVARIANTS; i++) {
         const cs_kernels *v = &cs_variants[i];
-        if (v->family == k->family && (v->features & ~k->features) == 0 && v->lanes < best->lanes) best = v;
+        if (v->family != k->family || (v->features & ~k->features) != 0) continue;
+        if (v->cost < best->cost || (v->cost == best->cost && v->lanes < best->lanes)) best = v;
     }
     return best;
 #else

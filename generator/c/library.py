@@ -73,7 +73,9 @@ def _variant_rows(module: Module, vs: list[Variant], port: Variant) -> str:
         assert v.level is not None  # x86-64 variants have levels; the portable one is below
         gh, xts, ccm = _fused(module, v)
         family = families.setdefault(kernel_tag(v.kernel), len(families))
-        head = f"{v.name}, {_features(v.level.features)}, {lanes_of_variant(module, v)}, {family}"
+        head = (
+            f"{v.name}, {_features(v.level.features)}, {lanes_of_variant(module, v)}, {family}, {run_cost(module, v)}"
+        )
         if gh or xts or ccm:
             fused = [f"{P}_{v.name}_{f}" if on else "NULL" for f, on in (("ctr_ghash", gh), ("xts", xts), ("ccm", ccm))]
             row = f"CS_ROW_FUSED({head}, {', '.join(fused)})"
@@ -89,11 +91,28 @@ def _variant_rows(module: Module, vs: list[Variant], port: Variant) -> str:
         "#else",
         f"CS_DECLARE({port.name})",
         "static const cs_kernels cs_variants[] = {",
-        f"    CS_ROW({port.name}, 0, {lanes_of_variant(module, port)}, 0),  /* {kernel_tag(port.kernel)} */",
+        f"    CS_ROW({port.name}, 0, {lanes_of_variant(module, port)}, 0, {run_cost(module, port)}),"
+        f"  /* {kernel_tag(port.kernel)} */",
         "};",
         "#endif",
     ]
     return "\n".join(lines)
+
+
+def run_cost(module: Module, v: Variant) -> int:
+    """An estimate of one run of a variant's encryption core, comparable between the variants of one family
+    (aead.c runs one-block calls on the cheapest): a byte-sliced aesni core's vector ops times the 256-bit
+    halves of its registers (x86 cores issue 128- and 256-bit vector ops alike, 512-bit ones as two halves
+    or on fewer ports); else the blocks per run (one more lane costs about the same everywhere else).
+
+        ARIA-128: aesni 1636 (AES-instruction form, 128-bit), gfni_avx2 1276, gfni_avx512 2552"""
+    if v.kernel.layout == "aesni" and v.level is not None:
+        from .aesni import byte_sliced_ops
+
+        ops = byte_sliced_ops(module, "GFNI" in v.level.features)
+        if ops is not None:
+            return ops * max(1, v.level.vector_bits // 256)
+    return lanes_of_variant(module, v)
 
 
 def _key_finish(module: Module, vs: list[Variant]) -> str:

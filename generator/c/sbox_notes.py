@@ -72,9 +72,9 @@ def _technique(module: Module, schedule: Schedule, name: str, f) -> str:
         else "a synthesized Boolean circuit (generator/common/sbox_synth.py)"
     )
     if schedule.layout == "aesni":
-        from .aesni import is_word_sliced
+        from .aesni import has_gfni_sboxes
 
-        if is_word_sliced(module):
+        if has_gfni_sboxes(module):
             return (
                 "affine-equivalent to GF(2^8) inversion -> gfni (VGF2P8AFFINEQB for B·x ^ b, VGF2P8AFFINEINVQB "
                 "for A·inv ^ a: levels gfni_avx512, gfni_avx2), else AESENCLAST with PSHUFB nibble maps for the "
@@ -84,7 +84,7 @@ def _technique(module: Module, schedule: Schedule, name: str, f) -> str:
         return (
             "affine-equivalent to the AES S-box -> AESENC/AESENCLAST (AESDEC*) with PSHUFB nibble maps "
             f"(vaes_avx512, vaes_avx2, aesni), else {circuit} (bitsliced fallback); gfni: not used by the "
-            "byte-sliced and round kernels (the AES instructions already compute the whole S-box); " + _host(False)
+            "round kernels (the AES instructions already compute the whole S-box); " + _host(False)
         )
     if schedule.layout == "bitsliced":
         why = aesni_support(module)

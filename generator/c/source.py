@@ -31,15 +31,15 @@ from .text import kernel_tag
 from .variants import LEVELS, compiled_kernels, variants
 
 
-def is_word_sliced(module: Module) -> bool:
-    from .aesni import is_word_sliced as word
+def has_gfni_sboxes(module: Module) -> bool:
+    from .aesni import has_gfni_sboxes as gfni
 
-    return word(module)
+    return gfni(module)
 
 
 def ct_note(module: Module, schedule: Schedule) -> str:
     """One line on timing side channels, for the source banners and `cipherspec build`'s notes."""
-    if schedule.layout == "aesni" and is_word_sliced(module):
+    if schedule.layout == "aesni" and has_gfni_sboxes(module):
         return (
             "Constant-time: GFNI or AES-NI/VAES kernels (affine maps and inversion on bytes, byte shuffles, no "
             "table lookups) where the CPU has them, bitsliced kernels elsewhere; set_key evaluates S-boxes as "

@@ -105,8 +105,10 @@ LEVELS = (
 BY_NAME = {lv.name: lv for lv in LEVELS}
 PORTABLE_LEVELS = ("avx512", "avx2", "sse2")  # best first: portable C kernels at each level
 AESNI_LEVELS = ("vaes_avx512", "vaes_avx2", "aesni")
-# word-sliced aesni kernels (aesni/wordsliced.py) compute S-boxes on GFNI where the level has it
-WORD_LEVELS = ("gfni_avx512", "vaes_avx512", "gfni_avx2", "vaes_avx2", "aesni")
+# word-sliced and byte-sliced aesni kernels (aesni/wordsliced.py, aesni/bytesliced.py) compute S-boxes on GFNI
+# where the level has it
+GFNI_AESNI_LEVELS = ("gfni_avx512", "vaes_avx512", "gfni_avx2", "vaes_avx2", "aesni")
+WORD_LEVELS = GFNI_AESNI_LEVELS
 # a sliced kernel with a bit-linear layer on byte words that pays on GFNI (gfnilayers.py) also compiles at the
 # GFNI levels (their AES/VAES features are more than the layer needs: a CPU with GFNI but no VAES runs avx512/avx2)
 GFNI_SLICED_LEVELS = ("gfni_avx512", "avx512", "gfni_avx2", "avx2", "sse2")
@@ -168,9 +170,9 @@ def has_gfni_layers(module: Module, kernel: Schedule) -> bool:
 
 
 def _aesni_levels(module: Module) -> tuple[str, ...]:
-    from .aesni import is_word_sliced
+    from .aesni import has_gfni_sboxes
 
-    return WORD_LEVELS if is_word_sliced(module) else AESNI_LEVELS
+    return GFNI_AESNI_LEVELS if has_gfni_sboxes(module) else AESNI_LEVELS
 
 
 def portable(module: Module, schedule: Schedule) -> Variant:

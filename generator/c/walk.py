@@ -3,8 +3,8 @@ that decides it.
 
     scalar      block by block through the one-block core cs_<kind>_1
     sliced      runs of CS_LANES blocks through cs_<kind>_n, then the rest block by block; CTR on 64-bit block
-                words: runs through cs_ctr_n, which builds the counter blocks in its lanes (no counter
-                bytes in memory, no transposition), where the counter's low 64 bits do not carry
+                words: runs through cs_ctr_run (fragments/ctr_run.c): cs_ctr_n, which builds the counter blocks
+                in its lanes (no counter bytes in memory, no transposition), where the low 64 bits do not carry
     bitsliced   runs of CS_LANES blocks, then the rest as one zero-padded run (cs_<kind>_part); CTR on blocks
                 of whole 64-bit words: runs through cs_ctr_n(ks, ctr, in, out), which splats the counter's
                 constant words into planes, transposes only its low word and XORs the keystream into in
@@ -35,14 +35,7 @@ _CTR_RUNS = """\
     }"""
 _CTR_COUNTER_RUNS = """\
     for (; i + CS_LANES <= n; i += CS_LANES) {
-        const uint64_t lo = cs_load64be(ctr + CS_BLOCK - 8);
-        if (lo <= UINT64_MAX - CS_LANES) {  /* no carry out of the low 64 bits: the core makes the blocks */
-            cs_ctr_n(ks, ctr, stream);
-            cs_store64be(ctr + CS_BLOCK - 8, lo + CS_LANES);
-        } else {
-            cs_ctr_fill(stream, ctr, CS_LANES);
-            cs_encrypt_n(ks, stream, stream);
-        }
+        cs_ctr_run(ks, ctr, stream);  /* fragments/ctr_run.c */
         cs_xor_bytes(out + i * CS_BLOCK, in + i * CS_BLOCK, stream, sizeof stream);
     }"""
 _CTR_PLANE_RUNS = """\
@@ -102,7 +95,10 @@ def entry_points(
     counter_core: bool = False,
     counter_planes: bool = False,
 ) -> list[str]:
-    """The kernel's entry points (ECB of each kind, CTR) over its cores, as C sections."""
+    """The kernel's entry points (ECB of each kind, CTR) over its cores, as C sections; with
+    ``counter_core`` (not ``counter_planes``) cs_ctr_run (fragments/ctr_run.c) before them, which the CTR loop
+    and the kernel's other counter loops (byte_slices_gcm.c, placed after) share."""
     w = walk(lanes, padded, counter_core, counter_planes)
-    out = [fragment("kernel_ecb.c", P=P, kind=kind, loops=w[f"ecb_{kind}"]) for kind in kinds]
+    run = [fragment("ctr_run.c", P=P)] if counter_core and not counter_planes and ctr else []
+    out = run + [fragment("kernel_ecb.c", P=P, kind=kind, loops=w[f"ecb_{kind}"]) for kind in kinds]
     return out + ([fragment("kernel_ctr.c", P=P, buffer=w["buffer"], loops=w["ctr"])] if ctr else [])

@@ -9,7 +9,9 @@ Boyar-Peralta or synthesized circuits for any 4- or 8-bit table); here each plan
 IR op, so instruction selection fuses the S-box circuits and the linear layers into LOP3 networks
 (3-input truth tables), and byte permutations and rotations cost nothing (renaming).  Round-key words
 become planes by ops that depend on the key only (0 - ((k >> i) & 1)): keysplit.py moves them to set_key
-on the host.  No table is read: the layout is constant-time.
+on the host.  No table is read: the layout is constant-time.  A table affine-equivalent to inversion takes
+the Boyar-Peralta circuit with fewer gates (the 113-gate one for AES's S: 73 LOP3, the depth-16 one 88), and a
+round key added after the linear layer that follows the S-boxes moves in front of it (keypush.py).
 
     before (u8):  %2 = xor %0, %1            %3 = rotl %2, 1
     after  (u32): X[0].b0 ^ Y.b0, ..., X[0].b7 ^ Y.b7  (8 ops)     (rotl: none; planes renamed)
@@ -17,11 +19,15 @@ on the host.  No table is read: the layout is constant-time.
 
 from __future__ import annotations
 
+import os
+
 from cipherspec.ir import Function, Module, WordLayout
 from cipherspec.passes import dce
 from generator.common.bitslice import PlaneAlgebra, unsupported
 from generator.common.bitslice import lower as lower_planes
+from generator.common.sbox_circuit import CIRCUITS
 
+from . import keypush
 from .irbuild import Builder
 
 LANES = 32
@@ -65,9 +71,19 @@ def state_planes(block: WordLayout, words: list[str]) -> list[str]:
 class IRPlanes(PlaneAlgebra):
     """Planes as IR values: a plane is the name "v<id>" of a u32 op in the builder (or the constant 0 / 1)."""
 
+    SBOX_SHAPES = CIRCUITS  # per table the circuit with fewer gates (AES's S-box: the 113-gate one, 73 LOP3 vs 88)
+
     def __init__(self, b: Builder):
         super().__init__()
         self.b = b
+        self.sbox_inputs: set[int] = set()  # value ids of table-circuit inputs and outputs (keypush.py)
+        self.sbox_outputs: set[int] = set()
+
+    def sbox(self, x: list, table):
+        out = super().sbox(x, table)
+        self.sbox_inputs.update(self.id(p) for p in x[: table.in_width] if not isinstance(p, int))
+        self.sbox_outputs.update(self.id(p) for p in out if not isinstance(p, int))
+        return out
 
     def id(self, p) -> int:
         if isinstance(p, int):
@@ -100,8 +116,13 @@ def lower(fn: Function, module: Module, key_inputs: set[str]) -> Function:
             out.append(planes.name(b.op("sub", b.const(0), bit)))
         return out
 
+    former = os.environ.get("CIPHERSPEC_PTX_BS") == "v1"  # A/B switch (bench/gpu/aes_roof.sh): the former lowering
+    if former:
+        planes.SBOX_SHAPES = ("depth16",)
     outs = lower_planes(fn, module.tables, planes, bind)
     made = {plane_name(n, i): planes.id(p) for n, _ in fn.outputs for i, p in enumerate(outs[n])}
     order = state_planes(module.block, [n for n, _ in fn.outputs])  # memory-bit order, like the inputs
     result = b.function([(p, made[p]) for p in order])
+    if not former:
+        result = keypush.run(result, planes.sbox_inputs, planes.sbox_outputs, key_inputs)
     return dce.run(result, module.tables)

@@ -97,8 +97,16 @@ def _derive_lines(derive: Function, index: dict[str, int]) -> list[str]:
     dialect = Scalar()
     body = emit_body(derive, dialect, {}, lambda name, w: f"({dialect.ctype(w)})rk[{index[name]}]")
     base = len(index)
-    stores = [
-        with_comment(f"    rk[{base + k}] = {var};", f"derived word {name}")
-        for k, (name, var) in enumerate(body.outputs.items())
-    ]
-    return body.lines + stores
+    stores: dict[str, list[str]] = {}  # each word stored where it is made: no long live ranges (multi-key kernel)
+    for k, (name, var) in enumerate(body.outputs.items()):
+        stores.setdefault(var, []).append(with_comment(f"    rk[{base + k}] = {var};", f"derived word {name}"))
+    lines = []
+    for ln in body.lines:
+        lines.append(ln)
+        m = _DEF.match(ln)
+        if m and m.group(1) in stores:
+            lines += stores.pop(m.group(1))
+    return lines + [ln for group in stores.values() for ln in group]
+
+
+_DEF = re.compile(r"\s*const \w+ (\w+) =")

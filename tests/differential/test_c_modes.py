@@ -119,11 +119,12 @@ def test_multi_megabyte_default_schedule(name, c_cipher, make_ref):
     )
 
 
-@pytest.mark.parametrize("variant", ["vaes_avx512", "vaes_avx2", "aesni"])
+@pytest.mark.parametrize("variant", ["gfni_avx512", "vaes_avx512", "gfni_avx2", "vaes_avx2", "aesni"])
 def test_byte_sliced_ctr_counter_bytes(variant, c_cipher, make_ref):
     """The byte-sliced CTR's counter blocks made in registers (fragments/byte_slices_ctr.c): runs whose
     byte 15 wraps (the carry into byte 14 per lane), whose byte 14 is 0xff (the carry goes on: through
-    memory), and neither, on each register width (ARIA-128, the shipped byte-sliced cipher)."""
+    memory), and neither, on each register width and S-box form (GFNI or AES instructions; ARIA-128, the shipped
+    byte-sliced cipher)."""
     if not has_level(variant):
         pytest.skip(f"this CPU lacks {variant}")
     c, ref = c_cipher("aria128").with_isa(variant), make_ref("aria128")

@@ -68,3 +68,46 @@ def test_gcm_inc32_wraps_mid_message(registry, nbytes, low):
     k = g.gcm_key(key)
     assert g.gcm_encrypt(k, iv, aad, data, 16) == want
     assert g.gcm_decrypt(k, iv, aad, want[0], want[1]) == data
+
+
+# A batch of records up to 1 MiB hashes on the tensor cores (templates/tgb.cu.j2: one warp a record, each distinct
+# key's matrices once); lengths around the chunk (4 blocks) and tile (64 blocks) edges, partial blocks, empty
+# records with AAD only, keys shared by records far apart, many records (the key set's table grows past its
+# first size)
+TILES = [0, 1, 15, 16, 17, 63, 64, 65, 1023, 1024, 1025, 1040, 2047, 16384, 16384 + 1, 16384 + 15, 16400, 65536 + 9]
+
+
+@pytest.mark.parametrize("name,sched", [("aes128", None), ("lea128", None)], ids=["aes128", "lea128"])
+def test_gcm_batch_tensor_cores_mixed(registry, name, sched):
+    g, c = libs(registry, name, sched)
+    rng = np.random.default_rng(33)
+    lengths = TILES * 4 + [int(x) for x in rng.integers(0, 20000, 60)]
+    check_batch(g, c, rng, lengths, nkeys=11)
+
+
+def test_gcm_batch_tensor_cores_one_key(registry):
+    g, c = libs(registry, "aes128", None)
+    check_batch(g, c, np.random.default_rng(34), [16384] * 40 + [16384 + 13, 0, 5], nkeys=1)
+
+
+LONG_RECORDS = {
+    "over-1MiB": [(1 << 20) + 17, 16384, 0, 33],  # over CS_TGB_MAX_BYTES: the fused kernel
+    "long-for-its-batch": [300 << 10, 16384, 0, 33],  # 256 KiB and up, little else: the fused kernel
+    "long-in-a-big-batch": [(300 << 10) + 5] + [16384] * 1300,  # the tensor cores
+}
+
+
+@pytest.mark.parametrize("lengths", list(LONG_RECORDS.values()), ids=list(LONG_RECORDS))
+def test_gcm_batch_long_records(registry, lengths):
+    """Records of 256 KiB and more: either route, equal to the C library."""
+    g, c = libs(registry, "aes128", None)
+    check_batch(g, c, np.random.default_rng(35 + len(lengths)), lengths, nkeys=2)
+
+
+@pytest.mark.parametrize("nrec,nkeys,size", [(40, 20, 100), (320, 300, 3000)], ids=["20-keys", "300-keys"])
+def test_gcm_batch_many_keys(registry, nrec, nkeys, size):
+    """Each distinct key gets its matrices, up to CS_TGB_MAX_KEYS (256) of them; a record whose key came later is
+    hashed with the field multiply (cs_tgb_field) in the same launch; equal to the C library either way."""
+    g, c = libs(registry, "aes128", None)
+    rng = np.random.default_rng(36 + nrec)
+    check_batch(g, c, rng, [int(x) for x in rng.integers(0, size, nrec)], nkeys=nkeys)

@@ -192,15 +192,20 @@ static void cs_trampoline(void)
     swapcontext(&cs_running->ctx, &cs_sched_ctx);
 }
 
-static inline void cs_run_grid(unsigned grid, unsigned threads, std::function<void()> body)
+struct dim3 {  /* a launch's grid of x by y CTAs */
+    unsigned x, y, z;
+    dim3(unsigned a = 1, unsigned b = 1, unsigned c = 1) : x(a), y(b), z(c) {}
+};
+
+static inline void cs_run_grid(dim3 grid, unsigned threads, std::function<void()> body)
 {
     static thread_local std::vector<cs_thread> pool;
     if (pool.size() < threads) pool.resize(threads);
     cs_body = &body;
-    gridDim.x = grid; gridDim.y = gridDim.z = 1;
+    gridDim.x = grid.x; gridDim.y = grid.y; gridDim.z = 1;
     blockDim.x = threads; blockDim.y = blockDim.z = 1;
-    for (unsigned b = 0; b < grid; ++b) {
-        blockIdx.x = b; blockIdx.y = blockIdx.z = 0;
+    for (unsigned b = 0; b < grid.x * grid.y; ++b) {
+        blockIdx.x = b % grid.x; blockIdx.y = b / grid.x; blockIdx.z = 0;
         /* stale shared memory must not pass for a fill; 0x5a: a wrong value, yet a byte, so that a table
            read before its fill gives wrong output rather than a wild index */
         for (size_t i = 0; i < sizeof(cs_smem) / 4; ++i) cs_smem[i] = 0x5a;
@@ -228,7 +233,7 @@ static inline void cs_run_grid(unsigned grid, unsigned threads, std::function<vo
 }
 
 template <class... P, class... A>
-static inline void cs_launch(void (*kernel)(P...), unsigned grid, unsigned threads, size_t, cudaStream_t, A... args)
+static inline void cs_launch(void (*kernel)(P...), dim3 grid, unsigned threads, size_t, cudaStream_t, A... args)
 {
     cs_run_grid(grid, threads, [&]() { kernel(static_cast<P>(args)...); });
 }

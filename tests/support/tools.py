@@ -72,7 +72,7 @@ def require_gpu() -> None:
 BITSLICED_SPILL_BUDGET = 128
 # The multi-key launch's key-schedule kernel (host.cu.j2's P_key_schedule_multi: one thread per request, the
 # key schedule's straight-line C) is not a throughput kernel: where a layout derives many round-key words
-# (bitsliced AES: 1,408 of them) ptxas spills (~2 KB of stack, fixed slots: constant-time); what it must not
+# (bitsliced AES: 2,560 of them) ptxas spills (up to ~2 KB of stack, fixed slots: constant-time); what it must not
 # do is read local arrays (a table).  CUDA shrinks local memory back after the launch.
 KEY_SCHEDULE_KERNEL = "_key_schedule_multi"
 KEY_SCHEDULE_STACK_BUDGET = 4096

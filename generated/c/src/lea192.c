@@ -1843,6 +1843,8 @@ typedef struct {
     size_t (*ccm)(const lea192_key *ks, uint8_t x[16], uint8_t *ctr, const uint8_t *in, uint8_t *out, size_t blocks,
                 int decrypt);
     unsigned family;    /* variants of one family run one kernel source at different widths (same key data) */
+    unsigned cost;      /* estimated cost of one run of its encryption core, comparable within a family
+                           (library.py: run_cost): aead.c's one-block calls take the family's cheapest */
 } cs_kernels;
 
 /* CPU feature groups (x86-64 psABI levels, plus AES-NI, VAES and the carry-less multiplies) */
@@ -1860,11 +1862,11 @@ typedef struct {
     void lea192_##v##_ecb_encrypt(const lea192_key *ks, const uint8_t *in, uint8_t *out, size_t blocks);   \
     void lea192_##v##_ecb_decrypt(const lea192_key *ks, const uint8_t *in, uint8_t *out, size_t blocks);   \
     void lea192_##v##_ctr(const lea192_key *ks, uint8_t *ctr, const uint8_t *in, uint8_t *out, size_t blocks);
-#define CS_ROW(v, features, lanes, family) \
-    { #v, features, lanes, lea192_##v##_ecb_encrypt, lea192_##v##_ecb_decrypt, lea192_##v##_ctr, NULL, NULL, NULL, family }
+#define CS_ROW(v, features, lanes, family, cost) \
+    { #v, features, lanes, lea192_##v##_ecb_encrypt, lea192_##v##_ecb_decrypt, lea192_##v##_ctr, NULL, NULL, NULL, family, cost }
 /* a row whose kernels have fused modes: their functions (or NULL) */
-#define CS_ROW_FUSED(v, features, lanes, family, ctr_ghash, xts, ccm) \
-    { #v, features, lanes, lea192_##v##_ecb_encrypt, lea192_##v##_ecb_decrypt, lea192_##v##_ctr, ctr_ghash, xts, ccm, family }
+#define CS_ROW_FUSED(v, features, lanes, family, cost, ctr_ghash, xts, ccm) \
+    { #v, features, lanes, lea192_##v##_ecb_encrypt, lea192_##v##_ecb_decrypt, lea192_##v##_ctr, ctr_ghash, xts, ccm, family, cost }
 #define CS_DECLARE_CTR_GHASH(f)                                                                          \
     size_t f(const lea192_key *ks, uint8_t *ctr, const uint8_t *in, uint8_t *out, size_t blocks, uint64_t x[2], \
              const uint64_t (*h)[2], int decrypt);
@@ -1885,19 +1887,19 @@ CS_DECLARE(sse2)
 #endif
 static const cs_kernels cs_variants[] = {
 #ifndef CS_NO_AVX512
-    CS_ROW(avx512, CS_F_SSE2 | CS_F_V2 | CS_F_V3 | CS_F_V4, 32, 0),  /* sliced_i2_v64: x86-64-v4 (AVX-512) */
+    CS_ROW(avx512, CS_F_SSE2 | CS_F_V2 | CS_F_V3 | CS_F_V4, 32, 0, 32),  /* sliced_i2_v64: x86-64-v4 (AVX-512) */
 #endif
 #ifndef CS_NO_AVX2
-    CS_ROW(avx2, CS_F_SSE2 | CS_F_V2 | CS_F_V3, 8, 1),  /* sliced_v32: x86-64-v3 (AVX2) */
+    CS_ROW(avx2, CS_F_SSE2 | CS_F_V2 | CS_F_V3, 8, 1, 8),  /* sliced_v32: x86-64-v3 (AVX2) */
 #endif
 #ifndef CS_NO_SSE2
-    CS_ROW(sse2, CS_F_SSE2, 4, 2),  /* sliced_v16: x86-64 baseline (SSE2) */
+    CS_ROW(sse2, CS_F_SSE2, 4, 2, 4),  /* sliced_v16: x86-64 baseline (SSE2) */
 #endif
 };
 #else
 CS_DECLARE(portable)
 static const cs_kernels cs_variants[] = {
-    CS_ROW(portable, 0, 4, 0),  /* sliced_v16 */
+    CS_ROW(portable, 0, 4, 0, 4),  /* sliced_v16 */
 };
 #endif
 
@@ -2509,10 +2511,11 @@ static int cs_equal_ct(const uint8_t *a, const uint8_t *b, size_t n)
 }
 
 /* The kernels for one-block calls and serial chains of them (CBC-MAC, E(J0), E(0), a partial block's
-   keystream): the narrowest variant of k's family that
-   the CPU runs (one kernel source at a smaller register width, same key data: a one-block call costs one
-   run of its core, 16 blocks' work instead of 64 for a byte-sliced zmm kernel), else k.
-       before: ecb_encrypt(x, 1) on vaes_avx512 (a 64-block run)   after: on aesni (a 16-block run) */
+   keystream): the variant of k's family with the cheapest run that the CPU runs (one kernel source at
+   another register width, same key data: a one-block call costs one run of its core; cost: library.py's
+   run_cost, fewest lanes on a tie), else k.
+       before: ecb_encrypt(x, 1) on vaes_avx512 (a 64-block run)   after: on aesni (a 16-block run)
+       byte-sliced with GFNI: on gfni_avx2 (32 blocks, but fewer ops than aesni's AES-instruction form) */
 static const cs_kernels *cs_serial_kernels(const cs_kernels *k)
 {
 #ifdef CS_X86
@@ -2520,7 +2523,8 @@ static const cs_kernels *cs_serial_kernels(const cs_kernels *k)
     int i;
     for (i = 0; i < CS_NVARIANTS; i++) {
         const cs_kernels *v = &cs_variants[i];
-        if (v->family == k->family && (v->features & ~k->features) == 0 && v->lanes < best->lanes) best = v;
+        if (v->family != k->family || (v->features & ~k->features) != 0) continue;
+        if (v->cost < best->cost || (v->cost == best->cost && v->lanes < best->lanes)) best = v;
     }
     return best;
 #else

@@ -20,6 +20,13 @@ puts each block back in its place.  No table is indexed by a secret: constant-ti
     before: %9 = lut.u8 SB2 %8                 (SB2 = L∘S)
     after:  x9 = AESENCLAST(x8, 0); x10 = x9 & 0x0f; x11 = srl16(x9, 4) & 0x0f;
             x12 = PSHUFB(L_lo, x10) ^ PSHUFB(L_hi, x11)                      (power p+1)
+
+With ``gfni`` (the core compiled for the GFNI levels) every lookup is T = A·inv(B·x ^ b) ^ a from the IR's
+S-box facts (cipherspec/sbox.py): VGF2P8AFFINEINVQB (A, a), after VGF2P8AFFINEQB (B, b) where B·x ^ b is
+not the identity (gmul, shifts and rotations keep their forms above).  Nothing permutes lanes, so every
+value stays at power 0 and no PSHUFB realigns anything:
+
+    after (gfni):  x9 = GF2P8AFFINEINV(x8, L·A, L·a)                        (1 instruction, not 6)
 """
 
 from __future__ import annotations
@@ -29,10 +36,12 @@ from dataclasses import dataclass, field
 from cipherspec.errors import UsageError
 from cipherspec.gf import gf_mul
 from cipherspec.ir import Function, Table
+from cipherspec.sbox import AffineMap, facts
 from generator.common.affine import match, two_sided
 
 from ..body import COMMENT_COLUMN
 from .rounds import SR
+from .sboxes import gfni_matrix
 
 ALLOWED = ("input", "const", "xor", "and", "or", "not", "add", "sub", "shl", "shr", "rotl", "gmul", "lut")
 
@@ -66,6 +75,7 @@ class Lowering:
     tables: dict[str, Table]
     slots: dict[str, tuple[str, int]]
     prefix: str  # of the static constant arrays (unique per core)
+    gfni: bool = False  # S-boxes and byte maps on GF2P8AFFINE(INV)QB, no lane permutations
     indent: str = "    "
     lines: list[str] = field(default_factory=list)
     constants: dict[bytes, str] = field(default_factory=dict)  # pattern -> C array name
@@ -200,8 +210,23 @@ class Lowering:
             self._vals.append((r, p))
         return {name: (self._get(v), self._vals[v][1]) for name, v in fn.outputs}
 
+    def _affine(self, x: str, m: AffineMap, inverse: bool = False) -> str:
+        """m(x) (VGF2P8AFFINEQB), or m(inv(x)) with ``inverse`` (VGF2P8AFFINEINVQB), on every byte."""
+        macro = "CS_X_GF2P8AFFINEINV" if inverse else "CS_X_GF2P8AFFINE"
+        return self._emit(f"{macro}({x}, {gfni_matrix(m):#018x}ull, {m.const:#04x})")
+
     def _lookup(self, op, x: str, p: int | None, box_of_layer: str | None) -> tuple[str, int | None]:
         t = self.tables[op.imm[0]]
+        if self.gfni:  # T = A·inv(B·x ^ b) ^ a: one or two instructions, the lanes stay where they are
+            f = facts(t.values)
+            if f is None or f.inversion is None:
+                raise UsageError(
+                    f"the aesni schedule needs tables affine-equivalent to GF(2^8) inversion; {t.name} is not"
+                )
+            inv = f.inversion
+            if not inv.inp.identity:
+                x = self._affine(x, inv.inp)
+            return self._affine(x, inv.out, inverse=True), p
         aff = match(t.values)
         if aff is None:
             return self._two_sided(t, x, p)

@@ -19,7 +19,7 @@ from ..body import COMMENT_COLUMN
 INV_SHIFT_ROWS = tuple((i * 13) % 16 for i in range(16))  # PSHUFB before AESENCLAST: its ShiftRows undone
 
 
-def _gfni_matrix(m: AffineMap) -> int:
+def gfni_matrix(m: AffineMap) -> int:
     """VGF2P8AFFINEQB's qword: result bit i = parity(byte 7-i of the qword & x)."""
     return sum(r << (8 * (7 - i)) for i, r in enumerate(m.rows))
 
@@ -45,11 +45,11 @@ def sbox_routine(name: str, table: Table) -> list[str]:
         "{",
         "#if defined(__GFNI__)",
         c_stmt(
-            f"    x = CS_X_GF2P8AFFINE(x, {_gfni_matrix(inv.inp):#018x}ull, {inv.inp.const:#04x});",
+            f"    x = CS_X_GF2P8AFFINE(x, {gfni_matrix(inv.inp):#018x}ull, {inv.inp.const:#04x});",
             f"{table.name}: B·x ^ b (VGF2P8AFFINEQB)",
         ),
         c_stmt(
-            f"    return CS_X_GF2P8AFFINEINV(x, {_gfni_matrix(inv.out):#018x}ull, {inv.out.const:#04x});",
+            f"    return CS_X_GF2P8AFFINEINV(x, {gfni_matrix(inv.out):#018x}ull, {inv.out.const:#04x});",
             f"{table.name}: A·inv(.) ^ a (VGF2P8AFFINEINVQB)",
         ),
         "#else",

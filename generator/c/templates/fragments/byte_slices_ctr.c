@@ -16,21 +16,29 @@ static const uint8_t cs_carry_steps[128] = {
     1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
     1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
 
-static void cs_ctr_n(const {{ P }}_key *ks, const uint8_t *ctr, uint8_t *stream)
+/* s[j] = byte j of the counter blocks ctr, ctr + 1, ... (CS_LANES); 0 (s not set) where the run's carry
+   would reach byte 13 */
+static int cs_ctr_s(const uint8_t *ctr, cs_x *s)
 {
     const unsigned c15 = ctr[15];
     const int wraps = c15 > 256 - CS_LANES;  /* byte 15 wraps inside the run (lanes 256 - c15 ..) */
-    cs_x s[16];
     int j;
-    if (wraps && ctr[14] == 0xff) {  /* the carry reaches byte 13: the blocks through memory */
+    if (wraps && ctr[14] == 0xff) return 0;
+    for (j = 0; j < 15; j++) s[j] = CS_X_SPLAT8(ctr[j]);
+    if (wraps) s[14] = CS_X_ADD8(s[14], CS_X_LOAD(cs_carry_steps + 64 - (256 - c15)));
+    s[15] = CS_X_ADD8(CS_X_SPLAT8(c15), CS_X_LOAD(cs_iota));
+    return 1;
+}
+
+static void cs_ctr_n(const {{ P }}_key *ks, const uint8_t *ctr, uint8_t *stream)
+{
+    cs_x s[16];
+    if (!cs_ctr_s(ctr, s)) {  /* the carry reaches byte 13: the blocks through memory */
         uint8_t c[16];
         memcpy(c, ctr, 16);
         cs_ctr_fill(stream, c, CS_LANES);
         cs_encrypt_n(ks, stream, stream);
         return;
     }
-    for (j = 0; j < 15; j++) s[j] = CS_X_SPLAT8(ctr[j]);
-    if (wraps) s[14] = CS_X_ADD8(s[14], CS_X_LOAD(cs_carry_steps + 64 - (256 - c15)));
-    s[15] = CS_X_ADD8(CS_X_SPLAT8(c15), CS_X_LOAD(cs_iota));
     cs_encrypt_s(ks, s, stream);
 }

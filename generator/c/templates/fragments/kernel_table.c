@@ -20,6 +20,8 @@ typedef struct {
     size_t (*ccm)(const {{ P }}_key *ks, uint8_t x[16], uint8_t *ctr, const uint8_t *in, uint8_t *out, size_t blocks,
                 int decrypt);
     unsigned family;    /* variants of one family run one kernel source at different widths (same key data) */
+    unsigned cost;      /* estimated cost of one run of its encryption core, comparable within a family
+                           (library.py: run_cost): aead.c's one-block calls take the family's cheapest */
 } cs_kernels;
 
 /* CPU feature groups (x86-64 psABI levels, plus AES-NI, VAES and the carry-less multiplies) */
@@ -37,11 +39,11 @@ typedef struct {
     void {{ P }}_##v##_ecb_encrypt(const {{ P }}_key *ks, const uint8_t *in, uint8_t *out, size_t blocks);   \
     void {{ P }}_##v##_ecb_decrypt(const {{ P }}_key *ks, const uint8_t *in, uint8_t *out, size_t blocks);   \
     void {{ P }}_##v##_ctr(const {{ P }}_key *ks, uint8_t *ctr, const uint8_t *in, uint8_t *out, size_t blocks);
-#define CS_ROW(v, features, lanes, family) \
-    { #v, features, lanes, {{ P }}_##v##_ecb_encrypt, {{ P }}_##v##_ecb_decrypt, {{ P }}_##v##_ctr, NULL, NULL, NULL, family }
+#define CS_ROW(v, features, lanes, family, cost) \
+    { #v, features, lanes, {{ P }}_##v##_ecb_encrypt, {{ P }}_##v##_ecb_decrypt, {{ P }}_##v##_ctr, NULL, NULL, NULL, family, cost }
 /* a row whose kernels have fused modes: their functions (or NULL) */
-#define CS_ROW_FUSED(v, features, lanes, family, ctr_ghash, xts, ccm) \
-    { #v, features, lanes, {{ P }}_##v##_ecb_encrypt, {{ P }}_##v##_ecb_decrypt, {{ P }}_##v##_ctr, ctr_ghash, xts, ccm, family }
+#define CS_ROW_FUSED(v, features, lanes, family, cost, ctr_ghash, xts, ccm) \
+    { #v, features, lanes, {{ P }}_##v##_ecb_encrypt, {{ P }}_##v##_ecb_decrypt, {{ P }}_##v##_ctr, ctr_ghash, xts, ccm, family, cost }
 #define CS_DECLARE_CTR_GHASH(f)                                                                          \
     size_t f(const {{ P }}_key *ks, uint8_t *ctr, const uint8_t *in, uint8_t *out, size_t blocks, uint64_t x[2], \
              const uint64_t (*h)[2], int decrypt);

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# On the GPU machine: a batch of GCM records with GHASH on the tensor cores (issue 21, the batch row;
+# templates/tgb.cu.j2) -- builds AES-128's and LEA-128's CUDA libraries (their default schedules) in parallel,
+# runs the GPU GCM tests of those two schedules against the C library (batches: mixed lengths, keys, AAD; one
+# key; many keys; long records on either route; the existing batch/record, long-message, inc32 and error
+# tests), a ptxas report of the GCM kernels (spills), then the GCM vs CTR
+# benchmark (bench/gpu/gcm_bench.py: CTR, one long message, a batch of 16 KiB records with host and device
+# descriptions).  Logs and results under $OUT; about 3 minutes.
+#   bash bench/gpu/gcm_batch.sh
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+. bench/gpu/device_env.sh
+cs_gpu_start
+rc=0 t0=$(date +%s)
+echo "== build (aes128, lea128 defaults)"
+timeout 150 python3 - <<'PY' 2>&1 | tail -3
+import sys
+sys.path[0:0] = ["bench/gpu"]
+from bench import build_all
+res = build_all([("aes128", None), ("lea128", None)], 2)
+print("prebuild:", {k: v for k, v in res.items() if v != "ok"} or "all built")
+PY
+echo "build: $(( $(date +%s) - t0 )) s"
+echo "== ptxas report of the GCM kernels (sm_90)"
+timeout 120 python3 - > "$OUT/gcm-batch-ptxas.txt" 2>&1 <<'PY' &
+import sys, tempfile
+from pathlib import Path
+sys.path[0:0] = ["tests/support"]
+from cipherspec.registry import Registry
+from generator.ptx.build import schedule_for
+from generator.ptx.source import generate
+from toolchain import nvcc
+m = Registry().module("aes128")
+src = generate(m, schedule_for(m, None))
+d = Path(tempfile.mkdtemp())
+(d / f"{src.name}.cu").write_text(src.cu)
+(d / f"{src.name}.h").write_text(src.h)
+rep = nvcc.compile_cubin(d / f"{src.name}.cu", "sm_90")
+import re, subprocess
+for k, use in rep.kernels.items():
+    n = re.search(r"(_gcm_\w+?|_tgb_\w+?|cs_tgh_\w+?)E", k)
+    if n:
+        name = n.group(1).lstrip("_").replace("ILb0", "<false>").replace("ILb1", "<true>")
+        print(f"{name:24s} regs {use.registers:3d} stack {use.stack} spills {use.spill_stores}/{use.spill_loads}")
+cubin = max(nvcc.cache_dir().glob(f"{src.name}.sm_90.*.cubin"), key=lambda f: f.stat().st_mtime, default=None)
+if cubin:  # the SASS counts and the estimate they give (bench/gpu/gcm_batch_sass.py), beside the measurement
+    print(subprocess.run([sys.executable, "bench/gpu/gcm_batch_sass.py", "--cubin", str(cubin)],
+                         capture_output=True, text=True).stdout)
+PY
+ptxas_pid=$!
+echo "== GCM batch tests (GPU vs the C library)"
+timeout 150 python3 -m pytest tests/differential/test_cuda_gcm_gpu.py -q -n 4 -p no:cacheprovider \
+  -k "aes128-default or lea128-default or tensor_cores or long_records or many_keys or inc32 or errors" 2>&1 \
+  | tee "$OUT/gcm-batch-tests.log" | tail -8
+[ "${PIPESTATUS[0]}" = 0 ] || rc=1
+echo "tests: $(( $(date +%s) - t0 )) s, rc=$rc"
+echo "== GCM vs CTR (1 GiB; batch = 65536 records of 16 KiB, 16 keys)"
+timeout 90 python3 bench/gpu/gcm_bench.py --out "$OUT" --ciphers aes128,lea128 --batches 3 2>&1 \
+  | tee "$OUT/gcm-batch-bench.log" | tail -8
+[ "${PIPESTATUS[0]}" = 0 ] || rc=1
+wait $ptxas_pid; echo "== ptxas"; cat "$OUT/gcm-batch-ptxas.txt"
+echo "total: $(( $(date +%s) - t0 )) s, rc=$rc"
+exit $rc

@@ -1,0 +1,120 @@
+"""SASS instruction counts of the GCM batch route with GHASH on the tensor cores (templates/tgb.cu.j2), beside
+the library's CTR kernel, and the batch/CTR ratio they suggest -- an ESTIMATE from static counts (issue model,
+the same efficiency for every kernel), not a measurement: bench/gpu/gcm_batch.sh measures it on a GPU.
+
+Counts are warp instructions: the CTR kernel's grid-stride trip (one core call: G blocks a thread, the round
+loop counted as often as it runs) over G*32 blocks a warp; the batch's CTR-only kernel ({P}_gcm_batch<false>)
+the same way; the records' hashing ({P}_tgb_records, one warp a record) as prologue + tiles x loop + tail for a
+record of --record bytes (64 blocks a tile).  The fused batch kernel ({P}_gcm_batch<true>) is shown for
+comparison.  Needs nvcc and cuobjdump (no GPU).
+
+    python3 bench/gpu/gcm_batch_sass.py [--cipher aes128] [--record 16384] [--cubin PATH]
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import sass  # noqa: E402
+
+from cipherspec.registry import Registry  # noqa: E402
+from generator.ptx.build import schedule_for  # noqa: E402
+from generator.ptx.lanes import GROUP  # noqa: E402
+from generator.ptx.source import generate  # noqa: E402
+
+
+def _trip(ins, trips: int) -> int:
+    """The grid-stride trip: its round loop (the longest loop inside it) `trips` times, any other loop inside it
+    once (the batch kernels' byte loops of a partial last block; a whole block runs none of that code, so the
+    count is an upper bound for them)."""
+    loops = sass._loops(ins)
+    outer = max(loops, key=lambda lp: lp[1] - lp[0])
+    inner = [lp for lp in loops if lp != outer and outer[0] <= lp[0] and lp[1] <= outer[1]]
+    rl = max(inner, key=lambda lp: lp[1] - lp[0])
+    body = sum(1 for a, _, _ in ins if outer[0] <= a <= outer[1])
+    return body + (trips - 1) * sum(1 for a, _, _ in ins if rl[0] <= a <= rl[1])
+
+
+def _records(ins) -> tuple[int, int, int]:
+    """(prologue, one tile, tail) of the records kernel: the tile loop is the backward branch with BMMA in it;
+    the tail is the longer of the straight code after it and the first loop after it (nvcc makes the tail's
+    shuffles a warp-collective loop, run once when the warp is converged, and may keep a straight copy too)."""
+    loops = sass._loops(ins)
+    tile = next(lp for lp in loops if any(lp[0] <= a <= lp[1] and op == "BMMA" for a, op, _ in ins))
+    pre = sum(1 for a, _, _ in ins if a < tile[0])
+    body = sum(1 for a, _, _ in ins if tile[0] <= a <= tile[1])
+    rest = [lp for lp in loops if lp[0] > tile[1]]
+    after = [a for a, _, _ in ins if a > tile[1]]
+    if rest:  # two copies of the tail: the straight one before the loop copy
+        straight = sum(1 for a in after if a < rest[0][0])
+        looped = sum(1 for a, _, _ in ins if rest[0][0] <= a <= rest[0][1])
+        tail = max(straight, looped)
+    else:
+        tail = len(after)
+    return pre, body, tail
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--cipher", default="aes128")
+    ap.add_argument("--record", type=int, default=16384)
+    ap.add_argument("--cubin", default=None, help="an sm_90 cubin of the generated source (else built here)")
+    a = ap.parse_args()
+    m = Registry().module(a.cipher)
+    sched = schedule_for(m, None)
+    src = generate(m, sched)
+    cubin = a.cubin
+    if cubin is None:
+        d = Path(tempfile.mkdtemp())
+        (d / f"{src.name}.cu").write_text(src.cu)
+        (d / f"{src.name}.h").write_text(src.h)
+        cubin = str(d / "lib.cubin")
+        cmd = [
+            "nvcc",
+            "-cubin",
+            "-arch=sm_90",
+            "-O3",
+            "-std=c++17",
+            "-I",
+            str(d),
+            "-o",
+            cubin,
+            str(d / f"{src.name}.cu"),
+        ]
+        subprocess.run(cmd, check=True)
+    text = subprocess.run(["cuobjdump", "-sass", cubin], capture_output=True, text=True, check=True).stdout
+    funcs = sass.functions(text)
+    trips = sass.round_trips(src.cu, sched.flavour)
+    G = GROUP.get(sched.layout, 1)
+    per_warp = 32 * G * sched.ilp  # blocks one warp's trip makes
+    ctr = _trip(funcs[sass.pick(funcs, f"ctr_{sched.flavour}ILb1")], trips)
+    bat0 = _trip(funcs[sass.pick(funcs, "gcm_batchILb0")], trips)
+    bat1 = _trip(funcs[sass.pick(funcs, "gcm_batchILb1")], trips)
+    pre, tile, tail = _records(funcs[sass.pick(funcs, "tgb_records")])
+    blocks = (a.record + 15) // 16
+    tiles = (blocks + 63) // 64
+    rec = pre + tiles * tile + tail
+    print(f"{src.name}: {G} block(s) a thread, round loop x{trips}; warp instructions per 16-byte block:")
+    print(f"  CTR kernel                 {ctr / per_warp:6.2f}  ({ctr} a trip of {per_warp} blocks a warp)")
+    print(
+        f"  batch, CTR only            {bat0 / per_warp:6.2f}  ({bat0} a trip; upper bound: the partial-block code too)"
+    )
+    print(f"  batch, fused GHASH         {bat1 / per_warp:6.2f}  ({bat1} a trip; upper bound)")
+    print(
+        f"  records' GHASH (BMMA)      {rec / blocks:6.2f}  ({pre} prologue + {tiles} x {tile} a tile + {tail} tail, "
+        f"a {a.record}-byte record) = {32 * rec / blocks:.0f} thread instructions a block"
+    )
+    est = ctr / (bat0 + rec * per_warp / blocks)
+    print(f"  ESTIMATE (static counts, equal efficiency): batch / CTR >= ~{est:.2f} (finish and key set not counted)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
