@@ -4,8 +4,9 @@ ciphers (examples/ciphers/) and the conformance cells with tables or bit permuta
     python3 bench/gpu/ct_any.py specs        the spec files (for --spec), one a line
     python3 bench/gpu/ct_any.py nodeids      those ciphers' GPU tests (test_conformance_matrix_gpu.py), node ids
     python3 bench/gpu/ct_any.py prebuild     builds every default library in parallel (no GPU needed)
-    python3 bench/gpu/ct_any.py schedules    the benchmark's CIPHER:SCHEDULE list: the examples' defaults (no --schedule),
-                                             then EXTRA (other thread counts; the opt-in table layouts, leaky)
+    python3 bench/gpu/ct_any.py schedules    the benchmark's CIPHER:SCHEDULE list: the examples' defaults (no --schedule)
+                                             and those of the cells with lookups on 64-bit words, then EXTRA (the
+                                             former defaults, other thread counts; the opt-in table layouts, leaky)
     python3 bench/gpu/ct_any.py schedules --all   every cell's default too
     python3 bench/gpu/ct_any.py memcheck N   one default run small against the interpreter (under compute-sanitizer)
     python3 bench/gpu/ct_any.py report DIR   DIR/results.json -> a table of Tbps per default beside the targets
@@ -31,10 +32,11 @@ CONFORMANCE = [
 ]
 TARGETS_TBPS = {"present80": 2.0, "sm4": 2.5}  # issue 25 (constant-time defaults)
 EXTRA = [
+    "present80:bs_rk-const_t128",  # the former default (key planes in the constant bank, past its 8 KB working set)
     "sm4:bs_rk-const_t256",
     "present80:bs_rk-const_t256",
     "sm4:rk-const_t256_tab-shared32",  # the former (leaky) defaults, for the cost of constant time
-    "present80:rk-const_t256_tab-shared32",
+    "present80:rk-const_t256_tab-shared32",  # (its pLayer a delta-swap network now: bitgather.py)
 ]
 
 
@@ -58,6 +60,12 @@ def names() -> list[str]:
             if p in EXAMPLES or m.tables or "perm" in p.stem:
                 out.append(c.name)
     return out
+
+
+def wide_names() -> list[str]:
+    """The conformance cells with table lookups on 64-bit words (bitsliced by default since split_u64 halves them)."""
+    reg = registry()
+    return [n for n in names() if reg.module(n).tables and reg.module(n).block.width == 64]
 
 
 def example_names() -> list[str]:
@@ -84,7 +92,8 @@ def main(argv: list[str]) -> int:
         print("\n".join(f"tests/differential/test_conformance_matrix_gpu.py::test_on_the_gpu[{n}]" for n in names()))
     elif cmd == "schedules":
         reg = registry()
-        which = names() if argv[1:] == ["--all"] else [n for n in names() if n in example_names()]
+        picked = set(example_names() + wide_names())
+        which = names() if argv[1:] == ["--all"] else [n for n in names() if n in picked]
         print(",".join([f"{n}:{default_name(reg, n).partition('_cuda_ctr_')[2]}" for n in which] + EXTRA))
     elif cmd == "prebuild":
         from bench import build_all

@@ -1,6 +1,7 @@
-"""Bitsliced lowering for the GPU: a function on words of any width up to 32 bits -> a function on 32-bit
-bit planes, 32 blocks per thread (plane i of block word j holds bit i of word j of the 32 blocks, block b
-in bit b).
+"""Bitsliced lowering for the GPU: a function on words of any width -> a function on 32-bit bit planes, 32
+blocks per thread (plane i of block word j holds bit i of word j of the 32 blocks, block b in bit b).  Its
+interface words are at most 32 bits (source.BITSLICED_PASSES runs split_u64 first: a u64 word inside is 64
+planes, its halves at the interfaces are renaming).
 
 The planes come from the bit-plane lowering the C ``bitsliced`` schedule uses (generator/common/
 bitslice.py: ripple-carry adders, renaming for shifts, rotations, byte extraction and bit permutations,

@@ -3,7 +3,7 @@ with a secret index and take the spec, the one with the fewest estimated instruc
 
     choose(prepared(sm4))      -> Choice(CudaSchedule(layout="bs", threads=128, ...),
                                          why="bs: the only constant-time layout that takes it")
-    choose(prepared(u64_lut))  -> Choice(None, why="bs: the bitsliced layout takes words of up to 32 bits; ...")
+    choose(prepared(u64_lut))  -> Choice(CudaSchedule(layout="bs", ...), ...)   (u64 words: 64 planes a word)
     estimates(sm4)             -> {"table": 1296.0, "bs": 996.0}   (instructions per block, estimated)
 
 Today the bitsliced layout is the only candidate for a spec with tables (the byte-packed one reads them), so
@@ -11,10 +11,13 @@ the estimate only informs the build notes; a second candidate (an S-box circuit 
 
 Candidates come from the IR's structure, never the cipher's name: the bitsliced layout (bitsliced.py: any
 4- or 8-bit table as a Boolean circuit, bit permutations, rotations and byte moves as renaming, so a
-PRESENT-style pLayer costs nothing) wherever its words are <= 32 bits; a spec without tables is constant-time
+PRESENT-style pLayer costs nothing), 64-bit words too (split_u64 halves the interfaces, a u64 op inside is 64
+planes, its 32-bit halves renaming); a spec without tables is constant-time
 on the one-block-per-thread layout already.  The estimate (no GPU here) counts IR ops after lowering: the
 bitsliced cores' ops / 32 plus the bit transposes per block; the table layout's ops with each lookup as 3
-(address arithmetic and a shared-memory load; bank conflicts not counted, so it flatters tables).
+(address arithmetic and a shared-memory load; bank conflicts not counted, so it flatters tables).  The bitsliced
+schedule's round keys go to shared memory where its key planes exceed the constant cache's working set
+(key_plane_bytes: PRESENT-80's 9 KB), else stay in the constant bank.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from cipherspec.ir import Module
 from .placement import CudaSchedule, load_tuned, table_base
 
 LUT_COST = 3  # a table lookup on the one-block layout: index arithmetic + LDS
+CONST_WORKING_SET = 8192  # bytes: the constant cache's working set per SM (CUDA programming guide, sm_50 .. sm_90)
 BS_THREADS = 128  # the bitsliced cores use ~240 registers: 128 threads per block keeps them resident (sm_90)
 
 
@@ -44,12 +48,18 @@ def candidates(module: Module) -> dict[str, CudaSchedule | str]:
     """``module``: after the CUDA passes. Layout name -> a constant-time schedule, or why it does not apply."""
     from .bitsliced import supports
 
-    why = supports(module)
-    wide = any(op.width > 32 for f in ("encrypt", "decrypt") for op in module.functions[f].ops)
-    if not why and wide:  # (after split_u64 the interfaces are 32-bit; the bitsliced route does not split)
-        why = f"the bitsliced layout takes words of up to 32 bits; {module.cipher} computes on 64-bit words"
-    bs = replace(table_base(module), rk="const", threads=BS_THREADS, layout="bs")  # = parse("bs_rk-const_t128")
+    why = supports(module)  # (after split_u64 the interfaces are 32-bit; u64 ops inside are 64 planes a word)
+    rk = "shared" if key_plane_bytes(module) > CONST_WORKING_SET else "const"
+    bs = replace(table_base(module), rk=rk, threads=BS_THREADS, layout="bs")  # = parse("bs_rk-const_t128")
     return {"bs": why if why else bs}
+
+
+def key_plane_bytes(module: Module) -> int:
+    """The bitsliced layout's round-key words and key planes (one u32 per key bit, set_key's derived words), an
+    upper bound.  Read with a round-dependent index in the round loop: past the constant cache's working set they
+    go to shared memory (rk-shared: LDS.128, four planes a load) instead of the constant bank (PRESENT-80: 32
+    round keys x 64 planes, ~9 KB; SM4, AES-128: 4-6 KB)."""
+    return 4 * sum((ka.width + 1) * len(ka.flat_names()) for ka in module.key_arrays)
 
 
 def choose(module: Module) -> Choice:
@@ -60,7 +70,13 @@ def choose(module: Module) -> Choice:
         return Choice(None, "; ".join(f"{k}: {v}" for k, v in cands.items()))
     if len(ok) == 1:
         ((k, s),) = ok.items()
-        return Choice(s, f"{k}: the only constant-time layout that takes it")
+        rk = (
+            f"; round keys in shared memory ({key_plane_bytes(module):,} bytes of key planes exceed the "
+            f"{CONST_WORKING_SET:,}-byte constant-cache working set)"
+            if s.rk == "shared"
+            else ""
+        )
+        return Choice(s, f"{k}: the only constant-time layout that takes it{rk}")
     est = estimates(module, list(ok), prepared_already=True)
     best = min(ok, key=lambda k: est[k])
     return Choice(ok[best], f"{best}: fewest estimated instructions per block among {', '.join(sorted(ok))}")

@@ -27,6 +27,7 @@ interpreter).  Keys and constants are leaves every part reads directly.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 from cipherspec.ir import Function
@@ -172,7 +173,50 @@ def find(fn: Function, is_key) -> RoundLoop | None:
     if best is None:
         return None
     _, p, run, out = best
+    if os.environ.get("CIPHERSPEC_PTX_ROTATE") == "1":  # A/B switch (bench/results/gpu-ct64.md), off by default
+        rotated = _rotated(fn, run, p, is_key, users, outputs)
+        if rotated is not None:
+            return rotated
     return _build(fn, run, out, p, is_key)
+
+
+def _heads(fn: Function, g: _Group, is_key) -> set[int]:
+    """The ops of a group that read a key word and otherwise only values from before it (a round's key addition)."""
+    out = set()
+    for v in g.ops:
+        kinds = set()
+        for a in fn.ops[v].args:
+            op = fn.ops[a]
+            key = op.code == "input" and is_key(op.imm[0])
+            kinds.add("k" if key else "c" if op.code == "const" else "l" if a in g.local else "i")
+        if "k" in kinds and "l" not in kinds:
+            out.add(v)
+    return out
+
+
+def _rotated(fn: Function, run: list[_Group], p: int, is_key, users, outputs: set[int]) -> RoundLoop | None:
+    """The loop turned by a round's key addition: iteration i runs round i's rest and round i+1's key addition, so
+    the key XOR sits beside the ops making its operand (one LOP3 may take both); pre adds round 0's key, post runs
+    the last round's rest.  None where the rounds open with no key addition or the turned groups do not chain."""
+    heads = [_heads(fn, g, is_key) for g in run]
+    if not heads[0] or len(run) < 3:
+        return None
+    turned = [
+        _group(fn, [v for v in run[i].ops if v not in heads[i]] + sorted(heads[i + 1]), is_key)
+        for i in range(len(run) - 1)
+    ]
+    if any(g.sig != turned[0].sig for g in turned):
+        return None
+    out = _chain(turned)
+    if out is None:
+        return None
+    inside = {v for g in turned for v in g.ops}
+    final = {_resolve(turned[-1], s) for s in out}
+    if any(v not in final and (v in outputs or any(u not in inside for u in users.get(v, ()))) for v in inside):
+        return None
+    pre = list(range(run[0].ops[0])) + sorted(heads[0])
+    post = sorted(set(run[-1].ops) - heads[-1]) + list(range(run[-1].ops[-1] + 1, len(fn.ops)))
+    return _build(fn, turned, out, p, is_key, (pre, inside, post))
 
 
 def _runs(fn: Function, segs: list[list[int]], p: int, is_key, users, outputs):
@@ -205,30 +249,31 @@ def _runs(fn: Function, segs: list[list[int]], p: int, is_key, users, outputs):
             n -= 1
 
 
-def _build(fn: Function, run: list[_Group], out: list[tuple[str, int]], period: int, is_key) -> RoundLoop:
+def _build(fn: Function, run: list[_Group], out: list[tuple[str, int]], period: int, is_key, parts=None) -> RoundLoop:
+    """``parts``: (pre's ops, the loop's ops, post's ops) where they are not the spans before, of and after the run."""
     first, last = run[0].ops[0], run[-1].ops[-1]
+    pre_ops, inside, post_ops = parts or (range(first), set(range(first, last + 1)), range(last + 1, len(fn.ops)))
+    after = set(post_ops)
     carried = [_resolve(run[-1], s) for s in out]  # value ids after the loop, by position
     bound = {v: f"S[{p}]" for p, v in reversed(list(enumerate(carried)))}
     extra: dict[int, str] = {}  # values from before the run that post reads (and the loop does not carry)
-    reads = [a for v in range(last + 1, len(fn.ops)) for a in fn.ops[v].args] + [v for _, v in fn.outputs]
+    reads = [a for v in post_ops for a in fn.ops[v].args] + [v for _, v in fn.outputs]
     for a in reads:
         op = fn.ops[a]
-        if a in bound or a > last or op.code == "const" or (op.code == "input" and is_key(op.imm[0])):
+        if a in bound or a in after or op.code == "const" or (op.code == "input" and is_key(op.imm[0])):
             continue
-        if op.code != "input" and a >= first:
+        if op.code != "input" and a in inside:
             raise AssertionError(f"round loop: %{a} is read after the loop but not carried")  # (_escapes_ok)
         extra.setdefault(a, f"E[{len(extra)}]")
 
     g = run[0]
-    pre = _part(
-        fn, range(first), {}, [(f"S[{p}]", v) for p, v in enumerate(g.live_in)] + [(n, v) for v, n in extra.items()]
-    )
+    pre = _part(fn, pre_ops, {}, [(f"S[{p}]", v) for p, v in enumerate(g.live_in)] + [(n, v) for v, n in extra.items()])
     b = Builder("body")
     ids = {v: b.input(f"S[{p}]") for p, v in enumerate(g.live_in)}
     ids |= {k: b.input(f"K[{j}]") for j, k in enumerate(g.keys)}
     _replay(fn, b, g.ops, ids)
     body = b.function([(f"S[{p}]", ids[_resolve(g, s)]) for p, s in enumerate(out)])
-    post = _part(fn, range(last + 1, len(fn.ops)), bound | extra, list(fn.outputs))
+    post = _part(fn, post_ops, bound | extra, list(fn.outputs))
     keys = tuple(tuple(fn.ops[k].imm[0] for k in grp.keys) for grp in run)
     return RoundLoop(pre, body, post, len(run), keys, period)
 

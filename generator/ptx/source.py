@@ -22,7 +22,7 @@ from cipherspec.passes import dce, key_hoist, lower_gmul, prune_tables, split_u6
 from cipherspec.pipeline import Pass, run_passes
 
 from ..common.templates import render
-from . import cores, ctr, gcm, hostapi, layout, multikey
+from . import bitgather, cores, ctr, gcm, hostapi, layout, multikey
 from .blockio import block_io
 from .host import host_parts
 from .keysched import KeySection
@@ -49,9 +49,13 @@ def symbol(name: str) -> str:
 CUDA_PASSES = (
     Pass("split_u64", run_module=split_u64.run_module),
     Pass("lower_gmul", lower_gmul.run),
+    Pass("bitgather", bitgather.run),  # bit permutations as delta-swap networks (one block per thread)
     Pass("dce", dce.run),
 )
-BITSLICED_PASSES = (Pass("dce", dce.run),)  # gmul stays: the bit-plane lowering makes it an XOR network
+# gmul stays: the bit-plane lowering makes it an XOR network.  split_u64 only halves the interfaces (block, key and
+# round-key words become u32 pairs; the u64 ops inside stay 64-bit, 64 planes a word, and the zext/shl/or and
+# trunc/shr around them are plane renaming), so specs on 64-bit words take the bitsliced layout too.
+BITSLICED_PASSES = (Pass("split_u64", run_module=split_u64.run_module), Pass("dce", dce.run))
 TTABLE_PASSES = {
     n: (Pass("ttable", run_module=f),)
     + CUDA_PASSES

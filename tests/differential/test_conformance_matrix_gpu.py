@@ -1,7 +1,9 @@
 """The conformance specs and the example ciphers run on a real GPU (the default CUDA schedule) against the
 interpreter, ECB both directions and CTR.  Skipped, with the reason, without an NVIDIA GPU (CI compiles
 and emulates them in test_conformance_matrix.py / test_example_ciphers.py); run on the device by
-bench/gpu/conformance.sh.  A cell recorded unsupported for cuda in matrix.json must still be refused."""
+bench/gpu/conformance.sh and bench/gpu/ct_any.sh.  A cell recorded unsupported for cuda in matrix.json must still be
+refused; every default run here reads no table with a secret index (the bitsliced layout for a spec with tables,
+64-bit words included)."""
 
 from __future__ import annotations
 
@@ -15,6 +17,9 @@ from cipherspec import modes
 from cipherspec.errors import UsageError
 from cipherspec.registry import Registry
 from driver.targets import make_cipher
+from generator.ptx.build import schedule_for
+from generator.ptx.placement import constant_time
+from generator.ptx.source import prepared
 
 pytestmark = pytest.mark.gpu  # skips without a GPU (tests/support/tools.py: require_gpu)
 
@@ -34,6 +39,8 @@ def test_on_the_gpu(name):
     except UsageError as e:
         assert expected != "ok", f"{name}: {e}"
         pytest.xfail(str(e))
+    sched = schedule_for(REG.module(name), None)
+    assert constant_time(prepared(REG.module(name), sched), sched), sched
     ref = make_cipher(REG, name, None, "ref")
     rng = np.random.default_rng(11)
     key = rng.integers(0, 256, ref.key_bytes, dtype=np.uint8).tobytes()

@@ -27,6 +27,15 @@ def blocks_of(out: dict[str, np.ndarray], G: int, B: int) -> np.ndarray:
     return words.reshape(ng * G, B // 4).view(np.uint8).reshape(ng * G, B) if words.dtype.byteorder in "=<|" else None
 
 
+def _rk_word(rkd, name: str) -> int:
+    """Round-key word ``name`` of the prepared module; a u64 word split by split_u64 is "rk[i][0]" (low
+    half) and "rk[i][1]" (high half) of the reference's "rk[i]"."""
+    if name in rkd:
+        return int(np.asarray(rkd[name]).reshape(-1)[0])
+    base, half = name[: name.rindex("[")], int(name[name.rindex("[") + 1 : -1])
+    return int(np.asarray(rkd[base]).reshape(-1)[0]) >> (32 * half) & 0xFFFFFFFF
+
+
 def derived(lay, module, rkd) -> dict[str, np.ndarray]:
-    keys = {n: np.uint32(int(np.asarray(rkd[n]).reshape(-1)[0])) for n in rk_index(module)}
+    keys = {n: np.uint32(_rk_word(rkd, n)) for n in rk_index(module)}
     return keys | Interpreter(module.tables).run(lay.derive, keys)

@@ -27,7 +27,8 @@ NARROW = ["sm4like8", "ttab6", "toy4", "rot16x6"]  # byte lookups on words, u16 
 # the CUDA schedules these cells run by default: the one-block-per-thread layout, whose word unpack/pack they test
 # ("rk-const" names its table placement where a spec has tables: the build default there is the bitsliced layout,
 # tests/unit/test_cuda_ct_default.py); then the non-default ones: compiled in CI, run on the GPU
-TABLE_LAYOUT = ("sm4like8", "ttab6", "toy4")
+# (camlike6 and t64x4, tables on 64-bit words, are bitsliced by default too since split_u64 runs before that layout)
+TABLE_LAYOUT = ("sm4like8", "ttab6", "toy4", "camlike6", "t64x4")
 CUDA_DEFAULTS = [(n, "rk-const" if n in TABLE_LAYOUT else None) for n in WIDE + NARROW]
 CUDA_OTHER = [
     ("speck128le", "rk-shared_ilp2"),

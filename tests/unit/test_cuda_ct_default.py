@@ -1,9 +1,10 @@
-"""The CUDA default is constant-time for any spec with tables (issue 25): every example and conformance spec
-builds without --schedule into a layout that reads no table with a secret index (the bitsliced one), except
-the specs computing on 64-bit words, which no constant-time GPU layout takes yet (the notes and the warning
-say so); a table layout is only what --schedule names, and then the warning names the real constant-time
-default.  No GPU and no nvcc needed (the build writes .cu/.h only); the compiles with ptxas are in
-test_conformance_matrix.py (conformance.cuda_check) and test_example_ciphers.py."""
+"""The CUDA default is constant-time for every example and conformance spec (issue 25): a spec with tables
+builds without --schedule into a layout that reads no table with a secret index (the bitsliced one, specs on
+64-bit words included: split_u64 halves their interfaces, their u64 ops are 64 planes a word), a spec without
+tables into the one-block-per-thread layout (constant-time as it is); a table layout is only what --schedule
+names, and then the warning names the real constant-time default.  No GPU and no nvcc needed (the build writes
+.cu/.h only); the compiles with ptxas are in test_conformance_matrix.py (conformance.cuda_check) and
+test_example_ciphers.py."""
 
 from __future__ import annotations
 
@@ -20,30 +21,36 @@ from generator.ptx.source import prepared
 
 EXAMPLES = sorted((ROOT / "examples" / "ciphers").glob("*.cs"))
 REG = Registry(extra=M.spec_files() + EXAMPLES)
-NO_CT_LAYOUT = {"arx64_lut_u64", "bytesub_u64_le", "sbox4_u64"}  # table lookups on 64-bit words
 
 
 def _with_tables() -> list[str]:
     return [n for n in REG.names() if prepared(REG.module(n)).tables]
 
 
-def test_every_default_with_tables_is_constant_time():
-    names = _with_tables()
-    assert {"sm4", "present80", "sbox8_u8", "bitlinear_perm", "tables_u32"} <= set(names)
-    leaky = set()
-    for n in names:
+def test_every_default_is_constant_time():
+    """Every example and conformance spec (with tables or without): its default reads no table with a secret
+    index; one with tables is bitsliced, the 64-bit cells with lookups (u64 ARX with a byte S-box, nibble and
+    byte S-boxes on u64 words) among them."""
+    tabled = set(_with_tables())
+    assert {"sm4", "present80", "sbox8_u8", "bitlinear_perm", "tables_u32"} <= tabled
+    assert {"arx64_lut_u64", "bytesub_u64_le", "sbox4_u64"} <= tabled
+    assert len(REG.names()) > len(tabled) > 20
+    for n in REG.names():
         m = REG.module(n)
         s = schedule_for(m, None)
-        if not constant_time(prepared(m, s), s):
-            leaky.add(n)
-        else:
-            assert s.layout == "bs", (n, s)
-    assert leaky == NO_CT_LAYOUT  # a new leaky default, or a 64-bit spec that became constant-time, fails here
+        assert constant_time(prepared(m, s), s), (n, s)
+        assert (s.layout == "bs") == (n in tabled), (n, s)
 
 
-def test_no_constant_time_layout_says_why():
-    why = choose(prepared(REG.module("sbox4_u64"))).why
-    assert "64-bit" in why and "\n" not in why
+def test_no_constant_time_layout_says_why(monkeypatch):
+    """Were no constant-time layout to take a spec (the bitsliced lowering refusing it), choose says why in one
+    line and the default falls back to the table layout."""
+    import generator.ptx.bitsliced as bs
+
+    monkeypatch.setattr(bs, "supports", lambda m: f"the bitsliced layout cannot take {m.cipher}: (test)")
+    c = choose(prepared(REG.module("sbox4_u64")))
+    assert c.sched is None and "cannot take sbox4_u64" in c.why and "\n" not in c.why
+    assert schedule_for(REG.module("sbox4_u64"), None) == table_base(prepared(REG.module("sbox4_u64")))
 
 
 def test_a_schedule_string_keeps_the_table_layout():
@@ -76,6 +83,9 @@ def test_notes_and_warning(monkeypatch, tmp_path, given):
 
 
 def test_warning_without_a_constant_time_layout(monkeypatch, tmp_path):
+    import generator.ptx.bitsliced as bs
+
+    monkeypatch.setattr(bs, "supports", lambda m: "(test)")
     notes = _notes(monkeypatch, tmp_path, "arx64_lut_u64", None)
     warn = [n for n in notes if n.startswith("WARNING")]
     assert len(warn) == 1 and "No constant-time CUDA layout takes arx64_lut_u64" in warn[0]
@@ -91,7 +101,19 @@ def test_bitsliced_estimate_beats_tables_for_present():
 
 
 @pytest.mark.parametrize(
-    "name", ["sm4", "present80", "sbox4_u16", "bytesub_u32_be", "tables_u32", "bitlinear_perm", "invmix_u32_le"]
+    "name",
+    [
+        "sm4",
+        "present80",
+        "sbox4_u16",
+        "bytesub_u32_be",
+        "tables_u32",
+        "bitlinear_perm",
+        "invmix_u32_le",
+        "sbox4_u64",
+        "bytesub_u64_le",
+        "arx64_lut_u64",
+    ],
 )
 def test_default_lane_route_equals_the_reference(name):
     """The bitsliced default of specs outside the shipped set, on the interpreter (no GPU): u32 big-endian words
@@ -120,3 +142,14 @@ def test_default_lane_route_equals_the_reference(name):
         y = it.run(lay.cores[fname], {n: lw[m] for n, (m, _) in zip(lay.state[fname], lay.lanes_in.outputs)} | keys)
         back = it.run(lay.lanes_out, {n: y[o] for n, (o, _) in zip(lay.state["encrypt"], lay.cores[fname].outputs)})
         assert (blocks_of(back, G, B) == want).all(), fname
+
+
+def test_round_keys_past_the_constant_cache_go_to_shared_memory():
+    """PRESENT-80's key planes (32 round keys x 64 planes, ~9 KB) exceed the constant cache's 8 KB working set:
+    its bitsliced default reads them from shared memory, and the notes say why; SM4's (~4 KB) stay in the
+    constant bank."""
+    present, sm4 = prepared(REG.module("present80")), prepared(REG.module("sm4"))
+    c = choose(present)
+    assert c.sched is not None and (c.sched.layout, c.sched.rk) == ("bs", "shared")
+    assert "constant-cache working set" in c.why
+    assert schedule_for(REG.module("sm4"), None).rk == "const" and "constant-cache" not in choose(sm4).why

@@ -95,12 +95,8 @@ def test_names_notes_and_refusals(registry):
     assert "tab-" in CudaSchedule.parse("swar", aes).name(aes)
     with pytest.raises(UsageError, match="needs u8 block words"):
         CudaSchedule.parse("swar", prepared(registry.module("lea128")))
-    with pytest.raises(
-        UsageError,
-        match=r"bitsliced layout takes words of up to 32 bits; speck128le has u64\[2\] "
-        r"little blocks \(use the default layout",
-    ):
-        CudaSchedule.parse("bs", prepared(WORDSHAPES.module("speck128le"), CudaSchedule(layout="bs")))
+    speck = prepared(WORDSHAPES.module("speck128le"), CudaSchedule(layout="bs"))  # u64 words: split_u64 halves them
+    assert CudaSchedule.parse("bs", speck).name(speck) == "speck128le_cuda_ctr_bs_rk-const_t256"
     with pytest.raises(UsageError, match="rk-const or rk-shared"):
         CudaSchedule.parse("swar_rk-reg", prepared(registry.module("hight")))
 

@@ -107,3 +107,25 @@ def test_pressure_order_is_topological_and_lowers_the_peak():
     pos = {n: i for i, n in enumerate(out)}
     assert sorted(out) == nodes and all(pos[x] < pos[n] for n in nodes for x in operands[n])
     assert _peak(out, operands, {s[-1]}) <= 3 < 8 <= _peak(nodes, operands, {s[-1]})
+
+
+def test_loop_turned_by_the_key_addition(monkeypatch):
+    """CIPHERSPEC_PTX_ROTATE=1 (an A/B switch, off by default): PRESENT-80's bitsliced encryption opens each round
+    with its key XOR, so the loop runs round i's S-boxes and pLayer with round i+1's key XOR (one iteration fewer;
+    pre adds round 0's key, post runs the last S-box layer), equal to the straight-line core; its decryption ends
+    its rounds with the key and keeps its loop as it was."""
+    from paths import ROOT
+
+    from cipherspec.registry import Registry
+
+    reg = Registry(extra=[ROOT / "examples" / "ciphers" / "present.cs"])
+    module = prepared(reg.module("present80"), CudaSchedule(layout="bs"))
+    plain = lanes_for(module, "bs", reroll=True).loops
+    monkeypatch.setenv("CIPHERSPEC_PTX_ROTATE", "1")
+    lay = lanes_for(module, "bs", reroll=True)
+    index = {n: k for k, (n, _) in enumerate(lay.derive.outputs)}
+    enc, dec = lay.loops["encrypt"], lay.loops["decrypt"]
+    assert enc is not None and plain["encrypt"] is not None and enc.count == plain["encrypt"].count - 1
+    assert enc.stride(index) is not None
+    assert dec is not None and plain["decrypt"] is not None and dec.count == plain["decrypt"].count
+    _check(lay.cores["encrypt"], enc, np.random.default_rng(4))
