@@ -273,10 +273,9 @@ static void cs_ctn_S(const uint8_t *v, uint8_t *r, int n)
 /* S[v[i]] for i < n through AESENCLAST, 16 lookups per run: S(x) = A·inv(B·x ^ b) ^ a
    (cipherspec/sbox.py), B·x ^ b and the output map as PSHUFB nibble tables held in registers, so no memory
    access depends on v; set_key takes this route when the CPU (under the ISA ceiling) has AES-NI */
-CS_KS_AESNI_TARGET static void cs_ctn_aesni_S(const uint8_t *v, uint8_t *r, int n)
+CS_KS_AESNI_TARGET __attribute__((unused)) static inline void cs_ctn_aesni_S(const uint8_t *v, uint8_t *r, int n)
 {
     static const uint8_t isr[16] = {0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03};
-    const __m128i m = _mm_set1_epi8(0x0f);
     int i;
     for (i = 0; i < n; i += 16) {
         uint8_t buf[16] = {0};
@@ -289,6 +288,17 @@ CS_KS_AESNI_TARGET static void cs_ctn_aesni_S(const uint8_t *v, uint8_t *r, int 
         _mm_storeu_si128((__m128i *)buf, x);
         memcpy(r + i, buf, (size_t)k);
     }
+}
+/* the same for n <= 8 lookups packed in a word (byte i: lookup i) and returned the same way: the bytes travel in
+   a register (MOVQ), not through a buffer in memory (a store-forwarding stall per batch) */
+CS_KS_AESNI_TARGET __attribute__((unused)) static inline uint64_t cs_ctn8_aesni_S(uint64_t v)
+{
+    static const uint8_t isr_b[16] = {0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03};
+    const __m128i isr = _mm_loadu_si128((const __m128i *)isr_b);
+    __m128i x = _mm_cvtsi64_si128((long long)v);
+    x = _mm_shuffle_epi8(x, isr);                     /* AESENCLAST's ShiftRows undone */
+    x = _mm_aesenclast_si128(x, _mm_setzero_si128());  /* the AES S-box on every byte */
+    return (uint64_t)_mm_cvtsi128_si64(x);
 }
 #endif
 
@@ -810,13 +820,11 @@ CS_KS_AESNI_TARGET static void cs_key_schedule_aesni(aes128_key *ks, const uint8
     const uint8_t v174 = 0x80u;                          /* aes.cs:56:11 key_schedule r32 */
     const uint8_t v196 = 0x1bu;                          /* aes.cs:56:11 key_schedule r36 */
     const uint8_t v218 = 0x36u;                          /* aes.cs:56:11 key_schedule r40 */
-    uint8_t b16_in[4] = {(uint8_t)v13, (uint8_t)v14, (uint8_t)v15, (uint8_t)v12};  /* 4 lookups of S, one circuit run */
-    uint8_t b16_out[4];
-    cs_ctn_aesni_S(b16_in, b16_out, 4);
-    const uint8_t v16 = b16_out[0];                      /* aes.cs:44:36 key_schedule>SubWord r4 */
-    const uint8_t v17 = b16_out[1];                      /* aes.cs:44:36 key_schedule>SubWord r4 */
-    const uint8_t v18 = b16_out[2];                      /* aes.cs:44:36 key_schedule>SubWord r4 */
-    const uint8_t v19 = b16_out[3];                      /* aes.cs:44:36 key_schedule>SubWord r4 */
+    const uint64_t b16_out = cs_ctn8_aesni_S((uint64_t)v13 | (uint64_t)v14 << 8 | (uint64_t)v15 << 16 | (uint64_t)v12 << 24);  /* 4 lookups of S */
+    const uint8_t v16 = (uint8_t)b16_out;                /* aes.cs:44:36 key_schedule>SubWord r4 */
+    const uint8_t v17 = (uint8_t)(b16_out >> 8);         /* aes.cs:44:36 key_schedule>SubWord r4 */
+    const uint8_t v18 = (uint8_t)(b16_out >> 16);        /* aes.cs:44:36 key_schedule>SubWord r4 */
+    const uint8_t v19 = (uint8_t)(b16_out >> 24);        /* aes.cs:44:36 key_schedule>SubWord r4 */
     const uint8_t v21 = (uint8_t)(v0 ^ v16);             /* aes.cs:61:31 key_schedule r4 */
     const uint8_t v22 = (uint8_t)(v21 ^ v20);            /* aes.cs:61:31 key_schedule r4 */
     const uint8_t v23 = (uint8_t)(v1 ^ v17);             /* aes.cs:61:31 key_schedule r4 */
@@ -834,13 +842,11 @@ CS_KS_AESNI_TARGET static void cs_key_schedule_aesni(aes128_key *ks, const uint8
     const uint8_t v35 = (uint8_t)(v13 ^ v31);            /* aes.cs:61:31 key_schedule r7 */
     const uint8_t v36 = (uint8_t)(v14 ^ v32);            /* aes.cs:61:31 key_schedule r7 */
     const uint8_t v37 = (uint8_t)(v15 ^ v33);            /* aes.cs:61:31 key_schedule r7 */
-    uint8_t b38_in[4] = {(uint8_t)v35, (uint8_t)v36, (uint8_t)v37, (uint8_t)v34};  /* 4 lookups of S, one circuit run */
-    uint8_t b38_out[4];
-    cs_ctn_aesni_S(b38_in, b38_out, 4);
-    const uint8_t v38 = b38_out[0];                      /* aes.cs:44:36 key_schedule>SubWord r8 */
-    const uint8_t v39 = b38_out[1];                      /* aes.cs:44:36 key_schedule>SubWord r8 */
-    const uint8_t v40 = b38_out[2];                      /* aes.cs:44:36 key_schedule>SubWord r8 */
-    const uint8_t v41 = b38_out[3];                      /* aes.cs:44:36 key_schedule>SubWord r8 */
+    const uint64_t b38_out = cs_ctn8_aesni_S((uint64_t)v35 | (uint64_t)v36 << 8 | (uint64_t)v37 << 16 | (uint64_t)v34 << 24);  /* 4 lookups of S */
+    const uint8_t v38 = (uint8_t)b38_out;                /* aes.cs:44:36 key_schedule>SubWord r8 */
+    const uint8_t v39 = (uint8_t)(b38_out >> 8);         /* aes.cs:44:36 key_schedule>SubWord r8 */
+    const uint8_t v40 = (uint8_t)(b38_out >> 16);        /* aes.cs:44:36 key_schedule>SubWord r8 */
+    const uint8_t v41 = (uint8_t)(b38_out >> 24);        /* aes.cs:44:36 key_schedule>SubWord r8 */
     const uint8_t v43 = (uint8_t)(v22 ^ v38);            /* aes.cs:61:31 key_schedule r8 */
     const uint8_t v44 = (uint8_t)(v43 ^ v42);            /* aes.cs:61:31 key_schedule r8 */
     const uint8_t v45 = (uint8_t)(v23 ^ v39);            /* aes.cs:61:31 key_schedule r8 */
@@ -858,13 +864,11 @@ CS_KS_AESNI_TARGET static void cs_key_schedule_aesni(aes128_key *ks, const uint8
     const uint8_t v57 = (uint8_t)(v35 ^ v53);            /* aes.cs:61:31 key_schedule r11 */
     const uint8_t v58 = (uint8_t)(v36 ^ v54);            /* aes.cs:61:31 key_schedule r11 */
     const uint8_t v59 = (uint8_t)(v37 ^ v55);            /* aes.cs:61:31 key_schedule r11 */
-    uint8_t b60_in[4] = {(uint8_t)v57, (uint8_t)v58, (uint8_t)v59, (uint8_t)v56};  /* 4 lookups of S, one circuit run */
-    uint8_t b60_out[4];
-    cs_ctn_aesni_S(b60_in, b60_out, 4);
-    const uint8_t v60 = b60_out[0];                      /* aes.cs:44:36 key_schedule>SubWord r12 */
-    const uint8_t v61 = b60_out[1];                      /* aes.cs:44:36 key_schedule>SubWord r12 */
-    const uint8_t v62 = b60_out[2];                      /* aes.cs:44:36 key_schedule>SubWord r12 */
-    const uint8_t v63 = b60_out[3];                      /* aes.cs:44:36 key_schedule>SubWord r12 */
+    const uint64_t b60_out = cs_ctn8_aesni_S((uint64_t)v57 | (uint64_t)v58 << 8 | (uint64_t)v59 << 16 | (uint64_t)v56 << 24);  /* 4 lookups of S */
+    const uint8_t v60 = (uint8_t)b60_out;                /* aes.cs:44:36 key_schedule>SubWord r12 */
+    const uint8_t v61 = (uint8_t)(b60_out >> 8);         /* aes.cs:44:36 key_schedule>SubWord r12 */
+    const uint8_t v62 = (uint8_t)(b60_out >> 16);        /* aes.cs:44:36 key_schedule>SubWord r12 */
+    const uint8_t v63 = (uint8_t)(b60_out >> 24);        /* aes.cs:44:36 key_schedule>SubWord r12 */
     const uint8_t v65 = (uint8_t)(v44 ^ v60);            /* aes.cs:61:31 key_schedule r12 */
     const uint8_t v66 = (uint8_t)(v65 ^ v64);            /* aes.cs:61:31 key_schedule r12 */
     const uint8_t v67 = (uint8_t)(v45 ^ v61);            /* aes.cs:61:31 key_schedule r12 */
@@ -882,13 +886,11 @@ CS_KS_AESNI_TARGET static void cs_key_schedule_aesni(aes128_key *ks, const uint8
     const uint8_t v79 = (uint8_t)(v57 ^ v75);            /* aes.cs:61:31 key_schedule r15 */
     const uint8_t v80 = (uint8_t)(v58 ^ v76);            /* aes.cs:61:31 key_schedule r15 */
     const uint8_t v81 = (uint8_t)(v59 ^ v77);            /* aes.cs:61:31 key_schedule r15 */
-    uint8_t b82_in[4] = {(uint8_t)v79, (uint8_t)v80, (uint8_t)v81, (uint8_t)v78};  /* 4 lookups of S, one circuit run */
-    uint8_t b82_out[4];
-    cs_ctn_aesni_S(b82_in, b82_out, 4);
-    const uint8_t v82 = b82_out[0];                      /* aes.cs:44:36 key_schedule>SubWord r16 */
-    const uint8_t v83 = b82_out[1];                      /* aes.cs:44:36 key_schedule>SubWord r16 */
-    const uint8_t v84 = b82_out[2];                      /* aes.cs:44:36 key_schedule>SubWord r16 */
-    const uint8_t v85 = b82_out[3];                      /* aes.cs:44:36 key_schedule>SubWord r16 */
+    const uint64_t b82_out = cs_ctn8_aesni_S((uint64_t)v79 | (uint64_t)v80 << 8 | (uint64_t)v81 << 16 | (uint64_t)v78 << 24);  /* 4 lookups of S */
+    const uint8_t v82 = (uint8_t)b82_out;                /* aes.cs:44:36 key_schedule>SubWord r16 */
+    const uint8_t v83 = (uint8_t)(b82_out >> 8);         /* aes.cs:44:36 key_schedule>SubWord r16 */
+    const uint8_t v84 = (uint8_t)(b82_out >> 16);        /* aes.cs:44:36 key_schedule>SubWord r16 */
+    const uint8_t v85 = (uint8_t)(b82_out >> 24);        /* aes.cs:44:36 key_schedule>SubWord r16 */
     const uint8_t v87 = (uint8_t)(v66 ^ v82);            /* aes.cs:61:31 key_schedule r16 */
     const uint8_t v88 = (uint8_t)(v87 ^ v86);            /* aes.cs:61:31 key_schedule r16 */
     const uint8_t v89 = (uint8_t)(v67 ^ v83);            /* aes.cs:61:31 key_schedule r16 */
@@ -906,13 +908,11 @@ CS_KS_AESNI_TARGET static void cs_key_schedule_aesni(aes128_key *ks, const uint8
     const uint8_t v101 = (uint8_t)(v79 ^ v97);           /* aes.cs:61:31 key_schedule r19 */
     const uint8_t v102 = (uint8_t)(v80 ^ v98);           /* aes.cs:61:31 key_schedule r19 */
     const uint8_t v103 = (uint8_t)(v81 ^ v99);           /* aes.cs:61:31 key_schedule r19 */
-    uint8_t b104_in[4] = {(uint8_t)v101, (uint8_t)v102, (uint8_t)v103, (uint8_t)v100};  /* 4 lookups of S, one circuit run */
-    uint8_t b104_out[4];
-    cs_ctn_aesni_S(b104_in, b104_out, 4);
-    const uint8_t v104 = b104_out[0];                    /* aes.cs:44:36 key_schedule>SubWord r20 */
-    const uint8_t v105 = b104_out[1];                    /* aes.cs:44:36 key_schedule>SubWord r20 */
-    const uint8_t v106 = b104_out[2];                    /* aes.cs:44:36 key_schedule>SubWord r20 */
-    const uint8_t v107 = b104_out[3];                    /* aes.cs:44:36 key_schedule>SubWord r20 */
+    const uint64_t b104_out = cs_ctn8_aesni_S((uint64_t)v101 | (uint64_t)v102 << 8 | (uint64_t)v103 << 16 | (uint64_t)v100 << 24);  /* 4 lookups of S */
+    const uint8_t v104 = (uint8_t)b104_out;              /* aes.cs:44:36 key_schedule>SubWord r20 */
+    const uint8_t v105 = (uint8_t)(b104_out >> 8);       /* aes.cs:44:36 key_schedule>SubWord r20 */
+    const uint8_t v106 = (uint8_t)(b104_out >> 16);      /* aes.cs:44:36 key_schedule>SubWord r20 */
+    const uint8_t v107 = (uint8_t)(b104_out >> 24);      /* aes.cs:44:36 key_schedule>SubWord r20 */
     const uint8_t v109 = (uint8_t)(v88 ^ v104);          /* aes.cs:61:31 key_schedule r20 */
     const uint8_t v110 = (uint8_t)(v109 ^ v108);         /* aes.cs:61:31 key_schedule r20 */
     const uint8_t v111 = (uint8_t)(v89 ^ v105);          /* aes.cs:61:31 key_schedule r20 */
@@ -930,13 +930,11 @@ CS_KS_AESNI_TARGET static void cs_key_schedule_aesni(aes128_key *ks, const uint8
     const uint8_t v123 = (uint8_t)(v101 ^ v119);         /* aes.cs:61:31 key_schedule r23 */
     const uint8_t v124 = (uint8_t)(v102 ^ v120);         /* aes.cs:61:31 key_schedule r23 */
     const uint8_t v125 = (uint8_t)(v103 ^ v121);         /* aes.cs:61:31 key_schedule r23 */
-    uint8_t b126_in[4] = {(uint8_t)v123, (uint8_t)v124, (uint8_t)v125, (uint8_t)v122};  /* 4 lookups of S, one circuit run */
-    uint8_t b126_out[4];
-    cs_ctn_aesni_S(b126_in, b126_out, 4);
-    const uint8_t v126 = b126_out[0];                    /* aes.cs:44:36 key_schedule>SubWord r24 */
-    const uint8_t v127 = b126_out[1];                    /* aes.cs:44:36 key_schedule>SubWord r24 */
-    const uint8_t v128 = b126_out[2];                    /* aes.cs:44:36 key_schedule>SubWord r24 */
-    const uint8_t v129 = b126_out[3];                    /* aes.cs:44:36 key_schedule>SubWord r24 */
+    const uint64_t b126_out = cs_ctn8_aesni_S((uint64_t)v123 | (uint64_t)v124 << 8 | (uint64_t)v125 << 16 | (uint64_t)v122 << 24);  /* 4 lookups of S */
+    const uint8_t v126 = (uint8_t)b126_out;              /* aes.cs:44:36 key_schedule>SubWord r24 */
+    const uint8_t v127 = (uint8_t)(b126_out >> 8);       /* aes.cs:44:36 key_schedule>SubWord r24 */
+    const uint8_t v128 = (uint8_t)(b126_out >> 16);      /* aes.cs:44:36 key_schedule>SubWord r24 */
+    const uint8_t v129 = (uint8_t)(b126_out >> 24);      /* aes.cs:44:36 key_schedule>SubWord r24 */
     const uint8_t v131 = (uint8_t)(v110 ^ v126);         /* aes.cs:61:31 key_schedule r24 */
     const uint8_t v132 = (uint8_t)(v131 ^ v130);         /* aes.cs:61:31 key_schedule r24 */
     const uint8_t v133 = (uint8_t)(v111 ^ v127);         /* aes.cs:61:31 key_schedule r24 */
@@ -954,13 +952,11 @@ CS_KS_AESNI_TARGET static void cs_key_schedule_aesni(aes128_key *ks, const uint8
     const uint8_t v145 = (uint8_t)(v123 ^ v141);         /* aes.cs:61:31 key_schedule r27 */
     const uint8_t v146 = (uint8_t)(v124 ^ v142);         /* aes.cs:61:31 key_schedule r27 */
     const uint8_t v147 = (uint8_t)(v125 ^ v143);         /* aes.cs:61:31 key_schedule r27 */
-    uint8_t b148_in[4] = {(uint8_t)v145, (uint8_t)v146, (uint8_t)v147, (uint8_t)v144};  /* 4 lookups of S, one circuit run */
-    uint8_t b148_out[4];
-    cs_ctn_aesni_S(b148_in, b148_out, 4);
-    const uint8_t v148 = b148_out[0];                    /* aes.cs:44:36 key_schedule>SubWord r28 */
-    const uint8_t v149 = b148_out[1];                    /* aes.cs:44:36 key_schedule>SubWord r28 */
-    const uint8_t v150 = b148_out[2];                    /* aes.cs:44:36 key_schedule>SubWord r28 */
-    const uint8_t v151 = b148_out[3];                    /* aes.cs:44:36 key_schedule>SubWord r28 */
+    const uint64_t b148_out = cs_ctn8_aesni_S((uint64_t)v145 | (uint64_t)v146 << 8 | (uint64_t)v147 << 16 | (uint64_t)v144 << 24);  /* 4 lookups of S */
+    const uint8_t v148 = (uint8_t)b148_out;              /* aes.cs:44:36 key_schedule>SubWord r28 */
+    const uint8_t v149 = (uint8_t)(b148_out >> 8);       /* aes.cs:44:36 key_schedule>SubWord r28 */
+    const uint8_t v150 = (uint8_t)(b148_out >> 16);      /* aes.cs:44:36 key_schedule>SubWord r28 */
+    const uint8_t v151 = (uint8_t)(b148_out >> 24);      /* aes.cs:44:36 key_schedule>SubWord r28 */
     const uint8_t v153 = (uint8_t)(v132 ^ v148);         /* aes.cs:61:31 key_schedule r28 */
     const uint8_t v154 = (uint8_t)(v153 ^ v152);         /* aes.cs:61:31 key_schedule r28 */
     const uint8_t v155 = (uint8_t)(v133 ^ v149);         /* aes.cs:61:31 key_schedule r28 */
@@ -978,13 +974,11 @@ CS_KS_AESNI_TARGET static void cs_key_schedule_aesni(aes128_key *ks, const uint8
     const uint8_t v167 = (uint8_t)(v145 ^ v163);         /* aes.cs:61:31 key_schedule r31 */
     const uint8_t v168 = (uint8_t)(v146 ^ v164);         /* aes.cs:61:31 key_schedule r31 */
     const uint8_t v169 = (uint8_t)(v147 ^ v165);         /* aes.cs:61:31 key_schedule r31 */
-    uint8_t b170_in[4] = {(uint8_t)v167, (uint8_t)v168, (uint8_t)v169, (uint8_t)v166};  /* 4 lookups of S, one circuit run */
-    uint8_t b170_out[4];
-    cs_ctn_aesni_S(b170_in, b170_out, 4);
-    const uint8_t v170 = b170_out[0];                    /* aes.cs:44:36 key_schedule>SubWord r32 */
-    const uint8_t v171 = b170_out[1];                    /* aes.cs:44:36 key_schedule>SubWord r32 */
-    const uint8_t v172 = b170_out[2];                    /* aes.cs:44:36 key_schedule>SubWord r32 */
-    const uint8_t v173 = b170_out[3];                    /* aes.cs:44:36 key_schedule>SubWord r32 */
+    const uint64_t b170_out = cs_ctn8_aesni_S((uint64_t)v167 | (uint64_t)v168 << 8 | (uint64_t)v169 << 16 | (uint64_t)v166 << 24);  /* 4 lookups of S */
+    const uint8_t v170 = (uint8_t)b170_out;              /* aes.cs:44:36 key_schedule>SubWord r32 */
+    const uint8_t v171 = (uint8_t)(b170_out >> 8);       /* aes.cs:44:36 key_schedule>SubWord r32 */
+    const uint8_t v172 = (uint8_t)(b170_out >> 16);      /* aes.cs:44:36 key_schedule>SubWord r32 */
+    const uint8_t v173 = (uint8_t)(b170_out >> 24);      /* aes.cs:44:36 key_schedule>SubWord r32 */
     const uint8_t v175 = (uint8_t)(v154 ^ v170);         /* aes.cs:61:31 key_schedule r32 */
     const uint8_t v176 = (uint8_t)(v175 ^ v174);         /* aes.cs:61:31 key_schedule r32 */
     const uint8_t v177 = (uint8_t)(v155 ^ v171);         /* aes.cs:61:31 key_schedule r32 */
@@ -1002,13 +996,11 @@ CS_KS_AESNI_TARGET static void cs_key_schedule_aesni(aes128_key *ks, const uint8
     const uint8_t v189 = (uint8_t)(v167 ^ v185);         /* aes.cs:61:31 key_schedule r35 */
     const uint8_t v190 = (uint8_t)(v168 ^ v186);         /* aes.cs:61:31 key_schedule r35 */
     const uint8_t v191 = (uint8_t)(v169 ^ v187);         /* aes.cs:61:31 key_schedule r35 */
-    uint8_t b192_in[4] = {(uint8_t)v189, (uint8_t)v190, (uint8_t)v191, (uint8_t)v188};  /* 4 lookups of S, one circuit run */
-    uint8_t b192_out[4];
-    cs_ctn_aesni_S(b192_in, b192_out, 4);
-    const uint8_t v192 = b192_out[0];                    /* aes.cs:44:36 key_schedule>SubWord r36 */
-    const uint8_t v193 = b192_out[1];                    /* aes.cs:44:36 key_schedule>SubWord r36 */
-    const uint8_t v194 = b192_out[2];                    /* aes.cs:44:36 key_schedule>SubWord r36 */
-    const uint8_t v195 = b192_out[3];                    /* aes.cs:44:36 key_schedule>SubWord r36 */
+    const uint64_t b192_out = cs_ctn8_aesni_S((uint64_t)v189 | (uint64_t)v190 << 8 | (uint64_t)v191 << 16 | (uint64_t)v188 << 24);  /* 4 lookups of S */
+    const uint8_t v192 = (uint8_t)b192_out;              /* aes.cs:44:36 key_schedule>SubWord r36 */
+    const uint8_t v193 = (uint8_t)(b192_out >> 8);       /* aes.cs:44:36 key_schedule>SubWord r36 */
+    const uint8_t v194 = (uint8_t)(b192_out >> 16);      /* aes.cs:44:36 key_schedule>SubWord r36 */
+    const uint8_t v195 = (uint8_t)(b192_out >> 24);      /* aes.cs:44:36 key_schedule>SubWord r36 */
     const uint8_t v197 = (uint8_t)(v176 ^ v192);         /* aes.cs:61:31 key_schedule r36 */
     const uint8_t v198 = (uint8_t)(v197 ^ v196);         /* aes.cs:61:31 key_schedule r36 */
     const uint8_t v199 = (uint8_t)(v177 ^ v193);         /* aes.cs:61:31 key_schedule r36 */
@@ -1026,13 +1018,11 @@ CS_KS_AESNI_TARGET static void cs_key_schedule_aesni(aes128_key *ks, const uint8
     const uint8_t v211 = (uint8_t)(v189 ^ v207);         /* aes.cs:61:31 key_schedule r39 */
     const uint8_t v212 = (uint8_t)(v190 ^ v208);         /* aes.cs:61:31 key_schedule r39 */
     const uint8_t v213 = (uint8_t)(v191 ^ v209);         /* aes.cs:61:31 key_schedule r39 */
-    uint8_t b214_in[4] = {(uint8_t)v211, (uint8_t)v212, (uint8_t)v213, (uint8_t)v210};  /* 4 lookups of S, one circuit run */
-    uint8_t b214_out[4];
-    cs_ctn_aesni_S(b214_in, b214_out, 4);
-    const uint8_t v214 = b214_out[0];                    /* aes.cs:44:36 key_schedule>SubWord r40 */
-    const uint8_t v215 = b214_out[1];                    /* aes.cs:44:36 key_schedule>SubWord r40 */
-    const uint8_t v216 = b214_out[2];                    /* aes.cs:44:36 key_schedule>SubWord r40 */
-    const uint8_t v217 = b214_out[3];                    /* aes.cs:44:36 key_schedule>SubWord r40 */
+    const uint64_t b214_out = cs_ctn8_aesni_S((uint64_t)v211 | (uint64_t)v212 << 8 | (uint64_t)v213 << 16 | (uint64_t)v210 << 24);  /* 4 lookups of S */
+    const uint8_t v214 = (uint8_t)b214_out;              /* aes.cs:44:36 key_schedule>SubWord r40 */
+    const uint8_t v215 = (uint8_t)(b214_out >> 8);       /* aes.cs:44:36 key_schedule>SubWord r40 */
+    const uint8_t v216 = (uint8_t)(b214_out >> 16);      /* aes.cs:44:36 key_schedule>SubWord r40 */
+    const uint8_t v217 = (uint8_t)(b214_out >> 24);      /* aes.cs:44:36 key_schedule>SubWord r40 */
     const uint8_t v219 = (uint8_t)(v198 ^ v214);         /* aes.cs:61:31 key_schedule r40 */
     const uint8_t v220 = (uint8_t)(v219 ^ v218);         /* aes.cs:61:31 key_schedule r40 */
     const uint8_t v221 = (uint8_t)(v199 ^ v215);         /* aes.cs:61:31 key_schedule r40 */
@@ -1228,6 +1218,10 @@ CS_KS_AESNI_TARGET static void cs_key_schedule_aesni(aes128_key *ks, const uint8
     ks->rk[175] = v235;                                  /* round key rk[10][15] */
 }
 #endif
+
+/* encrypt reads every array the key schedule makes: the encrypt-only key is the whole key */
+#define cs_key_schedule_enc cs_key_schedule
+#define cs_key_schedule_enc_aesni cs_key_schedule_aesni
 
 /* ---- kernels: the variants this library carries, best first ---- */
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(CS_PORTABLE_ONLY)
@@ -1481,10 +1475,28 @@ const char *aes128_variant_name(int i)
 }
 
 /* 1 when variant i's kernels read the round keys as bit planes (ks->bs); no other variant reads them */
-static int cs_variant_planes(int i)
+static int cs_variant_planes_by_name(int i)
 {
     const char *name = cs_variants[i].name;
     return strcmp(name, "avx2") == 0 || strcmp(name, "portable") == 0 || strcmp(name, "sse2") == 0;
+}
+
+/* the same from a mask made once (bit 0: made; bit i + 1: variant i): no string compares per call (every short
+   CTR call asks); threads racing at first use store the same value */
+static int cs_variant_planes(int i)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    static unsigned made;
+    unsigned m = __atomic_load_n(&made, __ATOMIC_RELAXED);
+    if (m == 0) {
+        int j;
+        for (m = 1u, j = 0; j < CS_NVARIANTS && j < 31; j++) m |= (unsigned)cs_variant_planes_by_name(j) << (j + 1);
+        __atomic_store_n(&made, m, __ATOMIC_RELAXED);
+    }
+    return i < 31 ? (int)(m >> (i + 1) & 1u) : cs_variant_planes_by_name(i);
+#else
+    return cs_variant_planes_by_name(i);
+#endif
 }
 
 static void cs_key_finish(aes128_key *ks, int v)
@@ -1834,7 +1846,9 @@ static uint32_t cs_ghash_choose(unsigned allowed)
 
 static void cs_gcm_key_powers(aes128_key *ks);  /* aead.c: GCM's powers of H, kept in the key */
 
-int aes128_set_key_isa(aes128_key *ks, const uint8_t *key, size_t key_len, const char *isa)
+/* set_key; enc_only: the encryption round keys alone (cs_key_schedule_enc) and no GCM powers of H, for keys
+   only ever used for ECB encryption and CTR (the library's CTR_DRBG) */
+static int cs_set_key_as(aes128_key *ks, const uint8_t *key, size_t key_len, const char *isa, int enc_only)
 {
     const char *why = "";
     unsigned allowed;
@@ -1853,21 +1867,46 @@ int aes128_set_key_isa(aes128_key *ks, const uint8_t *key, size_t key_len, const
         return CIPHERSPEC_ERR_ISA;
     }
 #ifdef CS_KS_AESNI
-    if ((allowed & (CS_F_AES | CS_F_V2)) == (CS_F_AES | CS_F_V2))  /* AES-NI and SSSE3 under the ceiling */
-        cs_key_schedule_aesni(ks, key);
-    else
+    if ((allowed & (CS_F_AES | CS_F_V2)) == (CS_F_AES | CS_F_V2)) {  /* AES-NI and SSSE3 under the ceiling */
+        if (enc_only)
+            cs_key_schedule_enc_aesni(ks, key);
+        else
+            cs_key_schedule_aesni(ks, key);
+    } else
 #endif
+    if (enc_only)
+        cs_key_schedule_enc(ks, key);
+    else
         cs_key_schedule(ks, key);
     cs_key_finish(ks, v);  /* bit planes for bitsliced kernels */
     ks->variant = (uint32_t)v + 1;
     ks->ghash = cs_ghash_choose(allowed);  /* GHASH under the same ceiling */
-    cs_gcm_key_powers(ks);
+    if (enc_only)
+        memset(ks->gh, 0, sizeof ks->gh);  /* no GCM with such a key: no powers (nothing of an earlier key left) */
+    else
+        cs_gcm_key_powers(ks);
     return CIPHERSPEC_OK;
+}
+
+int aes128_set_key_isa(aes128_key *ks, const uint8_t *key, size_t key_len, const char *isa)
+{
+    return cs_set_key_as(ks, key, key_len, isa, 0);
 }
 
 int aes128_set_key(aes128_key *ks, const uint8_t *key, size_t key_len)
 {
-    return aes128_set_key_isa(ks, key, key_len, NULL);
+    return cs_set_key_as(ks, key, key_len, NULL, 0);
+}
+
+/* set_key for a key only ever used for ECB encryption and CTR (no decryption, no GCM): the library's own CTR_DRBG (aes128_drbg.c)
+   calls it for every update; hidden, not part of the API (decryption with such a key would be wrong) */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((visibility("hidden")))
+#endif
+int aes128_cs_set_key_encrypt(aes128_key *ks, const uint8_t *key, size_t key_len);
+int aes128_cs_set_key_encrypt(aes128_key *ks, const uint8_t *key, size_t key_len)
+{
+    return cs_set_key_as(ks, key, key_len, NULL, 1);
 }
 
 /* ---- modes: argument checks, chaining and partial blocks here; whole blocks in the kernels ---- */

@@ -273,10 +273,9 @@ static void cs_ctn_S(const uint8_t *v, uint8_t *r, int n)
 /* S[v[i]] for i < n through AESENCLAST, 16 lookups per run: S(x) = A·inv(B·x ^ b) ^ a
    (cipherspec/sbox.py), B·x ^ b and the output map as PSHUFB nibble tables held in registers, so no memory
    access depends on v; set_key takes this route when the CPU (under the ISA ceiling) has AES-NI */
-CS_KS_AESNI_TARGET static void cs_ctn_aesni_S(const uint8_t *v, uint8_t *r, int n)
+CS_KS_AESNI_TARGET __attribute__((unused)) static inline void cs_ctn_aesni_S(const uint8_t *v, uint8_t *r, int n)
 {
     static const uint8_t isr[16] = {0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03};
-    const __m128i m = _mm_set1_epi8(0x0f);
     int i;
     for (i = 0; i < n; i += 16) {
         uint8_t buf[16] = {0};
@@ -289,6 +288,17 @@ CS_KS_AESNI_TARGET static void cs_ctn_aesni_S(const uint8_t *v, uint8_t *r, int 
         _mm_storeu_si128((__m128i *)buf, x);
         memcpy(r + i, buf, (size_t)k);
     }
+}
+/* the same for n <= 8 lookups packed in a word (byte i: lookup i) and returned the same way: the bytes travel in
+   a register (MOVQ), not through a buffer in memory (a store-forwarding stall per batch) */
+CS_KS_AESNI_TARGET __attribute__((unused)) static inline uint64_t cs_ctn8_aesni_S(uint64_t v)
+{
+    static const uint8_t isr_b[16] = {0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03};
+    const __m128i isr = _mm_loadu_si128((const __m128i *)isr_b);
+    __m128i x = _mm_cvtsi64_si128((long long)v);
+    x = _mm_shuffle_epi8(x, isr);                     /* AESENCLAST's ShiftRows undone */
+    x = _mm_aesenclast_si128(x, _mm_setzero_si128());  /* the AES S-box on every byte */
+    return (uint64_t)_mm_cvtsi128_si64(x);
 }
 #endif
 
@@ -878,13 +888,11 @@ CS_KS_AESNI_TARGET static void cs_key_schedule_aesni(aes192_key *ks, const uint8
     const uint8_t v178 = 0x20u;                          /* aes.cs:56:11 key_schedule r36 */
     const uint8_t v208 = 0x40u;                          /* aes.cs:56:11 key_schedule r42 */
     const uint8_t v238 = 0x80u;                          /* aes.cs:56:11 key_schedule r48 */
-    uint8_t b24_in[4] = {(uint8_t)v21, (uint8_t)v22, (uint8_t)v23, (uint8_t)v20};  /* 4 lookups of S, one circuit run */
-    uint8_t b24_out[4];
-    cs_ctn_aesni_S(b24_in, b24_out, 4);
-    const uint8_t v24 = b24_out[0];                      /* aes.cs:44:36 key_schedule>SubWord r6 */
-    const uint8_t v25 = b24_out[1];                      /* aes.cs:44:36 key_schedule>SubWord r6 */
-    const uint8_t v26 = b24_out[2];                      /* aes.cs:44:36 key_schedule>SubWord r6 */
-    const uint8_t v27 = b24_out[3];                      /* aes.cs:44:36 key_schedule>SubWord r6 */
+    const uint64_t b24_out = cs_ctn8_aesni_S((uint64_t)v21 | (uint64_t)v22 << 8 | (uint64_t)v23 << 16 | (uint64_t)v20 << 24);  /* 4 lookups of S */
+    const uint8_t v24 = (uint8_t)b24_out;                /* aes.cs:44:36 key_schedule>SubWord r6 */
+    const uint8_t v25 = (uint8_t)(b24_out >> 8);         /* aes.cs:44:36 key_schedule>SubWord r6 */
+    const uint8_t v26 = (uint8_t)(b24_out >> 16);        /* aes.cs:44:36 key_schedule>SubWord r6 */
+    const uint8_t v27 = (uint8_t)(b24_out >> 24);        /* aes.cs:44:36 key_schedule>SubWord r6 */
     const uint8_t v29 = (uint8_t)(v0 ^ v24);             /* aes.cs:61:31 key_schedule r6 */
     const uint8_t v30 = (uint8_t)(v29 ^ v28);            /* aes.cs:61:31 key_schedule r6 */
     const uint8_t v31 = (uint8_t)(v1 ^ v25);             /* aes.cs:61:31 key_schedule r6 */
@@ -910,13 +918,11 @@ CS_KS_AESNI_TARGET static void cs_key_schedule_aesni(aes192_key *ks, const uint8
     const uint8_t v51 = (uint8_t)(v21 ^ v47);            /* aes.cs:61:31 key_schedule r11 */
     const uint8_t v52 = (uint8_t)(v22 ^ v48);            /* aes.cs:61:31 key_schedule r11 */
     const uint8_t v53 = (uint8_t)(v23 ^ v49);            /* aes.cs:61:31 key_schedule r11 */
-    uint8_t b54_in[4] = {(uint8_t)v51, (uint8_t)v52, (uint8_t)v53, (uint8_t)v50};  /* 4 lookups of S, one circuit run */
-    uint8_t b54_out[4];
-    cs_ctn_aesni_S(b54_in, b54_out, 4);
-    const uint8_t v54 = b54_out[0];                      /* aes.cs:44:36 key_schedule>SubWord r12 */
-    const uint8_t v55 = b54_out[1];                      /* aes.cs:44:36 key_schedule>SubWord r12 */
-    const uint8_t v56 = b54_out[2];                      /* aes.cs:44:36 key_schedule>SubWord r12 */
-    const uint8_t v57 = b54_out[3];                      /* aes.cs:44:36 key_schedule>SubWord r12 */
+    const uint64_t b54_out = cs_ctn8_aesni_S((uint64_t)v51 | (uint64_t)v52 << 8 | (uint64_t)v53 << 16 | (uint64_t)v50 << 24);  /* 4 lookups of S */
+    const uint8_t v54 = (uint8_t)b54_out;                /* aes.cs:44:36 key_schedule>SubWord r12 */
+    const uint8_t v55 = (uint8_t)(b54_out >> 8);         /* aes.cs:44:36 key_schedule>SubWord r12 */
+    const uint8_t v56 = (uint8_t)(b54_out >> 16);        /* aes.cs:44:36 key_schedule>SubWord r12 */
+    const uint8_t v57 = (uint8_t)(b54_out >> 24);        /* aes.cs:44:36 key_schedule>SubWord r12 */
     const uint8_t v59 = (uint8_t)(v30 ^ v54);            /* aes.cs:61:31 key_schedule r12 */
     const uint8_t v60 = (uint8_t)(v59 ^ v58);            /* aes.cs:61:31 key_schedule r12 */
     const uint8_t v61 = (uint8_t)(v31 ^ v55);            /* aes.cs:61:31 key_schedule r12 */
@@ -942,13 +948,11 @@ CS_KS_AESNI_TARGET static void cs_key_schedule_aesni(aes192_key *ks, const uint8
     const uint8_t v81 = (uint8_t)(v51 ^ v77);            /* aes.cs:61:31 key_schedule r17 */
     const uint8_t v82 = (uint8_t)(v52 ^ v78);            /* aes.cs:61:31 key_schedule r17 */
     const uint8_t v83 = (uint8_t)(v53 ^ v79);            /* aes.cs:61:31 key_schedule r17 */
-    uint8_t b84_in[4] = {(uint8_t)v81, (uint8_t)v82, (uint8_t)v83, (uint8_t)v80};  /* 4 lookups of S, one circuit run */
-    uint8_t b84_out[4];
-    cs_ctn_aesni_S(b84_in, b84_out, 4);
-    const uint8_t v84 = b84_out[0];                      /* aes.cs:44:36 key_schedule>SubWord r18 */
-    const uint8_t v85 = b84_out[1];                      /* aes.cs:44:36 key_schedule>SubWord r18 */
-    const uint8_t v86 = b84_out[2];                      /* aes.cs:44:36 key_schedule>SubWord r18 */
-    const uint8_t v87 = b84_out[3];                      /* aes.cs:44:36 key_schedule>SubWord r18 */
+    const uint64_t b84_out = cs_ctn8_aesni_S((uint64_t)v81 | (uint64_t)v82 << 8 | (uint64_t)v83 << 16 | (uint64_t)v80 << 24);  /* 4 lookups of S */
+    const uint8_t v84 = (uint8_t)b84_out;                /* aes.cs:44:36 key_schedule>SubWord r18 */
+    const uint8_t v85 = (uint8_t)(b84_out >> 8);         /* aes.cs:44:36 key_schedule>SubWord r18 */
+    const uint8_t v86 = (uint8_t)(b84_out >> 16);        /* aes.cs:44:36 key_schedule>SubWord r18 */
+    const uint8_t v87 = (uint8_t)(b84_out >> 24);        /* aes.cs:44:36 key_schedule>SubWord r18 */
     const uint8_t v89 = (uint8_t)(v60 ^ v84);            /* aes.cs:61:31 key_schedule r18 */
     const uint8_t v90 = (uint8_t)(v89 ^ v88);            /* aes.cs:61:31 key_schedule r18 */
     const uint8_t v91 = (uint8_t)(v61 ^ v85);            /* aes.cs:61:31 key_schedule r18 */
@@ -974,13 +978,11 @@ CS_KS_AESNI_TARGET static void cs_key_schedule_aesni(aes192_key *ks, const uint8
     const uint8_t v111 = (uint8_t)(v81 ^ v107);          /* aes.cs:61:31 key_schedule r23 */
     const uint8_t v112 = (uint8_t)(v82 ^ v108);          /* aes.cs:61:31 key_schedule r23 */
     const uint8_t v113 = (uint8_t)(v83 ^ v109);          /* aes.cs:61:31 key_schedule r23 */
-    uint8_t b114_in[4] = {(uint8_t)v111, (uint8_t)v112, (uint8_t)v113, (uint8_t)v110};  /* 4 lookups of S, one circuit run */
-    uint8_t b114_out[4];
-    cs_ctn_aesni_S(b114_in, b114_out, 4);
-    const uint8_t v114 = b114_out[0];                    /* aes.cs:44:36 key_schedule>SubWord r24 */
-    const uint8_t v115 = b114_out[1];                    /* aes.cs:44:36 key_schedule>SubWord r24 */
-    const uint8_t v116 = b114_out[2];                    /* aes.cs:44:36 key_schedule>SubWord r24 */
-    const uint8_t v117 = b114_out[3];                    /* aes.cs:44:36 key_schedule>SubWord r24 */
+    const uint64_t b114_out = cs_ctn8_aesni_S((uint64_t)v111 | (uint64_t)v112 << 8 | (uint64_t)v113 << 16 | (uint64_t)v110 << 24);  /* 4 lookups of S */
+    const uint8_t v114 = (uint8_t)b114_out;              /* aes.cs:44:36 key_schedule>SubWord r24 */
+    const uint8_t v115 = (uint8_t)(b114_out >> 8);       /* aes.cs:44:36 key_schedule>SubWord r24 */
+    const uint8_t v116 = (uint8_t)(b114_out >> 16);      /* aes.cs:44:36 key_schedule>SubWord r24 */
+    const uint8_t v117 = (uint8_t)(b114_out >> 24);      /* aes.cs:44:36 key_schedule>SubWord r24 */
     const uint8_t v119 = (uint8_t)(v90 ^ v114);          /* aes.cs:61:31 key_schedule r24 */
     const uint8_t v120 = (uint8_t)(v119 ^ v118);         /* aes.cs:61:31 key_schedule r24 */
     const uint8_t v121 = (uint8_t)(v91 ^ v115);          /* aes.cs:61:31 key_schedule r24 */
@@ -1006,13 +1008,11 @@ CS_KS_AESNI_TARGET static void cs_key_schedule_aesni(aes192_key *ks, const uint8
     const uint8_t v141 = (uint8_t)(v111 ^ v137);         /* aes.cs:61:31 key_schedule r29 */
     const uint8_t v142 = (uint8_t)(v112 ^ v138);         /* aes.cs:61:31 key_schedule r29 */
     const uint8_t v143 = (uint8_t)(v113 ^ v139);         /* aes.cs:61:31 key_schedule r29 */
-    uint8_t b144_in[4] = {(uint8_t)v141, (uint8_t)v142, (uint8_t)v143, (uint8_t)v140};  /* 4 lookups of S, one circuit run */
-    uint8_t b144_out[4];
-    cs_ctn_aesni_S(b144_in, b144_out, 4);
-    const uint8_t v144 = b144_out[0];                    /* aes.cs:44:36 key_schedule>SubWord r30 */
-    const uint8_t v145 = b144_out[1];                    /* aes.cs:44:36 key_schedule>SubWord r30 */
-    const uint8_t v146 = b144_out[2];                    /* aes.cs:44:36 key_schedule>SubWord r30 */
-    const uint8_t v147 = b144_out[3];                    /* aes.cs:44:36 key_schedule>SubWord r30 */
+    const uint64_t b144_out = cs_ctn8_aesni_S((uint64_t)v141 | (uint64_t)v142 << 8 | (uint64_t)v143 << 16 | (uint64_t)v140 << 24);  /* 4 lookups of S */
+    const uint8_t v144 = (uint8_t)b144_out;              /* aes.cs:44:36 key_schedule>SubWord r30 */
+    const uint8_t v145 = (uint8_t)(b144_out >> 8);       /* aes.cs:44:36 key_schedule>SubWord r30 */
+    const uint8_t v146 = (uint8_t)(b144_out >> 16);      /* aes.cs:44:36 key_schedule>SubWord r30 */
+    const uint8_t v147 = (uint8_t)(b144_out >> 24);      /* aes.cs:44:36 key_schedule>SubWord r30 */
     const uint8_t v149 = (uint8_t)(v120 ^ v144);         /* aes.cs:61:31 key_schedule r30 */
     const uint8_t v150 = (uint8_t)(v149 ^ v148);         /* aes.cs:61:31 key_schedule r30 */
     const uint8_t v151 = (uint8_t)(v121 ^ v145);         /* aes.cs:61:31 key_schedule r30 */
@@ -1038,13 +1038,11 @@ CS_KS_AESNI_TARGET static void cs_key_schedule_aesni(aes192_key *ks, const uint8
     const uint8_t v171 = (uint8_t)(v141 ^ v167);         /* aes.cs:61:31 key_schedule r35 */
     const uint8_t v172 = (uint8_t)(v142 ^ v168);         /* aes.cs:61:31 key_schedule r35 */
     const uint8_t v173 = (uint8_t)(v143 ^ v169);         /* aes.cs:61:31 key_schedule r35 */
-    uint8_t b174_in[4] = {(uint8_t)v171, (uint8_t)v172, (uint8_t)v173, (uint8_t)v170};  /* 4 lookups of S, one circuit run */
-    uint8_t b174_out[4];
-    cs_ctn_aesni_S(b174_in, b174_out, 4);
-    const uint8_t v174 = b174_out[0];                    /* aes.cs:44:36 key_schedule>SubWord r36 */
-    const uint8_t v175 = b174_out[1];                    /* aes.cs:44:36 key_schedule>SubWord r36 */
-    const uint8_t v176 = b174_out[2];                    /* aes.cs:44:36 key_schedule>SubWord r36 */
-    const uint8_t v177 = b174_out[3];                    /* aes.cs:44:36 key_schedule>SubWord r36 */
+    const uint64_t b174_out = cs_ctn8_aesni_S((uint64_t)v171 | (uint64_t)v172 << 8 | (uint64_t)v173 << 16 | (uint64_t)v170 << 24);  /* 4 lookups of S */
+    const uint8_t v174 = (uint8_t)b174_out;              /* aes.cs:44:36 key_schedule>SubWord r36 */
+    const uint8_t v175 = (uint8_t)(b174_out >> 8);       /* aes.cs:44:36 key_schedule>SubWord r36 */
+    const uint8_t v176 = (uint8_t)(b174_out >> 16);      /* aes.cs:44:36 key_schedule>SubWord r36 */
+    const uint8_t v177 = (uint8_t)(b174_out >> 24);      /* aes.cs:44:36 key_schedule>SubWord r36 */
     const uint8_t v179 = (uint8_t)(v150 ^ v174);         /* aes.cs:61:31 key_schedule r36 */
     const uint8_t v180 = (uint8_t)(v179 ^ v178);         /* aes.cs:61:31 key_schedule r36 */
     const uint8_t v181 = (uint8_t)(v151 ^ v175);         /* aes.cs:61:31 key_schedule r36 */
@@ -1070,13 +1068,11 @@ CS_KS_AESNI_TARGET static void cs_key_schedule_aesni(aes192_key *ks, const uint8
     const uint8_t v201 = (uint8_t)(v171 ^ v197);         /* aes.cs:61:31 key_schedule r41 */
     const uint8_t v202 = (uint8_t)(v172 ^ v198);         /* aes.cs:61:31 key_schedule r41 */
     const uint8_t v203 = (uint8_t)(v173 ^ v199);         /* aes.cs:61:31 key_schedule r41 */
-    uint8_t b204_in[4] = {(uint8_t)v201, (uint8_t)v202, (uint8_t)v203, (uint8_t)v200};  /* 4 lookups of S, one circuit run */
-    uint8_t b204_out[4];
-    cs_ctn_aesni_S(b204_in, b204_out, 4);
-    const uint8_t v204 = b204_out[0];                    /* aes.cs:44:36 key_schedule>SubWord r42 */
-    const uint8_t v205 = b204_out[1];                    /* aes.cs:44:36 key_schedule>SubWord r42 */
-    const uint8_t v206 = b204_out[2];                    /* aes.cs:44:36 key_schedule>SubWord r42 */
-    const uint8_t v207 = b204_out[3];                    /* aes.cs:44:36 key_schedule>SubWord r42 */
+    const uint64_t b204_out = cs_ctn8_aesni_S((uint64_t)v201 | (uint64_t)v202 << 8 | (uint64_t)v203 << 16 | (uint64_t)v200 << 24);  /* 4 lookups of S */
+    const uint8_t v204 = (uint8_t)b204_out;              /* aes.cs:44:36 key_schedule>SubWord r42 */
+    const uint8_t v205 = (uint8_t)(b204_out >> 8);       /* aes.cs:44:36 key_schedule>SubWord r42 */
+    const uint8_t v206 = (uint8_t)(b204_out >> 16);      /* aes.cs:44:36 key_schedule>SubWord r42 */
+    const uint8_t v207 = (uint8_t)(b204_out >> 24);      /* aes.cs:44:36 key_schedule>SubWord r42 */
     const uint8_t v209 = (uint8_t)(v180 ^ v204);         /* aes.cs:61:31 key_schedule r42 */
     const uint8_t v210 = (uint8_t)(v209 ^ v208);         /* aes.cs:61:31 key_schedule r42 */
     const uint8_t v211 = (uint8_t)(v181 ^ v205);         /* aes.cs:61:31 key_schedule r42 */
@@ -1102,13 +1098,11 @@ CS_KS_AESNI_TARGET static void cs_key_schedule_aesni(aes192_key *ks, const uint8
     const uint8_t v231 = (uint8_t)(v201 ^ v227);         /* aes.cs:61:31 key_schedule r47 */
     const uint8_t v232 = (uint8_t)(v202 ^ v228);         /* aes.cs:61:31 key_schedule r47 */
     const uint8_t v233 = (uint8_t)(v203 ^ v229);         /* aes.cs:61:31 key_schedule r47 */
-    uint8_t b234_in[4] = {(uint8_t)v231, (uint8_t)v232, (uint8_t)v233, (uint8_t)v230};  /* 4 lookups of S, one circuit run */
-    uint8_t b234_out[4];
-    cs_ctn_aesni_S(b234_in, b234_out, 4);
-    const uint8_t v234 = b234_out[0];                    /* aes.cs:44:36 key_schedule>SubWord r48 */
-    const uint8_t v235 = b234_out[1];                    /* aes.cs:44:36 key_schedule>SubWord r48 */
-    const uint8_t v236 = b234_out[2];                    /* aes.cs:44:36 key_schedule>SubWord r48 */
-    const uint8_t v237 = b234_out[3];                    /* aes.cs:44:36 key_schedule>SubWord r48 */
+    const uint64_t b234_out = cs_ctn8_aesni_S((uint64_t)v231 | (uint64_t)v232 << 8 | (uint64_t)v233 << 16 | (uint64_t)v230 << 24);  /* 4 lookups of S */
+    const uint8_t v234 = (uint8_t)b234_out;              /* aes.cs:44:36 key_schedule>SubWord r48 */
+    const uint8_t v235 = (uint8_t)(b234_out >> 8);       /* aes.cs:44:36 key_schedule>SubWord r48 */
+    const uint8_t v236 = (uint8_t)(b234_out >> 16);      /* aes.cs:44:36 key_schedule>SubWord r48 */
+    const uint8_t v237 = (uint8_t)(b234_out >> 24);      /* aes.cs:44:36 key_schedule>SubWord r48 */
     const uint8_t v239 = (uint8_t)(v210 ^ v234);         /* aes.cs:61:31 key_schedule r48 */
     const uint8_t v240 = (uint8_t)(v239 ^ v238);         /* aes.cs:61:31 key_schedule r48 */
     const uint8_t v241 = (uint8_t)(v211 ^ v235);         /* aes.cs:61:31 key_schedule r48 */
@@ -1336,6 +1330,10 @@ CS_KS_AESNI_TARGET static void cs_key_schedule_aesni(aes192_key *ks, const uint8
     ks->rk[207] = v255;                                  /* round key rk[12][15] */
 }
 #endif
+
+/* encrypt reads every array the key schedule makes: the encrypt-only key is the whole key */
+#define cs_key_schedule_enc cs_key_schedule
+#define cs_key_schedule_enc_aesni cs_key_schedule_aesni
 
 /* ---- kernels: the variants this library carries, best first ---- */
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(CS_PORTABLE_ONLY)
@@ -1589,10 +1587,28 @@ const char *aes192_variant_name(int i)
 }
 
 /* 1 when variant i's kernels read the round keys as bit planes (ks->bs); no other variant reads them */
-static int cs_variant_planes(int i)
+static int cs_variant_planes_by_name(int i)
 {
     const char *name = cs_variants[i].name;
     return strcmp(name, "avx2") == 0 || strcmp(name, "portable") == 0 || strcmp(name, "sse2") == 0;
+}
+
+/* the same from a mask made once (bit 0: made; bit i + 1: variant i): no string compares per call (every short
+   CTR call asks); threads racing at first use store the same value */
+static int cs_variant_planes(int i)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    static unsigned made;
+    unsigned m = __atomic_load_n(&made, __ATOMIC_RELAXED);
+    if (m == 0) {
+        int j;
+        for (m = 1u, j = 0; j < CS_NVARIANTS && j < 31; j++) m |= (unsigned)cs_variant_planes_by_name(j) << (j + 1);
+        __atomic_store_n(&made, m, __ATOMIC_RELAXED);
+    }
+    return i < 31 ? (int)(m >> (i + 1) & 1u) : cs_variant_planes_by_name(i);
+#else
+    return cs_variant_planes_by_name(i);
+#endif
 }
 
 static void cs_key_finish(aes192_key *ks, int v)
@@ -1942,7 +1958,9 @@ static uint32_t cs_ghash_choose(unsigned allowed)
 
 static void cs_gcm_key_powers(aes192_key *ks);  /* aead.c: GCM's powers of H, kept in the key */
 
-int aes192_set_key_isa(aes192_key *ks, const uint8_t *key, size_t key_len, const char *isa)
+/* set_key; enc_only: the encryption round keys alone (cs_key_schedule_enc) and no GCM powers of H, for keys
+   only ever used for ECB encryption and CTR (the library's CTR_DRBG) */
+static int cs_set_key_as(aes192_key *ks, const uint8_t *key, size_t key_len, const char *isa, int enc_only)
 {
     const char *why = "";
     unsigned allowed;
@@ -1961,21 +1979,46 @@ int aes192_set_key_isa(aes192_key *ks, const uint8_t *key, size_t key_len, const
         return CIPHERSPEC_ERR_ISA;
     }
 #ifdef CS_KS_AESNI
-    if ((allowed & (CS_F_AES | CS_F_V2)) == (CS_F_AES | CS_F_V2))  /* AES-NI and SSSE3 under the ceiling */
-        cs_key_schedule_aesni(ks, key);
-    else
+    if ((allowed & (CS_F_AES | CS_F_V2)) == (CS_F_AES | CS_F_V2)) {  /* AES-NI and SSSE3 under the ceiling */
+        if (enc_only)
+            cs_key_schedule_enc_aesni(ks, key);
+        else
+            cs_key_schedule_aesni(ks, key);
+    } else
 #endif
+    if (enc_only)
+        cs_key_schedule_enc(ks, key);
+    else
         cs_key_schedule(ks, key);
     cs_key_finish(ks, v);  /* bit planes for bitsliced kernels */
     ks->variant = (uint32_t)v + 1;
     ks->ghash = cs_ghash_choose(allowed);  /* GHASH under the same ceiling */
-    cs_gcm_key_powers(ks);
+    if (enc_only)
+        memset(ks->gh, 0, sizeof ks->gh);  /* no GCM with such a key: no powers (nothing of an earlier key left) */
+    else
+        cs_gcm_key_powers(ks);
     return CIPHERSPEC_OK;
+}
+
+int aes192_set_key_isa(aes192_key *ks, const uint8_t *key, size_t key_len, const char *isa)
+{
+    return cs_set_key_as(ks, key, key_len, isa, 0);
 }
 
 int aes192_set_key(aes192_key *ks, const uint8_t *key, size_t key_len)
 {
-    return aes192_set_key_isa(ks, key, key_len, NULL);
+    return cs_set_key_as(ks, key, key_len, NULL, 0);
+}
+
+/* set_key for a key only ever used for ECB encryption and CTR (no decryption, no GCM): the library's own CTR_DRBG (aes192_drbg.c)
+   calls it for every update; hidden, not part of the API (decryption with such a key would be wrong) */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((visibility("hidden")))
+#endif
+int aes192_cs_set_key_encrypt(aes192_key *ks, const uint8_t *key, size_t key_len);
+int aes192_cs_set_key_encrypt(aes192_key *ks, const uint8_t *key, size_t key_len)
+{
+    return cs_set_key_as(ks, key, key_len, NULL, 1);
 }
 
 /* ---- modes: argument checks, chaining and partial blocks here; whole blocks in the kernels ---- */

@@ -273,10 +273,9 @@ static void cs_ctn_S(const uint8_t *v, uint8_t *r, int n)
 /* S[v[i]] for i < n through AESENCLAST, 16 lookups per run: S(x) = A·inv(B·x ^ b) ^ a
    (cipherspec/sbox.py), B·x ^ b and the output map as PSHUFB nibble tables held in registers, so no memory
    access depends on v; set_key takes this route when the CPU (under the ISA ceiling) has AES-NI */
-CS_KS_AESNI_TARGET static void cs_ctn_aesni_S(const uint8_t *v, uint8_t *r, int n)
+CS_KS_AESNI_TARGET __attribute__((unused)) static inline void cs_ctn_aesni_S(const uint8_t *v, uint8_t *r, int n)
 {
     static const uint8_t isr[16] = {0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03};
-    const __m128i m = _mm_set1_epi8(0x0f);
     int i;
     for (i = 0; i < n; i += 16) {
         uint8_t buf[16] = {0};
@@ -289,6 +288,17 @@ CS_KS_AESNI_TARGET static void cs_ctn_aesni_S(const uint8_t *v, uint8_t *r, int 
         _mm_storeu_si128((__m128i *)buf, x);
         memcpy(r + i, buf, (size_t)k);
     }
+}
+/* the same for n <= 8 lookups packed in a word (byte i: lookup i) and returned the same way: the bytes travel in
+   a register (MOVQ), not through a buffer in memory (a store-forwarding stall per batch) */
+CS_KS_AESNI_TARGET __attribute__((unused)) static inline uint64_t cs_ctn8_aesni_S(uint64_t v)
+{
+    static const uint8_t isr_b[16] = {0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03};
+    const __m128i isr = _mm_loadu_si128((const __m128i *)isr_b);
+    __m128i x = _mm_cvtsi64_si128((long long)v);
+    x = _mm_shuffle_epi8(x, isr);                     /* AESENCLAST's ShiftRows undone */
+    x = _mm_aesenclast_si128(x, _mm_setzero_si128());  /* the AES S-box on every byte */
+    return (uint64_t)_mm_cvtsi128_si64(x);
 }
 #endif
 
@@ -998,13 +1008,11 @@ CS_KS_AESNI_TARGET static void cs_key_schedule_aesni(aes256_key *ks, const uint8
     const uint8_t v204 = 0x10u;                          /* aes.cs:56:11 key_schedule r40 */
     const uint8_t v246 = 0x20u;                          /* aes.cs:56:11 key_schedule r48 */
     const uint8_t v288 = 0x40u;                          /* aes.cs:56:11 key_schedule r56 */
-    uint8_t b32_in[4] = {(uint8_t)v29, (uint8_t)v30, (uint8_t)v31, (uint8_t)v28};  /* 4 lookups of S, one circuit run */
-    uint8_t b32_out[4];
-    cs_ctn_aesni_S(b32_in, b32_out, 4);
-    const uint8_t v32 = b32_out[0];                      /* aes.cs:44:36 key_schedule>SubWord r8 */
-    const uint8_t v33 = b32_out[1];                      /* aes.cs:44:36 key_schedule>SubWord r8 */
-    const uint8_t v34 = b32_out[2];                      /* aes.cs:44:36 key_schedule>SubWord r8 */
-    const uint8_t v35 = b32_out[3];                      /* aes.cs:44:36 key_schedule>SubWord r8 */
+    const uint64_t b32_out = cs_ctn8_aesni_S((uint64_t)v29 | (uint64_t)v30 << 8 | (uint64_t)v31 << 16 | (uint64_t)v28 << 24);  /* 4 lookups of S */
+    const uint8_t v32 = (uint8_t)b32_out;                /* aes.cs:44:36 key_schedule>SubWord r8 */
+    const uint8_t v33 = (uint8_t)(b32_out >> 8);         /* aes.cs:44:36 key_schedule>SubWord r8 */
+    const uint8_t v34 = (uint8_t)(b32_out >> 16);        /* aes.cs:44:36 key_schedule>SubWord r8 */
+    const uint8_t v35 = (uint8_t)(b32_out >> 24);        /* aes.cs:44:36 key_schedule>SubWord r8 */
     const uint8_t v37 = (uint8_t)(v0 ^ v32);             /* aes.cs:61:31 key_schedule r8 */
     const uint8_t v38 = (uint8_t)(v37 ^ v36);            /* aes.cs:61:31 key_schedule r8 */
     const uint8_t v39 = (uint8_t)(v1 ^ v33);             /* aes.cs:61:31 key_schedule r8 */
@@ -1022,13 +1030,11 @@ CS_KS_AESNI_TARGET static void cs_key_schedule_aesni(aes256_key *ks, const uint8
     const uint8_t v51 = (uint8_t)(v13 ^ v47);            /* aes.cs:61:31 key_schedule r11 */
     const uint8_t v52 = (uint8_t)(v14 ^ v48);            /* aes.cs:61:31 key_schedule r11 */
     const uint8_t v53 = (uint8_t)(v15 ^ v49);            /* aes.cs:61:31 key_schedule r11 */
-    uint8_t b54_in[4] = {(uint8_t)v50, (uint8_t)v51, (uint8_t)v52, (uint8_t)v53};  /* 4 lookups of S, one circuit run */
-    uint8_t b54_out[4];
-    cs_ctn_aesni_S(b54_in, b54_out, 4);
-    const uint8_t v54 = b54_out[0];                      /* aes.cs:44:36 key_schedule>SubWord r12 */
-    const uint8_t v55 = b54_out[1];                      /* aes.cs:44:36 key_schedule>SubWord r12 */
-    const uint8_t v56 = b54_out[2];                      /* aes.cs:44:36 key_schedule>SubWord r12 */
-    const uint8_t v57 = b54_out[3];                      /* aes.cs:44:36 key_schedule>SubWord r12 */
+    const uint64_t b54_out = cs_ctn8_aesni_S((uint64_t)v50 | (uint64_t)v51 << 8 | (uint64_t)v52 << 16 | (uint64_t)v53 << 24);  /* 4 lookups of S */
+    const uint8_t v54 = (uint8_t)b54_out;                /* aes.cs:44:36 key_schedule>SubWord r12 */
+    const uint8_t v55 = (uint8_t)(b54_out >> 8);         /* aes.cs:44:36 key_schedule>SubWord r12 */
+    const uint8_t v56 = (uint8_t)(b54_out >> 16);        /* aes.cs:44:36 key_schedule>SubWord r12 */
+    const uint8_t v57 = (uint8_t)(b54_out >> 24);        /* aes.cs:44:36 key_schedule>SubWord r12 */
     const uint8_t v58 = (uint8_t)(v16 ^ v54);            /* aes.cs:61:31 key_schedule r12 */
     const uint8_t v59 = (uint8_t)(v17 ^ v55);            /* aes.cs:61:31 key_schedule r12 */
     const uint8_t v60 = (uint8_t)(v18 ^ v56);            /* aes.cs:61:31 key_schedule r12 */
@@ -1045,13 +1051,11 @@ CS_KS_AESNI_TARGET static void cs_key_schedule_aesni(aes256_key *ks, const uint8
     const uint8_t v71 = (uint8_t)(v29 ^ v67);            /* aes.cs:61:31 key_schedule r15 */
     const uint8_t v72 = (uint8_t)(v30 ^ v68);            /* aes.cs:61:31 key_schedule r15 */
     const uint8_t v73 = (uint8_t)(v31 ^ v69);            /* aes.cs:61:31 key_schedule r15 */
-    uint8_t b74_in[4] = {(uint8_t)v71, (uint8_t)v72, (uint8_t)v73, (uint8_t)v70};  /* 4 lookups of S, one circuit run */
-    uint8_t b74_out[4];
-    cs_ctn_aesni_S(b74_in, b74_out, 4);
-    const uint8_t v74 = b74_out[0];                      /* aes.cs:44:36 key_schedule>SubWord r16 */
-    const uint8_t v75 = b74_out[1];                      /* aes.cs:44:36 key_schedule>SubWord r16 */
-    const uint8_t v76 = b74_out[2];                      /* aes.cs:44:36 key_schedule>SubWord r16 */
-    const uint8_t v77 = b74_out[3];                      /* aes.cs:44:36 key_schedule>SubWord r16 */
+    const uint64_t b74_out = cs_ctn8_aesni_S((uint64_t)v71 | (uint64_t)v72 << 8 | (uint64_t)v73 << 16 | (uint64_t)v70 << 24);  /* 4 lookups of S */
+    const uint8_t v74 = (uint8_t)b74_out;                /* aes.cs:44:36 key_schedule>SubWord r16 */
+    const uint8_t v75 = (uint8_t)(b74_out >> 8);         /* aes.cs:44:36 key_schedule>SubWord r16 */
+    const uint8_t v76 = (uint8_t)(b74_out >> 16);        /* aes.cs:44:36 key_schedule>SubWord r16 */
+    const uint8_t v77 = (uint8_t)(b74_out >> 24);        /* aes.cs:44:36 key_schedule>SubWord r16 */
     const uint8_t v79 = (uint8_t)(v38 ^ v74);            /* aes.cs:61:31 key_schedule r16 */
     const uint8_t v80 = (uint8_t)(v79 ^ v78);            /* aes.cs:61:31 key_schedule r16 */
     const uint8_t v81 = (uint8_t)(v39 ^ v75);            /* aes.cs:61:31 key_schedule r16 */
@@ -1069,13 +1073,11 @@ CS_KS_AESNI_TARGET static void cs_key_schedule_aesni(aes256_key *ks, const uint8
     const uint8_t v93 = (uint8_t)(v51 ^ v89);            /* aes.cs:61:31 key_schedule r19 */
     const uint8_t v94 = (uint8_t)(v52 ^ v90);            /* aes.cs:61:31 key_schedule r19 */
     const uint8_t v95 = (uint8_t)(v53 ^ v91);            /* aes.cs:61:31 key_schedule r19 */
-    uint8_t b96_in[4] = {(uint8_t)v92, (uint8_t)v93, (uint8_t)v94, (uint8_t)v95};  /* 4 lookups of S, one circuit run */
-    uint8_t b96_out[4];
-    cs_ctn_aesni_S(b96_in, b96_out, 4);
-    const uint8_t v96 = b96_out[0];                      /* aes.cs:44:36 key_schedule>SubWord r20 */
-    const uint8_t v97 = b96_out[1];                      /* aes.cs:44:36 key_schedule>SubWord r20 */
-    const uint8_t v98 = b96_out[2];                      /* aes.cs:44:36 key_schedule>SubWord r20 */
-    const uint8_t v99 = b96_out[3];                      /* aes.cs:44:36 key_schedule>SubWord r20 */
+    const uint64_t b96_out = cs_ctn8_aesni_S((uint64_t)v92 | (uint64_t)v93 << 8 | (uint64_t)v94 << 16 | (uint64_t)v95 << 24);  /* 4 lookups of S */
+    const uint8_t v96 = (uint8_t)b96_out;                /* aes.cs:44:36 key_schedule>SubWord r20 */
+    const uint8_t v97 = (uint8_t)(b96_out >> 8);         /* aes.cs:44:36 key_schedule>SubWord r20 */
+    const uint8_t v98 = (uint8_t)(b96_out >> 16);        /* aes.cs:44:36 key_schedule>SubWord r20 */
+    const uint8_t v99 = (uint8_t)(b96_out >> 24);        /* aes.cs:44:36 key_schedule>SubWord r20 */
     const uint8_t v100 = (uint8_t)(v58 ^ v96);           /* aes.cs:61:31 key_schedule r20 */
     const uint8_t v101 = (uint8_t)(v59 ^ v97);           /* aes.cs:61:31 key_schedule r20 */
     const uint8_t v102 = (uint8_t)(v60 ^ v98);           /* aes.cs:61:31 key_schedule r20 */
@@ -1092,13 +1094,11 @@ CS_KS_AESNI_TARGET static void cs_key_schedule_aesni(aes256_key *ks, const uint8
     const uint8_t v113 = (uint8_t)(v71 ^ v109);          /* aes.cs:61:31 key_schedule r23 */
     const uint8_t v114 = (uint8_t)(v72 ^ v110);          /* aes.cs:61:31 key_schedule r23 */
     const uint8_t v115 = (uint8_t)(v73 ^ v111);          /* aes.cs:61:31 key_schedule r23 */
-    uint8_t b116_in[4] = {(uint8_t)v113, (uint8_t)v114, (uint8_t)v115, (uint8_t)v112};  /* 4 lookups of S, one circuit run */
-    uint8_t b116_out[4];
-    cs_ctn_aesni_S(b116_in, b116_out, 4);
-    const uint8_t v116 = b116_out[0];                    /* aes.cs:44:36 key_schedule>SubWord r24 */
-    const uint8_t v117 = b116_out[1];                    /* aes.cs:44:36 key_schedule>SubWord r24 */
-    const uint8_t v118 = b116_out[2];                    /* aes.cs:44:36 key_schedule>SubWord r24 */
-    const uint8_t v119 = b116_out[3];                    /* aes.cs:44:36 key_schedule>SubWord r24 */
+    const uint64_t b116_out = cs_ctn8_aesni_S((uint64_t)v113 | (uint64_t)v114 << 8 | (uint64_t)v115 << 16 | (uint64_t)v112 << 24);  /* 4 lookups of S */
+    const uint8_t v116 = (uint8_t)b116_out;              /* aes.cs:44:36 key_schedule>SubWord r24 */
+    const uint8_t v117 = (uint8_t)(b116_out >> 8);       /* aes.cs:44:36 key_schedule>SubWord r24 */
+    const uint8_t v118 = (uint8_t)(b116_out >> 16);      /* aes.cs:44:36 key_schedule>SubWord r24 */
+    const uint8_t v119 = (uint8_t)(b116_out >> 24);      /* aes.cs:44:36 key_schedule>SubWord r24 */
     const uint8_t v121 = (uint8_t)(v80 ^ v116);          /* aes.cs:61:31 key_schedule r24 */
     const uint8_t v122 = (uint8_t)(v121 ^ v120);         /* aes.cs:61:31 key_schedule r24 */
     const uint8_t v123 = (uint8_t)(v81 ^ v117);          /* aes.cs:61:31 key_schedule r24 */
@@ -1116,13 +1116,11 @@ CS_KS_AESNI_TARGET static void cs_key_schedule_aesni(aes256_key *ks, const uint8
     const uint8_t v135 = (uint8_t)(v93 ^ v131);          /* aes.cs:61:31 key_schedule r27 */
     const uint8_t v136 = (uint8_t)(v94 ^ v132);          /* aes.cs:61:31 key_schedule r27 */
     const uint8_t v137 = (uint8_t)(v95 ^ v133);          /* aes.cs:61:31 key_schedule r27 */
-    uint8_t b138_in[4] = {(uint8_t)v134, (uint8_t)v135, (uint8_t)v136, (uint8_t)v137};  /* 4 lookups of S, one circuit run */
-    uint8_t b138_out[4];
-    cs_ctn_aesni_S(b138_in, b138_out, 4);
-    const uint8_t v138 = b138_out[0];                    /* aes.cs:44:36 key_schedule>SubWord r28 */
-    const uint8_t v139 = b138_out[1];                    /* aes.cs:44:36 key_schedule>SubWord r28 */
-    const uint8_t v140 = b138_out[2];                    /* aes.cs:44:36 key_schedule>SubWord r28 */
-    const uint8_t v141 = b138_out[3];                    /* aes.cs:44:36 key_schedule>SubWord r28 */
+    const uint64_t b138_out = cs_ctn8_aesni_S((uint64_t)v134 | (uint64_t)v135 << 8 | (uint64_t)v136 << 16 | (uint64_t)v137 << 24);  /* 4 lookups of S */
+    const uint8_t v138 = (uint8_t)b138_out;              /* aes.cs:44:36 key_schedule>SubWord r28 */
+    const uint8_t v139 = (uint8_t)(b138_out >> 8);       /* aes.cs:44:36 key_schedule>SubWord r28 */
+    const uint8_t v140 = (uint8_t)(b138_out >> 16);      /* aes.cs:44:36 key_schedule>SubWord r28 */
+    const uint8_t v141 = (uint8_t)(b138_out >> 24);      /* aes.cs:44:36 key_schedule>SubWord r28 */
     const uint8_t v142 = (uint8_t)(v100 ^ v138);         /* aes.cs:61:31 key_schedule r28 */
     const uint8_t v143 = (uint8_t)(v101 ^ v139);         /* aes.cs:61:31 key_schedule r28 */
     const uint8_t v144 = (uint8_t)(v102 ^ v140);         /* aes.cs:61:31 key_schedule r28 */
@@ -1139,13 +1137,11 @@ CS_KS_AESNI_TARGET static void cs_key_schedule_aesni(aes256_key *ks, const uint8
     const uint8_t v155 = (uint8_t)(v113 ^ v151);         /* aes.cs:61:31 key_schedule r31 */
     const uint8_t v156 = (uint8_t)(v114 ^ v152);         /* aes.cs:61:31 key_schedule r31 */
     const uint8_t v157 = (uint8_t)(v115 ^ v153);         /* aes.cs:61:31 key_schedule r31 */
-    uint8_t b158_in[4] = {(uint8_t)v155, (uint8_t)v156, (uint8_t)v157, (uint8_t)v154};  /* 4 lookups of S, one circuit run */
-    uint8_t b158_out[4];
-    cs_ctn_aesni_S(b158_in, b158_out, 4);
-    const uint8_t v158 = b158_out[0];                    /* aes.cs:44:36 key_schedule>SubWord r32 */
-    const uint8_t v159 = b158_out[1];                    /* aes.cs:44:36 key_schedule>SubWord r32 */
-    const uint8_t v160 = b158_out[2];                    /* aes.cs:44:36 key_schedule>SubWord r32 */
-    const uint8_t v161 = b158_out[3];                    /* aes.cs:44:36 key_schedule>SubWord r32 */
+    const uint64_t b158_out = cs_ctn8_aesni_S((uint64_t)v155 | (uint64_t)v156 << 8 | (uint64_t)v157 << 16 | (uint64_t)v154 << 24);  /* 4 lookups of S */
+    const uint8_t v158 = (uint8_t)b158_out;              /* aes.cs:44:36 key_schedule>SubWord r32 */
+    const uint8_t v159 = (uint8_t)(b158_out >> 8);       /* aes.cs:44:36 key_schedule>SubWord r32 */
+    const uint8_t v160 = (uint8_t)(b158_out >> 16);      /* aes.cs:44:36 key_schedule>SubWord r32 */
+    const uint8_t v161 = (uint8_t)(b158_out >> 24);      /* aes.cs:44:36 key_schedule>SubWord r32 */
     const uint8_t v163 = (uint8_t)(v122 ^ v158);         /* aes.cs:61:31 key_schedule r32 */
     const uint8_t v164 = (uint8_t)(v163 ^ v162);         /* aes.cs:61:31 key_schedule r32 */
     const uint8_t v165 = (uint8_t)(v123 ^ v159);         /* aes.cs:61:31 key_schedule r32 */
@@ -1163,13 +1159,11 @@ CS_KS_AESNI_TARGET static void cs_key_schedule_aesni(aes256_key *ks, const uint8
     const uint8_t v177 = (uint8_t)(v135 ^ v173);         /* aes.cs:61:31 key_schedule r35 */
     const uint8_t v178 = (uint8_t)(v136 ^ v174);         /* aes.cs:61:31 key_schedule r35 */
     const uint8_t v179 = (uint8_t)(v137 ^ v175);         /* aes.cs:61:31 key_schedule r35 */
-    uint8_t b180_in[4] = {(uint8_t)v176, (uint8_t)v177, (uint8_t)v178, (uint8_t)v179};  /* 4 lookups of S, one circuit run */
-    uint8_t b180_out[4];
-    cs_ctn_aesni_S(b180_in, b180_out, 4);
-    const uint8_t v180 = b180_out[0];                    /* aes.cs:44:36 key_schedule>SubWord r36 */
-    const uint8_t v181 = b180_out[1];                    /* aes.cs:44:36 key_schedule>SubWord r36 */
-    const uint8_t v182 = b180_out[2];                    /* aes.cs:44:36 key_schedule>SubWord r36 */
-    const uint8_t v183 = b180_out[3];                    /* aes.cs:44:36 key_schedule>SubWord r36 */
+    const uint64_t b180_out = cs_ctn8_aesni_S((uint64_t)v176 | (uint64_t)v177 << 8 | (uint64_t)v178 << 16 | (uint64_t)v179 << 24);  /* 4 lookups of S */
+    const uint8_t v180 = (uint8_t)b180_out;              /* aes.cs:44:36 key_schedule>SubWord r36 */
+    const uint8_t v181 = (uint8_t)(b180_out >> 8);       /* aes.cs:44:36 key_schedule>SubWord r36 */
+    const uint8_t v182 = (uint8_t)(b180_out >> 16);      /* aes.cs:44:36 key_schedule>SubWord r36 */
+    const uint8_t v183 = (uint8_t)(b180_out >> 24);      /* aes.cs:44:36 key_schedule>SubWord r36 */
     const uint8_t v184 = (uint8_t)(v142 ^ v180);         /* aes.cs:61:31 key_schedule r36 */
     const uint8_t v185 = (uint8_t)(v143 ^ v181);         /* aes.cs:61:31 key_schedule r36 */
     const uint8_t v186 = (uint8_t)(v144 ^ v182);         /* aes.cs:61:31 key_schedule r36 */
@@ -1186,13 +1180,11 @@ CS_KS_AESNI_TARGET static void cs_key_schedule_aesni(aes256_key *ks, const uint8
     const uint8_t v197 = (uint8_t)(v155 ^ v193);         /* aes.cs:61:31 key_schedule r39 */
     const uint8_t v198 = (uint8_t)(v156 ^ v194);         /* aes.cs:61:31 key_schedule r39 */
     const uint8_t v199 = (uint8_t)(v157 ^ v195);         /* aes.cs:61:31 key_schedule r39 */
-    uint8_t b200_in[4] = {(uint8_t)v197, (uint8_t)v198, (uint8_t)v199, (uint8_t)v196};  /* 4 lookups of S, one circuit run */
-    uint8_t b200_out[4];
-    cs_ctn_aesni_S(b200_in, b200_out, 4);
-    const uint8_t v200 = b200_out[0];                    /* aes.cs:44:36 key_schedule>SubWord r40 */
-    const uint8_t v201 = b200_out[1];                    /* aes.cs:44:36 key_schedule>SubWord r40 */
-    const uint8_t v202 = b200_out[2];                    /* aes.cs:44:36 key_schedule>SubWord r40 */
-    const uint8_t v203 = b200_out[3];                    /* aes.cs:44:36 key_schedule>SubWord r40 */
+    const uint64_t b200_out = cs_ctn8_aesni_S((uint64_t)v197 | (uint64_t)v198 << 8 | (uint64_t)v199 << 16 | (uint64_t)v196 << 24);  /* 4 lookups of S */
+    const uint8_t v200 = (uint8_t)b200_out;              /* aes.cs:44:36 key_schedule>SubWord r40 */
+    const uint8_t v201 = (uint8_t)(b200_out >> 8);       /* aes.cs:44:36 key_schedule>SubWord r40 */
+    const uint8_t v202 = (uint8_t)(b200_out >> 16);      /* aes.cs:44:36 key_schedule>SubWord r40 */
+    const uint8_t v203 = (uint8_t)(b200_out >> 24);      /* aes.cs:44:36 key_schedule>SubWord r40 */
     const uint8_t v205 = (uint8_t)(v164 ^ v200);         /* aes.cs:61:31 key_schedule r40 */
     const uint8_t v206 = (uint8_t)(v205 ^ v204);         /* aes.cs:61:31 key_schedule r40 */
     const uint8_t v207 = (uint8_t)(v165 ^ v201);         /* aes.cs:61:31 key_schedule r40 */
@@ -1210,13 +1202,11 @@ CS_KS_AESNI_TARGET static void cs_key_schedule_aesni(aes256_key *ks, const uint8
     const uint8_t v219 = (uint8_t)(v177 ^ v215);         /* aes.cs:61:31 key_schedule r43 */
     const uint8_t v220 = (uint8_t)(v178 ^ v216);         /* aes.cs:61:31 key_schedule r43 */
     const uint8_t v221 = (uint8_t)(v179 ^ v217);         /* aes.cs:61:31 key_schedule r43 */
-    uint8_t b222_in[4] = {(uint8_t)v218, (uint8_t)v219, (uint8_t)v220, (uint8_t)v221};  /* 4 lookups of S, one circuit run */
-    uint8_t b222_out[4];
-    cs_ctn_aesni_S(b222_in, b222_out, 4);
-    const uint8_t v222 = b222_out[0];                    /* aes.cs:44:36 key_schedule>SubWord r44 */
-    const uint8_t v223 = b222_out[1];                    /* aes.cs:44:36 key_schedule>SubWord r44 */
-    const uint8_t v224 = b222_out[2];                    /* aes.cs:44:36 key_schedule>SubWord r44 */
-    const uint8_t v225 = b222_out[3];                    /* aes.cs:44:36 key_schedule>SubWord r44 */
+    const uint64_t b222_out = cs_ctn8_aesni_S((uint64_t)v218 | (uint64_t)v219 << 8 | (uint64_t)v220 << 16 | (uint64_t)v221 << 24);  /* 4 lookups of S */
+    const uint8_t v222 = (uint8_t)b222_out;              /* aes.cs:44:36 key_schedule>SubWord r44 */
+    const uint8_t v223 = (uint8_t)(b222_out >> 8);       /* aes.cs:44:36 key_schedule>SubWord r44 */
+    const uint8_t v224 = (uint8_t)(b222_out >> 16);      /* aes.cs:44:36 key_schedule>SubWord r44 */
+    const uint8_t v225 = (uint8_t)(b222_out >> 24);      /* aes.cs:44:36 key_schedule>SubWord r44 */
     const uint8_t v226 = (uint8_t)(v184 ^ v222);         /* aes.cs:61:31 key_schedule r44 */
     const uint8_t v227 = (uint8_t)(v185 ^ v223);         /* aes.cs:61:31 key_schedule r44 */
     const uint8_t v228 = (uint8_t)(v186 ^ v224);         /* aes.cs:61:31 key_schedule r44 */
@@ -1233,13 +1223,11 @@ CS_KS_AESNI_TARGET static void cs_key_schedule_aesni(aes256_key *ks, const uint8
     const uint8_t v239 = (uint8_t)(v197 ^ v235);         /* aes.cs:61:31 key_schedule r47 */
     const uint8_t v240 = (uint8_t)(v198 ^ v236);         /* aes.cs:61:31 key_schedule r47 */
     const uint8_t v241 = (uint8_t)(v199 ^ v237);         /* aes.cs:61:31 key_schedule r47 */
-    uint8_t b242_in[4] = {(uint8_t)v239, (uint8_t)v240, (uint8_t)v241, (uint8_t)v238};  /* 4 lookups of S, one circuit run */
-    uint8_t b242_out[4];
-    cs_ctn_aesni_S(b242_in, b242_out, 4);
-    const uint8_t v242 = b242_out[0];                    /* aes.cs:44:36 key_schedule>SubWord r48 */
-    const uint8_t v243 = b242_out[1];                    /* aes.cs:44:36 key_schedule>SubWord r48 */
-    const uint8_t v244 = b242_out[2];                    /* aes.cs:44:36 key_schedule>SubWord r48 */
-    const uint8_t v245 = b242_out[3];                    /* aes.cs:44:36 key_schedule>SubWord r48 */
+    const uint64_t b242_out = cs_ctn8_aesni_S((uint64_t)v239 | (uint64_t)v240 << 8 | (uint64_t)v241 << 16 | (uint64_t)v238 << 24);  /* 4 lookups of S */
+    const uint8_t v242 = (uint8_t)b242_out;              /* aes.cs:44:36 key_schedule>SubWord r48 */
+    const uint8_t v243 = (uint8_t)(b242_out >> 8);       /* aes.cs:44:36 key_schedule>SubWord r48 */
+    const uint8_t v244 = (uint8_t)(b242_out >> 16);      /* aes.cs:44:36 key_schedule>SubWord r48 */
+    const uint8_t v245 = (uint8_t)(b242_out >> 24);      /* aes.cs:44:36 key_schedule>SubWord r48 */
     const uint8_t v247 = (uint8_t)(v206 ^ v242);         /* aes.cs:61:31 key_schedule r48 */
     const uint8_t v248 = (uint8_t)(v247 ^ v246);         /* aes.cs:61:31 key_schedule r48 */
     const uint8_t v249 = (uint8_t)(v207 ^ v243);         /* aes.cs:61:31 key_schedule r48 */
@@ -1257,13 +1245,11 @@ CS_KS_AESNI_TARGET static void cs_key_schedule_aesni(aes256_key *ks, const uint8
     const uint8_t v261 = (uint8_t)(v219 ^ v257);         /* aes.cs:61:31 key_schedule r51 */
     const uint8_t v262 = (uint8_t)(v220 ^ v258);         /* aes.cs:61:31 key_schedule r51 */
     const uint8_t v263 = (uint8_t)(v221 ^ v259);         /* aes.cs:61:31 key_schedule r51 */
-    uint8_t b264_in[4] = {(uint8_t)v260, (uint8_t)v261, (uint8_t)v262, (uint8_t)v263};  /* 4 lookups of S, one circuit run */
-    uint8_t b264_out[4];
-    cs_ctn_aesni_S(b264_in, b264_out, 4);
-    const uint8_t v264 = b264_out[0];                    /* aes.cs:44:36 key_schedule>SubWord r52 */
-    const uint8_t v265 = b264_out[1];                    /* aes.cs:44:36 key_schedule>SubWord r52 */
-    const uint8_t v266 = b264_out[2];                    /* aes.cs:44:36 key_schedule>SubWord r52 */
-    const uint8_t v267 = b264_out[3];                    /* aes.cs:44:36 key_schedule>SubWord r52 */
+    const uint64_t b264_out = cs_ctn8_aesni_S((uint64_t)v260 | (uint64_t)v261 << 8 | (uint64_t)v262 << 16 | (uint64_t)v263 << 24);  /* 4 lookups of S */
+    const uint8_t v264 = (uint8_t)b264_out;              /* aes.cs:44:36 key_schedule>SubWord r52 */
+    const uint8_t v265 = (uint8_t)(b264_out >> 8);       /* aes.cs:44:36 key_schedule>SubWord r52 */
+    const uint8_t v266 = (uint8_t)(b264_out >> 16);      /* aes.cs:44:36 key_schedule>SubWord r52 */
+    const uint8_t v267 = (uint8_t)(b264_out >> 24);      /* aes.cs:44:36 key_schedule>SubWord r52 */
     const uint8_t v268 = (uint8_t)(v226 ^ v264);         /* aes.cs:61:31 key_schedule r52 */
     const uint8_t v269 = (uint8_t)(v227 ^ v265);         /* aes.cs:61:31 key_schedule r52 */
     const uint8_t v270 = (uint8_t)(v228 ^ v266);         /* aes.cs:61:31 key_schedule r52 */
@@ -1280,13 +1266,11 @@ CS_KS_AESNI_TARGET static void cs_key_schedule_aesni(aes256_key *ks, const uint8
     const uint8_t v281 = (uint8_t)(v239 ^ v277);         /* aes.cs:61:31 key_schedule r55 */
     const uint8_t v282 = (uint8_t)(v240 ^ v278);         /* aes.cs:61:31 key_schedule r55 */
     const uint8_t v283 = (uint8_t)(v241 ^ v279);         /* aes.cs:61:31 key_schedule r55 */
-    uint8_t b284_in[4] = {(uint8_t)v281, (uint8_t)v282, (uint8_t)v283, (uint8_t)v280};  /* 4 lookups of S, one circuit run */
-    uint8_t b284_out[4];
-    cs_ctn_aesni_S(b284_in, b284_out, 4);
-    const uint8_t v284 = b284_out[0];                    /* aes.cs:44:36 key_schedule>SubWord r56 */
-    const uint8_t v285 = b284_out[1];                    /* aes.cs:44:36 key_schedule>SubWord r56 */
-    const uint8_t v286 = b284_out[2];                    /* aes.cs:44:36 key_schedule>SubWord r56 */
-    const uint8_t v287 = b284_out[3];                    /* aes.cs:44:36 key_schedule>SubWord r56 */
+    const uint64_t b284_out = cs_ctn8_aesni_S((uint64_t)v281 | (uint64_t)v282 << 8 | (uint64_t)v283 << 16 | (uint64_t)v280 << 24);  /* 4 lookups of S */
+    const uint8_t v284 = (uint8_t)b284_out;              /* aes.cs:44:36 key_schedule>SubWord r56 */
+    const uint8_t v285 = (uint8_t)(b284_out >> 8);       /* aes.cs:44:36 key_schedule>SubWord r56 */
+    const uint8_t v286 = (uint8_t)(b284_out >> 16);      /* aes.cs:44:36 key_schedule>SubWord r56 */
+    const uint8_t v287 = (uint8_t)(b284_out >> 24);      /* aes.cs:44:36 key_schedule>SubWord r56 */
     const uint8_t v289 = (uint8_t)(v248 ^ v284);         /* aes.cs:61:31 key_schedule r56 */
     const uint8_t v290 = (uint8_t)(v289 ^ v288);         /* aes.cs:61:31 key_schedule r56 */
     const uint8_t v291 = (uint8_t)(v249 ^ v285);         /* aes.cs:61:31 key_schedule r56 */
@@ -1547,6 +1531,10 @@ CS_KS_AESNI_TARGET static void cs_key_schedule_aesni(aes256_key *ks, const uint8
 }
 #endif
 
+/* encrypt reads every array the key schedule makes: the encrypt-only key is the whole key */
+#define cs_key_schedule_enc cs_key_schedule
+#define cs_key_schedule_enc_aesni cs_key_schedule_aesni
+
 /* ---- kernels: the variants this library carries, best first ---- */
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(CS_PORTABLE_ONLY)
 #define CS_X86 1  /* x86-64 with GCC/Clang: several ISA levels, chosen from CPUID */
@@ -1799,10 +1787,28 @@ const char *aes256_variant_name(int i)
 }
 
 /* 1 when variant i's kernels read the round keys as bit planes (ks->bs); no other variant reads them */
-static int cs_variant_planes(int i)
+static int cs_variant_planes_by_name(int i)
 {
     const char *name = cs_variants[i].name;
     return strcmp(name, "avx2") == 0 || strcmp(name, "portable") == 0 || strcmp(name, "sse2") == 0;
+}
+
+/* the same from a mask made once (bit 0: made; bit i + 1: variant i): no string compares per call (every short
+   CTR call asks); threads racing at first use store the same value */
+static int cs_variant_planes(int i)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    static unsigned made;
+    unsigned m = __atomic_load_n(&made, __ATOMIC_RELAXED);
+    if (m == 0) {
+        int j;
+        for (m = 1u, j = 0; j < CS_NVARIANTS && j < 31; j++) m |= (unsigned)cs_variant_planes_by_name(j) << (j + 1);
+        __atomic_store_n(&made, m, __ATOMIC_RELAXED);
+    }
+    return i < 31 ? (int)(m >> (i + 1) & 1u) : cs_variant_planes_by_name(i);
+#else
+    return cs_variant_planes_by_name(i);
+#endif
 }
 
 static void cs_key_finish(aes256_key *ks, int v)
@@ -2152,7 +2158,9 @@ static uint32_t cs_ghash_choose(unsigned allowed)
 
 static void cs_gcm_key_powers(aes256_key *ks);  /* aead.c: GCM's powers of H, kept in the key */
 
-int aes256_set_key_isa(aes256_key *ks, const uint8_t *key, size_t key_len, const char *isa)
+/* set_key; enc_only: the encryption round keys alone (cs_key_schedule_enc) and no GCM powers of H, for keys
+   only ever used for ECB encryption and CTR (the library's CTR_DRBG) */
+static int cs_set_key_as(aes256_key *ks, const uint8_t *key, size_t key_len, const char *isa, int enc_only)
 {
     const char *why = "";
     unsigned allowed;
@@ -2171,21 +2179,46 @@ int aes256_set_key_isa(aes256_key *ks, const uint8_t *key, size_t key_len, const
         return CIPHERSPEC_ERR_ISA;
     }
 #ifdef CS_KS_AESNI
-    if ((allowed & (CS_F_AES | CS_F_V2)) == (CS_F_AES | CS_F_V2))  /* AES-NI and SSSE3 under the ceiling */
-        cs_key_schedule_aesni(ks, key);
-    else
+    if ((allowed & (CS_F_AES | CS_F_V2)) == (CS_F_AES | CS_F_V2)) {  /* AES-NI and SSSE3 under the ceiling */
+        if (enc_only)
+            cs_key_schedule_enc_aesni(ks, key);
+        else
+            cs_key_schedule_aesni(ks, key);
+    } else
 #endif
+    if (enc_only)
+        cs_key_schedule_enc(ks, key);
+    else
         cs_key_schedule(ks, key);
     cs_key_finish(ks, v);  /* bit planes for bitsliced kernels */
     ks->variant = (uint32_t)v + 1;
     ks->ghash = cs_ghash_choose(allowed);  /* GHASH under the same ceiling */
-    cs_gcm_key_powers(ks);
+    if (enc_only)
+        memset(ks->gh, 0, sizeof ks->gh);  /* no GCM with such a key: no powers (nothing of an earlier key left) */
+    else
+        cs_gcm_key_powers(ks);
     return CIPHERSPEC_OK;
+}
+
+int aes256_set_key_isa(aes256_key *ks, const uint8_t *key, size_t key_len, const char *isa)
+{
+    return cs_set_key_as(ks, key, key_len, isa, 0);
 }
 
 int aes256_set_key(aes256_key *ks, const uint8_t *key, size_t key_len)
 {
-    return aes256_set_key_isa(ks, key, key_len, NULL);
+    return cs_set_key_as(ks, key, key_len, NULL, 0);
+}
+
+/* set_key for a key only ever used for ECB encryption and CTR (no decryption, no GCM): the library's own CTR_DRBG (aes256_drbg.c)
+   calls it for every update; hidden, not part of the API (decryption with such a key would be wrong) */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((visibility("hidden")))
+#endif
+int aes256_cs_set_key_encrypt(aes256_key *ks, const uint8_t *key, size_t key_len);
+int aes256_cs_set_key_encrypt(aes256_key *ks, const uint8_t *key, size_t key_len)
+{
+    return cs_set_key_as(ks, key, key_len, NULL, 1);
 }
 
 /* ---- modes: argument checks, chaining and partial blocks here; whole blocks in the kernels ---- */

@@ -2960,7 +2960,8 @@ static const cs_kernels *cs_kernels_short(const hight_key *ks, const cs_kernels 
 }
 
 
-/* set_key; enc_only: the encryption round keys alone (cs_key_schedule_enc), for keys only ever used to encrypt */
+/* set_key; enc_only: the encryption round keys alone (cs_key_schedule_enc) and no GCM powers of H, for keys
+   only ever used for ECB encryption and CTR (the library's CTR_DRBG) */
 static int cs_set_key_as(hight_key *ks, const uint8_t *key, size_t key_len, const char *isa, int enc_only)
 {
     const char *why = "";
@@ -3007,7 +3008,7 @@ int hight_set_key(hight_key *ks, const uint8_t *key, size_t key_len)
     return cs_set_key_as(ks, key, key_len, NULL, 0);
 }
 
-/* set_key for a key only ever used to encrypt (ECB encryption, CTR): the library's own CTR_DRBG (hight_drbg.c)
+/* set_key for a key only ever used for ECB encryption and CTR (no decryption, no GCM): the library's own CTR_DRBG (hight_drbg.c)
    calls it for every update; hidden, not part of the API (decryption with such a key would be wrong) */
 #if defined(__GNUC__) || defined(__clang__)
 __attribute__((visibility("hidden")))

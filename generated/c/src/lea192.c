@@ -1821,6 +1821,9 @@ static void cs_key_schedule(lea192_key *ks, const uint8_t *key)
     ks->rk[167] = v509;                                  /* round key rk[27][5] */
 }
 
+/* encrypt reads every array the key schedule makes: the encrypt-only key is the whole key */
+#define cs_key_schedule_enc cs_key_schedule
+
 /* ---- kernels: the variants this library carries, best first ---- */
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(CS_PORTABLE_ONLY)
 #define CS_X86 1  /* x86-64 with GCC/Clang: several ISA levels, chosen from CPUID */
@@ -2056,11 +2059,29 @@ const char *lea192_variant_name(int i)
 }
 
 /* 1 when variant i's kernels read the round keys as bit planes (ks->bs); no other variant reads them */
-static int cs_variant_planes(int i)
+static int cs_variant_planes_by_name(int i)
 {
     const char *name = cs_variants[i].name;
     (void)name;
     return 0;
+}
+
+/* the same from a mask made once (bit 0: made; bit i + 1: variant i): no string compares per call (every short
+   CTR call asks); threads racing at first use store the same value */
+static int cs_variant_planes(int i)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    static unsigned made;
+    unsigned m = __atomic_load_n(&made, __ATOMIC_RELAXED);
+    if (m == 0) {
+        int j;
+        for (m = 1u, j = 0; j < CS_NVARIANTS && j < 31; j++) m |= (unsigned)cs_variant_planes_by_name(j) << (j + 1);
+        __atomic_store_n(&made, m, __ATOMIC_RELAXED);
+    }
+    return i < 31 ? (int)(m >> (i + 1) & 1u) : cs_variant_planes_by_name(i);
+#else
+    return cs_variant_planes_by_name(i);
+#endif
 }
 
 static void cs_key_finish(lea192_key *ks, int v)
@@ -2411,7 +2432,9 @@ static uint32_t cs_ghash_choose(unsigned allowed)
 
 static void cs_gcm_key_powers(lea192_key *ks);  /* aead.c: GCM's powers of H, kept in the key */
 
-int lea192_set_key_isa(lea192_key *ks, const uint8_t *key, size_t key_len, const char *isa)
+/* set_key; enc_only: the encryption round keys alone (cs_key_schedule_enc) and no GCM powers of H, for keys
+   only ever used for ECB encryption and CTR (the library's CTR_DRBG) */
+static int cs_set_key_as(lea192_key *ks, const uint8_t *key, size_t key_len, const char *isa, int enc_only)
 {
     const char *why = "";
     unsigned allowed;
@@ -2430,21 +2453,46 @@ int lea192_set_key_isa(lea192_key *ks, const uint8_t *key, size_t key_len, const
         return CIPHERSPEC_ERR_ISA;
     }
 #ifdef CS_KS_AESNI
-    if ((allowed & (CS_F_AES | CS_F_V2)) == (CS_F_AES | CS_F_V2))  /* AES-NI and SSSE3 under the ceiling */
-        cs_key_schedule_aesni(ks, key);
-    else
+    if ((allowed & (CS_F_AES | CS_F_V2)) == (CS_F_AES | CS_F_V2)) {  /* AES-NI and SSSE3 under the ceiling */
+        if (enc_only)
+            cs_key_schedule_enc_aesni(ks, key);
+        else
+            cs_key_schedule_aesni(ks, key);
+    } else
 #endif
+    if (enc_only)
+        cs_key_schedule_enc(ks, key);
+    else
         cs_key_schedule(ks, key);
     cs_key_finish(ks, v);  /* bit planes for bitsliced kernels */
     ks->variant = (uint32_t)v + 1;
     ks->ghash = cs_ghash_choose(allowed);  /* GHASH under the same ceiling */
-    cs_gcm_key_powers(ks);
+    if (enc_only)
+        memset(ks->gh, 0, sizeof ks->gh);  /* no GCM with such a key: no powers (nothing of an earlier key left) */
+    else
+        cs_gcm_key_powers(ks);
     return CIPHERSPEC_OK;
+}
+
+int lea192_set_key_isa(lea192_key *ks, const uint8_t *key, size_t key_len, const char *isa)
+{
+    return cs_set_key_as(ks, key, key_len, isa, 0);
 }
 
 int lea192_set_key(lea192_key *ks, const uint8_t *key, size_t key_len)
 {
-    return lea192_set_key_isa(ks, key, key_len, NULL);
+    return cs_set_key_as(ks, key, key_len, NULL, 0);
+}
+
+/* set_key for a key only ever used for ECB encryption and CTR (no decryption, no GCM): the library's own CTR_DRBG (lea192_drbg.c)
+   calls it for every update; hidden, not part of the API (decryption with such a key would be wrong) */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((visibility("hidden")))
+#endif
+int lea192_cs_set_key_encrypt(lea192_key *ks, const uint8_t *key, size_t key_len);
+int lea192_cs_set_key_encrypt(lea192_key *ks, const uint8_t *key, size_t key_len)
+{
+    return cs_set_key_as(ks, key, key_len, NULL, 1);
 }
 
 /* ---- modes: argument checks, chaining and partial blocks here; whole blocks in the kernels ---- */
