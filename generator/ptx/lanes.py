@@ -21,12 +21,12 @@ the last word; bitsliced, a shared word's plane c is bit c of U[k] in all 32 lan
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from cipherspec.errors import UsageError
 from cipherspec.ir import Function, Module
 
-from . import bitsliced, keysplit, roundloop, swar
+from . import bitsliced, keysplit, roundloop, swar, xor3
 from .irbuild import Builder
 from .lane_support import why_not
 from .placement import rk_index
@@ -128,7 +128,15 @@ def lanes_for(module: Module, name: str, reroll: bool = False) -> Lanes:
     lin, lout, lctr = _transforms(module, name, state["encrypt"])
     ct = name == "bs" or not module.tables
     loops = _round_loops(split.cores, split.derive) if reroll else dict.fromkeys(split.cores)
-    return Lanes(name, GROUP[name], split.cores, split.derive, lin, lout, lctr, state, ct, loops)
+    cores = split.cores
+    if name == "bs":  # all LOP3: drop the XOR sharing 3-input gates do not need (xor3.py), once rounds are found
+        cores = {f: xor3.unshare(fn) for f, fn in cores.items()}
+        loops = {
+            f: loop
+            and replace(loop, pre=xor3.unshare(loop.pre), body=xor3.unshare(loop.body), post=xor3.unshare(loop.post))
+            for f, loop in loops.items()
+        }
+    return Lanes(name, GROUP[name], cores, split.derive, lin, lout, lctr, state, ct, loops)
 
 
 def _round_loops(cores: dict[str, Function], derive: Function) -> dict[str, RoundLoop | None]:

@@ -91,6 +91,51 @@ def segments(fn: Function) -> list[list[int]]:
     return out
 
 
+def narrowest(fn: Function, segs: list[list[int]]) -> list[list[int]]:
+    """Move each cut between two segments forward, over a prefix of the second, to the first place with the
+    fewest values live across it (made before, read after): the carried vector of a loop cut there.
+
+    An XOR network rooted in round r+1 (the round key XORed into round r's linear layer) starts the next
+    round with round r's shared terms still live; past it only the state is:
+        before: ... S-box_r | T = s3^s4^s9^s14; y0 = s6^s8^s13^T^k0 ...; S-box_r+1   (192 planes live at |)
+        after:  ... S-box_r; T = ...; y0 = ... | S-box_r+1                           (128 planes live at |)
+    """
+    if len(segs) < 2:
+        return segs
+    order = [v for seg in segs for v in seg]
+    pos = {v: i for i, v in enumerate(order)}
+    last = {}  # value -> position of its last non-leaf reader (len(order): an output)
+    for i, v in enumerate(order):
+        for a in fn.ops[v].args:
+            if a in pos:
+                last[a] = i
+    for _, v in fn.outputs:
+        if v in pos:
+            last[v] = len(order)
+    delta = [0] * (len(order) + 2)  # live across the cut before position i: made before i, read at or after i
+    for a, i in last.items():
+        if i > pos[a]:
+            delta[pos[a] + 1] += 1
+            delta[i + 1] -= 1
+    live = []
+    n = 0
+    for i in range(len(order)):
+        n += delta[i]
+        live.append(n)
+    cuts = [pos[seg[0]] for seg in segs[1:]]
+    ends = cuts[1:] + [len(order)]
+    moved = []
+    for c, e in zip(cuts, ends):
+        best = min(range(c, e), key=lambda i: (live[i], i))
+        moved.append(best)
+    out, start = [], 0
+    for c in moved:
+        out.append(order[start:c])
+        start = c
+    out.append(order[start:])
+    return out
+
+
 def _group(fn: Function, ops: list[int], is_key) -> _Group:
     local = {v: i for i, v in enumerate(ops)}
     live: dict[int, int] = {}
@@ -161,17 +206,18 @@ def _escapes_ok(run: list[_Group], out: list[tuple[str, int]], users, outputs: s
 def find(fn: Function, is_key) -> RoundLoop | None:
     """The best round loop of ``fn`` (most ops re-rolled; at least two iterations), or None.
     ``is_key(name)``: the input is a key word (read per iteration through K[j]), not a value."""
-    segs = segments(fn)
     users = _users(fn)
     outputs = {v for _, v in fn.outputs}
-    best: tuple[int, int, list[_Group], list] | None = None
-    for p in range(1, MAX_PERIOD + 1):
-        for saved, run, out in _runs(fn, segs, p, is_key, users, outputs):
-            if best is None or saved > best[0]:
-                best = (saved, p, run, out)
+    best: tuple[int, int, int, list[_Group], list] | None = None
+    raw = segments(fn)
+    for segs in (raw, narrowest(fn, raw)):  # the rounds as tagged, or cut where the fewest values are live
+        for p in range(1, MAX_PERIOD + 1):
+            for saved, run, out in _runs(fn, segs, p, is_key, users, outputs):
+                if best is None or (saved, -len(out)) > (best[0], -best[1]):  # most re-rolled, then fewest carried
+                    best = (saved, len(out), p, run, out)
     if best is None:
         return None
-    _, p, run, out = best
+    _, _, p, run, out = best
     return _build(fn, run, out, p, is_key)
 
 
