@@ -21,6 +21,7 @@ the last word; bitsliced, a shared word's plane c is bit c of U[k] in all 32 lan
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, replace
 
 from cipherspec.errors import UsageError
@@ -127,9 +128,12 @@ def lanes_for(module: Module, name: str, reroll: bool = False) -> Lanes:
     state = {f: _state(module, f, name) for f in lowered}
     lin, lout, lctr = _transforms(module, name, state["encrypt"])
     ct = name == "bs" or not module.tables
-    loops = _round_loops(split.cores, split.derive) if reroll else dict.fromkeys(split.cores)
+    # bitsliced: round loops cut where the fewest planes are live, then the XOR sharing that LOP3 does not need
+    # dropped (xor3.py) in each part; CIPHERSPEC_PTX_BS=plain turns both off (the A/B of bench/gpu/bs_roof.sh)
+    plain = name != "bs" or os.environ.get("CIPHERSPEC_PTX_BS") == "plain"
+    loops = _round_loops(split.cores, split.derive, not plain) if reroll else dict.fromkeys(split.cores)
     cores = split.cores
-    if name == "bs":  # all LOP3: drop the XOR sharing 3-input gates do not need (xor3.py), once rounds are found
+    if not plain:
         cores = {f: xor3.unshare(fn) for f, fn in cores.items()}
         loops = {
             f: loop
@@ -139,12 +143,12 @@ def lanes_for(module: Module, name: str, reroll: bool = False) -> Lanes:
     return Lanes(name, GROUP[name], cores, split.derive, lin, lout, lctr, state, ct, loops)
 
 
-def _round_loops(cores: dict[str, Function], derive: Function) -> dict[str, RoundLoop | None]:
+def _round_loops(cores: dict[str, Function], derive: Function, narrow: bool = True) -> dict[str, RoundLoop | None]:
     """Each core's round loop, where it has one whose key words (derived words D[k], in the order set_key
     stores them) sit at one stride per iteration; else None (the core stays straight-line)."""
     index = {n: k for k, (n, _) in enumerate(derive.outputs)}
     out: dict[str, RoundLoop | None] = {}
     for f, fn in cores.items():
-        loop = roundloop.find(fn, index.__contains__)
+        loop = roundloop.find(fn, index.__contains__, narrow)
         out[f] = loop if loop is not None and loop.stride(index) is not None else None
     return out

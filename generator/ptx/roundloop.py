@@ -13,7 +13,10 @@ from the IR alone (no per-cipher code):
      reads from before it (both in first-use order);
   3. keep the longest run of equal groups whose dataflow chains: the q-th value group i+1 reads from
      before it is, for every i, the same op of group i (or the same value group i read, passed on), so
-     that one carried vector S[0..L) holds what each iteration reads.
+     that one carried vector S[0..L) holds what each iteration reads;
+  4. the same with each cut of step 1 moved forward to where the fewest values are live (``narrowest``:
+     a round key XORed into the last round's linear layer tags that layer's roots with the next round);
+     of two runs that re-roll as much, the one that carries fewer values (ARIA: 128 planes, not 192).
 
     before: core  = r0; r1; r2; ...; r9; last                (one basic block)
     after:  pre   = r0                      inputs -> S[p] (the values r1 reads), E[q] (others post reads)
@@ -203,14 +206,15 @@ def _escapes_ok(run: list[_Group], out: list[tuple[str, int]], users, outputs: s
     return True
 
 
-def find(fn: Function, is_key) -> RoundLoop | None:
+def find(fn: Function, is_key, narrow: bool = True) -> RoundLoop | None:
     """The best round loop of ``fn`` (most ops re-rolled; at least two iterations), or None.
-    ``is_key(name)``: the input is a key word (read per iteration through K[j]), not a value."""
+    ``is_key(name)``: the input is a key word (read per iteration through K[j]), not a value; ``narrow``: also
+    try the cuts moved to where the fewest values are live (``narrowest``), and keep them where they save as much."""
     users = _users(fn)
     outputs = {v for _, v in fn.outputs}
     best: tuple[int, int, int, list[_Group], list] | None = None
     raw = segments(fn)
-    for segs in (raw, narrowest(fn, raw)):  # the rounds as tagged, or cut where the fewest values are live
+    for segs in (raw, narrowest(fn, raw)) if narrow else (raw,):  # as tagged, or cut where the fewest are live
         for p in range(1, MAX_PERIOD + 1):
             for saved, run, out in _runs(fn, segs, p, is_key, users, outputs):
                 if best is None or (saved, -len(out)) > (best[0], -best[1]):  # most re-rolled, then fewest carried
