@@ -106,7 +106,9 @@ def unshare(fn: Function) -> Function:
 def _rebuild(fn: Function, changed, gone, tree_of, leaves, inv, uses) -> Function:
     """The function with each changed root as a chain over its leaves: one plain leaf first, then the
     single-use ANDs/ORs (each fills one LOP3 with the chain so far), then the other leaves, two a LOP3;
-    the latest-made leaves first, so that no partial sum waits, holding a register, for the last leaf."""
+    inputs (round-key words, loaded from memory) first, so that a layer's loads spread over it instead of
+    bunching up where its last values are made; then the latest-made leaves first, so that no partial sum
+    waits, holding a register, for the last leaf."""
     ops = fn.ops
     b = Builder(fn.name)
     new: dict[int, int] = {}
@@ -118,7 +120,7 @@ def _rebuild(fn: Function, changed, gone, tree_of, leaves, inv, uses) -> Functio
             new[v] = b.const(op.imm[0], op.width)
         elif v in changed:
             fold = sorted((x for x in leaves[v] if ops[x].code in ("and", "or") and uses[x] == 1), reverse=True)
-            plain = sorted(set(leaves[v]) - set(fold), reverse=True)  # latest made first: no early partial sum
+            plain = sorted(set(leaves[v]) - set(fold), key=lambda x: (ops[x].code != "input", -x))
             order = plain[:1] + fold + plain[1:]
             if not order:
                 new[v] = b.const(0xFFFFFFFF if inv[v] else 0, op.width)
