@@ -2,9 +2,10 @@
 # Bitsliced CUDA defaults at their roof (issue 25 item 3), on the GPU machine, from the repository root, in one
 # call (< 4 min with the caches carried): builds AES-128 and ARIA-128's constant-time defaults (bs_rk-const_t128)
 # twice -- as generated now (round loops cut where the fewest planes are live, XOR sharing that LOP3 does not need
-# dropped: generator/ptx/roundloop.py, xor3.py) and without those two steps (CIPHERSPEC_PTX_BS=plain, the A/B
-# baseline in the same run) -- and the same kernels at 3 resident CTAs per SM (ctas3: ptxas caps them at 168
-# registers, 12 warps per SM instead of 8), plus any BS_EXTRA schedules; checks them against the C library
+# dropped, a linear layer's slices one at a time: generator/ptx/roundloop.py, xor3.py, slices.py) and without those
+# steps (CIPHERSPEC_PTX_BS=plain: main's bitsliced cores, the A/B baseline in the same run) -- and the same
+# kernels at 3 resident CTAs per SM (ctas3: ptxas caps them at 168 registers, 12 warps per SM instead of 8), plus
+# any BS_EXTRA schedules; checks them against the C library
 # (bs_check.py) and runs the differential GPU tests of the defaults; times 1 GiB device-resident CTR through
 # bench/gpu/bench.py, then one Nsight Compute profile (SpeedOfLight, Occupancy: achieved occupancy, issue slots)
 # of each.  The summary prints, per kernel: keystream Gbps, SASS instructions per block, registers (cuobjdump),

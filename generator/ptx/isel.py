@@ -149,7 +149,8 @@ class Selector:
             if fn.ops[v].code == "input" and self.env.inputs.get(fn.ops[v].imm[0], Val("", True)).register
         }
         out = list(leaves)
-        nodes = slices.cluster(fn, nodes, operands, registers)  # a linear layer's slices one at a time
+        if os.environ.get("CIPHERSPEC_PTX_BS") != "plain":  # (the A/B switch of bench/gpu/bs_roof.sh, lanes.py)
+            nodes = slices.cluster(fn, nodes, operands, registers)  # a linear layer's slices one at a time
         for v in pressure.order(nodes, operands, registers, {v for _, v in fn.outputs}):
             if v in trees and v not in self.trees:  # (c flavour) the tree's own ops, then its root
                 out += [m for m in trees[v].members if m != v]

@@ -129,7 +129,7 @@ def lanes_for(module: Module, name: str, reroll: bool = False) -> Lanes:
     lin, lout, lctr = _transforms(module, name, state["encrypt"])
     ct = name == "bs" or not module.tables
     # bitsliced: round loops cut where the fewest planes are live, then the XOR sharing that LOP3 does not need
-    # dropped (xor3.py) in each part; CIPHERSPEC_PTX_BS=plain turns both off (the A/B of bench/gpu/bs_roof.sh)
+    # dropped (xor3.py) in each part; CIPHERSPEC_PTX_BS=plain turns both off (and isel's slices.py order)
     plain = name != "bs" or os.environ.get("CIPHERSPEC_PTX_BS") == "plain"
     loops = _round_loops(split.cores, split.derive, not plain) if reroll else dict.fromkeys(split.cores)
     cores = split.cores
