@@ -63,15 +63,18 @@ def row(name: str, text: str, sms: int, mhz: float) -> dict:
             subprocess.run([tool, "--dump-sass", str(_cubin(src.name))], capture_output=True, text=True, env=env).stdout
         )
         fname = sass.pick(funcs, f"_ctr_{fl}I", "ILb0")
-        mix = sass.loop_mix(funcs[fname], sass.round_trips(src.cu, fl))  # a round loop counts each trip
+        mix = sass.loop_mix(funcs[fname], sass.round_trips(src.cu, fl))  # a round loop counts its trips
         blocks = sched.ilp * group_of(sched)
         roof, pipe = sass.roof_gbps(mix, blocks, module.block.nbytes, sms, mhz)
-        regs = max((u.registers for k, u in rep.kernels.items() if f"_ctr_{fl}I" in k and "ILb0" in k), default=0)
+        uses = [u for k, u in rep.kernels.items() if f"_ctr_{fl}I" in k and "ILb0" in k]
+        regs = max((u.registers for u in uses), default=0)
+        spills = max((max(u.spill_stores, u.spill_loads) for u in uses), default=0)
         out[fl] = {
             "mix": {k: v / blocks for k, v in mix.most_common()},
             "roof": roof,
             "pipe": pipe,
             "regs": regs,
+            "spills": spills,
             "total": sum(mix.values()) / blocks,
         }
     return {"name": src.name, **out}
@@ -89,8 +92,10 @@ def main() -> int:
     ap.add_argument("--sms", type=int, default=132)
     ap.add_argument("--mhz", type=float, default=1980)
     args = ap.parse_args()
-    print("| schedule | flavour | SASS instr / block (loop) | top of the mix per block | regs | roof Gbps (pipe) |")
-    print("|---|---|---:|---|---:|---:|")
+    print(
+        "| schedule | flavour | SASS instr / block (loop) | top of the mix per block | regs | spill B | roof Gbps (pipe) |"
+    )
+    print("|---|---|---:|---|---:|---:|---:|")
     for job in args.jobs:
         name, _, text = job.partition(":")
         r = row(name, text or None, args.sms, args.mhz)
@@ -98,7 +103,7 @@ def main() -> int:
             x = r[fl]
             top = ", ".join(f"{k} {v:.1f}" for k, v in list(x["mix"].items())[:6])
             print(
-                f"| `{r['name']}` | {fl} | {x['total']:.1f} | {top} | {x['regs']} | {x['roof']:,.0f} ({x['pipe']}) |",
+                f"| `{r['name']}` | {fl} | {x['total']:.1f} | {top} | {x['regs']} | {x['spills']} | {x['roof']:,.0f} ({x['pipe']}) |",
                 flush=True,
             )
     return 0

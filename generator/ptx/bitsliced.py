@@ -19,8 +19,6 @@ round key added after the linear layer that follows the S-boxes moves in front o
 
 from __future__ import annotations
 
-import os
-
 from cipherspec.ir import Function, Module, WordLayout
 from cipherspec.passes import dce
 from generator.common.bitslice import PlaneAlgebra, unsupported
@@ -28,6 +26,7 @@ from generator.common.bitslice import lower as lower_planes
 from generator.common.sbox_circuit import CIRCUITS
 
 from . import keypush
+from .abswitch import former_bitsliced
 from .irbuild import Builder
 
 LANES = 32
@@ -116,7 +115,7 @@ def lower(fn: Function, module: Module, key_inputs: set[str]) -> Function:
             out.append(planes.name(b.op("sub", b.const(0), bit)))
         return out
 
-    former = os.environ.get("CIPHERSPEC_PTX_BS") == "v1"  # A/B switch (bench/gpu/aes_roof.sh): the former lowering
+    former = former_bitsliced()  # the A/B switch (abswitch.py)
     if former:
         planes.SBOX_SHAPES = ("depth16",)
     outs = lower_planes(fn, module.tables, planes, bind)

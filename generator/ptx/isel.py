@@ -31,7 +31,8 @@ from cipherspec.errors import UsageError
 from cipherspec.ir import Function, mask
 
 from ..mir import schedule as pressure
-from . import lop3, lop3map, wide
+from . import lop3, lop3map, slices, wide
+from .abswitch import former_bitsliced
 from .values import Val, _comment
 
 FLAVOURS = ("ptx", "c")
@@ -149,6 +150,8 @@ class Selector:
             if fn.ops[v].code == "input" and self.env.inputs.get(fn.ops[v].imm[0], Val("", True)).register
         }
         out = list(leaves)
+        if not former_bitsliced():  # (the A/B switch, abswitch.py)
+            nodes = slices.cluster(fn, nodes, operands, registers)  # a linear layer's slices one at a time
         for v in pressure.order(nodes, operands, registers, {v for _, v in fn.outputs}):
             if v in trees and v not in self.trees:  # (c flavour) the tree's own ops, then its root
                 out += [m for m in trees[v].members if m != v]

@@ -21,12 +21,13 @@ the last word; bitsliced, a shared word's plane c is bit c of U[k] in all 32 lan
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from cipherspec.errors import UsageError
 from cipherspec.ir import Function, Module
 
-from . import bitsliced, keysplit, roundloop, swar
+from . import bitsliced, keysplit, roundloop, swar, xor3
+from .abswitch import former_bitsliced
 from .irbuild import Builder
 from .lane_support import why_not
 from .placement import rk_index
@@ -127,16 +128,27 @@ def lanes_for(module: Module, name: str, reroll: bool = False) -> Lanes:
     state = {f: _state(module, f, name) for f in lowered}
     lin, lout, lctr = _transforms(module, name, state["encrypt"])
     ct = name == "bs" or not module.tables
-    loops = _round_loops(split.cores, split.derive) if reroll else dict.fromkeys(split.cores)
-    return Lanes(name, GROUP[name], split.cores, split.derive, lin, lout, lctr, state, ct, loops)
+    # bitsliced: round loops cut where the fewest planes are live, then the XOR sharing that LOP3 does not need
+    # dropped (xor3.py) in each part; the A/B switch (abswitch.py) turns both off (and isel's slices.py order)
+    plain = name != "bs" or former_bitsliced()
+    loops = _round_loops(split.cores, split.derive, not plain) if reroll else dict.fromkeys(split.cores)
+    cores = split.cores
+    if not plain:
+        cores = {f: xor3.unshare(fn) for f, fn in cores.items()}
+        loops = {
+            f: loop
+            and replace(loop, pre=xor3.unshare(loop.pre), body=xor3.unshare(loop.body), post=xor3.unshare(loop.post))
+            for f, loop in loops.items()
+        }
+    return Lanes(name, GROUP[name], cores, split.derive, lin, lout, lctr, state, ct, loops)
 
 
-def _round_loops(cores: dict[str, Function], derive: Function) -> dict[str, RoundLoop | None]:
+def _round_loops(cores: dict[str, Function], derive: Function, narrow: bool = True) -> dict[str, RoundLoop | None]:
     """Each core's round loop, where it has one whose key words (derived words D[k], in the order set_key
     stores them) sit at one stride per iteration; else None (the core stays straight-line)."""
     index = {n: k for k, (n, _) in enumerate(derive.outputs)}
     out: dict[str, RoundLoop | None] = {}
     for f, fn in cores.items():
-        loop = roundloop.find(fn, index.__contains__)
+        loop = roundloop.find(fn, index.__contains__, narrow)
         out[f] = loop if loop is not None and loop.stride(index) is not None else None
     return out

@@ -13,7 +13,10 @@ from the IR alone (no per-cipher code):
      reads from before it (both in first-use order);
   3. keep the longest run of equal groups whose dataflow chains: the q-th value group i+1 reads from
      before it is, for every i, the same op of group i (or the same value group i read, passed on), so
-     that one carried vector S[0..L) holds what each iteration reads.
+     that one carried vector S[0..L) holds what each iteration reads;
+  4. the same with each cut of step 1 moved forward to where the fewest values are live (``narrowest``:
+     a round key XORed into the last round's linear layer tags that layer's roots with the next round);
+     of two runs that re-roll as much, the one that carries fewer values (ARIA: 128 planes, not 192).
 
     before: core  = r0; r1; r2; ...; r9; last                (one basic block)
     after:  pre   = r0                      inputs -> S[p] (the values r1 reads), E[q] (others post reads)
@@ -92,6 +95,51 @@ def segments(fn: Function) -> list[list[int]]:
     return out
 
 
+def narrowest(fn: Function, segs: list[list[int]]) -> list[list[int]]:
+    """Move each cut between two segments forward, over a prefix of the second, to the first place with the
+    fewest values live across it (made before, read after): the carried vector of a loop cut there.
+
+    An XOR network rooted in round r+1 (the round key XORed into round r's linear layer) starts the next
+    round with round r's shared terms still live; past it only the state is:
+        before: ... S-box_r | T = s3^s4^s9^s14; y0 = s6^s8^s13^T^k0 ...; S-box_r+1   (192 planes live at |)
+        after:  ... S-box_r; T = ...; y0 = ... | S-box_r+1                           (128 planes live at |)
+    """
+    if len(segs) < 2:
+        return segs
+    order = [v for seg in segs for v in seg]
+    pos = {v: i for i, v in enumerate(order)}
+    last = {}  # value -> position of its last non-leaf reader (len(order): an output)
+    for i, v in enumerate(order):
+        for a in fn.ops[v].args:
+            if a in pos:
+                last[a] = i
+    for _, v in fn.outputs:
+        if v in pos:
+            last[v] = len(order)
+    delta = [0] * (len(order) + 2)  # live across the cut before position i: made before i, read at or after i
+    for a, i in last.items():
+        if i > pos[a]:
+            delta[pos[a] + 1] += 1
+            delta[i + 1] -= 1
+    live = []
+    n = 0
+    for i in range(len(order)):
+        n += delta[i]
+        live.append(n)
+    cuts = [pos[seg[0]] for seg in segs[1:]]
+    ends = cuts[1:] + [len(order)]
+    moved = []
+    for c, e in zip(cuts, ends):
+        best = min(range(c, e), key=lambda i: (live[i], i))
+        moved.append(best)
+    out, start = [], 0
+    for c in moved:
+        out.append(order[start:c])
+        start = c
+    out.append(order[start:])
+    return out
+
+
 def _group(fn: Function, ops: list[int], is_key) -> _Group:
     local = {v: i for i, v in enumerate(ops)}
     live: dict[int, int] = {}
@@ -159,20 +207,22 @@ def _escapes_ok(run: list[_Group], out: list[tuple[str, int]], users, outputs: s
     return True
 
 
-def find(fn: Function, is_key) -> RoundLoop | None:
+def find(fn: Function, is_key, narrow: bool = True) -> RoundLoop | None:
     """The best round loop of ``fn`` (most ops re-rolled; at least two iterations), or None.
-    ``is_key(name)``: the input is a key word (read per iteration through K[j]), not a value."""
-    segs = segments(fn)
+    ``is_key(name)``: the input is a key word (read per iteration through K[j]), not a value; ``narrow``: also
+    try the cuts moved to where the fewest values are live (``narrowest``), and keep them where they save as much."""
     users = _users(fn)
     outputs = {v for _, v in fn.outputs}
-    best: tuple[int, int, list[_Group], list] | None = None
-    for p in range(1, MAX_PERIOD + 1):
-        for saved, run, out in _runs(fn, segs, p, is_key, users, outputs):
-            if best is None or saved > best[0]:
-                best = (saved, p, run, out)
+    best: tuple[int, int, int, list[_Group], list] | None = None
+    raw = segments(fn)
+    for segs in (raw, narrowest(fn, raw)) if narrow else (raw,):  # as tagged, or cut where the fewest are live
+        for p in range(1, MAX_PERIOD + 1):
+            for saved, run, out in _runs(fn, segs, p, is_key, users, outputs):
+                if best is None or (saved, -len(out)) > (best[0], -best[1]):  # most re-rolled, then fewest carried
+                    best = (saved, len(out), p, run, out)
     if best is None:
         return None
-    _, p, run, out = best
+    _, _, p, run, out = best
     if os.environ.get("CIPHERSPEC_PTX_ROTATE") == "1":  # A/B switch (bench/results/gpu-ct64.md), off by default
         rotated = _rotated(fn, run, p, is_key, users, outputs)
         if rotated is not None:

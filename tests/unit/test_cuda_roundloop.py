@@ -58,6 +58,28 @@ def test_feistel_chain_with_pass_through_and_invariants():
     _check(fn, loop, np.random.default_rng(1))
 
 
+def _tail_in_next_round(rounds: int):
+    """Round r makes a = x0 & x1, b = x0 | x1, c = x0 ^ x1; the XORs that finish its state carry round r+1's tag
+    (as a round key XORed into a linear layer does): cut where the tags change, a, b and c are live."""
+    b = Builder("enc")
+    x0, x1 = b.input("X0"), b.input("X1")
+    for r in range(rounds):
+        b.origin = Origin("t.cs", 2, 1, "enc", round=r)
+        a_, b_, c_ = b.op("and", x0, x1), b.op("or", x0, x1), b.op("xor", x0, x1)
+        b.origin = Origin("t.cs", 3, 1, "enc", round=r + 1)
+        x0 = b.op("xor", b.op("xor", a_, b_), b.input(f"K[{2 * r}]"))
+        x1 = b.op("xor", b.op("xor", b_, c_), b.input(f"K[{2 * r + 1}]"))
+    return b.function([("X0", x0), ("X1", x1)])
+
+
+def test_cut_where_fewest_values_live():
+    fn = _tail_in_next_round(6)
+    loop = roundloop.find(fn, lambda n: n.startswith("K["))
+    assert loop is not None and loop.count >= 4
+    assert loop.carried == 2  # (3 at the tagged cut: a, b, c)
+    _check(fn, loop, np.random.default_rng(2))
+
+
 def test_no_repeat_no_loop():
     b = Builder("f")
     x = b.input("x")
@@ -81,6 +103,7 @@ def test_bitsliced_cores_reroll(registry, name, period, count):
         straight = sum(1 for op in lay.cores[fname].ops if op.code not in ("input", "const"))
         rolled = sum(1 for f in (loop.pre, loop.body, loop.post) for op in f.ops if op.code not in ("input", "const"))
         assert rolled * 3 < straight, (rolled, straight)  # what ptxas and nvcc now see
+        assert loop.carried == 128  # the state's planes only (cut where the fewest are live)
         _check(lay.cores[fname], loop, rng)
 
 

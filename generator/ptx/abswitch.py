@@ -1,0 +1,16 @@
+"""The A/B switch of the bitsliced lowering, for same-run comparisons on the device (bench/gpu/aes_roof.sh,
+bs_roof.sh): CIPHERSPEC_PTX_BS=v1 builds the bitsliced cores as the lowering did before these steps -- the
+depth-16 S-box circuit only (bitsliced.py), round loops cut as tagged and no XOR unsharing (lanes.py, xor3.py),
+the pressure order without the linear layer's slices (isel.py, slices.py).  Unset: the current lowering.
+
+    CIPHERSPEC_PTX_BS=v1 python3 bench/gpu/bench.py ...   (into its own CIPHERSPEC_CACHE: same names, other sources)
+"""
+
+from __future__ import annotations
+
+import os
+
+
+def former_bitsliced() -> bool:
+    """Whether the build asks for the former bitsliced lowering (the A/B baseline)."""
+    return os.environ.get("CIPHERSPEC_PTX_BS") == "v1"
