@@ -8,6 +8,7 @@ ciphers (examples/ciphers/) and the conformance cells with tables or bit permuta
                                              and those of the cells with lookups on 64-bit words, then EXTRA (the
                                              former defaults, other thread counts; the opt-in table layouts, leaky)
     python3 bench/gpu/ct_any.py schedules --all   every cell's default too
+    python3 bench/gpu/ct_any.py defaults     every example's and cell's default alone, CIPHER:SCHEDULE comma-separated
     python3 bench/gpu/ct_any.py memcheck N   one default run small against the interpreter (under compute-sanitizer)
     python3 bench/gpu/ct_any.py report DIR   DIR/results.json -> a table of Tbps per default beside the targets
 """
@@ -95,6 +96,9 @@ def main(argv: list[str]) -> int:
         picked = set(example_names() + wide_names())
         which = names() if argv[1:] == ["--all"] else [n for n in names() if n in picked]
         print(",".join([f"{n}:{default_name(reg, n).partition('_cuda_ctr_')[2]}" for n in which] + EXTRA))
+    elif cmd == "defaults":
+        reg = registry()
+        print(",".join(f"{n}:{default_name(reg, n).partition('_cuda_ctr_')[2]}" for n in names()))
     elif cmd == "prebuild":
         from bench import build_all
 
