@@ -1,5 +1,5 @@
 """Do two CUDA builds carry the same machine code?  Per kernel: SASS instruction count and whether the
-instruction text is identical, for the kernels both hold (cuobjdump -sass on each .so or .cubin).
+instruction text is identical (or identical up to a one-to-one renaming of registers), for the kernels both hold (cuobjdump -sass on each .so or .cubin).
 
     python3 bench/cuda/sass_same.py before/libX.so after/libX.so
     -> kernel                    before  after  same
@@ -40,15 +40,38 @@ def kernels(path: str) -> dict[str, list[str]]:
     return out
 
 
-def compare(before: str, after: str) -> tuple[list[tuple[str, int, int, bool]], list[str], list[str]]:
+_REG = re.compile(r"\b(U?R|U?P)(\d+)\b")
+
+
+def renamed(a: list[str], b: list[str]) -> bool:
+    """The same instructions with registers consistently renamed (a one-to-one map per register file): the same
+    work, the same count, the same register pressure."""
+    if len(a) != len(b):
+        return False
+    fwd: dict[tuple[str, str], str] = {}
+    back: dict[tuple[str, str], str] = {}
+    for x, y in zip(a, b):
+        if _REG.sub("#", x) != _REG.sub("#", y):
+            return False
+        for (fa, na), (fb, nb) in zip(_REG.findall(x), _REG.findall(y)):
+            if fa != fb or fwd.setdefault((fa, na), nb) != nb or back.setdefault((fb, nb), na) != na:
+                return False
+    return True
+
+
+def compare(before: str, after: str) -> tuple[list[tuple[str, int, int, str]], list[str], list[str]]:
+    """Rows (kernel, count before, count after, "yes" | "renamed" | "NO"), kernels only before, only after."""
     a, b = kernels(before), kernels(after)
-    rows = [(k, len(a[k]), len(b[k]), a[k] == b[k]) for k in sorted(set(a) & set(b))]
+    rows = [
+        (k, len(a[k]), len(b[k]), "yes" if a[k] == b[k] else "renamed" if renamed(a[k], b[k]) else "NO")
+        for k in sorted(set(a) & set(b))
+    ]
     return rows, sorted(set(a) - set(b)), sorted(set(b) - set(a))
 
 
 def short(name: str) -> str:
-    m = re.search(r"(cs_\w+?_(?:ecb|ctr|gcm|key|tgh)\w*?)(?:E|I|$)", name)
-    return m.group(1) if m else name[:60]
+    m = re.search(r"anon(?:s_|\d+)(\w+?)E", name)
+    return (m.group(1) if m else name)[:60]
 
 
 def main(argv: list[str]) -> int:
@@ -56,13 +79,15 @@ def main(argv: list[str]) -> int:
     digest = hashlib.sha256("".join(str(r) for r in rows).encode()).hexdigest()[:12]
     print(f"{'kernel':60} {'before':>7} {'after':>7}  same")
     for k, n, m, same in rows:
-        print(f"{short(k):60} {n:7} {m:7}  {'yes' if same else 'NO'}")
+        print(f"{short(k):60} {n:7} {m:7}  {same}")
     if only_a:
         print(f"{len(only_a)} kernels only in before: {', '.join(short(k) for k in only_a)}")
     if only_b:
         print(f"{len(only_b)} kernels only in after: {', '.join(short(k) for k in only_b)}")
-    bad = [k for k, _, _, same in rows if not same]
-    print(f"{len(rows) - len(bad)}/{len(rows)} common kernels identical (table digest {digest})")
+    bad = [k for k, _, _, same in rows if same == "NO"]
+    ren = sum(1 for *_, same in rows if same == "renamed")
+    print(f"{len(rows) - len(bad) - ren}/{len(rows)} common kernels identical, {ren} the same up to register names, "
+          f"{len(bad)} different (table digest {digest})")
     return 1 if bad or not rows else 0
 
 
