@@ -160,8 +160,8 @@ def compile_cubin(cu: Path, arch: str) -> Report:
 
 
 def split_threads() -> int:
-    """Threads one nvcc may use for its optimizer and ptxas (``--split-compile``): every CPU, so the last library
-    of a parallel build, or a build of one, keeps them all busy; CIPHERSPEC_NVCC_THREADS overrides it."""
+    """Threads one nvcc's ptxas may use (``-Xptxas --split-compile``): every CPU, so the last library of a
+    parallel build, or a build of one, keeps them all busy; CIPHERSPEC_NVCC_THREADS overrides it."""
     env = os.environ.get("CIPHERSPEC_NVCC_THREADS", "")
     return int(env) if env.isdigit() and int(env) > 0 else max(1, os.cpu_count() or 1)
 
@@ -185,8 +185,10 @@ def build_library(cu: Path, out: Path, arch: str | None = None, flavours: int = 
     hit = cache_dir() / f"{cu.stem}.{key}.so"
     if not hit.is_file():
         tmp = hit.with_suffix(f".{os.getpid()}.tmp")
-        # --split-compile: the same SASS (bench/cuda_build_time.sh checks it), so it stays out of the cache key
-        speed = [f"--split-compile={split_threads()}"]
+        # ptxas compiles the kernels on several threads: the same SASS (bench/cuda/sass_same.py), so it stays out
+        # of the cache key.  Not nvcc's --split-compile: splitting cicc's optimizer moved registers and
+        # instructions in some kernels (SM4's gcm_long, the GCM join kernel), the same counts but not the same code
+        speed = ["-Xptxas", f"--split-compile={split_threads()}"]
         res = _run([str(nvcc), *flags, *speed, "-I", str(cu.parent), "-o", str(tmp), str(cu)], nvcc)
         if res.returncode:
             raise BuildError(f"nvcc failed building {cu.name}:\n{res.stderr[-4000:]}")

@@ -5,7 +5,7 @@ where nvcc exists.
     out_dir/lea128_cuda_ctr_rk-const_t256.cu / .h / .so
 
 Each library holds its schedule's default kernel flavour only (-DCS_FLAVOURS; the runtime builds both for the
-benchmarks), compiled largest source first on every CPU (toolchain/jobs.py; nvcc --split-compile).
+benchmarks), compiled largest source first on every CPU (toolchain/jobs.py; ptxas on several threads).
 The schedule is the default for the cipher unless one is given: the autotuner's constant-time pick
 (tuned.json), else for a spec with tables the constant-time layout ctchoice picks (the bitsliced one), else
 the built-in default (ctchoice.default_for); a given one is a full name (``lea128_cuda_ctr_rk-shared_t512``)
