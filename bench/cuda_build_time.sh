@@ -5,7 +5,7 @@
 #   bash bench/cuda_build_time.sh                       -> $OUT/cuda-build-time.jsonl (OUT default: /tmp)
 #   BASE=/tmp/main-export SPECS="examples/ciphers/sm4.cs" ALL=0 bash bench/cuda_build_time.sh
 # Each line: what, cpu_s (user+sys of the whole process tree), wall_s, load1 at start/end (bench/cuda/build_time.py).
-# Then the SASS of each example spec's library by this checkout against BASE's (bench/cuda/sass_same.py), when BASE is set.
+# The SASS check (same kernels before/after) is bench/cuda/sass_same.py on two builds' .so files.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp}

@@ -86,8 +86,10 @@ def main(argv: list[str]) -> int:
         print(f"{len(only_b)} kernels only in after: {', '.join(short(k) for k in only_b)}")
     bad = [k for k, _, _, same in rows if same == "NO"]
     ren = sum(1 for *_, same in rows if same == "renamed")
-    print(f"{len(rows) - len(bad) - ren}/{len(rows)} common kernels identical, {ren} the same up to register names, "
-          f"{len(bad)} different (table digest {digest})")
+    print(
+        f"{len(rows) - len(bad) - ren}/{len(rows)} common kernels identical, {ren} the same up to register names, "
+        f"{len(bad)} different (table digest {digest})"
+    )
     return 1 if bad or not rows else 0
 
 

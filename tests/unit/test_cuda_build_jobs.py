@@ -6,12 +6,15 @@ library is test_one_flavour_library below (nvcc + cuobjdump, skipped without the
 from __future__ import annotations
 
 import shutil
+import subprocess
 import threading
 
 import pytest
+from paths import ROOT
 from shipped import shipped_registry
 from tools import require_nvcc
 
+from cipherspec.registry import Registry
 from generator.ptx import build as cuda_build
 from generator.ptx.build import schedule_for
 from generator.ptx.placement import FLAVOURS
@@ -78,11 +81,6 @@ def test_one_flavour_library(tmp_path):
     require_nvcc()
     if shutil.which("cuobjdump") is None:
         pytest.skip("cuobjdump not found")
-    import subprocess
-
-    from cipherspec.registry import Registry
-    from paths import ROOT
-
     reg = Registry(extra=[ROOT / "tests" / "conformance" / "arith.cs"])
     module = reg.module("arith_u32")
     sched = schedule_for(module, None)
