@@ -3,7 +3,8 @@
     find_nvcc()                         -> Path or None (CIPHERSPEC_NVCC, PATH, /usr/local/cuda*/bin,
                                            the PyPI wheel nvidia-cuda-nvcc: site-packages/nvidia/cu13/bin)
     compile_cubin(cu_path, "sm_90")     -> Report(arch, kernels={name: KernelUsage})
-    build_library(cu_path, out_so)      -> shared library for this machine's GPU (sm_90 + PTX)
+    build_library(cu_path, out_so)      -> shared library for this machine's GPU (sm_90 + PTX); flavours=1|2
+                                           compiles one kernel flavour only (what `cipherspec build` ships)
 
 The cache (CIPHERSPEC_CACHE, default ~/.cache/cipherspec/nvcc) keys each result by the hash of
 the source, the headers beside it, the nvcc version and the flags, so a test run recompiles only
@@ -158,8 +159,17 @@ def compile_cubin(cu: Path, arch: str) -> Report:
     return parse_report(text, arch)
 
 
-def build_library(cu: Path, out: Path, arch: str | None = None) -> Path:
-    """A shared library of the .cu for ``arch`` (default: sm_90 plus PTX), cached by content."""
+def split_threads() -> int:
+    """Threads one nvcc's ptxas may use (``-Xptxas --split-compile``): every CPU, so the last library of a
+    parallel build, or a build of one, keeps them all busy; CIPHERSPEC_NVCC_THREADS overrides it."""
+    env = os.environ.get("CIPHERSPEC_NVCC_THREADS", "")
+    return int(env) if env.isdigit() and int(env) > 0 else max(1, os.cpu_count() or 1)
+
+
+def build_library(cu: Path, out: Path, arch: str | None = None, flavours: int = 3) -> Path:
+    """A shared library of the .cu for ``arch`` (default: sm_90 plus PTX), cached by content.  ``flavours``:
+    the kernel flavours compiled in (the source's CS_FLAVOURS: 1 inline PTX, 2 plain C, 3 both); `cipherspec
+    build` ships only the schedule's default one, the runtime (tests, benchmarks) builds both."""
     nvcc = require_nvcc()
     arch = arch or os.environ.get("CIPHERSPEC_CUDA_ARCH", "sm_90")
     num = arch.split("_")[1]
@@ -170,12 +180,16 @@ def build_library(cu: Path, out: Path, arch: str | None = None) -> Path:
         "-O3",
         "-std=c++17",
         f"-gencode=arch=compute_{num},code=[sm_{num},compute_{num}]",
-    ]
+    ] + ([f"-DCS_FLAVOURS={flavours}"] if flavours != 3 else [])
     key = _key(cu, flags, nvcc)
     hit = cache_dir() / f"{cu.stem}.{key}.so"
     if not hit.is_file():
         tmp = hit.with_suffix(f".{os.getpid()}.tmp")
-        res = _run([str(nvcc), *flags, "-I", str(cu.parent), "-o", str(tmp), str(cu)], nvcc)
+        # ptxas compiles the kernels on several threads: the same SASS (bench/cuda/sass_same.py), so it stays out
+        # of the cache key.  Not nvcc's --split-compile: splitting cicc's optimizer moved registers and
+        # instructions in some kernels (SM4's gcm_long, the GCM join kernel), the same counts but not the same code
+        speed = ["-Xptxas", f"--split-compile={split_threads()}"]
+        res = _run([str(nvcc), *flags, *speed, "-I", str(cu.parent), "-o", str(tmp), str(cu)], nvcc)
         if res.returncode:
             raise BuildError(f"nvcc failed building {cu.name}:\n{res.stderr[-4000:]}")
         tmp.replace(hit)

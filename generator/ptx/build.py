@@ -4,6 +4,8 @@ where nvcc exists.
     build(registry, ["lea128"], None, out_dir, progress)   -> notes
     out_dir/lea128_cuda_ctr_rk-const_t256.cu / .h / .so
 
+Each library holds its schedule's default kernel flavour only (-DCS_FLAVOURS; the runtime builds both for the
+benchmarks), compiled largest source first on every CPU (toolchain/jobs.py; ptxas on several threads).
 The schedule is the default for the cipher unless one is given: the autotuner's constant-time pick
 (tuned.json), else for a spec with tables the constant-time layout ctchoice picks (the bitsliced one), else
 the built-in default (ctchoice.default_for); a given one is a full name (``lea128_cuda_ctr_rk-shared_t512``)
@@ -15,15 +17,16 @@ estimated instructions per block of the table layout beside it (ctchoice.estimat
 from __future__ import annotations
 
 import os
-from concurrent.futures import Future, ThreadPoolExecutor
+from functools import partial
 from pathlib import Path
 
 from cipherspec.ir import Module
 from cipherspec.registry import Registry
 from toolchain import nvcc
+from toolchain.jobs import LargestFirst
 
 from .ctchoice import default_for
-from .placement import CudaSchedule, constant_time, load_tuned, table_base
+from .placement import FLAVOURS, CudaSchedule, constant_time, load_tuned, table_base
 from .source import generate, prepared
 
 
@@ -85,42 +88,44 @@ def ct_default_text(module: Module) -> str:
 
 
 def build(registry: Registry, names: list[str], schedule: str | None, out_dir: Path, progress=None) -> list[str]:
-    """Sources in order; the nvcc runs in parallel, one per CPU (nvcc is one process per library: --all spent
-    most of its time with one of the cores idle)."""
+    """Sources in order (Python, this thread); nvcc runs as each source is ready, one per CPU, the largest
+    waiting source first (nvcc's time follows the source's size: a big cipher left for last would run alone
+    on one core), each library with only its schedule's default kernel flavour (the one it ships)."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     compiler = nvcc.find_nvcc()
     task = progress.add_task("cuda", total=len(names)) if progress is not None else None
     notes = []
-    pool = ThreadPoolExecutor(max_workers=max(1, os.cpu_count() or 1)) if compiler is not None else None
-    jobs: list[Future] = []
-    for name in names:
-        module = registry.module(name)
-        sched = schedule_for(module, schedule)
-        src = generate(module, sched)
-        cu = out_dir / f"{src.name}.cu"
-        cu.write_text(src.cu)
-        (out_dir / f"{src.name}.h").write_text(src.h)
-        if pool is not None:
-            jobs.append(pool.submit(nvcc.build_library, cu, out_dir / f"lib{src.name}.so"))
-            if task is not None:
-                jobs[-1].add_done_callback(lambda _f: progress.advance(task))
-        elif task is not None:
-            progress.advance(task)
-        notes.append(f"{name}: {src.name} ({src.hoisted_ops} of {src.encrypt_ops} encrypt ops hoisted in CTR)")
-        notes.append(f"{name}: {ct_note(module, sched)}")
-        notes += layout_notes(module, sched, given=bool(schedule))
-        if not constant_time(prepared(module, sched), sched):
-            notes.append(
-                f"WARNING: {src.name} is NOT CONSTANT-TIME: its kernels index tables in memory with secret bytes "
-                f"(timing depends on the data). {ct_default_text(module)}"
-            )
-    if pool is not None:
-        try:
-            for f in jobs:
-                f.result()  # a BuildError propagates as before
-        finally:
-            pool.shutdown(cancel_futures=True)
+    queue = LargestFirst(max(1, os.cpu_count() or 1)) if compiler is not None else None
+    try:
+        for name in names:
+            module = registry.module(name)
+            sched = schedule_for(module, schedule)
+            src = generate(module, sched)
+            cu = out_dir / f"{src.name}.cu"
+            cu.write_text(src.cu)
+            (out_dir / f"{src.name}.h").write_text(src.h)
+            if queue is not None:
+                flavours = 1 << FLAVOURS.index(sched.flavour)
+                done = (lambda: progress.advance(task)) if task is not None else None
+                queue.submit(
+                    len(src.cu), partial(nvcc.build_library, cu, out_dir / f"lib{src.name}.so", flavours=flavours), done
+                )
+            elif task is not None:
+                progress.advance(task)
+            notes.append(f"{name}: {src.name} ({src.hoisted_ops} of {src.encrypt_ops} encrypt ops hoisted in CTR)")
+            notes.append(f"{name}: {ct_note(module, sched)}")
+            notes += layout_notes(module, sched, given=bool(schedule))
+            if not constant_time(prepared(module, sched), sched):
+                notes.append(
+                    f"WARNING: {src.name} is NOT CONSTANT-TIME: its kernels index tables in memory with secret bytes "
+                    f"(timing depends on the data). {ct_default_text(module)}"
+                )
+        if queue is not None:
+            queue.finish()  # a BuildError propagates as before
+    finally:
+        if queue is not None:
+            queue.close()
     if compiler is None:
         notes.append("nvcc not found: wrote .cu and .h only (no library)")
     return notes

@@ -1,0 +1,96 @@
+"""`cipherspec build --target cuda` compiles one translation unit per cipher, with only the schedule's default
+kernel flavour, largest source first (issue 25's build time).  No nvcc needed: build_library is replaced by a
+recorder (codegen only, LEA/CHAM/SPECK-sized sources: about a second); the real compile of a one-flavour
+library is test_one_flavour_library below (nvcc + cuobjdump, skipped without them)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import threading
+
+import pytest
+from paths import ROOT
+from shipped import shipped_registry
+from tools import require_nvcc
+
+from cipherspec.registry import Registry
+from generator.ptx import build as cuda_build
+from generator.ptx.build import schedule_for
+from generator.ptx.placement import FLAVOURS
+from generator.ptx.source import generate
+from toolchain import nvcc
+from toolchain.jobs import LargestFirst
+
+
+def test_largest_waiting_job_goes_first():
+    gate, ran = threading.Event(), []
+    q = LargestFirst(1)
+    try:
+        q.submit(5, gate.wait)  # holds the only worker while the rest queue up
+        for size in (10, 30, 20):
+            q.submit(size, lambda s=size: ran.append(s))
+        gate.set()
+        q.finish()
+    finally:
+        q.close()
+    assert ran == [30, 20, 10]
+
+
+def test_a_failed_job_is_raised_by_finish():
+    q = LargestFirst(2)
+
+    def boom():
+        raise RuntimeError("nvcc failed")
+
+    try:
+        q.submit(1, boom)
+        with pytest.raises(RuntimeError, match="nvcc failed"):
+            q.finish()
+    finally:
+        q.close()
+
+
+def test_build_compiles_each_cipher_once_with_its_default_flavour(tmp_path, monkeypatch):
+    calls = []
+    monkeypatch.setattr(nvcc, "find_nvcc", lambda: tmp_path / "nvcc")
+    monkeypatch.setattr(nvcc, "build_library", lambda cu, out, arch=None, flavours=3: calls.append((cu.name, flavours)))
+    names = ["lea128", "cham64_128"]
+    cuda_build.build(shipped_registry(), names, None, tmp_path, None)
+    reg = shipped_registry()
+    want = set()
+    for n in names:
+        sched = schedule_for(reg.module(n), None)
+        want.add((f"{sched.name(cuda_build.prepared(reg.module(n), sched))}.cu", 1 << FLAVOURS.index(sched.flavour)))
+    assert sorted(calls) == sorted(want)  # one compile per cipher: no probe, no second variant
+    assert all(f in (1, 2) for _, f in calls)
+
+
+def test_source_guards_each_flavour(registry):
+    src = generate(registry.module("lea128"), schedule_for(registry.module("lea128"), None)).cu
+    assert "#define CS_FLAVOURS 3" in src  # a plain nvcc of the .cu still builds both (the runtime, benchmarks)
+    assert src.count("#if CS_FLAVOURS & 1  // the ptx flavour's kernels") == 1
+    assert src.count("#if CS_FLAVOURS & 2  // the c flavour's kernels") == 1
+    assert src.count("if (!cs_flavour_built(flavour)) return CS_EFLAVOUR;") == 4  # ECB, CTR, multi-key, staged
+
+
+@pytest.mark.slow
+def test_one_flavour_library(tmp_path):
+    """The library `cipherspec build` ships holds the default flavour's kernels only (the smallest conformance
+    cipher: a few seconds of nvcc)."""
+    require_nvcc()
+    if shutil.which("cuobjdump") is None:
+        pytest.skip("cuobjdump not found")
+    reg = Registry(extra=[ROOT / "tests" / "conformance" / "arith.cs"])
+    module = reg.module("arith_u32")
+    sched = schedule_for(module, None)
+    src = generate(module, sched)
+    cu = tmp_path / f"{src.name}.cu"
+    cu.write_text(src.cu)
+    (tmp_path / f"{src.name}.h").write_text(src.h)
+    so = nvcc.build_library(cu, tmp_path / "lib.so", flavours=1 << FLAVOURS.index(sched.flavour))
+    names = subprocess.run(["cuobjdump", "-sass", str(so)], capture_output=True, text=True, check=True).stdout
+    kernels = [ln for ln in names.splitlines() if "Function :" in ln]
+    other = FLAVOURS[1 - FLAVOURS.index(sched.flavour)]
+    assert any(f"ecb_enc_{sched.flavour}" in k for k in kernels)
+    assert not any(f"ecb_enc_{other}E" in k or f"ctr_{other}I" in k for k in kernels), kernels
