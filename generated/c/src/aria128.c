@@ -8197,10 +8197,7 @@ static int cs_set_key_as(aria128_key *ks, const uint8_t *key, size_t key_len, co
     cs_key_finish(ks, v);  /* bit planes for bitsliced kernels */
     ks->variant = (uint32_t)v + 1;
     ks->ghash = cs_ghash_choose(allowed);  /* GHASH under the same ceiling */
-    if (enc_only)
-        memset(ks->gh, 0, sizeof ks->gh);  /* no GCM with such a key: no powers (nothing of an earlier key left) */
-    else
-        cs_gcm_key_powers(ks);
+    if (!enc_only) cs_gcm_key_powers(ks);  /* the DRBG's keys (enc_only) never hash: its state's gh stays zero */
     return CIPHERSPEC_OK;
 }
 
