@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 from .gf import gf_mul
 from .ir import Function, Module, Table
+from .unionfind import Disjoint
 
 LINEAR = ("xor", "not", "const", "rotl", "shl", "shr", "zext", "trunc", "gmul", "and", "or")
 
@@ -155,13 +156,8 @@ def layers(fn: Function, tables: dict[str, Table], key_names: tuple[str, ...] = 
         and fn.ops[i].code != "const"
         and (i in outputs_of_fn or any(forms[r] is None for r in readers.get(i, ())))
     ]
-    parent: dict[int, int] = {}
-
-    def find(x: int) -> int:
-        while parent.setdefault(x, x) != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
+    sets = Disjoint()
+    find = sets.find
 
     # one layer: outputs computed through a common affine op (then below: by the same statements in
     # the same round); sharing a source does not join them (in a logic network every AND is one)
@@ -171,7 +167,7 @@ def layers(fn: Function, tables: dict[str, Table], key_names: tuple[str, ...] = 
         cones[o] = _cone(fn, forms, [o])
         out_sources[o] = {x for i in cones[o] for x in fn.ops[i].args if forms[x] is None}
         for j in cones[o]:
-            parent[find(j)] = find(o)
+            sets.union(j, o)
     # components written by the same spec statements in the same round are one layer (a byte-wise
     # lowering can split one permutation into independent parts: it is still one layer of the spec)
     comps: dict[int, list[int]] = {}

@@ -20,6 +20,7 @@ invertible, unless each S-box output's one reader in it is ``x ^ k'_x`` already 
 from __future__ import annotations
 
 from cipherspec.ir import Function
+from cipherspec.unionfind import Disjoint
 
 from . import xor3
 from .irbuild import Builder
@@ -82,17 +83,12 @@ def run(fn: Function, sbox_inputs: set[int], sbox_outputs: set[int], key_inputs:
             if xs:
                 lin[v] = (xs, ks, c)
     outputs = {v for _, v in fn.outputs}
-    parent: dict[int, int] = {}
-
-    def find(x: int) -> int:
-        while parent.setdefault(x, x) != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
+    sets = Disjoint()
+    find = sets.find
 
     for xs, _, _ in lin.values():
         for x in xs:
-            parent[find(x)] = find(min(xs))
+            sets.union(x, min(xs))
     groups: dict[int, list[int]] = {}  # component -> the values read outside the region (its rows)
     for v in lin:  # (an S-box output keeps its value: its readers outside the region read it as it is)
         if v not in sbox_outputs and (v in outputs or v in sbox_inputs or any(r not in lin for r in readers[v])):
