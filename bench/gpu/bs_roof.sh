@@ -15,7 +15,7 @@
 # nvcc takes minutes per bitsliced library (ARIA the longest): to spend no device time on it, prebuild on the CPU
 # machine and carry both caches:
 #     CIPHERSPEC_CACHE=$PWD/.cs-cache BS_PREBUILD_ONLY=1 bash bench/gpu/bs_roof.sh
-#     run(command="bash bench/gpu/bs_roof.sh", carry=[".cs-cache", ".cs-cache-plain"])
+#     run(command="bash bench/gpu/bs_roof.sh", carry=[".cs-cache", ".cs-cache-plain"]  (the v1 arm's cache))
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/cipherspec-gpu}; mkdir -p "$OUT"
