@@ -1,5 +1,5 @@
 """The A/B switch of the bitsliced lowering, for same-run comparisons on the device (bench/gpu/bs_roof.sh,
-bs_roof.sh): CIPHERSPEC_PTX_BS=v1 builds the bitsliced cores as the lowering did before these steps -- the
+session.sh): CIPHERSPEC_PTX_BS=v1 builds the bitsliced cores as the lowering did before these steps -- the
 depth-16 S-box circuit only (bitsliced.py), round loops cut as tagged and no XOR unsharing (lanes.py, xor3.py),
 the pressure order without the linear layer's slices (isel.py, slices.py).  Unset: the current lowering.
 
