@@ -19,8 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from cipherspec.ir import Module, Table
-from cipherspec.passes import dce
+from cipherspec.ir import Function, Module, Table
 from cipherspec.passes.split_u64 import interface_word
 from cipherspec.sbox import facts
 from cipherspec.schedule import Schedule
@@ -30,7 +29,7 @@ from . import bitsliced as bs
 from .aesni.sboxes import INV_SHIFT_ROWS, bytes16, nibbles
 from .body import emit_body
 from .dialects import Scalar, narrowest
-from .lutbatch import batched_order
+from .lutbatch import LookupBatch, batched_order
 from .prepare import Prepared, prepare
 from .text import fragment, key_slots, load, table_section, with_comment
 
@@ -47,34 +46,51 @@ def key_schedule_lines(
     ct: bool,
     store: Callable[[str], str] | None = None,
     aesni: frozenset[str] = frozenset(),
-    arrays: frozenset[str] | None = None,
 ) -> list[str]:
     """The key schedule's statements: key words read from ``key`` (a byte pointer), each round key
     assigned to ``store(flat name)`` (default: the C library's ``ks-><array>[i]``); constant-time lookups
     if ``ct``, those of the tables in ``aesni`` through AESENCLAST (cs_ctn_aesni_<T>, aesni_tables).
-    A key split into 32-bit halves (split_u64, the CUDA library) reads each half as its word.
-    ``arrays``: only these key arrays' round keys (and what they depend on: dead code dropped), e.g. the
-    encryption keys alone (encryption_arrays)."""
+    A key split into 32-bit halves (split_u64, the CUDA library) reads each half as its word."""
+    first, _ = key_schedule_parts(module, prep, ct, None, store, aesni)
+    return first
+
+
+def key_schedule_parts(
+    module: Module,
+    prep: Prepared,
+    ct: bool,
+    first: frozenset[str] | None,
+    store: Callable[[str], str] | None = None,
+    aesni: frozenset[str] = frozenset(),
+) -> tuple[list[str], list[str]]:
+    """key_schedule_lines, emitted once in two parts: the statements ``first``'s key arrays need (their
+    round keys and every op they depend on, stored), then the rest of the schedule (the other arrays).  The
+    first part never reads the second, so a caller may stop after it: an encrypt-only key (encryption_arrays)
+    is the first part alone, the full key both -- one body, not a second copy of the schedule.  ``first``
+    None: every statement in the first part.
+
+        before: cs_key_schedule { all ops }   cs_key_schedule_enc { the ops ek needs, again }
+        after:  { the ops ek needs; ek stores }  if (enc_only) return;  { the other ops; dk stores }"""
     fn = prep.functions["key_schedule"]
-    if arrays is not None:
-        fn = dce.run(fn.copy_with(fn.ops, [(n, v) for n, v in fn.outputs if n.split("[", 1)[0] in arrays]), {})
+    live = _needed(fn, first)
     ind = "    "
-    lines = []
+    head = []
     for name, _, _ in fn.inputs():
         i = interface_word(name, module.key.endian)
         ptr = f"key + {i * module.key.width // 8}"
-        lines.append(
+        head.append(
             with_comment(f"{ind}const uint{module.key.width}_t k{i} = {load(module.key, ptr)};", f"key word {name}")
         )
-    body = emit_body(
-        fn,
-        Scalar(ct_lookups=ct, aesni=aesni),
-        prep.tables,
-        lambda name, w: f"k{interface_word(name, module.key.endian)}",
-        ind,
-        order=batched_order(fn) if ct else None,  # independent lookups share one circuit run
-    )
-    lines += body.lines
+    order: list[int | LookupBatch] = batched_order(fn) if ct else list(range(len(fn.ops)))
+    parts: tuple[list[int | LookupBatch], list[int | LookupBatch]] = ([], [])
+    for item in order:  # independent lookups share one circuit run (batched_order), a batch cut at the split
+        if isinstance(item, LookupBatch):
+            for part, want in zip(parts, (True, False)):
+                ops = tuple(i for i in item.ops if live[i] == want)
+                if ops:
+                    part.append(LookupBatch(item.table, ops))
+        else:
+            parts[0 if live[item] else 1].append(item)
     if store is None:
         slots = key_slots(module)
 
@@ -82,9 +98,34 @@ def key_schedule_lines(
             member, idx = slots[name]
             return f"ks->{member}[{idx}]"
 
-    for name, var in body.outputs.items():
-        lines.append(with_comment(f"{ind}{store(name)} = {var};", f"round key {name}"))
-    return lines
+    out: tuple[list[str], list[str]] = (head, [])
+    for k, (lines, part) in enumerate(zip(out, parts)):
+        body = emit_body(
+            fn,
+            Scalar(ct_lookups=ct, aesni=aesni),
+            prep.tables,
+            lambda name, w: f"k{interface_word(name, module.key.endian)}",
+            ind,
+            order=part,
+        )
+        lines += body.lines
+        for name, _ in fn.outputs:
+            if (first is None or name.split("[", 1)[0] in first) == (k == 0):
+                lines.append(with_comment(f"{ind}{store(name)} = {body.outputs[name]};", f"round key {name}"))
+    return out
+
+
+def _needed(fn: Function, arrays: frozenset[str] | None) -> list[bool]:
+    """Per op: do the round keys of ``arrays`` (None: every array) depend on it?  Inputs always do."""
+    live = [op.code == "input" for op in fn.ops]
+    for name, v in fn.outputs:
+        if arrays is None or name.split("[", 1)[0] in arrays:
+            live[v] = True
+    for i in range(len(fn.ops) - 1, -1, -1):
+        if live[i]:
+            for a in fn.ops[i].args:
+                live[a] = True
+    return live
 
 
 def encryption_arrays(module: Module) -> frozenset[str] | None:

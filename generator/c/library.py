@@ -2,10 +2,10 @@
 
 Compiled once (no ISA flags).  What it holds:
 
-    cs_key_schedule     the IR key schedule as scalar C (keysched.py); cs_key_schedule_enc the encryption round
-                        keys alone where encrypt reads fewer arrays (P_cs_set_key_encrypt, hidden: the DRBG).  In a constant-time library (aesni,
-                        bitsliced) its S-box lookups are circuits on masks (cs_ctn_<T>, no
-                        secret-indexed memory); a bitsliced kernel's round-key planes (ks->bs) are derived
+    cs_key_schedule     the IR key schedule as scalar C (keysched.py); with enc_only, its first part alone (the
+                        encryption round keys where encrypt reads fewer arrays: P_cs_set_key_encrypt, hidden, the
+                        DRBG).  In a constant-time library (aesni, bitsliced) its S-box lookups are circuits on
+                        masks (cs_ctn_<T>, no secret-indexed memory); a bitsliced kernel's round-key planes (ks->bs) are derived
                         from the bytes
     the kernel table    every variant (variants.py), best first, with the CPU features it needs
     dispatch            CPUID + XGETBV once at first use (thread-safe), CIPHERSPEC_X86_ISA as a ceiling,
@@ -34,7 +34,7 @@ from .keysched import (
     aesni_tables,
     encryption_arrays,
     key_prep,
-    key_schedule_lines,
+    key_schedule_parts,
     lookup_support,
     lookup_tables,
 )
@@ -256,16 +256,15 @@ def library_source(module: Module, schedule: Schedule, ct_note: str) -> str:
     one_block = any(k.layout in ("scalar", "sliced") for k in kernels)  # kernels that run single blocks here
     fns = ["key_schedule"] + (["encrypt", "decrypt"] if one_block else [])
     support = lookup_support(lookup_tables(prep, fns), ct)
-    key_lines = key_schedule_lines(module, prep, ct)
+    # the encrypt-only key (P_cs_set_key_encrypt: the DRBG's update) where encrypt reads fewer arrays: the
+    # schedule's first part (those arrays), emitted once with the rest after it
+    enc = encryption_arrays(module)
+    zero = [a.name for a in module.key_arrays if enc is not None and a.name not in enc]
+    key_lines, key_rest = key_schedule_parts(module, prep, ct, enc)
     # set_key's AES-NI route: the same statements, the inversion-equivalent S-boxes through AESENCLAST
     ks_tables = lookup_tables(prep, ["key_schedule"])
     fast = aesni_tables(ks_tables) if ct else frozenset()
-    key_lines_aesni = key_schedule_lines(module, prep, ct, aesni=fast) if fast else []
-    # the encrypt-only schedule (P_cs_set_key_encrypt: the DRBG's update) where encrypt reads fewer arrays
-    enc = encryption_arrays(module)
-    zero = [a.name for a in module.key_arrays if enc is not None and a.name not in enc]
-    enc_lines = key_schedule_lines(module, prep, ct, arrays=enc) if enc else []
-    enc_lines_aesni = key_schedule_lines(module, prep, ct, aesni=fast, arrays=enc) if enc and fast else []
+    key_lines_aesni, key_rest_aesni = key_schedule_parts(module, prep, ct, enc, aesni=fast) if fast else ([], [])
     support += aesni_lookup_support({n: ks_tables[n] for n in fast})
     if one_block:
         support += [_one_block_core(module, prep, kind) for kind in ("encrypt", "decrypt")]
@@ -299,8 +298,8 @@ def library_source(module: Module, schedule: Schedule, ct_note: str) -> str:
         support=support,
         key_schedule=key_lines,
         key_schedule_aesni=key_lines_aesni,
-        key_schedule_enc=enc_lines,
-        key_schedule_enc_aesni=enc_lines_aesni,
+        key_schedule_rest=key_rest,
+        key_schedule_rest_aesni=key_rest_aesni,
         enc_arrays=", ".join(sorted(enc or ())),
         zero_arrays=zero,
         dispatch=dispatch,

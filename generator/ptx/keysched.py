@@ -41,7 +41,7 @@ from cipherspec.schedule import Schedule
 
 from ..c.body import emit_body
 from ..c.dialects import Scalar
-from ..c.keysched import encryption_arrays, key_prep, key_schedule_lines, lookup_support, lookup_tables
+from ..c.keysched import encryption_arrays, key_prep, key_schedule_parts, lookup_support, lookup_tables
 from ..c.text import fragment, with_comment
 from ..common.templates import render
 from .placement import rk_index
@@ -63,13 +63,10 @@ def key_section(module: Module, P: str, derive: Function | None = None, ct: bool
     (round-key words in, D[k] out, stored after the key schedule's words)."""
     prep = key_prep(module, Schedule(module.cipher, "c", "scalar", (), None))
     index = rk_index(module)
-    lines = key_schedule_lines(module, prep, ct, store=lambda name: f"rk[{index[name]}]")
     # the multi-key CTR only encrypts: where encrypt reads fewer arrays (ARIA: ek, not dk), its launch runs the
-    # schedule (and derived words) cut to those: its keystream reads no other word
+    # schedule's first part (those arrays, key_schedule_parts) and the words derived from them alone
     enc = encryption_arrays(module)
-    enc_lines = (
-        key_schedule_lines(module, prep, ct, store=lambda name: f"rk[{index[name]}]", arrays=enc) if enc else None
-    )
+    lines, rest = key_schedule_parts(module, prep, ct, enc, store=lambda name: f"rk[{index[name]}]")
     enc_derived = _derive_lines(derive, index, enc) if enc and derive is not None else None
     return KeySection(
         host_device(
@@ -80,7 +77,7 @@ def key_section(module: Module, P: str, derive: Function | None = None, ct: bool
                 words=fragment("words.c"),
                 support=lookup_support(lookup_tables(prep, ["key_schedule"]), ct),
                 lines=lines,
-                enc_lines=enc_lines,
+                rest=rest,
                 enc_derived=enc_derived,
                 enc_arrays=", ".join(sorted(enc or ())),
                 derived=_derive_lines(derive, index) if derive is not None else None,

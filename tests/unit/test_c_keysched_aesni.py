@@ -78,18 +78,22 @@ def _body(src: str, head: str) -> str:
     return body[: body.index("\n}\n")]
 
 
-def test_encrypt_only_schedule_drops_the_decryption_keys(registry):
-    """ARIA's encrypt-only schedule (the DRBG's keys) makes every ek word, no dk word, zeroes dk, and is the
-    full schedule's statements minus the dead ones; LEA's is its one schedule."""
+def test_encrypt_only_schedule_is_the_first_part_of_the_one_body(registry):
+    """ARIA's encrypt-only key (the DRBG's) is the key schedule's first part: every ek word, no dk word, then
+    dk zeroed and a return; the dk words follow in the same body (one copy of the schedule, not two);
+    LEA's schedule has no split."""
     module = registry.module("aria128")
     src = library_source(module, resolve(module, None), "")
+    assert "cs_key_schedule_enc" not in src
     for suffix in ("", "_aesni"):
         full = _body(src, f"static void cs_key_schedule{suffix}(")
-        enc = _body(src, f"static void cs_key_schedule_enc{suffix}(")
-        assert enc.count("ks->ek[") == full.count("ks->ek[") == 13 * 16
-        assert "ks->dk[" not in enc and full.count("ks->dk[") == 13 * 16
-        assert "memset(ks->dk, 0, sizeof ks->dk);" in enc
-        assert enc.count("\n") < full.count("\n") - 11 * 16  # at least the 11 diffusion layers' outputs gone
+        first, rest = full.split("    if (enc_only) {\n", 1)
+        assert first.count("ks->ek[") == 13 * 16 and "ks->dk[" not in first
+        assert rest.count("ks->dk[") == 13 * 16 and "ks->ek[" not in rest
+        assert rest.startswith("        memset(ks->dk, 0, sizeof ks->dk);\n        return;\n    }\n")
+        assert rest.count("\n") > 11 * 16  # the 11 diffusion layers that make dk are in the second part only
+        assert src.count(f"static void cs_key_schedule{suffix}(") == 1
     assert "cs_set_key_as(ks, key, key_len, NULL, 1)" in src and 'visibility("hidden")' in src
     lea = registry.module("lea128")
-    assert "#define cs_key_schedule_enc cs_key_schedule" in library_source(lea, resolve(lea, None), "")
+    plain = _body(library_source(lea, resolve(lea, None), ""), "static void cs_key_schedule(")
+    assert "if (enc_only)" not in plain and "(void)enc_only;" in plain
