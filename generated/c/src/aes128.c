@@ -312,7 +312,8 @@ static void cs_key_planes(aes128_key *ks)
 }
 
 /* ---- key schedule ---- */
-static void cs_key_schedule(aes128_key *ks, const uint8_t *key)
+/* encrypt reads every array the key schedule makes: the encrypt-only key is the whole key (enc_only unused) */
+static void cs_key_schedule(aes128_key *ks, const uint8_t *key, int enc_only)
 {
     const uint8_t k0 = (key + 0)[0];                     /* key word K[0] */
     const uint8_t k1 = (key + 1)[0];                     /* key word K[1] */
@@ -772,11 +773,12 @@ static void cs_key_schedule(aes128_key *ks, const uint8_t *key)
     ks->rk[173] = v233;                                  /* round key rk[10][13] */
     ks->rk[174] = v234;                                  /* round key rk[10][14] */
     ks->rk[175] = v235;                                  /* round key rk[10][15] */
+    (void)enc_only;
 }
 
 #ifdef CS_KS_AESNI
 /* the same key schedule, its inversion-equivalent S-boxes through AESENCLAST (set_key: CPUs with AES-NI) */
-CS_KS_AESNI_TARGET static void cs_key_schedule_aesni(aes128_key *ks, const uint8_t *key)
+CS_KS_AESNI_TARGET static void cs_key_schedule_aesni(aes128_key *ks, const uint8_t *key, int enc_only)
 {
     const uint8_t k0 = (key + 0)[0];                     /* key word K[0] */
     const uint8_t k1 = (key + 1)[0];                     /* key word K[1] */
@@ -1216,12 +1218,9 @@ CS_KS_AESNI_TARGET static void cs_key_schedule_aesni(aes128_key *ks, const uint8
     ks->rk[173] = v233;                                  /* round key rk[10][13] */
     ks->rk[174] = v234;                                  /* round key rk[10][14] */
     ks->rk[175] = v235;                                  /* round key rk[10][15] */
+    (void)enc_only;
 }
 #endif
-
-/* encrypt reads every array the key schedule makes: the encrypt-only key is the whole key */
-#define cs_key_schedule_enc cs_key_schedule
-#define cs_key_schedule_enc_aesni cs_key_schedule_aesni
 
 /* ---- kernels: the variants this library carries, best first ---- */
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(CS_PORTABLE_ONLY)
@@ -1846,7 +1845,7 @@ static uint32_t cs_ghash_choose(unsigned allowed)
 
 static void cs_gcm_key_powers(aes128_key *ks);  /* aead.c: GCM's powers of H, kept in the key */
 
-/* set_key; enc_only: the encryption round keys alone (cs_key_schedule_enc) and no GCM powers of H, for keys
+/* set_key; enc_only: the encryption round keys alone (cs_key_schedule's first part) and no GCM powers of H, for keys
    only ever used for ECB encryption and CTR (the library's CTR_DRBG) */
 static int cs_set_key_as(aes128_key *ks, const uint8_t *key, size_t key_len, const char *isa, int enc_only)
 {
@@ -1868,16 +1867,10 @@ static int cs_set_key_as(aes128_key *ks, const uint8_t *key, size_t key_len, con
     }
 #ifdef CS_KS_AESNI
     if ((allowed & (CS_F_AES | CS_F_V2)) == (CS_F_AES | CS_F_V2)) {  /* AES-NI and SSSE3 under the ceiling */
-        if (enc_only)
-            cs_key_schedule_enc_aesni(ks, key);
-        else
-            cs_key_schedule_aesni(ks, key);
+        cs_key_schedule_aesni(ks, key, enc_only);
     } else
 #endif
-    if (enc_only)
-        cs_key_schedule_enc(ks, key);
-    else
-        cs_key_schedule(ks, key);
+        cs_key_schedule(ks, key, enc_only);
     cs_key_finish(ks, v);  /* bit planes for bitsliced kernels */
     ks->variant = (uint32_t)v + 1;
     ks->ghash = cs_ghash_choose(allowed);  /* GHASH under the same ceiling */

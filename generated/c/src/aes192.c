@@ -312,7 +312,8 @@ static void cs_key_planes(aes192_key *ks)
 }
 
 /* ---- key schedule ---- */
-static void cs_key_schedule(aes192_key *ks, const uint8_t *key)
+/* encrypt reads every array the key schedule makes: the encrypt-only key is the whole key (enc_only unused) */
+static void cs_key_schedule(aes192_key *ks, const uint8_t *key, int enc_only)
 {
     const uint8_t k0 = (key + 0)[0];                     /* key word K[0] */
     const uint8_t k1 = (key + 1)[0];                     /* key word K[1] */
@@ -826,11 +827,12 @@ static void cs_key_schedule(aes192_key *ks, const uint8_t *key)
     ks->rk[205] = v253;                                  /* round key rk[12][13] */
     ks->rk[206] = v254;                                  /* round key rk[12][14] */
     ks->rk[207] = v255;                                  /* round key rk[12][15] */
+    (void)enc_only;
 }
 
 #ifdef CS_KS_AESNI
 /* the same key schedule, its inversion-equivalent S-boxes through AESENCLAST (set_key: CPUs with AES-NI) */
-CS_KS_AESNI_TARGET static void cs_key_schedule_aesni(aes192_key *ks, const uint8_t *key)
+CS_KS_AESNI_TARGET static void cs_key_schedule_aesni(aes192_key *ks, const uint8_t *key, int enc_only)
 {
     const uint8_t k0 = (key + 0)[0];                     /* key word K[0] */
     const uint8_t k1 = (key + 1)[0];                     /* key word K[1] */
@@ -1328,12 +1330,9 @@ CS_KS_AESNI_TARGET static void cs_key_schedule_aesni(aes192_key *ks, const uint8
     ks->rk[205] = v253;                                  /* round key rk[12][13] */
     ks->rk[206] = v254;                                  /* round key rk[12][14] */
     ks->rk[207] = v255;                                  /* round key rk[12][15] */
+    (void)enc_only;
 }
 #endif
-
-/* encrypt reads every array the key schedule makes: the encrypt-only key is the whole key */
-#define cs_key_schedule_enc cs_key_schedule
-#define cs_key_schedule_enc_aesni cs_key_schedule_aesni
 
 /* ---- kernels: the variants this library carries, best first ---- */
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(CS_PORTABLE_ONLY)
@@ -1958,7 +1957,7 @@ static uint32_t cs_ghash_choose(unsigned allowed)
 
 static void cs_gcm_key_powers(aes192_key *ks);  /* aead.c: GCM's powers of H, kept in the key */
 
-/* set_key; enc_only: the encryption round keys alone (cs_key_schedule_enc) and no GCM powers of H, for keys
+/* set_key; enc_only: the encryption round keys alone (cs_key_schedule's first part) and no GCM powers of H, for keys
    only ever used for ECB encryption and CTR (the library's CTR_DRBG) */
 static int cs_set_key_as(aes192_key *ks, const uint8_t *key, size_t key_len, const char *isa, int enc_only)
 {
@@ -1980,16 +1979,10 @@ static int cs_set_key_as(aes192_key *ks, const uint8_t *key, size_t key_len, con
     }
 #ifdef CS_KS_AESNI
     if ((allowed & (CS_F_AES | CS_F_V2)) == (CS_F_AES | CS_F_V2)) {  /* AES-NI and SSSE3 under the ceiling */
-        if (enc_only)
-            cs_key_schedule_enc_aesni(ks, key);
-        else
-            cs_key_schedule_aesni(ks, key);
+        cs_key_schedule_aesni(ks, key, enc_only);
     } else
 #endif
-    if (enc_only)
-        cs_key_schedule_enc(ks, key);
-    else
-        cs_key_schedule(ks, key);
+        cs_key_schedule(ks, key, enc_only);
     cs_key_finish(ks, v);  /* bit planes for bitsliced kernels */
     ks->variant = (uint32_t)v + 1;
     ks->ghash = cs_ghash_choose(allowed);  /* GHASH under the same ceiling */

@@ -1481,7 +1481,8 @@ void cham128_128_cs_decrypt_1(const cham128_128_key *ks, const uint8_t *in, uint
 }
 
 /* ---- key schedule ---- */
-static void cs_key_schedule(cham128_128_key *ks, const uint8_t *key)
+/* encrypt reads every array the key schedule makes: the encrypt-only key is the whole key (enc_only unused) */
+static void cs_key_schedule(cham128_128_key *ks, const uint8_t *key, int enc_only)
 {
     const uint32_t k0 = cs_load32be(key + 0);            /* key word K[0] */
     const uint32_t k1 = cs_load32be(key + 4);            /* key word K[1] */
@@ -1523,10 +1524,8 @@ static void cs_key_schedule(cham128_128_key *ks, const uint8_t *key)
     ks->rk[5] = v9;                                      /* round key rk[5] */
     ks->rk[6] = v27;                                     /* round key rk[6] */
     ks->rk[7] = v21;                                     /* round key rk[7] */
+    (void)enc_only;
 }
-
-/* encrypt reads every array the key schedule makes: the encrypt-only key is the whole key */
-#define cs_key_schedule_enc cs_key_schedule
 
 /* ---- kernels: the variants this library carries, best first ---- */
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(CS_PORTABLE_ONLY)
@@ -2136,7 +2135,7 @@ static uint32_t cs_ghash_choose(unsigned allowed)
 
 static void cs_gcm_key_powers(cham128_128_key *ks);  /* aead.c: GCM's powers of H, kept in the key */
 
-/* set_key; enc_only: the encryption round keys alone (cs_key_schedule_enc) and no GCM powers of H, for keys
+/* set_key; enc_only: the encryption round keys alone (cs_key_schedule's first part) and no GCM powers of H, for keys
    only ever used for ECB encryption and CTR (the library's CTR_DRBG) */
 static int cs_set_key_as(cham128_128_key *ks, const uint8_t *key, size_t key_len, const char *isa, int enc_only)
 {
@@ -2158,16 +2157,10 @@ static int cs_set_key_as(cham128_128_key *ks, const uint8_t *key, size_t key_len
     }
 #ifdef CS_KS_AESNI
     if ((allowed & (CS_F_AES | CS_F_V2)) == (CS_F_AES | CS_F_V2)) {  /* AES-NI and SSSE3 under the ceiling */
-        if (enc_only)
-            cs_key_schedule_enc_aesni(ks, key);
-        else
-            cs_key_schedule_aesni(ks, key);
+        cs_key_schedule_aesni(ks, key, enc_only);
     } else
 #endif
-    if (enc_only)
-        cs_key_schedule_enc(ks, key);
-    else
-        cs_key_schedule(ks, key);
+        cs_key_schedule(ks, key, enc_only);
     cs_key_finish(ks, v);  /* bit planes for bitsliced kernels */
     ks->variant = (uint32_t)v + 1;
     ks->ghash = cs_ghash_choose(allowed);  /* GHASH under the same ceiling */

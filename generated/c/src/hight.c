@@ -2231,7 +2231,8 @@ void hight_cs_decrypt_1(const hight_key *ks, const uint8_t *in, uint8_t *out)
 }
 
 /* ---- key schedule ---- */
-static void cs_key_schedule(hight_key *ks, const uint8_t *key)
+/* encrypt reads every array the key schedule makes: the encrypt-only key is the whole key (enc_only unused) */
+static void cs_key_schedule(hight_key *ks, const uint8_t *key, int enc_only)
 {
     const uint8_t k0 = (key + 0)[0];                     /* key word MK[0] */
     const uint8_t k1 = (key + 1)[0];                     /* key word MK[1] */
@@ -2656,10 +2657,8 @@ static void cs_key_schedule(hight_key *ks, const uint8_t *key)
     ks->sk[125] = v267;                                  /* round key sk[125] */
     ks->sk[126] = v269;                                  /* round key sk[126] */
     ks->sk[127] = v270;                                  /* round key sk[127] */
+    (void)enc_only;
 }
-
-/* encrypt reads every array the key schedule makes: the encrypt-only key is the whole key */
-#define cs_key_schedule_enc cs_key_schedule
 
 /* ---- kernels: the variants this library carries, best first ---- */
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(CS_PORTABLE_ONLY)
@@ -2960,7 +2959,7 @@ static const cs_kernels *cs_kernels_short(const hight_key *ks, const cs_kernels 
 }
 
 
-/* set_key; enc_only: the encryption round keys alone (cs_key_schedule_enc) and no GCM powers of H, for keys
+/* set_key; enc_only: the encryption round keys alone (cs_key_schedule's first part) and no GCM powers of H, for keys
    only ever used for ECB encryption and CTR (the library's CTR_DRBG) */
 static int cs_set_key_as(hight_key *ks, const uint8_t *key, size_t key_len, const char *isa, int enc_only)
 {
@@ -2982,16 +2981,10 @@ static int cs_set_key_as(hight_key *ks, const uint8_t *key, size_t key_len, cons
     }
 #ifdef CS_KS_AESNI
     if ((allowed & (CS_F_AES | CS_F_V2)) == (CS_F_AES | CS_F_V2)) {  /* AES-NI and SSSE3 under the ceiling */
-        if (enc_only)
-            cs_key_schedule_enc_aesni(ks, key);
-        else
-            cs_key_schedule_aesni(ks, key);
+        cs_key_schedule_aesni(ks, key, enc_only);
     } else
 #endif
-    if (enc_only)
-        cs_key_schedule_enc(ks, key);
-    else
-        cs_key_schedule(ks, key);
+        cs_key_schedule(ks, key, enc_only);
     cs_key_finish(ks, v);  /* bit planes for bitsliced kernels */
     ks->variant = (uint32_t)v + 1;
     (void)allowed;

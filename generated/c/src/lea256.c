@@ -1277,7 +1277,8 @@ void lea256_cs_decrypt_1(const lea256_key *ks, const uint8_t *in, uint8_t *out)
 }
 
 /* ---- key schedule ---- */
-static void cs_key_schedule(lea256_key *ks, const uint8_t *key)
+/* encrypt reads every array the key schedule makes: the encrypt-only key is the whole key (enc_only unused) */
+static void cs_key_schedule(lea256_key *ks, const uint8_t *key, int enc_only)
 {
     const uint32_t k0 = cs_load32le(key + 0);            /* key word K[0] */
     const uint32_t k1 = cs_load32le(key + 4);            /* key word K[1] */
@@ -2063,10 +2064,8 @@ static void cs_key_schedule(lea256_key *ks, const uint8_t *key)
     ks->rk[189] = v577;                                  /* round key rk[31][3] */
     ks->rk[190] = v580;                                  /* round key rk[31][4] */
     ks->rk[191] = v583;                                  /* round key rk[31][5] */
+    (void)enc_only;
 }
-
-/* encrypt reads every array the key schedule makes: the encrypt-only key is the whole key */
-#define cs_key_schedule_enc cs_key_schedule
 
 /* ---- kernels: the variants this library carries, best first ---- */
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(CS_PORTABLE_ONLY)
@@ -2676,7 +2675,7 @@ static uint32_t cs_ghash_choose(unsigned allowed)
 
 static void cs_gcm_key_powers(lea256_key *ks);  /* aead.c: GCM's powers of H, kept in the key */
 
-/* set_key; enc_only: the encryption round keys alone (cs_key_schedule_enc) and no GCM powers of H, for keys
+/* set_key; enc_only: the encryption round keys alone (cs_key_schedule's first part) and no GCM powers of H, for keys
    only ever used for ECB encryption and CTR (the library's CTR_DRBG) */
 static int cs_set_key_as(lea256_key *ks, const uint8_t *key, size_t key_len, const char *isa, int enc_only)
 {
@@ -2698,16 +2697,10 @@ static int cs_set_key_as(lea256_key *ks, const uint8_t *key, size_t key_len, con
     }
 #ifdef CS_KS_AESNI
     if ((allowed & (CS_F_AES | CS_F_V2)) == (CS_F_AES | CS_F_V2)) {  /* AES-NI and SSSE3 under the ceiling */
-        if (enc_only)
-            cs_key_schedule_enc_aesni(ks, key);
-        else
-            cs_key_schedule_aesni(ks, key);
+        cs_key_schedule_aesni(ks, key, enc_only);
     } else
 #endif
-    if (enc_only)
-        cs_key_schedule_enc(ks, key);
-    else
-        cs_key_schedule(ks, key);
+        cs_key_schedule(ks, key, enc_only);
     cs_key_finish(ks, v);  /* bit planes for bitsliced kernels */
     ks->variant = (uint32_t)v + 1;
     ks->ghash = cs_ghash_choose(allowed);  /* GHASH under the same ceiling */

@@ -1891,7 +1891,8 @@ void pipo64_256_cs_decrypt_1(const pipo64_256_key *ks, const uint8_t *in, uint8_
 }
 
 /* ---- key schedule ---- */
-static void cs_key_schedule(pipo64_256_key *ks, const uint8_t *key)
+/* encrypt reads every array the key schedule makes: the encrypt-only key is the whole key (enc_only unused) */
+static void cs_key_schedule(pipo64_256_key *ks, const uint8_t *key, int enc_only)
 {
     const uint8_t k0 = (key + 0)[0];                     /* key word K[0] */
     const uint8_t k1 = (key + 1)[0];                     /* key word K[1] */
@@ -2115,10 +2116,8 @@ static void cs_key_schedule(pipo64_256_key *ks, const uint8_t *key)
     ks->rk[125] = v29;                                   /* round key rk[15][5] */
     ks->rk[126] = v30;                                   /* round key rk[15][6] */
     ks->rk[127] = v31;                                   /* round key rk[15][7] */
+    (void)enc_only;
 }
-
-/* encrypt reads every array the key schedule makes: the encrypt-only key is the whole key */
-#define cs_key_schedule_enc cs_key_schedule
 
 /* ---- kernels: the variants this library carries, best first ---- */
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(CS_PORTABLE_ONLY)
@@ -2407,7 +2406,7 @@ static const cs_kernels *cs_kernels_short(const pipo64_256_key *ks, const cs_ker
 }
 
 
-/* set_key; enc_only: the encryption round keys alone (cs_key_schedule_enc) and no GCM powers of H, for keys
+/* set_key; enc_only: the encryption round keys alone (cs_key_schedule's first part) and no GCM powers of H, for keys
    only ever used for ECB encryption and CTR (the library's CTR_DRBG) */
 static int cs_set_key_as(pipo64_256_key *ks, const uint8_t *key, size_t key_len, const char *isa, int enc_only)
 {
@@ -2429,16 +2428,10 @@ static int cs_set_key_as(pipo64_256_key *ks, const uint8_t *key, size_t key_len,
     }
 #ifdef CS_KS_AESNI
     if ((allowed & (CS_F_AES | CS_F_V2)) == (CS_F_AES | CS_F_V2)) {  /* AES-NI and SSSE3 under the ceiling */
-        if (enc_only)
-            cs_key_schedule_enc_aesni(ks, key);
-        else
-            cs_key_schedule_aesni(ks, key);
+        cs_key_schedule_aesni(ks, key, enc_only);
     } else
 #endif
-    if (enc_only)
-        cs_key_schedule_enc(ks, key);
-    else
-        cs_key_schedule(ks, key);
+        cs_key_schedule(ks, key, enc_only);
     cs_key_finish(ks, v);  /* bit planes for bitsliced kernels */
     ks->variant = (uint32_t)v + 1;
     (void)allowed;
