@@ -7,7 +7,7 @@
  * of the low 64-bit word by the constant C = y^63 + y^62 + y^57 (0xC2000000_00000000), no bit shifts.
  * Aggregated reduction: sum(X_i * H^(n-i)') over n blocks, unreduced, then one MontRed; each 128x128
  * product as three 64x64 ones (Karatsuba: the middle term from (a.lo ^ a.hi)(b.lo ^ b.hi)).
- * ctx->h holds H^32' .. H^1' (h[31] = H'), so a run of n <= 32 blocks uses h[32 - n] ...
+ * the key's gh holds H^32' .. H^1' (h[31] = H'), so a run of n <= 32 blocks uses h[32 - n] ...
  * Variants (best first; CIPHERSPEC_X86_ISA caps them like the kernels, see cs_levels):
  *     vpclmul_avx512  VPCLMULQDQ on zmm (4 blocks per instruction), 32 blocks per reduction
  *     vpclmul_avx2    VPCLMULQDQ on ymm (2 blocks per instruction), 16 blocks per reduction
