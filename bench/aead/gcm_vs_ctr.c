@@ -5,7 +5,8 @@
  * Both sides read the same input buffer and write the same output buffer; every buffer is written once
  * (pre-faulted) before anything is timed; the two are timed alternating, REPS rounds, GCM first in odd
  * rounds and CTR first in even ones.  GCM is the one-shot <P>_gcm_encrypt per RECORD bytes (default: the
- * whole buffer), 12-byte IV, 13-byte AAD; CTR is <P>_ctr per record.  Before timing, the GCM output and
+ * whole buffer), 12-byte IV, 13-byte AAD (with CS_GCM_API=keyctx in the environment: per record
+ * <P>_gcm_init_key from one <P>_gcm_key, gcm_aad, gcm_encrypt_update, gcm_finish); CTR is <P>_ctr per record.  Before timing, the GCM output and
  * tags are checked by the library's own decryption (and by OpenSSL's EVP with -DCS_EVP=\"AES-128-GCM\").
  * MODE (diagnosis): "same" (default: one in, one out buffer), "inplace" (both sides in == out),
  * "fresh" (each side writes its own buffer, allocated and faulted like the other's).
@@ -46,12 +47,19 @@ static void die(const char *what)
     exit(1);
 }
 
+static int KEYCTX;  /* CS_GCM_API=keyctx: per record gcm_init_key, aad, encrypt_update, finish (a record layer) */
+static F(gcm_key) gk;
+
 static void gcm(void)
 {
     size_t o;
+    F(gcm) g;
     for (o = 0; o < SIZE; o += RECORD)
-        if (F(gcm_encrypt)(&ks, iv, 12, aad, 13, in + o, gout + o, RECORD, tags + 16 * (o / RECORD), 16) != 0)
-            die("gcm_encrypt failed");
+        if (KEYCTX ? F(gcm_init_key)(&g, &gk, iv, 12) != 0 || F(gcm_aad)(&g, aad, 13) != 0
+                         || F(gcm_encrypt_update)(&g, in + o, gout + o, RECORD) != 0
+                         || F(gcm_finish)(&g, tags + 16 * (o / RECORD), 16) != 0
+                   : F(gcm_encrypt)(&ks, iv, 12, aad, 13, in + o, gout + o, RECORD, tags + 16 * (o / RECORD), 16) != 0)
+            die("gcm encryption failed");
 }
 
 static void ctr(void)
@@ -121,9 +129,12 @@ int main(int argc, char **argv)
     for (i = 0; i < sizeof iv; i++) iv[i] = (unsigned char)(5 * i + 1);
     for (i = 0; i < sizeof aad; i++) aad[i] = (unsigned char)i;
     if (F(set_key)(&ks, key, CAT(CS_PU, KEY_BYTES)) != 0) die("set_key");
+    KEYCTX = getenv("CS_GCM_API") != NULL && strcmp(getenv("CS_GCM_API"), "keyctx") == 0;
+    if (F(gcm_key_init)(&gk, &ks) != 0) die("gcm_key_init");
     check();
     if (strcmp(mode, "inplace") == 0) gout = cout = in;  /* from here on, both in place */
-    printf("variant %s ghash %s size %zu record %zu mode %s\n", F(variant)(), F(ghash_variant)(), SIZE, RECORD, mode);
+    printf("variant %s ghash %s size %zu record %zu mode %s api %s\n", F(variant)(), F(ghash_variant)(), SIZE, RECORD, mode,
+           KEYCTX ? "keyctx" : "oneshot");
     gcm();
     ctr();
     for (r = 0; r < REPS; r++) {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # GCM vs CTR of the same generated C library (bench/aead/gcm_vs_ctr.c), one process per measurement:
 # per cipher, 64 MiB as one message and as 16 KiB records.  With BASE=<another checkout> the same is
-# built from there too and the two libraries run alternately (A/B in one session).
+# built from there too and the two libraries run alternately (A/B in one session).  CS_GCM_API=keyctx in
+# the environment times GCM through a key context (per record gcm_init_key/aad/encrypt_update/finish).
 #     bash bench/aead/gcm_vs_ctr.sh [REPS] [CIPHER ...]      (default: 7 aes128 aria128 lea128)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -14,7 +15,7 @@ trap 'rm -rf "$tmp"' EXIT
 declare -A evp=([aes128]='-DCS_EVP="AES-128-GCM"' [aria128]='-DCS_EVP="ARIA-128-GCM"')
 trees=("this:$PWD")
 [ -n "${BASE:-}" ] && trees+=("base:$BASE")
-echo "# $(date -u '+%F %H:%M') load $(cut -d' ' -f1-3 /proc/loadavg); $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
+echo "# $(date -u '+%F %H:%M') load $(cut -d' ' -f1-3 /proc/loadavg); $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2); GCM API ${CS_GCM_API:-oneshot}"
 for c in "${ciphers[@]}"; do
     for t in "${trees[@]}"; do
         name=${t%%:*} dir=${t#*:}
