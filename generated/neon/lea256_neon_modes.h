@@ -80,12 +80,12 @@ int lea256_neon_gmac(const lea256_neon_key *ks, const uint8_t *iv, size_t iv_len
  * decrypt_update: one direction per message) calls of any lengths, then finish (encryption: the tag) or
  * verify (decryption: CIPHERSPEC_OK or CIPHERSPEC_ERR_AUTH, constant time).  decrypt_update returns
  * plaintext before the tag is checked: hold it until verify succeeds.  finish and verify wipe the context
- * (H powers, counters, GHASH state); a call out of order returns CIPHERSPEC_ERR_PARAM.
+ * (counters, GHASH state); a call out of order returns CIPHERSPEC_ERR_PARAM.
  * The context is plain data (callers may embed and memcpy it) with one pointer, ks, its first member:
- * the key, which must outlive the context (a copy of a context may be re-pointed at a copy of the key). */
+ * the key, which must outlive the context and stay unchanged while it runs (the context reads H's powers
+ * from the key: set_key derived them); a copy of a context may be re-pointed at a copy of the key. */
 typedef struct lea256_neon_gcm {
     const lea256_neon_key *ks;
-    uint64_t h[32][2];           /* H^32 .. H^1 in GHASH's operand form (as many as the GHASH variant uses) */
     uint64_t x[2];               /* GHASH state */
     uint64_t aad_len, text_len;  /* bytes so far */
     uint8_t j0[16], ctr[16];     /* the pre-counter block and the next counter block */
@@ -98,14 +98,13 @@ typedef struct lea256_neon_gcm {
 } lea256_neon_gcm;
 int lea256_neon_gcm_init(lea256_neon_gcm *g, const lea256_neon_key *ks, const uint8_t *iv, size_t iv_len);
 
-/* Per key, once: H and its powers, copied from the key (set_key derives them: E_K(0) and up to 32 GCM
- * products, kept in the key's gh; the one-shot calls and gcm_init read them from there).  gcm_init_key
- * then starts a message from the IV alone, copying the powers into the context, as a record layer does
- * per record.  gk->ks points at the key, which must outlive gk and stay unchanged (run
- * gcm_key_init again after a set_key); gk is plain data with that one pointer (wipe it when the key ends). */
+/* Per key, once: the key checked for GCM (set_key derives H and its powers: E_K(0) and up to 32 GCM
+ * products, kept in the key's gh; the one-shot calls and every context read them from there).
+ * gcm_init_key then starts a message from the IV alone, as a record layer does per record: nothing per
+ * key is copied or derived per message.  gk->ks points at the key, which must outlive gk and stay
+ * unchanged (run gcm_key_init again after a set_key); gk is plain data with that one pointer. */
 typedef struct lea256_neon_gcm_key {
     const lea256_neon_key *ks;
-    uint64_t h[32][2];           /* as lea256_neon_gcm's */
     uint32_t ghash;              /* the GHASH variant (the key's) */
     uint32_t magic;              /* set by gcm_key_init */
 } lea256_neon_gcm_key;

@@ -6021,7 +6021,7 @@ static const cs_kernels *cs_kernels_short(const aria192_key *ks, const cs_kernel
  * of the low 64-bit word by the constant C = y^63 + y^62 + y^57 (0xC2000000_00000000), no bit shifts.
  * Aggregated reduction: sum(X_i * H^(n-i)') over n blocks, unreduced, then one MontRed; each 128x128
  * product as three 64x64 ones (Karatsuba: the middle term from (a.lo ^ a.hi)(b.lo ^ b.hi)).
- * ctx->h holds H^32' .. H^1' (h[31] = H'), so a run of n <= 32 blocks uses h[32 - n] ...
+ * the key's gh holds H^32' .. H^1' (h[31] = H'), so a run of n <= 32 blocks uses h[32 - n] ...
  * Variants (best first; CIPHERSPEC_X86_ISA caps them like the kernels, see cs_levels):
  *     vpclmul_avx512  VPCLMULQDQ on zmm (4 blocks per instruction), 32 blocks per reduction
  *     vpclmul_avx2    VPCLMULQDQ on ymm (2 blocks per instruction), 16 blocks per reduction
@@ -6528,8 +6528,10 @@ static const cs_kernels *cs_gcm_kernels(const aria192_gcm *c)
     return c->magic == CS_GCM_MAGIC && c->ghash < CS_NGHASH ? cs_kernels_of(c->ks) : NULL;
 }
 
-/* the powers of H a context reads (its own copy) */
-#define CS_GCM_H(c) ((const uint64_t (*)[2])(c)->h)
+/* the powers of H a context reads: its key's, in place (set_key derived them; the context copies none)
+       before: per message, gcm_init / gcm_init_key copied 512 bytes of powers in and finish wiped them
+       after:  ctx->ks->gh read where they are (the key outlives the context: it already holds ks) */
+#define CS_GCM_H(c) ((const uint64_t (*)[2])(c)->ks->gh)
 
 /* GHASH under variant g with the powers h: whole blocks into the state x */
 static void cs_gcm_ghash(uint32_t g, const uint64_t (*h)[2], uint64_t x[2], const uint8_t *data, size_t blocks)
@@ -6668,16 +6670,12 @@ static void cs_gcm_start_iv(aria192_gcm *ctx, const uint8_t *iv, size_t iv_len)
     ctx->magic = CS_GCM_MAGIC;
 }
 
-/* a context from the key's powers (the n the variant reads), everything else zero */
-static void cs_gcm_start(aria192_gcm *ctx, const aria192_key *ks, uint32_t g, const uint64_t (*h)[2], const uint8_t *iv,
-                         size_t iv_len)
+/* a context on the key ks (its powers read in place: CS_GCM_H), everything else zero */
+static void cs_gcm_start(aria192_gcm *ctx, const aria192_key *ks, uint32_t g, const uint8_t *iv, size_t iv_len)
 {
-    const uint32_t n = cs_ghash_variants[g].powers;
-    memset(ctx, 0, offsetof(aria192_gcm, h));
-    memset((uint8_t *)ctx + offsetof(aria192_gcm, x), 0, sizeof *ctx - offsetof(aria192_gcm, x));
+    memset(ctx, 0, sizeof *ctx);
     ctx->ks = ks;
     ctx->ghash = g;
-    memcpy(ctx->h[CS_GH_POWERS - n], h[CS_GH_POWERS - n], 16 * (size_t)n);  /* the powers the variant reads */
     cs_gcm_start_iv(ctx, iv, iv_len);
 }
 
@@ -6686,7 +6684,7 @@ int aria192_gcm_init(aria192_gcm *ctx, const aria192_key *ks, const uint8_t *iv,
     if (ctx == NULL || ks == NULL || iv == NULL) return CIPHERSPEC_ERR_NULL;
     if (cs_kernels_of(ks) == NULL || ks->ghash >= CS_NGHASH) return CIPHERSPEC_ERR_ISA;
     if (iv_len == 0 || (uint64_t)iv_len > CS_GCM_MAX_AAD) return CIPHERSPEC_ERR_PARAM;
-    cs_gcm_start(ctx, ks, ks->ghash, (const uint64_t (*)[2])ks->gh, iv, iv_len);
+    cs_gcm_start(ctx, ks, ks->ghash, iv, iv_len);
     return CIPHERSPEC_OK;
 }
 
@@ -6697,7 +6695,6 @@ int aria192_gcm_key_init(aria192_gcm_key *gk, const aria192_key *ks)
     memset(gk, 0, sizeof *gk);
     gk->ks = ks;
     gk->ghash = ks->ghash;
-    memcpy(gk->h, ks->gh, sizeof gk->h);  /* set_key derived them */
     gk->magic = CS_GCM_KEY_MAGIC;
     return CIPHERSPEC_OK;
 }
@@ -6708,7 +6705,7 @@ int aria192_gcm_init_key(aria192_gcm *ctx, const aria192_gcm_key *gk, const uint
     if (gk->magic != CS_GCM_KEY_MAGIC) return CIPHERSPEC_ERR_PARAM;
     if (cs_kernels_of(gk->ks) == NULL || gk->ghash >= CS_NGHASH || gk->ghash != gk->ks->ghash) return CIPHERSPEC_ERR_ISA;
     if (iv_len == 0 || (uint64_t)iv_len > CS_GCM_MAX_AAD) return CIPHERSPEC_ERR_PARAM;
-    cs_gcm_start(ctx, gk->ks, gk->ghash, (const uint64_t (*)[2])gk->h, iv, iv_len);
+    cs_gcm_start(ctx, gk->ks, gk->ghash, iv, iv_len);
     return CIPHERSPEC_OK;
 }
 

@@ -1624,7 +1624,7 @@ typedef struct cs_aead_ctx {
     unsigned char rawkey[CS_AEAD_MAX_KEY];
     cs_keys ks;
     cs_xts_keys xk;
-    cs_gcm_keys gk;                      /* GCM: the key's H powers (set with the key) */
+    cs_gcm_keys gk;                      /* GCM: the key context (gcm_key_init, once per key; the powers stay in ks) */
     cs_gcm_state g;
 } cs_aead_ctx;
 
