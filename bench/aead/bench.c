@@ -15,16 +15,7 @@
 
 #include <openssl/evp.h>
 
-#define CAT_(a, b) a##_##b
-#define CAT(a, b) CAT_(a, b)
-#define F(x) CAT(CS_P, x)
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
+#include "timing.h"
 
 static int cmp_double(const void *a, const void *b)
 {
