@@ -2,7 +2,8 @@
 with its own key and counter -- CTR_DRBG bulk output (cipherspec.drbg.plan_bulk, the C P_drbg_plan).
 
     host:   vs[r], lens[r]  ->  descriptors q[r] = {ctr = V_r + 1 (big-endian 32-bit limbs), nblocks, cta0,
-            first}, cta_req[c] = the request CTA c works on; keys[r], q and cta_req in one copy
+            first}, cta_req[c] = the request CTA c works on; keys[r], q and cta_req in one copy (the
+            multi-GPU context: read by the key-schedule launch from mapped page-locked memory instead)
     device: P_key_schedule_multi: thread r expands keys[r] into the round-key table rks[r][NRK] (the
             library's constant-time key schedule, keysched.py, compiled for the device too);
             CTA c -> request r = cta_req[c], blocks [(c - cta0) * ch, +ch) of it; the CTA stages

@@ -116,6 +116,7 @@ typedef struct {
     int phases;   /* the next calls are timed (T_mk_set_phases) */
     int timed;    /* a timed call was made: T_mk_phase_ms answers (fake lengths 1, 2, 3, 4 ms) */
     double planned_at;
+    int copy_plan;  /* (the real scratch's choice of a copy or a mapped read of the plan: the same output) */
 } T_mk_scratch;
 
 static std::atomic<long> fake_unwiped(0);  /* over every scratch: staged and not yet wiped */

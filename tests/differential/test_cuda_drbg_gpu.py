@@ -10,6 +10,7 @@ Skipped, with the reason, without an NVIDIA GPU; bench/gpu/run.sh runs it on the
 from __future__ import annotations
 
 import hashlib
+import os
 
 import numpy as np
 import pytest
@@ -19,6 +20,7 @@ from cipherspec.drbg_many import generate_many, instantiate_many
 from cipherspec.modes import ctr_next_iv
 from generator.c import BACKEND as C_BACKEND
 from generator.ptx import BACKEND as CUDA_BACKEND
+from runtime import cuda_multi as cm
 
 pytestmark = pytest.mark.gpu  # skips without a GPU (tests/support/tools.py: require_gpu)
 
@@ -134,12 +136,29 @@ def test_many_independent_instances(registry):
     assert got == [requests(d, 200_000) for d in cpu]
 
 
+def fresh_context(g, env: dict) -> cm.GpuSet:
+    """A new context over every visible GPU made under ``env`` (the context reads its A/B switches when made)."""
+    old = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    try:
+        return cm.GpuSet(g, None, cm.STREAMS)
+    finally:
+        for k, v in old.items():
+            if v is None:
+                del os.environ[k]
+            else:
+                os.environ[k] = v
+
+
+@pytest.mark.parametrize("path", ["mapped", "copy", "lone-kst"])
 @pytest.mark.parametrize("name", ["lea128", "aes128", "aria128"])
-def test_context_drbg_calls_equal_c_generate(registry, name):
+def test_context_drbg_calls_equal_c_generate(registry, name, path):
     """The multi-GPU context's multi-key calls from a C P_drbg_plan (every visible GPU, split at every size;
     34 requests over two reseeds, the last partial) == P_drbg_generate calls: a lone call (one stream, waiting
     for the keystream's event) with its phases recorded, calls timed in the library (P_mg_time_multi), and
-    asynchronous calls back to back (the key-stream form, alternating slots) then one sync."""
+    asynchronous calls back to back (the key-stream form, alternating slots) then one sync.  Each way the plan
+    reaches the GPU: read mapped by the key-schedule launch (default), copied (CIPHERSPEC_MG_PLAN_COPY=1), and
+    the lone call on the key stream (CIPHERSPEC_MG_LONE_KST=1)."""
     c, g = ciphers(registry, name)
     a, b = twin_c_drbgs(c, 4)
     n = 33 * REQ + 4000
@@ -149,7 +168,8 @@ def test_context_drbg_calls_equal_c_generate(registry, name):
     vs = np.frombuffer(b"".join(r.v for r in plan), np.uint8)
     lens = np.array([r.nbytes for r in plan], np.uint64)
     ends = np.concatenate([[0], np.cumsum(lens.astype(np.int64))])
-    gs = g.gpus()
+    env = {"mapped": {}, "copy": {"CIPHERSPEC_MG_PLAN_COPY": "1"}, "lone-kst": {"CIPHERSPEC_MG_LONE_KST": "1"}}[path]
+    gs = fresh_context(g, env)
     gs.set_split_min(0)
     first = gs.parts_multi(lens)
     with gs.alloc([int(ends[f]) for f in first]) as dout:
@@ -170,3 +190,4 @@ def test_context_drbg_calls_equal_c_generate(registry, name):
         gs.sync()
         assert dout.download().tobytes() == want
     assert b.generate(64) == a.generate(64)
+    gs.close()
