@@ -243,6 +243,8 @@ static void multi_phases_and_pipelined(T_mg *mg, const char *name)
     CHECK(T_mg_devices(mg, NULL, &nd) == CS_OK, "%s devices", name);
     std::vector<int> devs((size_t)nd);
     T_mg_devices(mg, devs.data(), NULL);
+    std::vector<double> none(1 + 9 * (size_t)nd);
+    CHECK(T_mg_phases(mg, none.data(), (int)none.size()) == CS_EARG, "%s phases before any phased call", name);
     for (int t = 0; t < 8; ++t) {
         const uint64_t nreq = t == 0 ? 1 : 1 + rnd() % 90, rl = BB * (1 + rnd() % 6);
         std::vector<uint8_t> keys(nreq * KBB), vs(nreq * BB), want(nreq * rl + 1);
