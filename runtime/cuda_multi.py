@@ -59,6 +59,9 @@ SPLIT_MIN = 64 << 20
 # CIPHERSPEC_MG_SPIN_US=us overrides it when a context is made (0: sleep at once, as before).
 SPIN_US = 200
 PAGE = 4096
+# the per-device phases of a multi-key call (P_mg_phases, microseconds): host timestamps after the call's entry,
+# then GPU lengths (events); the same order as the library's
+PHASES = ("start", "planned", "enqueued", "waited", "copy", "keys", "keystream", "clear", "gpu")
 
 _u8p = ctypes.POINTER(ctypes.c_uint8)
 _vp, _int, _u64 = ctypes.c_void_p, ctypes.c_int, ctypes.c_uint64
@@ -163,10 +166,9 @@ SIGNATURES: dict[str, tuple[type | None, list[type]]] = {  # function suffix: (r
     "mg_ctr_dev": (_int, [_vp, _vp, _vp, _vp, _vp, _u64, _int, _int]),
     "mg_ecb_dev": (_int, [_vp, _vp, _int, _vp, _vp, _u64, _int, _int]),
     "mg_ctr_multi_dev": (_int, [_vp, _vp, _vp, _vp, _u64, _vp, _int, _int]),
-    "mg_drbg_dev": (
-        _int,
-        [_vp, _vp, _vp, _u64, _u64, _u64, _vp, _vp, _vp, _int, ctypes.POINTER(_u64), ctypes.POINTER(ctypes.c_double)],
-    ),
+    "mg_set_phases": (_int, [_vp, _int]),
+    "mg_phases": (_int, [_vp, ctypes.POINTER(ctypes.c_double), _int]),
+    "mg_time_multi": (_int, [_vp, _vp, _vp, _vp, _u64, _vp, _int, _int, ctypes.POINTER(ctypes.c_double)]),
     "mg_ctr_host": (_int, [_vp, _vp, _vp, _vp, _vp, _u64, _int, _int]),
     "mg_ecb_host": (_int, [_vp, _vp, _int, _vp, _vp, _u64, _int, _int]),
     "mg_ctr_multi_host": (_int, [_vp, _vp, _vp, _vp, _u64, _vp, _int, _int]),
@@ -225,27 +227,6 @@ def device_info(cipher, dev: int) -> dict:
         "free": free.value,
         "total": total.value,
     }
-
-
-def drbg_pieces(nreq: int) -> int:
-    """Requests per piece P_mg_drbg_dev chooses (piece 0): one piece up to 64 requests (plan, then the GPU: too
-    few to overlap), else a 32nd of the call, 32..1024 requests (2..64 MiB of 2^19-bit requests)."""
-    return nreq if nreq <= 64 else min(max(-(-nreq // 32), 32), 1024)
-
-
-def drbg_layout(nreq: int, request_len: int, ndev: int, piece: int = 0) -> tuple[list[int], list[tuple[int, int, int]]]:
-    """Where P_mg_drbg_dev puts requests: (bytes per GPU, [(GPU index, byte offset there, requests)] per piece in
-    request order); pieces round robin over the GPUs, each after the previous ones of its GPU.
-
-        drbg_layout(100, 65536, 2, 40) -> ([5242880, 1310720], [(0, 0, 40), (1, 0, 40), (0, 2621440, 20)])"""
-    piece = piece or drbg_pieces(nreq)
-    fill = [0] * ndev
-    pieces = []
-    for k, a in enumerate(range(0, nreq, piece)):
-        i, n = k % ndev, min(piece, nreq - a)
-        pieces.append((i, fill[i], n))
-        fill[i] += n * request_len
-    return fill, pieces
 
 
 class PartBuffers:
@@ -483,59 +464,42 @@ class GpuSet:
             "multi-key CTR (multi-GPU, device)",
         )
 
-    def drbg_layout(self, nreq: int, request_len: int, piece: int = 0) -> tuple[list[int], list[tuple[int, int, int]]]:
-        """Where drbg_dev puts requests on this set (drbg_layout)."""
-        return drbg_layout(nreq, request_len, len(self.devices), piece)
+    def set_phases(self, on: bool) -> None:
+        """Record the phases of the next multi-key calls (ctr_multi_dev): GPU events and host timestamps."""
+        self.c.check(self.fn("mg_set_phases")(self.handle, int(on)), "multi-GPU phases")
 
-    def drbg_dev(
-        self,
-        drbg,
-        nreq: int,
-        d_out: PartBuffers,
-        request_len: int = 65536,
-        piece: int = 0,
-        flavour: int = -1,
-        keys: np.ndarray | None = None,
-        vs: np.ndarray | None = None,
-    ) -> tuple[int, dict]:
-        """CTR_DRBG bulk output of a C-library DRBG (runtime.c_drbg.CDrbg) into device memory, end to end in
-        the library (P_mg_drbg_dev): its P_drbg_plan called piece by piece there, each piece's GPU work
-        overlapping the next piece's plan; pieces placed as drbg_layout says.  Returns (requests made: fewer
-        than nreq when a reseed is due, stats: plan_s, issue_s, wait_s, pieces).  keys / vs: the plan's
-        tables (nreq keys and Vs; default: made here and wiped after)."""
-        kb, bb = drbg.keylen, drbg.outlen
-        if bb != self.block_bytes:
-            raise UsageError(f"drbg_dev: the DRBG's block is {bb} bytes, this library's {self.block_bytes}")
-        own = keys is None
-        keys = np.zeros(nreq * kb, np.uint8) if keys is None else keys
-        vs = np.zeros(nreq * bb, np.uint8) if vs is None else vs
-        if keys.size < nreq * kb or vs.size < nreq * bb:
-            raise UsageError(f"drbg_dev: keys / vs hold fewer than {nreq} requests")
-        planned = ctypes.c_uint64()
-        stats = (ctypes.c_double * 4)()
-        plan = ctypes.cast(drbg._fn["plan"], ctypes.c_void_p).value
-        try:
-            rc = self.fn("mg_drbg_dev")(
+    def phases(self) -> dict:
+        """The last multi-key call's phases (made after set_phases(True)), microseconds: the call (entry to
+        return) and per GPU, after the call's entry, when its job began (the hand-over), its plan was staged,
+        its work enqueued, its wait returned; on the GPU the copy, key schedule, keystream and clearing."""
+        nd = len(self.devices)
+        out = (ctypes.c_double * (1 + len(PHASES) * nd))()
+        self.c.check(self.fn("mg_phases")(self.handle, out, len(out)), "multi-GPU phases")
+        per = [dict(zip(PHASES, out[1 + len(PHASES) * d : 1 + len(PHASES) * (d + 1)])) for d in range(nd)]
+        return {"call_us": out[0], "devices": per}
+
+    def time_multi(
+        self, keys: np.ndarray, vs: np.ndarray, lens: np.ndarray, d_out: PartBuffers, reps: int, flavour: int = -1
+    ) -> list[float]:
+        """Seconds of each of ``reps`` synchronous ctr_multi_dev calls, timed inside the library (no Python
+        in the measured span)."""
+        lens = np.ascontiguousarray(lens, np.uint64)
+        secs = (ctypes.c_double * max(reps, 1))()
+        self.c.check(
+            self.fn("mg_time_multi")(
                 self.handle,
-                plan,
-                ctypes.addressof(drbg._state),
-                nreq,
-                request_len,
-                piece,
                 keys.ctypes.data,
                 vs.ctypes.data,
+                lens.ctypes.data,
+                lens.size,
                 d_out.array,
                 flavour,
-                ctypes.byref(planned),
-                stats,
-            )
-        finally:
-            if own:
-                keys.fill(0)
-        if rc < 0:
-            drbg._check(rc)
-        self.c.check(rc, "CTR_DRBG bulk (multi-GPU, device, pipelined)")
-        return planned.value, dict(plan_s=stats[0], issue_s=stats[1], wait_s=stats[2], pieces=int(stats[3]))
+                reps,
+                secs,
+            ),
+            "multi-key CTR timing (multi-GPU, device)",
+        )
+        return list(secs[:reps])
 
     # -------------------------------------------------------------------- measurement
     def time(

@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
-# On the GPU machine (1 or 2 GPUs, nvcc; from the repository root): CTR_DRBG bulk output on one and two GPUs.
-# Builds the LEA-128 / AES-128 / ARIA-128 CUDA and C libraries, runs the DRBG GPU tests (GPU output == the C
-# DRBG), benchmarks DRBG bulk at 128 MiB and 1 GiB on 1 GPU and (if present) 2 GPUs in the same run
-# (bench/gpu/drbg_multi.py: host chain, from a plan, plan + GPU serial, pipelined with the loop in Python and
-# pipelined in the library -- P_mg_drbg_dev; SHA-256 == the C DRBG), the split sweep for SPLIT_MIN, and with
-# nsys an Nsight Systems summary of one 2-GPU 128 MiB call and of one 1-GPU 1 GiB ARIA-128 P_mg_drbg_dev call.
-# Everything goes to $OUT; the tables are printed last.  About 4 minutes from an empty cache.
+# On the GPU machine (1 or 2 GPUs, nvcc; from the repository root): CTR_DRBG bulk output on one and two GPUs,
+# the per-call fixed cost broken into phases.  Builds the LEA-128 / AES-128 / ARIA-128 CUDA and C libraries,
+# runs the DRBG GPU tests (GPU output == the C DRBG, incl. the context's lone, phased, library-timed and
+# asynchronous calls), then bench/gpu/drbg_multi.py at 128 MiB and 1 GiB on 1 GPU and (if present) 2 GPUs in
+# the same run: from a plan timed inside the library (P_mg_time_multi) and from Python, plan + GPU, pipelined,
+# and per GPU the phases of the median call (host timestamps: hand-over, plan staged, enqueued, wait returned;
+# GPU events: plan copy, key schedule, keystream, clearing); every output's SHA-256 == the C DRBG's; the split
+# sweep.  Last, the A/B of a call's path, LEA-128 phases at 8 and 128 MiB: the default (one stream, the plan read
+# from mapped memory by the key-schedule launch), the plan copied (CIPHERSPEC_MG_PLAN_COPY=1), and the path before
+# this branch (copied, copy and key schedule on the key stream: CIPHERSPEC_MG_LONE_KST=1 too).  Everything goes to $OUT; the tables are printed last.
+# About 3 minutes with a warm build cache, 4-5 from an empty one.
 #   bash bench/gpu/drbg_multi.sh            (the lead carries .whl/ as for bench/gpu/run.sh)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -34,49 +38,22 @@ for n in names:
 print("c libraries built")
 PY
 
-stage "host chain (P_drbg_plan, ms per GiB; no GPU involved)"
-timeout 45 python3 bench/drbg/host_chain.py --ciphers lea128,aes128,aria128 2>&1 | tee "$OUT/host_chain.txt" || rc=1
-
 stage "GPU tests: DRBG bulk == the C DRBG (1 GPU; on 2 GPUs also split at every size and under the threshold)"
-timeout 120 python3 -m pytest tests/differential/test_cuda_drbg_gpu.py tests/differential/test_cuda_multigpu_gpu.py \
+timeout 100 python3 -m pytest tests/differential/test_cuda_drbg_gpu.py tests/differential/test_cuda_multigpu_gpu.py \
   -k "drbg and (lea128 or aes128 or aria128 or many_independent)" -q -p no:cacheprovider -n "$(( ngpu > 1 ? 4 : 2 ))" 2>&1 | tee "$OUT/tests.log" | tail -6
 [ "${PIPESTATUS[0]}" = 0 ] || rc=1
 
-stage "benchmark: 128 MiB and 1 GiB, 1 GPU$( [ "$ngpu" -gt 1 ] && echo ' and 2 GPUs')"
+stage "benchmark: 128 MiB and 1 GiB, 1 GPU$( [ "$ngpu" -gt 1 ] && echo ' and 2 GPUs'), with the phases"
 timeout 150 python3 bench/gpu/drbg_multi.py --out "$OUT" ${DRBG_MULTI_ARGS:-} > "$OUT/bench.log" 2>&1 || rc=1
-grep -v "^|\|^$\|^- " "$OUT/bench.log" | tail -30
+grep -v "^|\|^$\|^- \|^Phases" "$OUT/bench.log" | tail -30
 
-if [ "$ngpu" -gt 1 ]; then
-  stage "hand-over A/B: LEA-128 from a plan, kept threads polling (default) vs sleeping (CIPHERSPEC_MG_SPIN_US=0)"
-  timeout 90 python3 bench/gpu/mg_handoff.py --out "$OUT" 2>&1 | tee "$OUT/mg_handoff.log" | tail -8 || rc=1
-fi
-
-if [ "$ngpu" -gt 1 ] && command -v nsys > /dev/null; then
-  stage "nsys: one 2-GPU 128 MiB LEA-128 call from a plan (summary only)"
-  prof=$(mktemp -d)
-  timeout 60 nsys profile -t cuda,osrt -o "$prof/one" -f true python3 bench/gpu/drbg_multi.py --profile-one \
-    > "$OUT/nsys_run.txt" 2>&1 || true
-  [ -f "$prof/one.nsys-rep" ] && timeout 40 nsys stats -r cuda_api_sum,cuda_gpu_kern_sum,cuda_gpu_mem_time_sum,osrt_sum \
-    -f column "$prof/one.nsys-rep" > "$OUT/nsys_summary.txt" 2>&1
-  [ -f "$prof/one.nsys-rep" ] && timeout 30 nsys stats -r cuda_gpu_trace -f csv "$prof/one.nsys-rep" 2>/dev/null \
-    | tail -40 > "$OUT/nsys_gpu_trace_tail.csv"
-  rm -rf "$prof"
-  head -60 "$OUT/nsys_summary.txt" 2>/dev/null
-fi
-
-if command -v nsys > /dev/null; then
-  stage "nsys: one 1-GPU 1 GiB ARIA-128 P_mg_drbg_dev call (pipelined in the library; kernel summary, trace tail)"
-  prof=$(mktemp -d)
-  timeout 45 nsys profile -t cuda,osrt -o "$prof/drbg" -f true python3 bench/gpu/drbg_multi.py --profile-drbg aria128 \
-    > "$OUT/nsys_drbg_run.txt" 2>&1 || true
-  [ -f "$prof/drbg.nsys-rep" ] && timeout 30 nsys stats -r cuda_gpu_kern_sum,cuda_api_sum -f column "$prof/drbg.nsys-rep" \
-    > "$OUT/nsys_drbg_summary.txt" 2>&1
-  [ -f "$prof/drbg.nsys-rep" ] && timeout 20 nsys stats -r cuda_gpu_trace -f csv "$prof/drbg.nsys-rep" 2>/dev/null \
-    | tail -80 > "$OUT/nsys_drbg_gpu_trace_tail.csv"
-  rm -rf "$prof"
-  grep "profiled call" "$OUT/nsys_drbg_run.txt"
-  head -30 "$OUT/nsys_drbg_summary.txt" 2>/dev/null
-fi
+stage "A/B of the call's path, LEA-128 phases: default (one stream, plan read mapped) | plan copied | as before (copy, key stream)"
+for ab in "default:" "copy:CIPHERSPEC_MG_PLAN_COPY=1" "before:CIPHERSPEC_MG_PLAN_COPY=1 CIPHERSPEC_MG_LONE_KST=1"; do
+  name=${ab%%:*}
+  env ${ab#*:} timeout 45 python3 bench/gpu/drbg_multi.py --phases --ciphers lea128 --mib 8,128 --phase-reps 15 \
+    > "$OUT/path_$name.log" 2>&1 || rc=1
+  echo "-- $name (${ab#*:})"; grep "^| lea128" "$OUT/path_$name.log" | sort -u
+done
 
 stage "results"
 sed -n '/^| cipher/,$p' "$OUT/bench.log"

@@ -2,7 +2,8 @@
 with its own key and counter -- CTR_DRBG bulk output (cipherspec.drbg.plan_bulk, the C P_drbg_plan).
 
     host:   vs[r], lens[r]  ->  descriptors q[r] = {ctr = V_r + 1 (big-endian 32-bit limbs), nblocks, cta0,
-            first}, cta_req[c] = the request CTA c works on; keys[r], q and cta_req in one copy
+            first}, cta_req[c] = the request CTA c works on; keys[r], q and cta_req in one copy (the
+            multi-GPU context: read by the key-schedule launch from mapped page-locked memory instead)
     device: P_key_schedule_multi: thread r expands keys[r] into the round-key table rks[r][NRK] (the
             library's constant-time key schedule, keysched.py, compiled for the device too);
             CTA c -> request r = cta_req[c], blocks [(c - cta0) * ch, +ch) of it; the CTA stages
@@ -67,11 +68,15 @@ CS_HD static inline void {P}_mk_span(const {P}_mreq *q, uint32_t cta, uint32_t c
 /* CTAs a plan needs at `ch` blocks per CTA; 0 when a length is bad (not whole blocks before the last, too long) */
 static uint64_t {P}_mk_ctas(const uint64_t *lens, uint64_t nreq, uint32_t ch)
 {{
-    uint64_t n = 0;
+    uint64_t n = 0, len = ~0ull, ctas = 0;  /* the last length seen and its CTAs: no division per equal request */
     for (uint64_t r = 0; r < nreq; ++r) {{
-        const uint64_t nb = (lens[r] + {B - 1}) / {B};
-        if ((r + 1 < nreq && lens[r] % {B}) || nb >= {MAX_REQ_BLOCKS}ull) return 0;
-        n += (nb + ch - 1) / ch;
+        if (lens[r] != len) {{
+            const uint64_t nb = (lens[r] + {B - 1}) / {B};
+            if ((r + 1 < nreq && lens[r] % {B}) || nb >= {MAX_REQ_BLOCKS}ull) return 0;
+            len = lens[r];
+            ctas = (nb + ch - 1) / ch;
+        }}
+        n += ctas;
     }}
     return n;
 }}
@@ -80,7 +85,8 @@ static uint64_t {P}_mk_ctas(const uint64_t *lens, uint64_t nreq, uint32_t ch)
 static void {P}_mk_plan(const uint8_t *vs, const uint64_t *lens, uint64_t nreq, uint32_t ch, {P}_mreq *q,
                         uint32_t *cta_req)
 {{
-    uint64_t first = 0, cta = 0;
+    uint64_t first = 0, cta = 0, len = ~0ull;
+    uint32_t ctas = 0;  /* CTAs of a request of length len */
     for (uint64_t r = 0; r < nreq; ++r, ++q) {{
         uint8_t c[{B}];
         memcpy(c, vs + r * {B}, {B});
@@ -89,7 +95,11 @@ static void {P}_mk_plan(const uint8_t *vs, const uint64_t *lens, uint64_t nreq, 
         q->nblocks = (uint32_t)((lens[r] + {B - 1}) / {B});
         q->cta0 = (uint32_t)cta;
         q->first = first;
-        for (uint32_t k = 0; k < (q->nblocks + ch - 1) / ch; ++k) cta_req[cta++] = (uint32_t)r;
+        if (lens[r] != len) {{
+            len = lens[r];
+            ctas = (q->nblocks + ch - 1) / ch;
+        }}
+        for (uint32_t k = 0; k < ctas; ++k) cta_req[cta++] = (uint32_t)r;
         first += q->nblocks;
     }}
 }}

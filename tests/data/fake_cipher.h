@@ -7,6 +7,7 @@
  * ^ 0x71), so a flavour that goes astray shows.  tests/unit/test_cuda_multigpu.py mirrors E in Python.
  * Needs: BB, KBB, T_rk, T_ctr_add, CS_* (mg_prelude.h) and cuda_stub.h. */
 #include <atomic>
+#include <chrono>
 static uint8_t fake_key_byte(const T_rk *rk, int j)
 {
     return (uint8_t)(rk->w[j / 4] >> (8 * (j % 4)));
@@ -112,6 +113,10 @@ extern "C" int T_ctr_multi_dev_flavour(const uint8_t *keys, const uint8_t *vs, c
  * that staged keys, to check that every one is wiped (T_mk_wipe) by the time the context is freed */
 typedef struct {
     long staged;  /* calls whose keys are staged and not yet wiped */
+    int phases;   /* the next calls are timed (T_mk_set_phases) */
+    int timed;    /* a timed call was made: T_mk_phase_ms answers (fake lengths 1, 2, 3, 4 ms) */
+    double planned_at;
+    int copy_plan;  /* (the real scratch's choice of a copy or a mapped read of the plan: the same output) */
 } T_mk_scratch;
 
 static std::atomic<long> fake_unwiped(0);  /* over every scratch: staged and not yet wiped */
@@ -124,6 +129,19 @@ static int T_mk_wipe(T_mk_scratch *s)
 }
 
 static void T_mk_release(T_mk_scratch *s) { T_mk_wipe(s); }
+
+/* as the real ones: the output is complete once the stream has run the call */
+static int T_mk_wait_made(T_mk_scratch *, cudaStream_t st) { return cs_cuda(cudaStreamSynchronize(st)); }
+
+static void T_mk_set_phases(T_mk_scratch *s, int on) { s->phases = on; }
+
+static int T_mk_phase_ms(T_mk_scratch *s, float *ms, double *planned_at)
+{
+    if (!s->timed) return CS_EARG;
+    for (int i = 0; i < 4; ++i) ms[i] = (float)(i + 1);
+    *planned_at = s->planned_at;
+    return CS_OK;
+}
 
 /* as the real entry, without waiting for the stream: the plan is staged for the copy the stream runs; kst (the
  * key stream of the two-stream form) must belong to the current device too; the work runs on st (in order) */
@@ -141,6 +159,10 @@ static int T_ctr_multi_dev_staged(const uint8_t *keys, const uint8_t *vs, const 
     if (total) stub_check_device(d_out, total);
     std::vector<uint8_t> k(keys, keys + nreq * KBB), v(vs, vs + nreq * BB);
     std::vector<uint64_t> l(lens, lens + nreq);
+    if (s->phases) {
+        s->timed = 1;
+        s->planned_at = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+    }
     stub_enqueue(st, [=] { ref_multi(k.data(), v.data(), l.data(), nreq, d_out, flavour); });
     s->staged += 1;
     fake_unwiped += 1;

@@ -234,85 +234,82 @@ static void device_resident(T_mg *mg, const char *name)
     }
 }
 
-/* a stand-in for P_drbg_plan: request i's key and V are bytes of a hash of i; stops (returns fewer) at `stop`,
- * fails with `fail` (negative) once `next` reaches fail_at */
-struct FakeDrbg {
-    uint64_t next, stop, fail_at;
-    int fail;
-};
-static uint8_t fake_plan_byte(uint64_t i, int j)
-{
-    uint64_t x = (i + 1) * 0x9E3779B97F4A7C15ull ^ (uint64_t)j * 0xBF58476D1CE4E5B9ull;
-    x ^= x >> 31;
-    return (uint8_t)(x * 0x94D049BB133111EBull >> 56);
-}
-static int fake_plan(void *state, size_t n, size_t request_len, uint8_t *keys, uint8_t *vs)
-{
-    FakeDrbg *d = (FakeDrbg *)state;
-    if (d->fail && d->next >= d->fail_at) return d->fail;
-    (void)request_len;
-    size_t i = 0;
-    for (; i < n && d->next < d->stop; ++i, ++d->next) {
-        for (int j = 0; j < KBB; ++j) keys[i * KBB + j] = fake_plan_byte(d->next, j);
-        for (int j = 0; j < BB; ++j) vs[i * BB + j] = fake_plan_byte(d->next, 100 + j);
-    }
-    return (int)i;
-}
-
-/* P_mg_drbg_dev: the plan called piece by piece, pieces round robin over the devices, each after the previous
- * ones of its device; == one reference over every planned request */
-static void drbg_pipelined(T_mg *mg, const char *name)
+/* CTR_DRBG bulk from a plan, as the benchmark drives it: phases recorded (host timestamps in order, the GPU
+ * lengths of the fake), calls timed in the library, and asynchronous calls (the key-stream form) back to back
+ * into successive places of each device's buffer, then one sync; every output == the reference */
+static void multi_phases_and_pipelined(T_mg *mg, const char *name)
 {
     int nd = 0;
     CHECK(T_mg_devices(mg, NULL, &nd) == CS_OK, "%s devices", name);
     std::vector<int> devs((size_t)nd);
     T_mg_devices(mg, devs.data(), NULL);
-    for (int t = 0; t < 12; ++t) {
-        const uint64_t nreq = t == 0 ? 1 : t == 1 ? 70 : 1 + rnd() % 150, rl = BB * (1 + rnd() % 6);
-        const uint64_t piece = t < 3 ? 0 : 1 + rnd() % 20;
-        FakeDrbg st = {0, t % 4 == 3 ? nreq / 2 + 1 : nreq + 100, 0, 0};
-        const uint64_t made = st.stop < nreq ? st.stop : nreq;
-        std::vector<uint8_t> keys(nreq * KBB), vs(nreq * BB), want(made * rl + 1);
+    std::vector<double> none(1 + 9 * (size_t)nd);
+    CHECK(T_mg_phases(mg, none.data(), (int)none.size()) == CS_EARG, "%s phases before any phased call", name);
+    for (int t = 0; t < 8; ++t) {
+        const uint64_t nreq = t == 0 ? 1 : 1 + rnd() % 90, rl = BB * (1 + rnd() % 6);
+        std::vector<uint8_t> keys(nreq * KBB), vs(nreq * BB), want(nreq * rl + 1);
+        for (auto &x : keys) x = (uint8_t)rnd();
+        for (auto &x : vs) x = (uint8_t)rnd();
         std::vector<uint64_t> lens(nreq, rl);
+        const int fl = t % 2;
+        ref_multi(keys.data(), vs.data(), lens.data(), nreq, want.data(), fl);
+        CHECK(T_mg_set_split_min(mg, t == 5 ? ~0ull : 0) == CS_OK, "%s split_min", name);
+        std::vector<uint64_t> first((size_t)nd + 1);
+        T_mg_parts_multi(mg, lens.data(), nreq, first.data(), NULL);
         std::vector<uint8_t *> dout((size_t)nd);
         for (int d = 0; d < nd; ++d)
-            CHECK(T_mg_malloc(devs[d], nreq * rl + 1, (void **)&dout[d]) == CS_OK, "%s malloc", name);
-        const int fl = t % 2;
-        uint64_t planned = 0;
-        double stats[4];
-        const int rc = T_mg_drbg_dev(mg, fake_plan, &st, nreq, rl, piece, keys.data(), vs.data(), dout.data(), fl,
-                                     &planned, stats);
-        CHECK(rc == CS_OK && planned == made, "%s drbg_dev t=%d rc %d planned %llu of %llu", name, t, rc,
-              (unsigned long long)planned, (unsigned long long)made);
-        ref_multi(keys.data(), vs.data(), lens.data(), made, want.data(), fl);
-        const uint64_t p = piece ? piece : nreq <= 64 ? nreq : (nreq + 31) / 32 < 32 ? 32 : (nreq + 31) / 32;
-        CHECK(stats[3] == (double)((made + p - 1) / p) && stats[0] >= 0 && stats[1] >= 0 && stats[2] >= 0,
-              "%s drbg_dev t=%d pieces %g", name, t, stats[3]);
-        std::vector<uint64_t> fill((size_t)nd, 0);
-        for (uint64_t a = 0, k = 0; a < made; a += p, ++k) {  /* piece k on device k % nd, after its others */
-            const int d = (int)(k % (uint64_t)nd);
-            const uint64_t n = (made - a < p ? made - a : p) * rl;
-            std::vector<uint8_t> got(n);
-            T_mg_copy(devs[d], got.data(), dout[d] + fill[d], n, 0);
-            CHECK(!memcmp(got.data(), want.data() + a * rl, n), "%s drbg_dev t=%d piece %llu", name, t,
-                  (unsigned long long)k);
-            fill[d] += n;
+            CHECK(T_mg_malloc(devs[d], 2 * nreq * rl + 1, (void **)&dout[d]) == CS_OK, "%s malloc", name);
+        const auto check_out = [&](const char *what, uint64_t off_twice) {
+            uint64_t o = 0;
+            for (int d = 0; d < nd; ++d) {
+                const uint64_t n = (first[d + 1] - first[d]) * rl;
+                for (uint64_t k = 0; k <= off_twice; ++k) {  /* off_twice 1: the part twice, back to back */
+                    std::vector<uint8_t> got(n + 1);
+                    T_mg_copy(devs[d], got.data(), dout[d] + k * n, n, 0);
+                    CHECK(!n || !memcmp(got.data(), want.data() + o, n), "%s %s t=%d d=%d", name, what, t, d);
+                }
+                o += n;
+            }
+        };
+        /* phases */
+        std::vector<double> ph(1 + 9 * (size_t)nd);
+        CHECK(T_mg_set_phases(mg, 1) == CS_OK, "%s phases on", name);
+        CHECK(T_mg_ctr_multi_dev(mg, keys.data(), vs.data(), lens.data(), nreq, dout.data(), fl, 1) == CS_OK,
+              "%s multi dev (phases)", name);
+        CHECK(T_mg_phases(mg, ph.data(), (int)ph.size()) == CS_OK && ph[0] >= 0, "%s phases", name);
+        CHECK(T_mg_phases(mg, ph.data(), (int)ph.size() - 1) == CS_EARG, "%s phases: short array", name);
+        CHECK(T_mg_phases(NULL, ph.data(), (int)ph.size()) == CS_ENULL, "%s phases: NULL", name);
+        for (int d = 0; d < nd; ++d) {
+            const double *o = ph.data() + 1 + 9 * d;
+            if (first[d] == first[d + 1]) {
+                CHECK(o[1] == -1 && o[2] == -1 && o[4] == -1 && o[8] == -1, "%s phases: idle device %d", name, d);
+                continue;
+            }
+            CHECK(0 <= o[0] && o[0] <= o[1] && o[1] <= o[2] && o[2] <= o[3] && o[3] <= ph[0], "%s phases d=%d order: "
+                  "%g %g %g %g %g", name, d, o[0], o[1], o[2], o[3], ph[0]);
+            CHECK(o[4] == 1000 && o[5] == 2000 && o[6] == 3000 && o[7] == 4000 && o[8] == 10000, "%s phases d=%d gpu",
+                  name, d);
         }
+        CHECK(T_mg_set_phases(mg, 0) == CS_OK, "%s phases off", name);
+        check_out("phases", 0);
+        /* timed in the library */
+        double secs[3] = {-1, -1, -1};
+        CHECK(T_mg_time_multi(mg, keys.data(), vs.data(), lens.data(), nreq, dout.data(), fl, 3, secs) == CS_OK &&
+                  secs[0] >= 0 && secs[1] >= 0 && secs[2] >= 0, "%s time_multi", name);
+        check_out("time_multi", 0);
+        /* asynchronous, twice back to back per device (successive slots, the key stream), then one sync */
+        for (int k = 0; k < 2; ++k) {
+            std::vector<uint8_t *> at((size_t)nd);
+            for (int d = 0; d < nd; ++d) at[d] = dout[d] + k * (first[d + 1] - first[d]) * rl;
+            CHECK(T_mg_ctr_multi_dev(mg, keys.data(), vs.data(), lens.data(), nreq, at.data(), fl, 0) == CS_OK,
+                  "%s multi dev async", name);
+        }
+        CHECK(T_mg_sync(mg) == CS_OK, "%s sync", name);
+        check_out("async", 1);
         for (int d = 0; d < nd; ++d) T_mg_free_device(devs[d], dout[d]);
     }
-    /* the plan's own error comes back as it is; bad lengths are refused before any plan */
-    std::vector<uint8_t> keys(40 * KBB), vs(40 * BB);
-    std::vector<uint8_t *> dout((size_t)nd);
-    for (int d = 0; d < nd; ++d) T_mg_malloc(devs[d], 40 * BB + 1, (void **)&dout[d]);
-    FakeDrbg bad = {0, 100, 9, -3};
-    uint64_t planned = 99;
-    CHECK(T_mg_drbg_dev(mg, fake_plan, &bad, 40, BB, 4, keys.data(), vs.data(), dout.data(), 0, &planned, NULL) == -3 &&
-              planned == 12, "%s drbg_dev plan error, planned %llu", name, (unsigned long long)planned);
-    CHECK(T_mg_drbg_dev(mg, fake_plan, &bad, 40, BB + 1, 4, keys.data(), vs.data(), dout.data(), 0, &planned, NULL) ==
-              CS_ELEN, "%s drbg_dev odd request", name);
-    CHECK(T_mg_drbg_dev(mg, NULL, &bad, 40, BB, 4, keys.data(), vs.data(), dout.data(), 0, &planned, NULL) == CS_ENULL,
-          "%s drbg_dev no plan", name);
-    for (int d = 0; d < nd; ++d) T_mg_free_device(devs[d], dout[d]);
+    std::vector<uint64_t> lens = {BB};
+    CHECK(T_mg_time_multi(mg, NULL, NULL, lens.data(), 1, NULL, 0, 1, NULL) == CS_ENULL, "%s time_multi NULL", name);
 }
 
 static void async_and_modes(T_mg *mg)
@@ -420,7 +417,7 @@ int main(int argc, char **argv)
         host_ctr_ecb(mg, s.name);
         host_multi(mg, s.name);
         device_resident(mg, s.name);
-        drbg_pipelined(mg, s.name);
+        multi_phases_and_pipelined(mg, s.name);
         async_and_modes(mg);
         T_mg_free(mg);
     }

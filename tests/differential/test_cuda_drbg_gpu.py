@@ -10,6 +10,7 @@ Skipped, with the reason, without an NVIDIA GPU; bench/gpu/run.sh runs it on the
 from __future__ import annotations
 
 import hashlib
+import os
 
 import numpy as np
 import pytest
@@ -135,27 +136,58 @@ def test_many_independent_instances(registry):
     assert got == [requests(d, 200_000) for d in cpu]
 
 
-@pytest.mark.parametrize("piece", [0, 5])
-@pytest.mark.parametrize("name", ["lea128", "aria128"])
-def test_pipelined_in_the_library_equals_c_generate(registry, name, piece):
-    """P_mg_drbg_dev (the C DRBG's plan called piece by piece inside the CUDA library, each piece's GPU work
-    overlapping the next plan; piece 5: ten pieces over 49 requests) == P_drbg_generate calls; it stops where
-    a reseed is due (interval 17), the rest follows after the caller's reseed."""
+def fresh_context(g, env: dict) -> cm.GpuSet:
+    """A new context over every visible GPU made under ``env`` (the context reads its A/B switches when made)."""
+    old = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    try:
+        return cm.GpuSet(g, None, cm.STREAMS)
+    finally:
+        for k, v in old.items():
+            if v is None:
+                del os.environ[k]
+            else:
+                os.environ[k] = v
+
+
+@pytest.mark.parametrize("path", ["mapped", "copy", "lone-kst"])
+@pytest.mark.parametrize("name", ["lea128", "aes128", "aria128"])
+def test_context_drbg_calls_equal_c_generate(registry, name, path):
+    """The multi-GPU context's multi-key calls from a C P_drbg_plan (every visible GPU, split at every size;
+    34 requests over two reseeds, the last partial) == P_drbg_generate calls: a lone call (one stream, waiting
+    for the keystream's event) with its phases recorded, calls timed in the library (P_mg_time_multi), and
+    asynchronous calls back to back (the key-stream form, alternating slots) then one sync.  Each way the plan
+    reaches the GPU: read mapped by the key-schedule launch (default), copied (CIPHERSPEC_MG_PLAN_COPY=1), and
+    the lone call on the key stream (CIPHERSPEC_MG_LONE_KST=1)."""
     c, g = ciphers(registry, name)
-    a, b = twin_c_drbgs(c, 3)
-    nreq = 49
-    want = requests(a, nreq * REQ)
-    gs = g.gpus([0])
-    got, left = [], nreq
-    while left:
-        fill, lay = gs.drbg_layout(left, REQ, piece)
-        with cm.PartBuffers(gs, fill) as buf:
-            done, stats = gs.drbg_dev(b, left, buf, REQ, piece)
-            whole = buf.download()
-        assert 1 <= done <= 17 and stats["pieces"] >= 1
-        got.append(whole[: done * REQ].tobytes())  # one GPU: the pieces lie in order
-        left -= done
-        if left:  # stopped where a reseed is due: the caller reseeds, as plan_bulk does
-            b.reseed(b.entropy_source(b.security_bytes))
-    assert b"".join(got) == want
+    a, b = twin_c_drbgs(c, 4)
+    n = 33 * REQ + 4000
+    want = requests(a, n)
+    plan = b.plan_bulk(n, REQ)
+    keys = np.frombuffer(b"".join(r.key for r in plan), np.uint8)
+    vs = np.frombuffer(b"".join(r.v for r in plan), np.uint8)
+    lens = np.array([r.nbytes for r in plan], np.uint64)
+    ends = np.concatenate([[0], np.cumsum(lens.astype(np.int64))])
+    env = {"mapped": {}, "copy": {"CIPHERSPEC_MG_PLAN_COPY": "1"}, "lone-kst": {"CIPHERSPEC_MG_LONE_KST": "1"}}[path]
+    gs = fresh_context(g, env)
+    gs.set_split_min(0)
+    first = gs.parts_multi(lens)
+    with gs.alloc([int(ends[f]) for f in first]) as dout:
+        gs.set_phases(True)
+        gs.ctr_multi_dev(keys, vs, lens, dout)
+        ph = gs.phases()
+        gs.set_phases(False)
+        assert dout.download().tobytes() == want
+        for d, p in enumerate(ph["devices"]):
+            if first[d] < first[d + 1]:
+                assert 0 <= p["start"] <= p["planned"] <= p["enqueued"] <= p["waited"] <= ph["call_us"], p
+                assert p["keystream"] > 0 and min(p["copy"], p["keys"], p["clear"]) >= 0, p
+        dout.upload(bytes(n), [int(ends[f]) for f in first])  # cleared: the timed calls write it again
+        assert len(gs.time_multi(keys, vs, lens, dout, 2)) == 2
+        assert dout.download().tobytes() == want
+        for _ in range(2):
+            gs.ctr_multi_dev(keys, vs, lens, dout, wait=False)
+        gs.sync()
+        assert dout.download().tobytes() == want
     assert b.generate(64) == a.generate(64)
+    gs.close()

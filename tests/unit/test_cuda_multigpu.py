@@ -202,6 +202,11 @@ def test_generated_host_code_over_fake_devices(registry, name):
     )
     assert res.returncode == 0, res.stderr[-3000:] + res.stdout[-1000:]
     assert re.match(r"ok \d+ checks", res.stdout), res.stdout
+    if name == "lea128":  # a waited-for multi-key call through the key stream too (the benchmark's A/B)
+        res = subprocess.run(
+            [str(exe), "quick"], capture_output=True, text=True, env=dict(env, CIPHERSPEC_MG_LONE_KST="1"), timeout=600
+        )
+        assert res.returncode == 0, res.stderr[-3000:] + res.stdout[-1000:]
     res = subprocess.run([str(exe), "nodev"], capture_output=True, text=True, env=dict(env, STUB_DEVICES="0"))
     assert res.returncode == 0, res.stderr[-3000:]
 
@@ -250,7 +255,9 @@ def test_source_has_the_multi_gpu_api(registry):
         "mg_ctr_dev",
         "mg_ecb_dev",
         "mg_ctr_multi_dev",
-        "mg_drbg_dev",
+        "mg_set_phases",
+        "mg_phases",
+        "mg_time_multi",
         "mg_ctr_host",
         "mg_ecb_host",
         "mg_ctr_multi_host",
@@ -480,45 +487,57 @@ def test_runtime_refuses_bad_devices_and_modes(fake_gpus):
         lib.T_stub_set_devices(3)
 
 
-def test_drbg_layout_round_robin_and_the_library_rule(registry):
-    """drbg_layout (Python) and P_mg_drbg_dev (C) place pieces alike: round robin, in order per GPU; the piece
-    size rule (one piece up to 64 requests, else nreq/32 within 32..1024) is the same text in both."""
-    fill, lay = cm.drbg_layout(100, 65536, 2, 40)
-    assert fill == [60 * 65536, 40 * 65536] and lay == [(0, 0, 40), (1, 0, 40), (0, 40 * 65536, 20)]
-    assert [cm.drbg_pieces(n) for n in (1, 64, 65, 2048, 16384, 1 << 20)] == [1, 64, 32, 64, 512, 1024]
-    fill, lay = cm.drbg_layout(16384, 65536, 1)
-    assert fill == [1 << 30] and len(lay) == 32 and all(n == 512 for _, _, n in lay)
+def test_multi_key_call_paths_in_the_source(registry):
+    """A lone (waited-for) multi-key call keeps its copy, key schedule and keystream on one stream and waits
+    for the keystream's event; an asynchronous one puts the copy and key schedule on the high-priority key
+    stream, the keystream waiting on an event.  The pipelined DRBG entry (P_mg_drbg_dev) is gone."""
     module = prepared(registry.module("lea128"))
     src = generate(registry.module("lea128"), default_for(module))
     assert (
-        "nreq <= 64 ? nreq : (nreq + 31) / 32 < 32 ? 32 : (nreq + 31) / 32 > 1024 ? 1024 : (nreq + 31) / 32" in src.cu
+        "use_kst ? dv->kst : NULL" in src.cu
+        and "const int use_kst = !wait || mg->lone_kst;" in src.cu
+        and "_mk_wait_made(&s->mk, s->st)" in src.cu
     )
-    # the key schedules on their own high-priority stream, the keystream waiting on an event
     assert "cudaStreamCreateWithPriority" in src.cu and "cudaStreamWaitEvent(stream, s->keyed, 0)" in src.cu
+    assert "cudaEventRecord(s->made, stream)" in src.cu
+    assert "drbg_dev" not in src.cu and "drbg_dev" not in src.h
 
 
-def test_runtime_drbg_dev_over_fake_gpus(fake_gpus, registry):
-    """GpuSet.drbg_dev: the C DRBG's own P_drbg_plan as the library's callback, pieces round robin over three
-    fake GPUs where drbg_layout says; == the toy keystream of the same DRBG's plan_bulk, and the state after
-    equals the state after plan_bulk (the same DRBG requests)."""
-    from driver.targets import make_cipher
-
+def test_runtime_phases_and_library_timer_over_fake_gpus(fake_gpus):
+    """GpuSet.set_phases / phases / time_multi over three fake GPUs: host timestamps in order within the call,
+    the fake's GPU lengths (1, 2, 3, 4 ms) per used GPU, -1 for an idle one; the output == the toy keystream."""
     c, ref, _ = fake_gpus
-    lea = make_cipher(registry, "lea128", target="c")
-    seed = (bytes(range(16)), bytes(8), b"fake")
-    a, b = lea.make_drbg(), lea.make_drbg()
-    a.instantiate(*seed)
-    b.instantiate(*seed)
-    g = c.gpus([2, 0, 1])
-    nreq, req, piece = 10, 4096, 3
-    fill, lay = g.drbg_layout(nreq, req, piece)
-    assert [i for i, _, _ in lay] == [0, 1, 2, 0] and fill == [4 * req, 3 * req, 3 * req]
-    with cm.PartBuffers(g, fill) as buf:
-        done, stats = g.drbg_dev(b, nreq, buf, req, piece)
-        parts = [buf.download()[sum(fill[:i]) : sum(fill[: i + 1])] for i in range(3)]
-    assert done == nreq and stats["pieces"] == 4
-    got = b"".join(parts[i][off : off + n * req].tobytes() for i, off, n in lay)
-    plan = a.plan_bulk(nreq * req, req)
-    want = b"".join(modes.ctr(ref, ref.expand_key(r.key), modes.ctr_next_iv(r.v, 1), bytes(r.nbytes))[0] for r in plan)
-    assert got == want
-    assert b.generate(48) == a.generate(48)
+    rng = np.random.default_rng(3)
+    nreq, req = 7, 4096
+    keys = rng.integers(0, 256, nreq * 16, dtype=np.uint8)
+    vs = rng.integers(0, 256, nreq * 16, dtype=np.uint8)
+    lens = np.full(nreq, req, np.uint64)
+    want = b"".join(
+        modes.ctr(
+            ref,
+            ref.expand_key(keys[16 * r : 16 * r + 16].tobytes()),
+            modes.ctr_next_iv(vs[16 * r : 16 * r + 16].tobytes(), 1),
+            bytes(req),
+        )[0]
+        for r in range(nreq)
+    )
+    for devices, split_min in (([2, 0, 1], 0), ([1, 2], 1 << 40)):
+        g = c.gpus(devices)
+        g.set_split_min(split_min)
+        first = g.parts_multi(lens)
+        with g.alloc([int(f) * req for f in first]) as dout:
+            g.set_phases(True)
+            g.ctr_multi_dev(keys, vs, lens, dout)
+            ph = g.phases()
+            g.set_phases(False)
+            assert dout.download().tobytes() == want
+            assert len(ph["devices"]) == len(devices) and ph["call_us"] >= 0
+            for d, p in enumerate(ph["devices"]):
+                if first[d] == first[d + 1]:
+                    assert p["planned"] == p["copy"] == p["gpu"] == -1
+                    continue
+                assert 0 <= p["start"] <= p["planned"] <= p["enqueued"] <= p["waited"] <= ph["call_us"], p
+                assert (p["copy"], p["keys"], p["keystream"], p["clear"], p["gpu"]) == (1e3, 2e3, 3e3, 4e3, 1e4)
+            secs = g.time_multi(keys, vs, lens, dout, 4)
+            assert len(secs) == 4 and all(s >= 0 for s in secs)
+            assert dout.download().tobytes() == want
