@@ -117,6 +117,12 @@ def main() -> int:
         f"  records' GHASH (BMMA)      {rec / blocks:6.2f}  ({pre} prologue + {tiles} x {tile} a tile + {tail} tail, "
         f"a {a.record}-byte record) = {32 * rec / blocks:.0f} thread instructions a block"
     )
+    lpre, ltile, _ = _records(funcs[sass.pick(funcs, "cs_tgh_first")])
+    bmma = sum(1 for _, op, _ in funcs[sass.pick(funcs, "cs_tgh_first")] if op == "BMMA")
+    print(
+        f"  long message's GHASH        {ltile / 64:6.2f}  (cs_tgh_first: {ltile} a tile of 64 blocks, {bmma} BMMA in all; "
+        "after the CTR pass)"
+    )
     est = ctr / (bat0 + rec * per_warp / blocks)
     print(f"  ESTIMATE (static counts, equal efficiency): batch / CTR >= ~{est:.2f} (finish and key set not counted)")
     return 0
