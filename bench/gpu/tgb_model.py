@@ -42,10 +42,6 @@ def membit(block: bytes, i):
     return (block[i // 8] >> (i % 8)) & 1
 
 
-def memwords(block: bytes):
-    return [int.from_bytes(block[4 * w : 4 * w + 4], "little") for w in range(4)]
-
-
 def columns(h, L):  # cols[d][i] = memory words of e_i * H^(d*4^L)
     out = []
     for d in range(4):
