@@ -60,6 +60,25 @@ echo "== GCM vs CTR (1 GiB; batch = 65536 records of 16 KiB, 16 keys)"
 timeout 100 python3 bench/gpu/gcm_bench.py --out "$OUT" --ciphers aes128,aria128,lea128 --batches 3 2>&1 \
   | tee "$OUT/gcm-batch-bench.log" | tail -8
 [ "${PIPESTATUS[0]}" = 0 ] || rc=1
+if command -v ncu >/dev/null && [ $(( $(date +%s) - t0 )) -lt 170 ]; then  # where the time goes (while time is left)
+  echo "== AES-128 GCM kernel times (ncu gpu__time_duration: 2 calls each of CTR, long, batch, records)"
+  timeout 50 ncu --metrics gpu__time_duration.sum --csv --kernel-name "regex:gcm|tgb|tgh|ctr" \
+    python3 bench/gpu/gcm_bench.py --out "$OUT/ncu" --ciphers aes128 --reps 1 --batches 1 > "$OUT/ncu-gcm.csv" 2>&1
+  python3 - "$OUT/ncu-gcm.csv" <<'PY' | tee "$OUT/gcm-kernels.txt"
+import csv, re, sys
+from collections import defaultdict
+tot, cnt = defaultdict(float), defaultdict(int)
+lines = [ln for ln in open(sys.argv[1], errors="replace") if ln.startswith('"')]
+for row in csv.DictReader(lines):
+    m = re.search(r"(gcm_[a-z]+|tgb_[a-z]+|cs_tgh_[a-z]+|ctr_ptx|ctr_c)(?=\(|<|E|ILb|$)", row.get("Kernel Name", ""))
+    if m and row.get("Metric Name") == "gpu__time_duration.sum":
+        name = m.group(1)
+        tot[name] += float(row["Metric Value"].replace(",", "")) / 1e6  # ns -> ms
+        cnt[name] += 1
+for name in sorted(tot, key=lambda k: -tot[k]):
+    print(f"{name:24s} {cnt[name]:3d} launches  {tot[name]:8.3f} ms in all  {tot[name] / cnt[name]:7.3f} ms each")
+PY
+fi
 wait $ptxas_pid; echo "== ptxas"; cat "$OUT/gcm-batch-ptxas.txt"
 echo "total: $(( $(date +%s) - t0 )) s, rc=$rc"
 exit $rc
