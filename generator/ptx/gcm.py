@@ -10,7 +10,7 @@ the launch's real thread count), and the shared-memory offsets of the GHASH scra
     before: the CTR kernel only ({P}_ctr_ptx<XOR>)
     after:  gcm_parts(module, sched, ...) -> GcmParts(G=1, long_ks="{ const uint32_t ml = cs_prmt(lo, ...",
             batch_ks="{ m[s][0] = j0[0]; ... cs_menc_ptx(x, y, cs_smem + 0); ...", ...)
-            rendered by gcm.cu.j2 into {P}_gcm_long<DEC>, {P}_gcm_batch<DEC>, {P}_gcm_finish<DEC>, host API
+            rendered by gcm.cu.j2 into {P}_gcm_long, {P}_gcm_batch, {P}_gcm_keystream, {P}_gcm_finish, host API
 """
 
 from __future__ import annotations
