@@ -227,10 +227,21 @@ class CudaGcm:
             off += _align16(n)
         return arr, aad, off
 
-    def gcm_batch(self, keys, msgs, decrypt: bool = False, tags=None, host: bool = False, records: bool = False):
+    def gcm_batch(
+        self,
+        keys,
+        msgs,
+        decrypt: bool = False,
+        tags=None,
+        host: bool = False,
+        records: bool = False,
+        key_shift: int = 0,
+    ):
         """keys: gcm_key arrays; msgs: (key index, 12-byte IV, AAD, data[, tag_len]).  Encrypt: (outputs,
         tags); decrypt (``tags`` given): (outputs, oks) -- a failed message's output is all zero.  ``host``:
-        the host-buffer entry; ``records``: gcm_records_dev (descriptions and AAD in device memory)."""
+        the host-buffer entry; ``records``: gcm_records_dev (descriptions and AAD in device memory);
+        ``key_shift``: the device key table starts that many bytes into its buffer (a multiple of 4; not 16-byte
+        aligned when it is not a multiple of 16)."""
         self._need_gcm()
         norm = [(m[0], m[1], m[2], bytes(m[3]), m[4] if len(m) > 4 else 16) for m in msgs]
         arr, aad, total = self.gcm_plan([(k, iv, a, len(d), t) for k, iv, a, d, t in norm])
@@ -264,17 +275,18 @@ class CudaGcm:
             nk, nd = table.nbytes, data.nbytes
             meta = np.concatenate([arr.view(np.uint8), aad_arr])
             with (
-                self.device_buffer(nk) as dk,
+                self.device_buffer(nk + key_shift) as dk,
                 self.device_buffer(nd + tag_arr.nbytes + ok.nbytes) as dd,
                 self.device_buffer(meta.nbytes) as dm,
             ):
-                dk.upload(table.view(np.uint8))
+                dk.upload(np.concatenate([np.zeros(key_shift, np.uint8), table.view(np.uint8)]))
+                dkeys = dk.ptr + key_shift
                 dd.upload(np.concatenate([data, tag_arr, ok.view(np.uint8)]))
                 dok = dd.ptr + nd + tag_arr.nbytes if decrypt else None
                 if records:
                     dm.upload(meta)
                     rc = self.fn("gcm_records_dev")(
-                        dk.ptr,
+                        dkeys,
                         len(keys),
                         dm.ptr,
                         len(norm),
@@ -289,7 +301,7 @@ class CudaGcm:
                     )
                 else:
                     rc = self.fn("gcm_batch_dev")(
-                        dk.ptr,
+                        dkeys,
                         len(keys),
                         arr.ctypes.data,
                         len(norm),
@@ -304,7 +316,7 @@ class CudaGcm:
                 self.check(rc, "GCM batch (device)")
                 self.check(self.fn("util_sync")(), "GCM batch (device)")
                 back = dd.download(nd + tag_arr.nbytes + ok.nbytes)
-                dk.upload(np.zeros(nk, np.uint8))  # the key table, cleared
+                dk.upload(np.zeros(nk + key_shift, np.uint8))  # the key table, cleared
             data, tag_arr = back[:nd], back[nd : nd + tag_arr.nbytes]
             ok = back[nd + tag_arr.nbytes :].view(np.int32)
         outs = [data[int(o) : int(o) + len(d)].tobytes() for (_, _, _, d, _), o in zip(norm, arr["off"])]

@@ -1,23 +1,25 @@
 #!/usr/bin/env bash
 # On the GPU machine: a batch of GCM records with GHASH on the tensor cores (issue 21, the batch row;
-# templates/tgb.cu.j2) -- builds AES-128's and LEA-128's CUDA libraries (their default schedules) in parallel,
-# runs the GPU GCM tests of those two schedules against the C library (batches: mixed lengths, keys, AAD; one
-# key; many keys; long records on either route; the existing batch/record, long-message, inc32 and error
-# tests), a ptxas report of the GCM kernels (spills), then the GCM vs CTR
-# benchmark (bench/gpu/gcm_bench.py: CTR, one long message, a batch of 16 KiB records with host and device
-# descriptions).  Logs and results under $OUT; about 3 minutes.
+# templates/tgb.cu.j2) and its keystream kernel (templates/gcm.cu.j2, P_gcm_keystream: a resident grid, round
+# keys copied ahead, skipped when a CTA's next record has the same key) -- builds AES-128's, ARIA-128's and
+# LEA-128's CUDA libraries (their default schedules) in parallel, runs the GPU GCM tests of those schedules
+# against the C library (batches: mixed lengths, keys, AAD; one key; many keys; key patterns over a resident
+# grid; long records on either route; the existing batch/record, long-message, inc32 and error tests), a ptxas
+# report of the GCM kernels (spills) with the SASS counts, then the GCM vs CTR benchmark (bench/gpu/gcm_bench.py:
+# CTR, one long message, a batch of 16 KiB records with host and device descriptions).  Logs and results under
+# $OUT; about 3 to 4 minutes.
 #   bash bench/gpu/gcm_batch.sh
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . bench/gpu/device_env.sh
 cs_gpu_start
 rc=0 t0=$(date +%s)
-echo "== build (aes128, lea128 defaults)"
-timeout 150 python3 - <<'PY' 2>&1 | tail -3
+echo "== build (aes128, aria128, lea128 defaults)"
+timeout 160 python3 - <<'PY' 2>&1 | tail -3
 import sys
 sys.path[0:0] = ["bench/gpu"]
 from bench import build_all
-res = build_all([("aes128", None), ("lea128", None)], 2)
+res = build_all([("aes128", None), ("aria128", None), ("lea128", None)], 3)
 print("prebuild:", {k: v for k, v in res.items() if v != "ok"} or "all built")
 PY
 echo "build: $(( $(date +%s) - t0 )) s"
@@ -40,7 +42,7 @@ import re, subprocess
 for k, use in rep.kernels.items():
     n = re.search(r"(_gcm_\w+?|_tgb_\w+?|cs_tgh_\w+?)E", k)
     if n:
-        name = n.group(1).lstrip("_").replace("ILb0", "<false>").replace("ILb1", "<true>")
+        name = n.group(1).lstrip("_")
         print(f"{name:24s} regs {use.registers:3d} stack {use.stack} spills {use.spill_stores}/{use.spill_loads}")
 cubin = max(nvcc.cache_dir().glob(f"{src.name}.sm_90.*.cubin"), key=lambda f: f.stat().st_mtime, default=None)
 if cubin:  # the SASS counts and the estimate they give (bench/gpu/gcm_batch_sass.py), beside the measurement
@@ -49,15 +51,34 @@ if cubin:  # the SASS counts and the estimate they give (bench/gpu/gcm_batch_sas
 PY
 ptxas_pid=$!
 echo "== GCM batch tests (GPU vs the C library)"
-timeout 150 python3 -m pytest tests/differential/test_cuda_gcm_gpu.py -q -n 4 -p no:cacheprovider \
-  -k "aes128-default or lea128-default or tensor_cores or long_records or many_keys or inc32 or errors" 2>&1 \
+timeout 130 python3 -m pytest tests/differential/test_cuda_gcm_gpu.py -q -n 4 -p no:cacheprovider \
+  -k "aes128-default or aria128-default or lea128-default or tensor_cores or long_records or many_keys or key_patterns or inc32 or errors" 2>&1 \
   | tee "$OUT/gcm-batch-tests.log" | tail -8
 [ "${PIPESTATUS[0]}" = 0 ] || rc=1
 echo "tests: $(( $(date +%s) - t0 )) s, rc=$rc"
 echo "== GCM vs CTR (1 GiB; batch = 65536 records of 16 KiB, 16 keys)"
-timeout 90 python3 bench/gpu/gcm_bench.py --out "$OUT" --ciphers aes128,lea128 --batches 3 2>&1 \
+timeout 100 python3 bench/gpu/gcm_bench.py --out "$OUT" --ciphers aes128,aria128,lea128 --batches 3 2>&1 \
   | tee "$OUT/gcm-batch-bench.log" | tail -8
 [ "${PIPESTATUS[0]}" = 0 ] || rc=1
+if command -v ncu >/dev/null && [ $(( $(date +%s) - t0 )) -lt 170 ]; then  # where the time goes (while time is left)
+  echo "== AES-128 GCM kernel times (ncu gpu__time_duration: 2 calls each of CTR, long, batch, records)"
+  timeout 50 ncu --metrics gpu__time_duration.sum --csv --kernel-name "regex:gcm|tgb|tgh|ctr" \
+    python3 bench/gpu/gcm_bench.py --out "$OUT/ncu" --ciphers aes128 --reps 1 --batches 1 > "$OUT/ncu-gcm.csv" 2>&1
+  python3 - "$OUT/ncu-gcm.csv" <<'PY' | tee "$OUT/gcm-kernels.txt"
+import csv, re, sys
+from collections import defaultdict
+tot, cnt = defaultdict(float), defaultdict(int)
+lines = [ln for ln in open(sys.argv[1], errors="replace") if ln.startswith('"')]
+for row in csv.DictReader(lines):
+    m = re.search(r"(gcm_[a-z]+|tgb_[a-z]+|cs_tgh_[a-z]+|ctr_ptx|ctr_c)(?=\(|<|E|ILb|$)", row.get("Kernel Name", ""))
+    if m and row.get("Metric Name") == "gpu__time_duration.sum":
+        name = m.group(1)
+        tot[name] += float(row["Metric Value"].replace(",", "")) / 1e6  # ns -> ms
+        cnt[name] += 1
+for name in sorted(tot, key=lambda k: -tot[k]):
+    print(f"{name:24s} {cnt[name]:3d} launches  {tot[name]:8.3f} ms in all  {tot[name] / cnt[name]:7.3f} ms each")
+PY
+fi
 wait $ptxas_pid; echo "== ptxas"; cat "$OUT/gcm-batch-ptxas.txt"
 echo "total: $(( $(date +%s) - t0 )) s, rc=$rc"
 exit $rc

@@ -3,9 +3,9 @@ the library's CTR kernel, and the batch/CTR ratio they suggest -- an ESTIMATE fr
 the same efficiency for every kernel), not a measurement: bench/gpu/gcm_batch.sh measures it on a GPU.
 
 Counts are warp instructions: the CTR kernel's grid-stride trip (one core call: G blocks a thread, the round
-loop counted as often as it runs) over G*32 blocks a warp; the batch's CTR-only kernel ({P}_gcm_batch<false>)
-the same way; the records' hashing ({P}_tgb_records, one warp a record) as prologue + tiles x loop + tail for a
-record of --record bytes (64 blocks a tile).  The fused batch kernel ({P}_gcm_batch<true>) is shown for
+loop counted as often as it runs) over G*32 blocks a warp; the batch's keystream kernel ({P}_gcm_keystream, one
+slice a trip) the same way; the records' hashing ({P}_tgb_records, one warp a record) as prologue + tiles x loop + tail for a
+record of --record bytes (64 blocks a tile).  The fused batch kernel ({P}_gcm_batch) is shown for
 comparison.  Needs nvcc and cuobjdump (no GPU).
 
     python3 bench/gpu/gcm_batch_sass.py [--cipher aes128] [--record 16384] [--cubin PATH]
@@ -31,13 +31,19 @@ from generator.ptx.source import generate  # noqa: E402
 
 
 def _trip(ins, trips: int) -> int:
-    """The grid-stride trip: its round loop (the longest loop inside it) `trips` times, any other loop inside it
-    once (the batch kernels' byte loops of a partial last block; a whole block runs none of that code, so the
-    count is an upper bound for them)."""
+    """The outermost loop's trip (the grid-stride loop; the keystream kernel's slice loop, whose row loop runs
+    once for a record of one row): its round loop (the longest loop inside it with no loop inside) `trips`
+    times, any other loop inside it once (the byte loops of a partial last block, the keystream kernel's key
+    copy: code a whole block or an unchanged key does not run, so the count is an upper bound for them)."""
     loops = sass._loops(ins)
     outer = max(loops, key=lambda lp: lp[1] - lp[0])
-    inner = [lp for lp in loops if lp != outer and outer[0] <= lp[0] and lp[1] <= outer[1]]
-    rl = max(inner, key=lambda lp: lp[1] - lp[0])
+
+    def inside(a, b):
+        return a != b and b[0] <= a[0] and a[1] <= b[1]
+
+    inner = [lp for lp in loops if inside(lp, outer)]
+    leaves = [lp for lp in inner if not any(inside(o, lp) for o in inner)]
+    rl = max(leaves, key=lambda lp: lp[1] - lp[0])
     body = sum(1 for a, _, _ in ins if outer[0] <= a <= outer[1])
     return body + (trips - 1) * sum(1 for a, _, _ in ins if rl[0] <= a <= rl[1])
 
@@ -95,8 +101,8 @@ def main() -> int:
     G = GROUP.get(sched.layout, 1)
     per_warp = 32 * G * sched.ilp  # blocks one warp's trip makes
     ctr = _trip(funcs[sass.pick(funcs, f"ctr_{sched.flavour}ILb1")], trips)
-    bat0 = _trip(funcs[sass.pick(funcs, "gcm_batchILb0")], trips)
-    bat1 = _trip(funcs[sass.pick(funcs, "gcm_batchILb1")], trips)
+    bat0 = _trip(funcs[sass.pick(funcs, "gcm_keystream")], trips)
+    bat1 = _trip(funcs[sass.pick(funcs, "gcm_batch")], trips)
     pre, tile, tail = _records(funcs[sass.pick(funcs, "tgb_records")])
     blocks = (a.record + 15) // 16
     tiles = (blocks + 63) // 64
@@ -104,12 +110,18 @@ def main() -> int:
     print(f"{src.name}: {G} block(s) a thread, round loop x{trips}; warp instructions per 16-byte block:")
     print(f"  CTR kernel                 {ctr / per_warp:6.2f}  ({ctr} a trip of {per_warp} blocks a warp)")
     print(
-        f"  batch, CTR only            {bat0 / per_warp:6.2f}  ({bat0} a trip; upper bound: the partial-block code too)"
+        f"  batch, keystream kernel    {bat0 / per_warp:6.2f}  ({bat0} a slice; upper bound: the partial-block code and a key copy too)"
     )
     print(f"  batch, fused GHASH         {bat1 / per_warp:6.2f}  ({bat1} a trip; upper bound)")
     print(
         f"  records' GHASH (BMMA)      {rec / blocks:6.2f}  ({pre} prologue + {tiles} x {tile} a tile + {tail} tail, "
         f"a {a.record}-byte record) = {32 * rec / blocks:.0f} thread instructions a block"
+    )
+    lpre, ltile, _ = _records(funcs[sass.pick(funcs, "cs_tgh_first")])
+    bmma = sum(1 for _, op, _ in funcs[sass.pick(funcs, "cs_tgh_first")] if op == "BMMA")
+    print(
+        f"  long message's GHASH        {ltile / 64:6.2f}  (cs_tgh_first: {ltile} a tile of 64 blocks, {bmma} BMMA in all; "
+        "after the CTR pass)"
     )
     est = ctr / (bat0 + rec * per_warp / blocks)
     print(f"  ESTIMATE (static counts, equal efficiency): batch / CTR >= ~{est:.2f} (finish and key set not counted)")

@@ -42,10 +42,6 @@ def membit(block: bytes, i):
     return (block[i // 8] >> (i % 8)) & 1
 
 
-def memwords(block: bytes):
-    return [int.from_bytes(block[4 * w : 4 * w + 4], "little") for w in range(4)]
-
-
 def columns(h, L):  # cols[d][i] = memory words of e_i * H^(d*4^L)
     out = []
     for d in range(4):
@@ -158,9 +154,9 @@ def tile(a, mat, acc, hb, horner):
             for l in range(32):
                 for k in range(4):
                     d[l][k] += D[l][k]
-        for l in range(32):
-            z[l][0] |= ((d[l][0] & 1) << (2 * nt)) | ((d[l][1] & 1) << (2 * nt + 1))
-            z[l][1] |= ((d[l][2] & 1) << (2 * nt)) | ((d[l][3] & 1) << (2 * nt + 1))
+        for l in range(32):  # the funnel shifts: bit 0 of d in at bit 31, the rest one down
+            for k in range(4):
+                z[l][k >> 1] = (z[l][k >> 1] >> 1) | ((d[l][k] & 1) << 31)
     return z
 
 
@@ -173,20 +169,23 @@ def records_model(msg: bytes, h: int) -> int:
     rem = len(msg) & 15
     acc = [[0, 0] for _ in range(32)]
     for tl in range(ntiles - 1, -1, -1):
-        ring = []
-        for slot in range(64):  # ring[32*hh + lane] = block n-1-j, j = 64 tile + slot
-            j = 64 * tl + slot
-            if j >= n:
-                blk = bytes(16)
-            else:
-                i = n - 1 - j
-                blk = msg[16 * i : 16 * i + 16] + bytes(16)
-                blk = blk[:16] if not (j == 0 and rem) else msg[16 * i : 16 * i + rem] + bytes(16 - rem)
-            ring.append(memwords(blk))
+        stage = bytearray(b"\xa5" * 1024)  # one ring stage; every byte is written (a stale one would show)
+        for slot in range(64):  # lane = slot % 32 copies block n-1-j (j = 64 tile + slot) a word at a time
+            j, lane, hh = 64 * tl + slot, slot % 32, slot // 32
+            nbytes = 0 if j >= n else rem if (j == 0 and rem) else 16
+            i = n - 1 - j
+            for w in range(4):  # cp.async 4 bytes, src-size bw, zero-filled: word w to k-tile w/2, slot 2(w%2)+hh
+                bw = max(0, min(4, nbytes - 4 * w))
+                word = msg[16 * i + 4 * w : 16 * i + 4 * w + bw] + bytes(4 - bw) if bw else bytes(4)
+                at = 16 * lane + 4 * hh + 512 * (w >> 1) + 8 * (w & 1)
+                stage[at : at + 4] = word
         a = []
-        for lane in range(32):
-            r0, r1 = ring[lane], ring[32 + lane]
-            a.append([[r0[0], r1[0], r0[1], r1[1]], [r0[2], r1[2], r0[3], r1[3]]])
+        for lane in range(32):  # the two 16-byte shared loads: k-tile 0's and 1's A tuples
+            t0 = [int.from_bytes(stage[16 * lane + 4 * k : 16 * lane + 4 * k + 4], "little") for k in range(4)]
+            t1 = [
+                int.from_bytes(stage[512 + 16 * lane + 4 * k : 512 + 16 * lane + 4 * k + 4], "little") for k in range(4)
+            ]
+            a.append([t0, t1])
         acc = tile(a, mat, acc, hb, True)
     # the tail as written in tgb.cu.j2
     pw = [hpow(h, 4 * v) for v in range(16)]

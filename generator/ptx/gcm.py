@@ -10,7 +10,7 @@ the launch's real thread count), and the shared-memory offsets of the GHASH scra
     before: the CTR kernel only ({P}_ctr_ptx<XOR>)
     after:  gcm_parts(module, sched, ...) -> GcmParts(G=1, long_ks="{ const uint32_t ml = cs_prmt(lo, ...",
             batch_ks="{ m[s][0] = j0[0]; ... cs_menc_ptx(x, y, cs_smem + 0); ...", ...)
-            rendered by gcm.cu.j2 into {P}_gcm_long<DEC>, {P}_gcm_batch<DEC>, {P}_gcm_finish<DEC>, host API
+            rendered by gcm.cu.j2 into {P}_gcm_long, {P}_gcm_batch, {P}_gcm_keystream, {P}_gcm_finish, host API
 """
 
 from __future__ import annotations
@@ -37,6 +37,11 @@ class GcmParts:
     long_ks: str  # slot s's keystream m[s][*] from `lo` (its first block's counter bits 0..31), `seg` in scope
     batch_ks: str  # the same from `lo` and the J0 memory words `j0[4]`, round keys staged in shared memory
     batch_prologue: str  # tables and the message's round keys into shared memory, one barrier
+    ks_ks: str  # batch_ks with the round keys read at `rkb` (the keystream kernel's current key buffer)
+    ks_tables: str  # the keystream kernel's table fills (no barrier: its first key barrier covers them)
+    sm_ks_rk: int  # shared word offset of its first key buffer (16-byte aligned)
+    nrk_pad: int  # words a key buffer takes (nrk rounded up to whole 16-byte chunks)
+    sm_ks: int  # shared words the keystream kernel uses: tables, two key buffers
     fin_prologue: str  # tables into shared memory, one barrier (nothing when no table is staged)
     fin_ks: str  # E(K, J0) into m[0][0..3] from `j0[4]`, round keys read at `rkg` (global memory)
     sm_batch: int  # shared words the batch kernel's cores use (its GHASH scratch follows)
@@ -66,6 +71,10 @@ def _batch_prologue(fills, nrk: int) -> str:
         "    __syncthreads();  // tables and this message's round keys are in place before any thread reads",
     ]
     return "\n".join(lines)
+
+
+def _pad4(n: int) -> int:
+    return (n + 3) // 4 * 4
 
 
 def _fin_prologue(fills) -> str:
@@ -129,6 +138,7 @@ def gcm_parts(
     mk = multikey.kernel_parts(module, sched, P, nrk=nrk, group=G)
     fills = _fills(module, sched, mk["T"])
     menc = f"cs_menc_{f}(x, y, {mk['args']});"
+    ks_menc = f"cs_menc_{f}(x, y, {', '.join(['rkb'] + fills.args)});"  # the keystream kernel's key buffer
     fin_args = ", ".join(["rkg"] + fills.args)
     fin_menc = f"cs_menc_{f}(x, y, {fin_args});"
     j0_uniform = ["uint32_t um[3] = {j0[0], j0[1], j0[2]};  // J0's words 0..2 (uniform)"]
@@ -137,6 +147,7 @@ def gcm_parts(
         memword = layout.counter_memword(f, "lo")
         long_ks = _scalar_ks(scalar_ctr.unpack[f], scalar_ctr.call[f], io.pack[f], scalar_ctr.memword[f], False)
         batch_ks = _scalar_ks(io.unpack[f], menc, io.pack[f], memword, True)
+        ks_ks = _scalar_ks(io.unpack[f], ks_menc, io.pack[f], memword, True)
         fin_ks = (
             "{\n    const int s = 0;\n"
             + "\n".join(f"    m[0][{k}] = j0[{k}];" for k in range(4))
@@ -149,6 +160,7 @@ def gcm_parts(
         uni = ["uint32_t um[3];"] + [ln for ln in lane_uniform]
         long_ks = _lanes_ks(f, G, uni, f"cs_enc_{f}(x, y, {enc_args});")
         batch_ks = _lanes_ks(f, G, j0_uniform, menc)
+        ks_ks = _lanes_ks(f, G, j0_uniform, ks_menc)
         fin_ks = "\n".join(
             [
                 "{",
@@ -161,7 +173,8 @@ def gcm_parts(
                 "}",
             ]
         )
-    long_ks, batch_ks, fin_ks = (t.replace("NWORDS", str(nx)) for t in (long_ks, batch_ks, fin_ks))
+    long_ks, batch_ks, fin_ks, ks_ks = (t.replace("NWORDS", str(nx)) for t in (long_ks, batch_ks, fin_ks, ks_ks))
+    nrk_all = nrk if nrk else len(rk_index(module))
     return GcmParts(
         G=G,
         log2g=G.bit_length() - 1,
@@ -171,9 +184,14 @@ def gcm_parts(
         long_ks=long_ks,
         batch_ks=batch_ks,
         batch_prologue=_batch_prologue(fills, nrk),
+        ks_ks=ks_ks,
+        ks_tables="\n".join(fills.lines),
+        sm_ks_rk=_pad4(fills.words),
+        nrk_pad=_pad4(nrk_all),
+        sm_ks=_pad4(fills.words) + 2 * _pad4(nrk_all),
         fin_prologue=_fin_prologue(fills),
         fin_ks=fin_ks,
         sm_batch=fills.words + nrk,
         sm_fin=fills.words,
-        nrk=nrk if nrk else len(rk_index(module)),
+        nrk=nrk_all,
     )

@@ -111,3 +111,25 @@ def test_gcm_batch_many_keys(registry, nrec, nkeys, size):
     g, c = libs(registry, "aes128", None)
     rng = np.random.default_rng(36 + nrec)
     check_batch(g, c, rng, [int(x) for x in rng.integers(0, size, nrec)], nkeys=nkeys)
+
+
+# The tensor-core batch's keystream kernel (P_gcm_keystream) is a resident grid: with more slices than the GPU
+# holds CTAs (short records, thousands of them) each CTA takes several in turn, copying a slice's round keys
+# ahead into its other buffer when the key changes and keeping them when it does not.  Keys in every pattern,
+# and a key table that is not 16-byte aligned (4-byte copies).
+KEY_PATTERNS = {
+    "one-key": (1, lambda i: 0, 0),
+    "alternating": (2, lambda i: i % 2, 0),
+    "runs": (3, lambda i: (i // 5) % 3, 0),
+    "period-7": (7, lambda i: i % 7, 0),
+    "period-7-unaligned-table": (7, lambda i: i % 7, 4),
+}
+
+
+@pytest.mark.parametrize("pattern", list(KEY_PATTERNS), ids=list(KEY_PATTERNS))
+def test_gcm_batch_keystream_key_patterns(registry, pattern):
+    g, c = libs(registry, "aes128", None)
+    nkeys, key_of, shift = KEY_PATTERNS[pattern]
+    rng = np.random.default_rng(37 + nkeys + shift)
+    lengths = [int(x) for x in rng.integers(0, 600, 3000)]
+    check_batch(g, c, rng, lengths, nkeys=nkeys, key_of=key_of, key_shift=shift)

@@ -49,9 +49,44 @@ def cpu_text(text: str) -> str:
     return _LAUNCH.sub(lambda m: f"cs_launch({m.group(1)}, {m.group(2)}, ", text)
 
 
+def gcm_keystream_entry(P: str) -> str:
+    """A C entry to the GCM keystream kernel alone, appended to a CPU build with GCM: on a GPU that kernel runs
+    only beside the tensor cores' GHASH, which the shim has not (compute capability 7), so the GCM calls never
+    reach it here.  The descriptors and CTA map as P_gcm_batch_dev makes them (G: blocks a unit), then
+    P_gcm_keystream_run: out = in XOR the records' GCM keystreams.
+
+        cs_cpu_gcm_keystream(keys, msgs, nmsg, G, dec, in, out) -> 0 (CS_OK) or an error code
+    """
+    return f"""
+extern "C" int cs_cpu_gcm_keystream(const {P}_gcm_key *keys, const {P}_gcm_msg *msgs, uint64_t nmsg, uint64_t G,
+                                    int dec, const uint8_t *in, uint8_t *out)
+{{
+    uint64_t maxu = 0, nt = 0, us = 0, nctas = 0;
+    for (uint64_t r = 0; r < nmsg; ++r) {{
+        const uint64_t u = ((msgs[r].len + 15) / 16 + G - 1) / G;
+        if (u > maxu) maxu = u;
+    }}
+    {P}_gcm_batch_shape(maxu, &nt, &us);
+    std::vector<{P}_gdesc> d(nmsg);
+    std::vector<uint32_t> map;
+    for (uint64_t r = 0; r < nmsg; ++r) {{
+        const uint64_t ns = (((msgs[r].len + 15) / 16 + G - 1) / G + us - 1) / us;
+        uint8_t j0[16] = {{0}};
+        memcpy(j0, msgs[r].iv, 12);
+        j0[15] = 1;
+        {P}_gcm_desc(j0, msgs[r].off, msgs[r].len, 0, 0, msgs[r].key, (uint32_t)nctas, (uint32_t)ns, 16, &d[r]);
+        for (uint64_t c = 0; c < ns; ++c) map.push_back((uint32_t)r);
+        nctas += ns;
+    }}
+    return {P}_gcm_keystream_run(keys, d.data(), map.data(), nctas, nt, us, dec, in, out, 0);
+}}
+"""
+
+
 def build(src) -> Path:
     """The CPU shared library of a generate() result (cached by content)."""
-    sources = {f"{src.name}.cpp": cpu_text(src.cu), f"{src.name}.h": cpu_text(src.h), "cuda_cpu.h": SHIM.read_text()}
+    cu = cpu_text(src.cu) + (gcm_keystream_entry(src.symbol) if "_gcm_keystream_run(" in src.cu else "")
+    sources = {f"{src.name}.cpp": cu, f"{src.name}.h": cpu_text(src.h), "cuda_cpu.h": SHIM.read_text()}
     tc = Toolchain(cc="g++", flags=("-std=c++17", "-O1", "-w", "-fno-strict-aliasing"))
     return compile_cached(sources, [f"{src.name}.cpp"], "shared", tc)
 

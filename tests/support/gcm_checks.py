@@ -52,20 +52,24 @@ def check_long(g, c, rng, lengths, ivs=(12, 1, 8, 20, 64), tags=(16, 12, 4)) -> 
                 dec(k, *args)
 
 
-def check_batch(g, c, rng, lengths, nkeys: int = 3) -> None:
+def check_batch(g, c, rng, lengths, nkeys: int = 3, key_of=None, key_shift: int = 0) -> None:
+    """Record i under key ``key_of(i)`` (default i % nkeys); ``key_shift``: the device key table's offset in its
+    buffer (the device-pointer entries)."""
     keys = [_b(rng, g.key_bytes) for _ in range(nkeys)]
     ks, rks = [g.gcm_key(k) for k in keys], [c.expand_key(k) for k in keys]
     msgs = []
     for i, n in enumerate(lengths):
-        msgs.append((i % nkeys, _b(rng, 12), _b(rng, int(rng.integers(0, 30))), _b(rng, n), (16, 12, 8)[i % 3]))
+        ki = key_of(i) if key_of else i % nkeys
+        msgs.append((ki, _b(rng, 12), _b(rng, int(rng.integers(0, 30))), _b(rng, n), (16, 12, 8)[i % 3]))
     for host, records in ((False, False), (True, False), (False, True)):
-        outs, tags = g.gcm_batch(ks, msgs, host=host, records=records)
+        kw = {"key_shift": key_shift} if key_shift and not host else {}
+        outs, tags = g.gcm_batch(ks, msgs, host=host, records=records, **kw)
         for (ki, iv, aad, d, tl), o, t in zip(msgs, outs, tags):
             assert (o, t) == c.gcm_encrypt(rks[ki], iv, aad, d, tl), (len(d), ki, host)
         bad = len(msgs) // 2
         tags = [t if r != bad else _flip(t, 0) for r, t in enumerate(tags)]
         dmsgs = [(ki, iv, aad, o, tl) for (ki, iv, aad, _, tl), o in zip(msgs, outs)]
-        pts, oks = g.gcm_batch(ks, dmsgs, decrypt=True, tags=tags, host=host, records=records)
+        pts, oks = g.gcm_batch(ks, dmsgs, decrypt=True, tags=tags, host=host, records=records, **kw)
         assert oks == [r != bad for r in range(len(msgs))], (oks, host)
         assert pts[bad] == bytes(len(pts[bad])), "a failed message's output is zeroed"
         assert all(p == m[3] for r, (p, m) in enumerate(zip(pts, msgs)) if r != bad)

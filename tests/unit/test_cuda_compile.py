@@ -58,7 +58,7 @@ def _with_gcm(name, arch) -> bool:
 
 
 def _kernels(registry, name, with_gcm: bool) -> int:
-    """13 kernels; a 128-bit block adds GCM's 7 (gcm.cu.j2: long message, batch with and without its hashing, join,
+    """13 kernels; a 128-bit block adds GCM's 7 (gcm.cu.j2: long message, fused batch, the batch's keystream, join,
     finish, describe, wipe), the tensor-core GHASH's 4 (tgh.cu.j2: columns, fragments, first, level) and the batch's
     4 (tgb.cu.j2: key set, key ids, powers, records)."""
     return 13 + (15 if with_gcm and registry.module(name).block.nbytes == 16 else 0)
