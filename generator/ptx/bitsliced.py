@@ -25,7 +25,7 @@ from generator.common.bitslice import PlaneAlgebra, unsupported
 from generator.common.bitslice import lower as lower_planes
 from generator.common.sbox_circuit import CIRCUITS
 
-from . import keypush
+from . import keypush, lop3map
 from .abswitch import former_bitsliced
 from .irbuild import Builder
 
@@ -67,10 +67,22 @@ def state_planes(block: WordLayout, words: list[str]) -> list[str]:
     return out
 
 
+def lop3_count(form, shape: str, how: str) -> int:
+    """LOP3 instructions of one inversion-circuit lowering on its own (the shared-cone cover, lop3map.py):
+    what IRPlanes prices the circuits and linear forms by (AES's S: 73 for the 113-gate circuit's own
+    programs, 88 for the depth-16 circuit merged)."""
+    b = Builder("sbox")
+    alg = IRPlanes(b)
+    out = alg._inversion_circuit([alg.name(b.input(f"x{i}")) for i in range(8)], form, shape, how)
+    fn = dce.run(b.function([(f"y{i}", alg.id(p)) for i, p in enumerate(out)]), {})
+    return len(lop3map.cover(fn))
+
+
 class IRPlanes(PlaneAlgebra):
     """Planes as IR values: a plane is the name "v<id>" of a u32 op in the builder (or the constant 0 / 1)."""
 
-    SBOX_SHAPES = CIRCUITS  # per table the circuit with fewer gates (AES's S-box: the 113-gate one, 73 LOP3 vs 88)
+    SBOX_SHAPES = CIRCUITS  # per table the circuit and linear form with the fewest LOP3 (lop3_count)
+    circuit_cost = staticmethod(lop3_count)
 
     def __init__(self, b: Builder):
         super().__init__()
