@@ -42,7 +42,7 @@ from cipherspec.passes.xornet import paar
 
 from .affine import two_sided as _two_sided
 from .sbox_circuit import circuit
-from . import slp
+from . import sbox_equiv, slp
 from .sbox_synth import synthesize
 
 TABLE_INDEX_BITS = (4, 8)  # the tables a circuit exists for (sbox_circuit.py / sbox_synth.py)
@@ -151,8 +151,13 @@ class PlaneAlgebra:
         form = two_sided(table.values) if table.in_width == 8 and table.out_width == 8 else None
         if form is None:
             return self.sbox_synthesized(x, table)
-        shape, how = smallest_shape(tuple(table.values), self.SBOX_SHAPES, self.circuit_cost)
-        return self._inversion_circuit(x, form, shape, how)
+        (a, k), shape, how = self.inversion_choice(tuple(table.values))
+        return self._inversion_circuit(x, sbox_equiv.variant(form, a, k), shape, how)
+
+    def inversion_choice(self, values: tuple[int, ...]) -> tuple[tuple[int, int], str, str]:
+        """((a, k), shape, how) for a table affine-equivalent to inversion: which of its decompositions
+        (sbox_equiv.py; (1, 0) is two_sided's own), circuit and linear form the lowering takes."""
+        return ((1, 0), *smallest_shape(values, self.SBOX_SHAPES, self.circuit_cost))
 
     # how a lowering is priced when it picks among the circuits and linear forms (None: plane operations);
     # a target whose instructions are not plane operations (the GPU's LOP3) gives a function of the lowered
@@ -274,6 +279,27 @@ def smallest_shape(values: tuple[int, ...], shapes: tuple[str, ...], cost: Calla
         return shapes[0], "merged"
     counts = _costs(values, shapes, cost)
     return min(counts, key=lambda k: counts[k])
+
+
+def best_lowering(
+    values: tuple[int, ...], shapes: tuple[str, ...], cost: Callable | None, keep: int
+) -> tuple[int, tuple[int, int], str, str]:
+    """(price, (a, k), shape, how): the cheapest by ``cost`` of two_sided's own decomposition with every circuit
+    and every LINEAR_FORMS, and, per circuit, the ``keep`` - 1 lightest other decompositions (sbox_equiv.py)
+    with the merged linear parts and the two half-merged forms (ties: the first found)."""
+    form = two_sided(values)
+    assert form is not None
+    price = cost or plane_ops
+    best: tuple[int, tuple[int, int], str, str] | None = None
+    for shape in shapes:
+        tries = [((1, 0), how) for how in LINEAR_FORMS]
+        tries += [(key, how) for key in sbox_equiv.candidates(form, shape, keep) for how in LINEAR_FORMS[:1] + LINEAR_FORMS[2:]]
+        for key, how in tries:
+            n = price(sbox_equiv.variant(form, *key), shape, how)
+            if best is None or n < best[0]:
+                best = (n, key, shape, how)
+    assert best is not None
+    return best
 
 
 def live_bits(table: Table) -> list[int]:

@@ -25,7 +25,7 @@ from generator.common.bitslice import PlaneAlgebra, unsupported
 from generator.common.bitslice import lower as lower_planes
 from generator.common.sbox_circuit import CIRCUITS
 
-from . import keypush, lop3map
+from . import keypush, lop3map, sbox_choice
 from .abswitch import former_bitsliced
 from .irbuild import Builder
 
@@ -83,6 +83,13 @@ class IRPlanes(PlaneAlgebra):
 
     SBOX_SHAPES = CIRCUITS  # per table the circuit and linear form with the fewest LOP3 (lop3_count)
     circuit_cost = staticmethod(lop3_count)
+
+    def inversion_choice(self, values: tuple[int, ...]) -> tuple[tuple[int, int], str, str]:
+        """The decomposition, circuit and linear form with the fewest LOP3 (sbox_choice.py; the A/B switch's
+        former lowering: two_sided's own decomposition through the depth-16 circuit)."""
+        if len(self.SBOX_SHAPES) == 1:
+            return super().inversion_choice(values)
+        return sbox_choice.choose(values, self.SBOX_SHAPES, lop3_count)
 
     def __init__(self, b: Builder):
         super().__init__()
