@@ -32,6 +32,7 @@ algebra folds constants, numbers values and builds the adders, linear networks a
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from functools import cache
 
@@ -40,9 +41,9 @@ from cipherspec.gf import gf_mul
 from cipherspec.ir import Function, Table
 from cipherspec.passes.xornet import paar
 
+from . import sbox_equiv, slp
 from .affine import two_sided as _two_sided
 from .sbox_circuit import circuit
-from . import sbox_equiv, slp
 from .sbox_synth import synthesize
 
 TABLE_INDEX_BITS = (4, 8)  # the tables a circuit exists for (sbox_circuit.py / sbox_synth.py)
@@ -277,7 +278,10 @@ def smallest_shape(values: tuple[int, ...], shapes: tuple[str, ...], cost: Calla
     Lout are identity)."""
     if len(shapes) == 1:
         return shapes[0], "merged"
-    counts = _costs(values, shapes, cost)
+    if os.environ.get("CIPHERSPEC_PTX_SBOX") == "v1":  # the A/B baseline (abswitch.py): two forms, plane operations
+        counts = {k: n for k, n in _costs(values, shapes, None).items() if k[1] in ("merged", "own")}
+    else:
+        counts = _costs(values, shapes, cost)
     return min(counts, key=lambda k: counts[k])
 
 
@@ -293,7 +297,11 @@ def best_lowering(
     best: tuple[int, tuple[int, int], str, str] | None = None
     for shape in shapes:
         tries = [((1, 0), how) for how in LINEAR_FORMS]
-        tries += [(key, how) for key in sbox_equiv.candidates(form, shape, keep) for how in LINEAR_FORMS[:1] + LINEAR_FORMS[2:]]
+        tries += [
+            (key, how)
+            for key in sbox_equiv.candidates(form, shape, keep)
+            for how in LINEAR_FORMS[:1] + LINEAR_FORMS[2:]
+        ]
         for key, how in tries:
             n = price(sbox_equiv.variant(form, *key), shape, how)
             if best is None or n < best[0]:
@@ -328,7 +336,8 @@ def _network(targets: tuple[tuple[int, int], ...], n: int) -> tuple[list, list[l
     and every gmul by one constant share the same network."""
     terms, sets = paar([{("v", j) for j in range(n) if mask >> j & 1} for mask, _ in targets])
     found = (terms, [sorted(s) for s in sets])
-    if n <= slp.MAX_INPUTS:  # small maps: Boyar-Peralta's distance heuristic too, the shorter program kept
+    if n <= slp.MAX_INPUTS and os.environ.get("CIPHERSPEC_PTX_SBOX") != "v1":  # (v1: the A/B baseline, abswitch.py)
+        # small maps: Boyar-Peralta's distance heuristic too, the shorter program kept
         other = slp.program(tuple(mask for mask, _ in targets), n)
         if _xors(*other) < _xors(*found):
             return other

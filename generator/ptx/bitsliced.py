@@ -26,7 +26,7 @@ from generator.common.bitslice import lower as lower_planes
 from generator.common.sbox_circuit import CIRCUITS
 
 from . import keypush, lop3map, sbox_choice
-from .abswitch import former_bitsliced
+from .abswitch import former_bitsliced, former_sbox
 from .irbuild import Builder
 
 LANES = 32
@@ -87,7 +87,7 @@ class IRPlanes(PlaneAlgebra):
     def inversion_choice(self, values: tuple[int, ...]) -> tuple[tuple[int, int], str, str]:
         """The decomposition, circuit and linear form with the fewest LOP3 (sbox_choice.py; the A/B switch's
         former lowering: two_sided's own decomposition through the depth-16 circuit)."""
-        if len(self.SBOX_SHAPES) == 1:
+        if len(self.SBOX_SHAPES) == 1 or former_sbox():
             return super().inversion_choice(values)
         return sbox_choice.choose(values, self.SBOX_SHAPES, lop3_count)
 

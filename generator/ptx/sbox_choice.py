@@ -62,7 +62,15 @@ def record(tables: list[tuple[str, tuple[int, ...]]]) -> dict[str, dict]:
     for where, values in tables:
         base = best_lowering(values, IRPlanes.SBOX_SHAPES, lop3_count, 1)
         n, (a, k), shape, how = best_lowering(values, IRPlanes.SBOX_SHAPES, lop3_count, RECORD_KEEP)
-        out[digest(values)] = {"a": a, "k": k, "shape": shape, "how": how, "lop3": n, "lop3_own": base[0], "seen_in": where}
+        out[digest(values)] = {
+            "a": a,
+            "k": k,
+            "shape": shape,
+            "how": how,
+            "lop3": n,
+            "lop3_own": base[0],
+            "seen_in": where,
+        }
         print(f"{where}: {base[0]} -> {n} LOP3 ((a, k) = ({a}, {k}), {shape}, {how})", flush=True)
     return out
 
