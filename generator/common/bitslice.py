@@ -13,8 +13,11 @@ or the constant 0 / 1 (all zeros / all ones), folded as it goes.  Per op:
     lut T               T affine-equivalent to the AES S-box: T = Lout∘S∘Lin (generator/common/affine.py),
                         Lin merged with the Boyar-Peralta circuit's top XORs, its middle, its bottom XORs
                         merged with Lout (sbox_circuit.py; a target bound by its gate count also gets the
-                        113-gate circuit and the circuits' own linear programs, whichever lowering is
-                        smallest: smallest_shape); any other 4- or 8-bit table: the circuit that
+                        113-gate circuit and, per side, the circuit's own linear program beside the map,
+                        whichever lowering is smallest: smallest_shape, LINEAR_FORMS; a target may also
+                        pick another decomposition of the same table: inversion_choice, sbox_equiv.py);
+                        the XOR networks: Paar's greedy, or Boyar-Peralta's heuristic (slp.py) where
+                        that is shorter; any other 4- or 8-bit table: the circuit that
                         generator/common/sbox_synth.py synthesizes for it (checked on every input)
     anything else       refused (UsageError; ``unsupported`` says so before lowering): tables indexed
                         by other than 4 or 8 bits
@@ -274,8 +277,8 @@ def circuit_choice(values: tuple[int, ...], shapes: tuple[str, ...], cost: Calla
 def smallest_shape(values: tuple[int, ...], shapes: tuple[str, ...], cost: Callable | None = None) -> tuple[str, str]:
     """Of the inversion circuits ``shapes``, each with each of the LINEAR_FORMS, the lowering of this table that
     ``cost`` (default: plane operations) prices lowest (the first on a tie: the depth-16 circuit, merged, where
-    only it is offered).  AES's S-box: 134 plane operations (depth16, merged) -> 117 (small, "own": Lin and
-    Lout are identity)."""
+    only it is offered).  AES's S-box: 124 plane operations (depth16, merged) -> 117 (small, "own": Lin and
+    Lout are identity).  ARIA S1⁻¹ (= AES S⁻¹): 144 with Paar's networks -> 130 (small, "own-top")."""
     if len(shapes) == 1:
         return shapes[0], "merged"
     if os.environ.get("CIPHERSPEC_PTX_SBOX") == "v1":  # the A/B baseline (abswitch.py): two forms, plane operations

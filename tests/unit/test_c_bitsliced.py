@@ -42,7 +42,7 @@ def test_the_113_gate_circuit_is_the_aes_sbox_and_the_c_lowering_picks_the_small
         assert [_run_planes(table, x) for x in range(256)] == list(values)
     p = Planes("t", "P")
     p.sbox_inline([f"x{i}" for i in range(8)], Table("S", 8, 8, tuple(s)))
-    assert len(p.lines) == 117  # 134 through the depth-16 circuit, merged
+    assert len(p.lines) == 117  # 124 through the depth-16 circuit, merged (134 with Paar's networks only)
 
 
 def _run_planes(table: Table, x: int) -> int:
