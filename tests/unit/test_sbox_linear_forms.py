@@ -138,32 +138,7 @@ def test_recorded_picks_reproduce_their_tables_and_counts():
 def test_aria_bitsliced_inline_ptx_on_the_emulator(registry):
     """ARIA-128's bitsliced encryption core (its four S-boxes through the recorded decompositions) as
     inline-PTX text, run by the CPU emulator from memory words to memory words, equals the reference."""
-    from lane_route import blocks_of, derived, memory_words
+    from lane_route import inline_ptx_encrypt
 
-    from cipherspec.blockcipher import RefCipher
-    from generator.ptx import cores, emulate
-    from generator.ptx.lanes import lanes_for
-    from generator.ptx.placement import CudaSchedule, rk_index
-    from generator.ptx.source import prepared
-
-    module = prepared(registry.module("aria128"), CudaSchedule(layout="bs"))
-    lay = lanes_for(module, "bs")
-    ref = RefCipher(registry.module("aria128"))
-    rng = np.random.default_rng(25)
-    rkd = ref.expand_key(rng.integers(0, 256, 16, dtype=np.uint8).tobytes())
-    keys = derived(lay, module, rkd)
-    idx = dict(rk_index(module)) | {n: len(rk_index(module)) + k for k, (n, _) in enumerate(lay.derive.outputs)}
-    rk = np.zeros(len(idx), np.uint64)
-    for n, i in idx.items():
-        rk[i] = int(np.asarray(keys[n]).reshape(-1)[0])
-    acc = cores.access(module, CudaSchedule(layout="bs"), "RK")
-    g = lay.group
-    blocks = rng.integers(0, 256, (g, 16), dtype=np.uint8)
-    mem = memory_words(blocks, g)
-    text_in = cores.core("i", lay.lanes_in, module, cores.NO_ACCESS, "ptx", list(mem))
-    text = cores.core("e", lay.cores["encrypt"], module, acc, "ptx", lay.state["encrypt"], rk_idx=idx)
-    text_out = cores.core("o", lay.lanes_out, module, cores.NO_ACCESS, "ptx", lay.state["encrypt"])
-    x = emulate.run_core(text_in, [mem[f"M[{i}]"].astype(np.uint64) for i in range(len(mem))], rk, {})
-    m = emulate.run_core(text_out, emulate.run_core(text, x, rk, {}), rk, {})
-    got = blocks_of({f"M[{i}]": v.astype(np.uint32) for i, v in enumerate(m)}, g, 16)
-    assert (got == ref.encrypt_blocks(rkd, blocks)).all()
+    got, want = inline_ptx_encrypt(registry, "aria128", "bs", 1, 25)
+    assert (got == want).all()
