@@ -140,10 +140,20 @@ def require_nvcc() -> Path:
     return nvcc
 
 
+_CUBIN_FLAGS = ["-O3", "-Xptxas", "-v", "-std=c++17"]
+
+
+def cubin_path(cu: Path, arch: str) -> Path:
+    """Where compile_cubin caches the cubin of this .cu's content (not of its name: another checkout's source
+    of the same schedule name has its own)."""
+    key = _key(cu, ["-cubin", f"-arch={arch}", *_CUBIN_FLAGS], require_nvcc())
+    return cache_dir() / f"{cu.stem}.{arch}.{key}.cubin"
+
+
 def compile_cubin(cu: Path, arch: str) -> Report:
     """nvcc -cubin for one arch with -Xptxas -v; the parsed report (cached)."""
     nvcc = require_nvcc()
-    flags = ["-cubin", f"-arch={arch}", "-O3", "-Xptxas", "-v", "-std=c++17"]
+    flags = ["-cubin", f"-arch={arch}", *_CUBIN_FLAGS]
     key = _key(cu, flags, nvcc)
     hit = cache_dir() / f"{cu.stem}.{arch}.{key}.ptxas.txt"
     if hit.is_file():

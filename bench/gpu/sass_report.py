@@ -55,12 +55,13 @@ def row(name: str, text: str, sms: int, mhz: float) -> dict:
         cu.write_text(src.cu)
         (Path(d) / f"{src.name}.h").write_text(src.h)
         rep = nvcc.compile_cubin(cu, "sm_90")
+        cubin = nvcc.cubin_path(cu, "sm_90")
     out = {}
     for fl in ("ptx", "c"):
         tool = cuobjdump()
         env = dict(os.environ, PATH=f"{os.environ.get('PATH', '')}:{Path(tool).parent}")  # nvdisasm beside it
         funcs = sass.functions(
-            subprocess.run([tool, "--dump-sass", str(_cubin(src.name))], capture_output=True, text=True, env=env).stdout
+            subprocess.run([tool, "--dump-sass", str(cubin)], capture_output=True, text=True, env=env).stdout
         )
         fname = sass.pick(funcs, f"_ctr_{fl}I", "ILb0")
         mix = sass.loop_mix(funcs[fname], sass.round_trips(src.cu, fl))  # a round loop counts its trips
@@ -78,12 +79,6 @@ def row(name: str, text: str, sms: int, mhz: float) -> dict:
             "total": sum(mix.values()) / blocks,
         }
     return {"name": src.name, **out}
-
-
-def _cubin(stem: str) -> Path:
-    from toolchain import nvcc
-
-    return max(nvcc.cache_dir().glob(f"{stem}.sm_90.*.cubin"), key=lambda p: p.stat().st_mtime)
 
 
 def main() -> int:

@@ -241,52 +241,52 @@ static void cs_ksbox_SB2(const uint64_t x[8], uint64_t y[8])
     const uint64_t p5 = x[5];                            /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
     const uint64_t p6 = x[6];                            /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
     const uint64_t p7 = x[7];                            /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p8 = CS_M_XOR(p2, p4);                /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p9 = CS_M_XOR(p1, p7);                /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p10 = CS_M_XOR(p4, p7);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p8 = CS_M_XOR(p5, p6);                /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p9 = CS_M_XOR(p0, p8);                /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p10 = CS_M_XOR(p7, p9);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
     const uint64_t p11 = CS_M_XOR(p2, p7);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p12 = CS_M_XOR(p5, p6);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p13 = CS_M_XOR(p0, p12);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p14 = CS_M_XOR(p13, p4);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p15 = CS_M_XOR(p8, p9);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p16 = CS_M_XOR(p13, p7);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p17 = CS_M_XOR(p1, p13);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p18 = CS_M_XOR(p11, p17);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p19 = CS_M_XOR(p15, p3);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p20 = CS_M_XOR(p19, p2);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p21 = CS_M_XOR(p19, p6);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p22 = CS_M_XOR(p0, p20);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p23 = CS_M_XOR(p12, p20);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p24 = CS_M_XOR(p10, p21);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p25 = CS_M_XOR(p0, p24);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p26 = CS_M_XOR(p23, p24);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p27 = CS_M_XOR(p11, p23);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p28 = CS_M_XOR(p12, p24);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p29 = CS_M_XOR(p28, p9);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p30 = CS_M_XOR(p28, p7);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p31 = CS_M_AND(p15, p20);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p32 = CS_M_AND(p18, p22);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p12 = CS_M_XOR(p1, p9);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p13 = CS_M_XOR(p11, p12);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p14 = CS_M_XOR(p4, p9);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p15 = CS_M_XOR(p1, p7);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p16 = CS_M_XOR(p2, p4);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p17 = CS_M_XOR(p15, p16);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p18 = CS_M_XOR(p17, p3);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p19 = CS_M_XOR(p18, p2);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p20 = CS_M_XOR(p0, p19);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p21 = CS_M_XOR(p4, p7);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p22 = CS_M_XOR(p18, p6);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p23 = CS_M_XOR(p21, p22);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p24 = CS_M_XOR(p0, p23);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p25 = CS_M_XOR(p19, p8);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p26 = CS_M_XOR(p23, p8);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p27 = CS_M_XOR(p19, p26);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p28 = CS_M_XOR(p26, p7);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p29 = CS_M_XOR(p11, p25);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p30 = CS_M_XOR(p1, p28);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p31 = CS_M_AND(p17, p19);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p32 = CS_M_AND(p13, p20);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
     const uint64_t p33 = CS_M_XOR(p31, p32);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
     const uint64_t p34 = CS_M_AND(p0, p14);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
     const uint64_t p35 = CS_M_XOR(p31, p34);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p36 = CS_M_AND(p28, p9);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p37 = CS_M_AND(p13, p17);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p36 = CS_M_AND(p15, p26);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p37 = CS_M_AND(p12, p9);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
     const uint64_t p38 = CS_M_XOR(p36, p37);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p39 = CS_M_AND(p16, p25);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p39 = CS_M_AND(p10, p24);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
     const uint64_t p40 = CS_M_XOR(p36, p39);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p41 = CS_M_AND(p10, p24);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p42 = CS_M_AND(p26, p8);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p41 = CS_M_AND(p21, p23);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p42 = CS_M_AND(p16, p27);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
     const uint64_t p43 = CS_M_XOR(p41, p42);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p44 = CS_M_AND(p11, p23);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p44 = CS_M_AND(p11, p25);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
     const uint64_t p45 = CS_M_XOR(p41, p44);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
     const uint64_t p46 = CS_M_XOR(p33, p43);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
     const uint64_t p47 = CS_M_XOR(p35, p45);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
     const uint64_t p48 = CS_M_XOR(p38, p43);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
     const uint64_t p49 = CS_M_XOR(p40, p45);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p50 = CS_M_XOR(p21, p46);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p51 = CS_M_XOR(p27, p47);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p52 = CS_M_XOR(p29, p48);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p53 = CS_M_XOR(p30, p49);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p50 = CS_M_XOR(p22, p46);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p51 = CS_M_XOR(p29, p47);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p52 = CS_M_XOR(p30, p48);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p53 = CS_M_XOR(p28, p49);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
     const uint64_t p54 = CS_M_XOR(p50, p51);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
     const uint64_t p55 = CS_M_AND(p50, p52);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
     const uint64_t p56 = CS_M_XOR(p53, p55);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
@@ -308,79 +308,71 @@ static void cs_ksbox_SB2(const uint64_t x[8], uint64_t y[8])
     const uint64_t p72 = CS_M_XOR(p58, p69);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
     const uint64_t p73 = CS_M_XOR(p62, p66);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
     const uint64_t p74 = CS_M_XOR(p70, p71);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p75 = CS_M_AND(p20, p73);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p76 = CS_M_AND(p22, p66);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p75 = CS_M_AND(p19, p73);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p76 = CS_M_AND(p20, p66);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
     const uint64_t p77 = CS_M_AND(p0, p62);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p78 = CS_M_AND(p28, p72);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p79 = CS_M_AND(p13, p69);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p80 = CS_M_AND(p25, p58);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p81 = CS_M_AND(p24, p71);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p82 = CS_M_AND(p26, p74);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p83 = CS_M_AND(p23, p70);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p84 = CS_M_AND(p15, p73);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p85 = CS_M_AND(p18, p66);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p78 = CS_M_AND(p26, p72);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p79 = CS_M_AND(p69, p9);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p80 = CS_M_AND(p24, p58);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p81 = CS_M_AND(p23, p71);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p82 = CS_M_AND(p27, p74);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p83 = CS_M_AND(p25, p70);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p84 = CS_M_AND(p17, p73);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p85 = CS_M_AND(p13, p66);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
     const uint64_t p86 = CS_M_AND(p14, p62);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p87 = CS_M_AND(p72, p9);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p88 = CS_M_AND(p17, p69);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p89 = CS_M_AND(p16, p58);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p90 = CS_M_AND(p10, p71);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p91 = CS_M_AND(p74, p8);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p87 = CS_M_AND(p15, p72);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p88 = CS_M_AND(p12, p69);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p89 = CS_M_AND(p10, p58);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p90 = CS_M_AND(p21, p71);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p91 = CS_M_AND(p16, p74);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
     const uint64_t p92 = CS_M_AND(p11, p70);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p93 = CS_M_XOR(p90, p91);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p94 = CS_M_XOR(p85, p93);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p95 = CS_M_XOR(p84, p94);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p96 = CS_M_XOR(p75, p77);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p97 = CS_M_XOR(p75, p76);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p98 = CS_M_XOR(p78, p79);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p99 = CS_M_XOR(p87, p96);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p100 = CS_M_XOR(p82, p98);            /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p101 = CS_M_XOR(p83, p99);            /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p102 = CS_M_XOR(p100, p101);          /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p103 = CS_M_XOR(p97, p98);            /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p104 = CS_M_XOR(p78, p80);            /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p105 = CS_M_XOR(p88, p93);            /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p106 = CS_M_XOR(p104, p96);           /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p107 = CS_M_XOR(p103, p95);           /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p108 = CS_M_XOR(p100, p81);           /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p109 = CS_M_XOR(p102, p89);           /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p110 = CS_M_XOR(p105, p106);          /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p111 = CS_M_XOR(p110, p87);           /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p112 = CS_M_NOT(p111);                /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p113 = CS_M_XOR(p108, p90);           /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p114 = CS_M_XOR(p86, p94);            /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p115 = CS_M_XOR(p108, p95);           /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p116 = CS_M_XOR(p102, p110);          /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p117 = CS_M_NOT(p116);                /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p118 = CS_M_XOR(p106, p107);          /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p119 = CS_M_XOR(p107, p108);          /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p120 = CS_M_NOT(p119);                /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p121 = CS_M_XOR(p109, p113);          /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p122 = CS_M_XOR(p121, p92);           /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p123 = CS_M_NOT(p122);                /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p124 = CS_M_XOR(p109, p114);          /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p125 = CS_M_XOR(p112, p115);          /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p126 = CS_M_XOR(p117, p125);          /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p127 = CS_M_XOR(p107, p117);          /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p128 = CS_M_XOR(p123, p127);          /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p129 = CS_M_XOR(p125, p128);          /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p130 = CS_M_XOR(p120, p129);          /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p131 = CS_M_XOR(p124, p127);          /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p132 = CS_M_XOR(p115, p131);          /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p133 = CS_M_NOT(p132);                /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p134 = CS_M_XOR(p118, p127);          /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p135 = CS_M_XOR(p115, p123);          /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p136 = CS_M_XOR(p124, p126);          /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p137 = CS_M_XOR(p123, p136);          /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p138 = CS_M_XOR(p120, p137);          /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p139 = CS_M_NOT(p138);                /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    y[0] = p126;
-    y[1] = p127;
-    y[2] = p130;
-    y[3] = p133;
-    y[4] = p128;
-    y[5] = p134;
-    y[6] = p135;
-    y[7] = p139;
+    const uint64_t p93 = CS_M_XOR(p77, p81);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p94 = CS_M_XOR(p78, p85);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p95 = CS_M_XOR(p82, p94);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p96 = CS_M_XOR(p88, p95);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p97 = CS_M_XOR(p76, p96);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p98 = CS_M_XOR(p80, p97);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p99 = CS_M_XOR(p93, p98);             /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p100 = CS_M_XOR(p89, p92);            /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p101 = CS_M_XOR(p100, p84);           /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p102 = CS_M_XOR(p101, p90);           /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p103 = CS_M_XOR(p102, p99);           /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p104 = CS_M_XOR(p79, p91);            /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p105 = CS_M_XOR(p104, p87);           /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p106 = CS_M_XOR(p101, p105);          /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p107 = CS_M_XOR(p75, p83);            /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p108 = CS_M_XOR(p107, p84);           /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p109 = CS_M_XOR(p108, p87);           /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p110 = CS_M_XOR(p109, p98);           /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p111 = CS_M_XOR(p106, p110);          /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p112 = CS_M_XOR(p103, p111);          /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p113 = CS_M_XOR(p79, p85);            /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p114 = CS_M_XOR(p112, p113);          /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p115 = CS_M_NOT(p110);                /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p116 = CS_M_XOR(p106, p95);           /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p117 = CS_M_XOR(p116, p81);           /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p118 = CS_M_XOR(p89, p99);            /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p119 = CS_M_XOR(p118, p86);           /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p120 = CS_M_XOR(p107, p77);           /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p121 = CS_M_XOR(p116, p120);          /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p122 = CS_M_XOR(p121, p85);           /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p123 = CS_M_XOR(p102, p88);           /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p124 = CS_M_XOR(p122, p123);          /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p125 = CS_M_NOT(p124);                /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p126 = CS_M_NOT(p121);                /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p127 = CS_M_XOR(p111, p75);           /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p128 = CS_M_XOR(p119, p94);           /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p129 = CS_M_XOR(p128, p76);           /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p130 = CS_M_XOR(p127, p129);          /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p131 = CS_M_NOT(p130);                /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    y[0] = p114;
+    y[1] = p115;
+    y[2] = p117;
+    y[3] = p119;
+    y[4] = p103;
+    y[5] = p125;
+    y[6] = p126;
+    y[7] = p131;
 }
 
 CS_NOINLINE
@@ -394,158 +386,144 @@ static void cs_ksbox_SB3(const uint64_t x[8], uint64_t y[8])
     const uint64_t p5 = x[5];                            /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
     const uint64_t p6 = x[6];                            /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
     const uint64_t p7 = x[7];                            /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p8 = CS_M_XOR(p3, p4);                /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p9 = CS_M_XOR(p0, p8);                /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p8 = CS_M_XOR(p2, p7);                /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p9 = CS_M_XOR(p5, p8);                /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
     const uint64_t p10 = CS_M_NOT(p9);                   /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p11 = CS_M_XOR(p0, p6);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p12 = CS_M_XOR(p1, p11);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p13 = CS_M_XOR(p12, p3);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p14 = CS_M_NOT(p13);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p15 = CS_M_XOR(p4, p7);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p16 = CS_M_XOR(p12, p4);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p17 = CS_M_NOT(p16);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p18 = CS_M_XOR(p4, p6);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p19 = CS_M_NOT(p18);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p20 = CS_M_XOR(p18, p7);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p21 = CS_M_NOT(p20);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p22 = CS_M_XOR(p16, p5);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p23 = CS_M_XOR(p6, p7);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p24 = CS_M_NOT(p23);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p25 = CS_M_XOR(p11, p3);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p26 = CS_M_XOR(p25, p7);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p27 = CS_M_XOR(p2, p7);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p28 = CS_M_XOR(p16, p27);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p29 = CS_M_NOT(p28);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p30 = CS_M_XOR(p12, p7);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p31 = CS_M_NOT(p30);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p32 = CS_M_XOR(p1, p9);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p33 = CS_M_XOR(p23, p8);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p34 = CS_M_NOT(p33);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p35 = CS_M_XOR(p18, p2);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p36 = CS_M_XOR(p35, p5);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p37 = CS_M_XOR(p1, p3);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p38 = CS_M_XOR(p37, p5);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p39 = CS_M_XOR(p38, p6);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p40 = CS_M_NOT(p39);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p41 = CS_M_XOR(p1, p8);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p42 = CS_M_XOR(p2, p41);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p43 = CS_M_NOT(p42);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p44 = CS_M_XOR(p5, p8);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p45 = CS_M_NOT(p44);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p46 = CS_M_XOR(p0, p3);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p47 = CS_M_NOT(p46);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p48 = CS_M_XOR(p13, p27);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p49 = CS_M_NOT(p48);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p50 = CS_M_XOR(p11, p4);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p51 = CS_M_XOR(p5, p50);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p52 = CS_M_NOT(p51);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p53 = CS_M_XOR(p27, p5);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p54 = CS_M_NOT(p53);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p55 = CS_M_AND(p31, p36);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p56 = CS_M_AND(p15, p21);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p11 = CS_M_XOR(p3, p6);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p12 = CS_M_XOR(p0, p11);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p13 = CS_M_XOR(p1, p4);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p14 = CS_M_XOR(p13, p7);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p15 = CS_M_NOT(p14);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p16 = CS_M_XOR(p0, p5);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p17 = CS_M_XOR(p16, p2);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p18 = CS_M_XOR(p1, p11);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p19 = CS_M_XOR(p4, p8);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p20 = CS_M_XOR(p16, p3);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p21 = CS_M_XOR(p13, p6);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p22 = CS_M_XOR(p15, p18);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p23 = CS_M_XOR(p12, p21);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p24 = CS_M_XOR(p18, p21);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p25 = CS_M_XOR(p15, p21);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p26 = CS_M_XOR(p19, p20);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p27 = CS_M_XOR(p10, p26);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p28 = CS_M_XOR(p18, p27);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p29 = CS_M_XOR(p22, p23);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p30 = CS_M_XOR(p21, p27);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p31 = CS_M_XOR(p12, p27);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p32 = CS_M_XOR(p25, p31);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p33 = CS_M_XOR(p17, p29);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p34 = CS_M_XOR(p15, p33);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p35 = CS_M_XOR(p20, p33);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p36 = CS_M_XOR(p10, p34);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p37 = CS_M_XOR(p26, p34);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p38 = CS_M_XOR(p24, p35);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p39 = CS_M_XOR(p10, p38);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p40 = CS_M_XOR(p37, p38);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p41 = CS_M_XOR(p25, p37);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p42 = CS_M_XOR(p26, p38);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p43 = CS_M_XOR(p23, p42);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p44 = CS_M_XOR(p21, p42);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p45 = CS_M_AND(p29, p34);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p46 = CS_M_AND(p32, p36);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p47 = CS_M_XOR(p45, p46);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p48 = CS_M_AND(p10, p28);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p49 = CS_M_XOR(p45, p48);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p50 = CS_M_AND(p23, p42);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p51 = CS_M_AND(p27, p31);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p52 = CS_M_XOR(p50, p51);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p53 = CS_M_AND(p30, p39);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p54 = CS_M_XOR(p50, p53);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p55 = CS_M_AND(p24, p38);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p56 = CS_M_AND(p22, p40);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
     const uint64_t p57 = CS_M_XOR(p55, p56);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p58 = CS_M_AND(p17, p54);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p58 = CS_M_AND(p25, p37);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
     const uint64_t p59 = CS_M_XOR(p55, p58);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p60 = CS_M_AND(p32, p40);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p61 = CS_M_AND(p10, p19);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p62 = CS_M_XOR(p60, p61);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p63 = CS_M_AND(p14, p22);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p64 = CS_M_XOR(p60, p63);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p65 = CS_M_AND(p29, p8);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p66 = CS_M_AND(p34, p43);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p67 = CS_M_XOR(p65, p66);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p68 = CS_M_AND(p24, p26);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p69 = CS_M_XOR(p65, p68);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p70 = CS_M_XOR(p57, p67);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p71 = CS_M_XOR(p59, p69);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p72 = CS_M_XOR(p62, p67);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p73 = CS_M_XOR(p64, p69);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p74 = CS_M_XOR(p49, p70);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p75 = CS_M_XOR(p47, p71);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p76 = CS_M_XOR(p52, p72);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p77 = CS_M_XOR(p45, p73);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p78 = CS_M_XOR(p74, p75);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p79 = CS_M_AND(p74, p76);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p60 = CS_M_XOR(p47, p57);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p61 = CS_M_XOR(p49, p59);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p62 = CS_M_XOR(p52, p57);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p63 = CS_M_XOR(p54, p59);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p64 = CS_M_XOR(p35, p60);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p65 = CS_M_XOR(p41, p61);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p66 = CS_M_XOR(p43, p62);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p67 = CS_M_XOR(p44, p63);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p68 = CS_M_XOR(p64, p65);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p69 = CS_M_AND(p64, p66);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p70 = CS_M_XOR(p67, p69);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p71 = CS_M_AND(p68, p70);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p72 = CS_M_XOR(p65, p71);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p73 = CS_M_XOR(p66, p67);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p74 = CS_M_XOR(p65, p69);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p75 = CS_M_AND(p73, p74);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p76 = CS_M_XOR(p67, p75);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p77 = CS_M_XOR(p66, p76);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p78 = CS_M_XOR(p70, p76);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p79 = CS_M_AND(p67, p78);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
     const uint64_t p80 = CS_M_XOR(p77, p79);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p81 = CS_M_AND(p78, p80);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p82 = CS_M_XOR(p75, p81);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p83 = CS_M_XOR(p76, p77);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p84 = CS_M_XOR(p75, p79);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p85 = CS_M_AND(p83, p84);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p86 = CS_M_XOR(p77, p85);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p87 = CS_M_XOR(p76, p86);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p88 = CS_M_XOR(p80, p86);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p89 = CS_M_AND(p77, p88);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p90 = CS_M_XOR(p87, p89);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p91 = CS_M_XOR(p80, p89);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p92 = CS_M_AND(p82, p91);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p93 = CS_M_XOR(p78, p92);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p94 = CS_M_XOR(p90, p93);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p95 = CS_M_XOR(p82, p86);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p96 = CS_M_XOR(p82, p93);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p97 = CS_M_XOR(p86, p90);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p98 = CS_M_XOR(p94, p95);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p99 = CS_M_AND(p36, p97);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p100 = CS_M_AND(p21, p90);            /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p101 = CS_M_AND(p54, p86);            /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p102 = CS_M_AND(p40, p96);            /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p103 = CS_M_AND(p10, p93);            /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p104 = CS_M_AND(p22, p82);            /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p105 = CS_M_AND(p29, p95);            /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p106 = CS_M_AND(p43, p98);            /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p107 = CS_M_AND(p26, p94);            /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p108 = CS_M_AND(p31, p97);            /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p109 = CS_M_AND(p15, p90);            /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p110 = CS_M_AND(p17, p86);            /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p111 = CS_M_AND(p32, p96);            /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p112 = CS_M_AND(p19, p93);            /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p113 = CS_M_AND(p14, p82);            /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p114 = CS_M_AND(p8, p95);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p115 = CS_M_AND(p34, p98);            /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p116 = CS_M_AND(p24, p94);            /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p117 = CS_M_XOR(p108, p116);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p118 = CS_M_XOR(p110, p117);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p119 = CS_M_XOR(p114, p118);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p120 = CS_M_XOR(p105, p114);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p121 = CS_M_XOR(p111, p120);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p122 = CS_M_XOR(p112, p121);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p123 = CS_M_XOR(p115, p122);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p124 = CS_M_XOR(p103, p106);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p125 = CS_M_XOR(p123, p124);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p126 = CS_M_XOR(p102, p125);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p127 = CS_M_XOR(p100, p103);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p128 = CS_M_XOR(p107, p123);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p129 = CS_M_XOR(p128, p99);           /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p130 = CS_M_XOR(p127, p129);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p131 = CS_M_XOR(p104, p130);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p132 = CS_M_XOR(p101, p109);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p133 = CS_M_XOR(p122, p132);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p134 = CS_M_XOR(p124, p133);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p135 = CS_M_XOR(p134, p99);           /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p136 = CS_M_XOR(p104, p135);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p137 = CS_M_XOR(p110, p136);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p138 = CS_M_XOR(p116, p137);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p139 = CS_M_XOR(p101, p129);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p140 = CS_M_XOR(p127, p132);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p141 = CS_M_XOR(p102, p140);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p142 = CS_M_XOR(p107, p141);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p143 = CS_M_XOR(p113, p142);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p144 = CS_M_XOR(p121, p143);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p145 = CS_M_XOR(p110, p144);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p146 = CS_M_XOR(p115, p145);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p147 = CS_M_XOR(p120, p143);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p148 = CS_M_XOR(p117, p147);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p149 = CS_M_XOR(p112, p148);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p150 = CS_M_XOR(p102, p128);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p151 = CS_M_XOR(p104, p150);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    y[0] = p119;
-    y[1] = p126;
-    y[2] = p131;
-    y[3] = p138;
-    y[4] = p139;
-    y[5] = p146;
-    y[6] = p149;
-    y[7] = p151;
+    const uint64_t p81 = CS_M_XOR(p70, p79);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p82 = CS_M_AND(p72, p81);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p83 = CS_M_XOR(p68, p82);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p84 = CS_M_XOR(p80, p83);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p85 = CS_M_XOR(p72, p76);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p86 = CS_M_XOR(p72, p83);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p87 = CS_M_XOR(p76, p80);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p88 = CS_M_XOR(p84, p85);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p89 = CS_M_AND(p34, p87);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p90 = CS_M_AND(p36, p80);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p91 = CS_M_AND(p10, p76);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p92 = CS_M_AND(p42, p86);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p93 = CS_M_AND(p27, p83);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p94 = CS_M_AND(p39, p72);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p95 = CS_M_AND(p38, p85);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p96 = CS_M_AND(p40, p88);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p97 = CS_M_AND(p37, p84);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p98 = CS_M_AND(p29, p87);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p99 = CS_M_AND(p32, p80);             /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p100 = CS_M_AND(p28, p76);            /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p101 = CS_M_AND(p23, p86);            /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p102 = CS_M_AND(p31, p83);            /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p103 = CS_M_AND(p30, p72);            /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p104 = CS_M_AND(p24, p85);            /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p105 = CS_M_AND(p22, p88);            /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p106 = CS_M_AND(p25, p84);            /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p107 = CS_M_XOR(p100, p106);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p108 = CS_M_XOR(p104, p107);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p109 = CS_M_XOR(p108, p98);           /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p110 = CS_M_XOR(p93, p96);            /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p111 = CS_M_XOR(p104, p95);           /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p112 = CS_M_XOR(p101, p111);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p113 = CS_M_XOR(p102, p112);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p114 = CS_M_XOR(p105, p113);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p115 = CS_M_XOR(p114, p92);           /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p116 = CS_M_XOR(p110, p115);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p117 = CS_M_XOR(p114, p97);           /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p118 = CS_M_XOR(p117, p91);           /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p119 = CS_M_XOR(p90, p93);            /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p120 = CS_M_XOR(p118, p119);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p121 = CS_M_XOR(p118, p89);           /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p122 = CS_M_XOR(p117, p94);           /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p123 = CS_M_XOR(p121, p122);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p124 = CS_M_XOR(p120, p123);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p125 = CS_M_XOR(p110, p113);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p126 = CS_M_XOR(p123, p125);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p127 = CS_M_XOR(p107, p126);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p128 = CS_M_XOR(p127, p99);           /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p129 = CS_M_XOR(p120, p92);           /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p130 = CS_M_XOR(p129, p99);           /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p131 = CS_M_XOR(p103, p130);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p132 = CS_M_XOR(p100, p131);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p133 = CS_M_XOR(p102, p132);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p134 = CS_M_XOR(p114, p95);           /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p135 = CS_M_XOR(p109, p134);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p136 = CS_M_XOR(p133, p135);          /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p137 = CS_M_XOR(p122, p92);           /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    y[0] = p109;
+    y[1] = p116;
+    y[2] = p124;
+    y[3] = p128;
+    y[4] = p121;
+    y[5] = p133;
+    y[6] = p136;
+    y[7] = p137;
 }
 
 CS_NOINLINE
@@ -559,158 +537,145 @@ static void cs_ksbox_SB4(const uint64_t x[8], uint64_t y[8])
     const uint64_t p5 = x[5];                            /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
     const uint64_t p6 = x[6];                            /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
     const uint64_t p7 = x[7];                            /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p8 = CS_M_XOR(p4, p5);                /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p9 = CS_M_XOR(p6, p8);                /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p10 = CS_M_XOR(p0, p9);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p11 = CS_M_XOR(p1, p10);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p12 = CS_M_NOT(p11);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p13 = CS_M_XOR(p3, p7);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p14 = CS_M_XOR(p13, p8);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p15 = CS_M_XOR(p1, p14);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p16 = CS_M_NOT(p15);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p17 = CS_M_XOR(p1, p2);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p18 = CS_M_XOR(p13, p17);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p19 = CS_M_XOR(p2, p6);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p20 = CS_M_NOT(p19);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p21 = CS_M_XOR(p0, p17);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p22 = CS_M_XOR(p21, p4);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p23 = CS_M_NOT(p22);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p24 = CS_M_XOR(p0, p2);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p25 = CS_M_XOR(p24, p6);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p26 = CS_M_NOT(p25);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p27 = CS_M_XOR(p17, p6);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p28 = CS_M_XOR(p27, p4);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p29 = CS_M_XOR(p0, p13);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p30 = CS_M_XOR(p29, p4);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p31 = CS_M_NOT(p30);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p32 = CS_M_XOR(p14, p27);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p33 = CS_M_XOR(p17, p8);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p34 = CS_M_XOR(p27, p3);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p35 = CS_M_XOR(p1, p13);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p36 = CS_M_XOR(p35, p6);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p37 = CS_M_NOT(p36);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p38 = CS_M_XOR(p13, p5);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p39 = CS_M_XOR(p24, p38);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p40 = CS_M_XOR(p0, p27);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p41 = CS_M_XOR(p40, p5);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p8 = CS_M_XOR(p2, p6);                /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p9 = CS_M_XOR(p1, p4);                /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p10 = CS_M_XOR(p8, p9);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p11 = CS_M_XOR(p0, p2);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p12 = CS_M_XOR(p11, p5);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p13 = CS_M_XOR(p10, p12);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p14 = CS_M_NOT(p13);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p15 = CS_M_XOR(p3, p7);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p16 = CS_M_XOR(p15, p5);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p17 = CS_M_XOR(p16, p9);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p18 = CS_M_NOT(p17);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p19 = CS_M_XOR(p12, p15);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p20 = CS_M_XOR(p17, p8);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p21 = CS_M_XOR(p1, p19);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p22 = CS_M_XOR(p0, p8);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p23 = CS_M_XOR(p13, p22);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p24 = CS_M_XOR(p21, p23);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p25 = CS_M_XOR(p20, p24);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p26 = CS_M_XOR(p19, p25);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p27 = CS_M_XOR(p26, p8);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p28 = CS_M_NOT(p8);                   /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p29 = CS_M_XOR(p11, p9);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p30 = CS_M_NOT(p29);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p31 = CS_M_NOT(p22);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p32 = CS_M_NOT(p24);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p33 = CS_M_XOR(p3, p4);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p34 = CS_M_XOR(p10, p33);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p35 = CS_M_NOT(p26);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p36 = CS_M_NOT(p25);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p37 = CS_M_XOR(p22, p33);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p38 = CS_M_NOT(p37);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p39 = CS_M_NOT(p12);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p40 = CS_M_XOR(p12, p37);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p41 = CS_M_XOR(p16, p8);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
     const uint64_t p42 = CS_M_NOT(p41);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p43 = CS_M_XOR(p3, p4);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p44 = CS_M_XOR(p25, p43);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p45 = CS_M_NOT(p44);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p46 = CS_M_XOR(p24, p5);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p47 = CS_M_NOT(p46);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p48 = CS_M_XOR(p3, p9);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p49 = CS_M_XOR(p19, p38);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p50 = CS_M_NOT(p49);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p51 = CS_M_XOR(p21, p38);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p52 = CS_M_NOT(p51);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p53 = CS_M_XOR(p7, p8);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p54 = CS_M_NOT(p13);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p55 = CS_M_AND(p37, p45);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p56 = CS_M_AND(p18, p26);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p57 = CS_M_XOR(p55, p56);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p58 = CS_M_AND(p20, p43);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p59 = CS_M_XOR(p55, p58);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p60 = CS_M_AND(p39, p47);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p61 = CS_M_AND(p12, p23);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p62 = CS_M_XOR(p60, p61);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p63 = CS_M_AND(p16, p28);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p64 = CS_M_XOR(p60, p63);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p65 = CS_M_AND(p32, p34);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p66 = CS_M_AND(p42, p48);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p67 = CS_M_XOR(p65, p66);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p68 = CS_M_AND(p31, p33);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p69 = CS_M_XOR(p65, p68);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p70 = CS_M_XOR(p57, p67);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p71 = CS_M_XOR(p59, p69);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p72 = CS_M_XOR(p62, p67);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p73 = CS_M_XOR(p64, p69);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p74 = CS_M_XOR(p53, p70);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p75 = CS_M_XOR(p52, p71);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p76 = CS_M_XOR(p54, p72);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p77 = CS_M_XOR(p50, p73);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p78 = CS_M_XOR(p74, p75);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p79 = CS_M_AND(p74, p76);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p80 = CS_M_XOR(p77, p79);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p81 = CS_M_AND(p78, p80);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p82 = CS_M_XOR(p75, p81);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p83 = CS_M_XOR(p76, p77);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p84 = CS_M_XOR(p75, p79);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p85 = CS_M_AND(p83, p84);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p86 = CS_M_XOR(p77, p85);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p87 = CS_M_XOR(p76, p86);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p88 = CS_M_XOR(p80, p86);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p89 = CS_M_AND(p77, p88);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p90 = CS_M_XOR(p87, p89);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p91 = CS_M_XOR(p80, p89);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p92 = CS_M_AND(p82, p91);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p93 = CS_M_XOR(p78, p92);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p94 = CS_M_XOR(p90, p93);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p95 = CS_M_XOR(p82, p86);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p96 = CS_M_XOR(p82, p93);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p97 = CS_M_XOR(p86, p90);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p98 = CS_M_XOR(p94, p95);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p99 = CS_M_AND(p45, p97);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p100 = CS_M_AND(p26, p90);            /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p101 = CS_M_AND(p43, p86);            /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p102 = CS_M_AND(p47, p96);            /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p103 = CS_M_AND(p12, p93);            /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p104 = CS_M_AND(p28, p82);            /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p105 = CS_M_AND(p34, p95);            /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p106 = CS_M_AND(p48, p98);            /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p107 = CS_M_AND(p33, p94);            /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p108 = CS_M_AND(p37, p97);            /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p109 = CS_M_AND(p18, p90);            /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p110 = CS_M_AND(p20, p86);            /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p111 = CS_M_AND(p39, p96);            /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p112 = CS_M_AND(p23, p93);            /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p113 = CS_M_AND(p16, p82);            /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p114 = CS_M_AND(p32, p95);            /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p115 = CS_M_AND(p42, p98);            /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p116 = CS_M_AND(p31, p94);            /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p117 = CS_M_XOR(p108, p116);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p118 = CS_M_XOR(p110, p117);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p119 = CS_M_XOR(p114, p118);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p120 = CS_M_XOR(p105, p114);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p121 = CS_M_XOR(p111, p120);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p122 = CS_M_XOR(p112, p121);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p123 = CS_M_XOR(p115, p122);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p124 = CS_M_XOR(p103, p106);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p125 = CS_M_XOR(p123, p124);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p126 = CS_M_XOR(p102, p125);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p127 = CS_M_XOR(p100, p103);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p128 = CS_M_XOR(p107, p123);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p129 = CS_M_XOR(p128, p99);           /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p130 = CS_M_XOR(p127, p129);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p131 = CS_M_XOR(p104, p130);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p132 = CS_M_XOR(p101, p109);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p133 = CS_M_XOR(p122, p132);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p134 = CS_M_XOR(p124, p133);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p135 = CS_M_XOR(p134, p99);           /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p136 = CS_M_XOR(p104, p135);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p137 = CS_M_XOR(p110, p136);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p138 = CS_M_XOR(p116, p137);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p139 = CS_M_XOR(p101, p129);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p140 = CS_M_XOR(p127, p132);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p141 = CS_M_XOR(p102, p140);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p142 = CS_M_XOR(p107, p141);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p143 = CS_M_XOR(p113, p142);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p144 = CS_M_XOR(p121, p143);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p145 = CS_M_XOR(p110, p144);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p146 = CS_M_XOR(p115, p145);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p147 = CS_M_XOR(p120, p143);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p148 = CS_M_XOR(p117, p147);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p149 = CS_M_XOR(p112, p148);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p150 = CS_M_XOR(p102, p128);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const uint64_t p151 = CS_M_XOR(p104, p150);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    y[0] = p119;
-    y[1] = p126;
-    y[2] = p131;
-    y[3] = p138;
-    y[4] = p139;
-    y[5] = p146;
-    y[6] = p149;
-    y[7] = p151;
+    const uint64_t p43 = CS_M_NOT(p21);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p44 = CS_M_XOR(p16, p33);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p45 = CS_M_NOT(p15);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p46 = CS_M_AND(p35, p38);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p47 = CS_M_AND(p27, p31);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p48 = CS_M_XOR(p46, p47);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p49 = CS_M_AND(p28, p33);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p50 = CS_M_XOR(p46, p49);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p51 = CS_M_AND(p19, p39);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p52 = CS_M_AND(p14, p30);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p53 = CS_M_XOR(p51, p52);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p54 = CS_M_AND(p10, p18);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p55 = CS_M_XOR(p51, p54);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p56 = CS_M_AND(p20, p34);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p57 = CS_M_AND(p36, p40);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p58 = CS_M_XOR(p56, p57);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p59 = CS_M_AND(p23, p32);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p60 = CS_M_XOR(p56, p59);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p61 = CS_M_XOR(p48, p58);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p62 = CS_M_XOR(p50, p60);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p63 = CS_M_XOR(p53, p58);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p64 = CS_M_XOR(p55, p60);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p65 = CS_M_XOR(p44, p61);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p66 = CS_M_XOR(p43, p62);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p67 = CS_M_XOR(p45, p63);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p68 = CS_M_XOR(p42, p64);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p69 = CS_M_XOR(p65, p66);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p70 = CS_M_AND(p65, p67);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p71 = CS_M_XOR(p68, p70);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p72 = CS_M_AND(p69, p71);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p73 = CS_M_XOR(p66, p72);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p74 = CS_M_XOR(p67, p68);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p75 = CS_M_XOR(p66, p70);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p76 = CS_M_AND(p74, p75);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p77 = CS_M_XOR(p68, p76);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p78 = CS_M_XOR(p67, p77);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p79 = CS_M_XOR(p71, p77);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p80 = CS_M_AND(p68, p79);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p81 = CS_M_XOR(p78, p80);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p82 = CS_M_XOR(p71, p80);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p83 = CS_M_AND(p73, p82);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p84 = CS_M_XOR(p69, p83);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p85 = CS_M_XOR(p81, p84);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p86 = CS_M_XOR(p73, p77);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p87 = CS_M_XOR(p73, p84);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p88 = CS_M_XOR(p77, p81);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p89 = CS_M_XOR(p85, p86);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p90 = CS_M_AND(p38, p88);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p91 = CS_M_AND(p31, p81);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p92 = CS_M_AND(p33, p77);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p93 = CS_M_AND(p39, p87);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p94 = CS_M_AND(p14, p84);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p95 = CS_M_AND(p10, p73);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p96 = CS_M_AND(p34, p86);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p97 = CS_M_AND(p40, p89);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p98 = CS_M_AND(p23, p85);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p99 = CS_M_AND(p35, p88);             /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p100 = CS_M_AND(p27, p81);            /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p101 = CS_M_AND(p28, p77);            /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p102 = CS_M_AND(p19, p87);            /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p103 = CS_M_AND(p30, p84);            /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p104 = CS_M_AND(p18, p73);            /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p105 = CS_M_AND(p20, p86);            /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p106 = CS_M_AND(p36, p89);            /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p107 = CS_M_AND(p32, p85);            /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p108 = CS_M_XOR(p101, p107);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p109 = CS_M_XOR(p105, p108);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p110 = CS_M_XOR(p109, p99);           /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p111 = CS_M_XOR(p94, p97);            /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p112 = CS_M_XOR(p105, p96);           /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p113 = CS_M_XOR(p102, p112);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p114 = CS_M_XOR(p103, p113);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p115 = CS_M_XOR(p106, p114);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p116 = CS_M_XOR(p115, p93);           /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p117 = CS_M_XOR(p111, p116);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p118 = CS_M_XOR(p115, p98);           /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p119 = CS_M_XOR(p118, p92);           /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p120 = CS_M_XOR(p91, p94);            /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p121 = CS_M_XOR(p119, p120);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p122 = CS_M_XOR(p119, p90);           /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p123 = CS_M_XOR(p118, p95);           /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p124 = CS_M_XOR(p122, p123);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p125 = CS_M_XOR(p121, p124);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p126 = CS_M_XOR(p111, p114);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p127 = CS_M_XOR(p124, p126);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p128 = CS_M_XOR(p108, p127);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p129 = CS_M_XOR(p100, p128);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p130 = CS_M_XOR(p121, p93);           /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p131 = CS_M_XOR(p100, p130);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p132 = CS_M_XOR(p104, p131);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p133 = CS_M_XOR(p101, p132);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p134 = CS_M_XOR(p103, p133);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p135 = CS_M_XOR(p115, p96);           /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p136 = CS_M_XOR(p110, p135);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p137 = CS_M_XOR(p134, p136);          /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const uint64_t p138 = CS_M_XOR(p123, p93);           /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    y[0] = p110;
+    y[1] = p117;
+    y[2] = p125;
+    y[3] = p129;
+    y[4] = p122;
+    y[5] = p134;
+    y[6] = p137;
+    y[7] = p138;
 }
 
 /* SB1[v[i]] for i < n (n <= 64) without a memory access that depends on v: the circuit run once on

@@ -13,8 +13,11 @@ or the constant 0 / 1 (all zeros / all ones), folded as it goes.  Per op:
     lut T               T affine-equivalent to the AES S-box: T = Lout∘S∘Lin (generator/common/affine.py),
                         Lin merged with the Boyar-Peralta circuit's top XORs, its middle, its bottom XORs
                         merged with Lout (sbox_circuit.py; a target bound by its gate count also gets the
-                        113-gate circuit and the circuits' own linear programs, whichever lowering is
-                        smallest: smallest_shape); any other 4- or 8-bit table: the circuit that
+                        113-gate circuit and, per side, the circuit's own linear program beside the map,
+                        whichever lowering is smallest: smallest_shape, LINEAR_FORMS; a target may also
+                        pick another decomposition of the same table: inversion_choice, sbox_equiv.py);
+                        the XOR networks: Paar's greedy, or Boyar-Peralta's heuristic (slp.py) where
+                        that is shorter; any other 4- or 8-bit table: the circuit that
                         generator/common/sbox_synth.py synthesizes for it (checked on every input)
     anything else       refused (UsageError; ``unsupported`` says so before lowering): tables indexed
                         by other than 4 or 8 bits
@@ -32,6 +35,7 @@ algebra folds constants, numbers values and builds the adders, linear networks a
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from functools import cache
 
@@ -40,6 +44,7 @@ from cipherspec.gf import gf_mul
 from cipherspec.ir import Function, Table
 from cipherspec.passes.xornet import paar
 
+from . import sbox_equiv, slp
 from .affine import two_sided as _two_sided
 from .sbox_circuit import circuit
 from .sbox_synth import synthesize
@@ -150,52 +155,58 @@ class PlaneAlgebra:
         form = two_sided(table.values) if table.in_width == 8 and table.out_width == 8 else None
         if form is None:
             return self.sbox_synthesized(x, table)
-        shape, programs = smallest_shape(tuple(table.values), self.SBOX_SHAPES)
-        return self._inversion_circuit(x, form, shape, programs)
+        (a, k), shape, how = self.inversion_choice(tuple(table.values))
+        return self._inversion_circuit(x, sbox_equiv.variant(form, a, k), shape, how)
 
-    def _inversion_circuit(self, x: list, form, shape: str, programs: bool = False) -> list:
-        """``programs``: the affine maps as their own networks around the circuit's own linear programs
-        (Lin, top, middle, bottom, Lout); else each linear part merged with its affine map into one
-        synthesized network."""
+    def inversion_choice(self, values: tuple[int, ...]) -> tuple[tuple[int, int], str, str]:
+        """((a, k), shape, how) for a table affine-equivalent to inversion: which of its decompositions
+        (sbox_equiv.py; (1, 0) is two_sided's own), circuit and linear form the lowering takes."""
+        return ((1, 0), *smallest_shape(values, self.SBOX_SHAPES, self.circuit_cost))
+
+    # how a lowering is priced when it picks among the circuits and linear forms (None: plane operations);
+    # a target whose instructions are not plane operations (the GPU's LOP3) gives a function of the lowered
+    # circuit's builder-free description: cost(form, shape, how) -> int
+    circuit_cost: Callable | None = None
+
+    def _inversion_circuit(self, x: list, form, shape: str, how: str = "merged") -> list:
+        """``how`` (LINEAR_FORMS): per side, the affine map merged with the circuit's linear part into one
+        synthesized network, or kept as its own network beside the circuit's own linear program
+        ("own": both sides so, Lin, top, middle, bottom, Lout)."""
         circ = circuit(shape)
-        if programs:
-            return self._programs(x, form, circ)
-        inp = form.inp
-        top_rows = []
-        for name in circ.top:  # T = XOR of S-input bits; S-input bit i = parity(x & inp.rows[i]) ^ c_i
-            m, c = circ.top[name], 0
-            row = 0
-            for i in range(8):
-                if m >> i & 1:
-                    row ^= inp.rows[i]
-                    c ^= inp.const >> i & 1
-            top_rows.append((row, c))
-        env = dict(zip(circ.top, self.linear(x, top_rows)))
+        inp, outm = form.inp, form.out
+        if how in ("own", "own-top"):
+            sin = self.linear(x, [(inp.rows[i], inp.const >> i & 1) for i in range(8)])  # S-input bits, LSB first
+            env: dict = {f"U{k}": sin[7 - k] for k in range(8)}
+            for dst, op, a, b in circ.top_program:
+                env[dst] = env[a] if op == "=" else self.xor(env[a], env[b])
+        else:
+            top_rows = []
+            for name in circ.top:  # T = XOR of S-input bits; S-input bit i = parity(x & inp.rows[i]) ^ c_i
+                m, c = circ.top[name], 0
+                row = 0
+                for i in range(8):
+                    if m >> i & 1:
+                        row ^= inp.rows[i]
+                        c ^= inp.const >> i & 1
+                top_rows.append((row, c))
+            env = dict(zip(circ.top, self.linear(x, top_rows)))
         for dst, op, a, b in circ.middle:
             env[dst] = self.and_(env[a], env[b]) if op == "&" else self.xor(env[a], env[b])
+        if how in ("own", "own-bottom"):
+            for dst, op, a, b in circ.bottom_program:
+                v = self.xor(env[a], env[b])
+                env[dst] = self.not_(v) if op == "~" else v
+            sout = [env[f"S{7 - i}"] for i in range(8)]
+            return self.linear(sout, [(outm.rows[i], outm.const >> i & 1) for i in range(8)])
         out_rows = []
         for i in range(8):  # output bit i = XOR over S bits k in out.rows[i] of bottom[k]
-            m, c = 0, form.out.const >> i & 1
+            m, c = 0, outm.const >> i & 1
             for k in range(8):
-                if form.out.rows[i] >> k & 1:
+                if outm.rows[i] >> k & 1:
                     m ^= circ.bottom[k][0]
                     c ^= circ.bottom[k][1]
             out_rows.append((m, c))
         return self.linear([env[p] for p in circ.products], out_rows)
-
-    def _programs(self, x: list, form, circ) -> list:
-        inp, outm = form.inp, form.out
-        sin = self.linear(x, [(inp.rows[i], inp.const >> i & 1) for i in range(8)])  # S-input bits, LSB first
-        env: dict = {f"U{k}": sin[7 - k] for k in range(8)}
-        for dst, op, a, b in circ.top_program:
-            env[dst] = env[a] if op == "=" else self.xor(env[a], env[b])
-        for dst, op, a, b in circ.middle:
-            env[dst] = self.and_(env[a], env[b]) if op == "&" else self.xor(env[a], env[b])
-        for dst, op, a, b in circ.bottom_program:
-            v = self.xor(env[a], env[b])
-            env[dst] = self.not_(v) if op == "~" else v
-        sout = [env[f"S{7 - i}"] for i in range(8)]
-        return self.linear(sout, [(outm.rows[i], outm.const >> i & 1) for i in range(8)])
 
     def sbox_synthesized(self, x: list, table: Table) -> list:
         """Any 4- or 8-bit table: the synthesized circuit (sbox_synth.py) on the index planes x[0..in_width-1]."""
@@ -223,49 +234,83 @@ class _Counter(PlaneAlgebra):
 
 
 _SHAPE_WORDS = {"depth16": "Boyar-Peralta depth-16, 128 gates", "small": "Boyar-Peralta 113 gates, depth 28"}
+# how the affine maps meet the circuit's linear parts (PlaneAlgebra._inversion_circuit)
+LINEAR_FORMS = ("merged", "own", "own-top", "own-bottom")
+_FORM_WORDS = {
+    "merged": "linear parts merged with the affine maps",
+    "own": "its own linear programs around the affine maps",
+    "own-top": "its own top program after the input map, the bottom merged with the output map",
+    "own-bottom": "the top merged with the input map, its own bottom program before the output map",
+}
 
 
-def circuit_choice(values: tuple[int, ...], shapes: tuple[str, ...]) -> str:
-    """The inversion circuit and form ``smallest_shape`` picks for a table, and why, in words:
-    "Boyar-Peralta 113 gates, depth 28, its own linear programs around the affine maps: 117 plane ops
-    (depth-16 circuit: 134; merged linear parts: 129)"."""
+def plane_ops(form, shape: str, how: str) -> int:
+    """Plane operations of one lowering (what a gate-bound target pays; NOTs of constants included)."""
+    alg = _Counter()
+    alg._inversion_circuit([f"x{i}" for i in range(8)], form, shape, how)
+    return len(alg._memo)
+
+
+def _costs(values: tuple[int, ...], shapes: tuple[str, ...], cost: Callable | None) -> dict[tuple[str, str], int]:
     form = two_sided(values)
     assert form is not None
-    counts = {}
-    for shape in shapes:
-        for programs in (False, True):
-            alg = _Counter()
-            alg._inversion_circuit([f"x{i}" for i in range(8)], form, shape, programs)
-            counts[(shape, programs)] = len(alg._memo)
-    shape, programs = smallest_shape(values, shapes)
-    how = "its own linear programs around the affine maps" if programs else "linear parts merged with the affine maps"
+    price = cost or plane_ops
+    return {(shape, how): price(form, shape, how) for shape in shapes for how in LINEAR_FORMS}
+
+
+def circuit_choice(values: tuple[int, ...], shapes: tuple[str, ...], cost: Callable | None = None) -> str:
+    """The inversion circuit and form ``smallest_shape`` picks for a table, and why, in words:
+    "Boyar-Peralta 113 gates, depth 28, its own linear programs around the affine maps: 117 plane ops
+    (depth-16 merged: 128, ...)"."""
+    counts = _costs(values, shapes, cost)
+    shape, how = smallest_shape(values, shapes, cost)
+    unit = "plane ops" if cost is None else "instructions"
     others = ", ".join(
-        f"{_SHAPE_WORDS[sh].split(',')[0]} {'programs' if pr else 'merged'}: {n}"
-        for (sh, pr), n in counts.items()
-        if (sh, pr) != (shape, programs)
+        f"{_SHAPE_WORDS[sh].split(',')[0]} {hw}: {n}" for (sh, hw), n in counts.items() if (sh, hw) != (shape, how)
     )
-    return f"{_SHAPE_WORDS[shape]}, {how}: {counts[(shape, programs)]} plane ops" + (f" ({others})" if others else "")
+    return f"{_SHAPE_WORDS[shape]}, {_FORM_WORDS[how]}: {counts[(shape, how)]} {unit}" + (
+        f" ({others})" if others else ""
+    )
 
 
 @cache
-def smallest_shape(values: tuple[int, ...], shapes: tuple[str, ...]) -> tuple[str, bool]:
-    """Of the inversion circuits ``shapes``, each with its linear parts merged with the table's affine maps
-    or as its own programs around them, the lowering of this table with the fewest gates (the first on a
-    tie: the depth-16 circuit, merged, where only it is offered).  AES's S-box: 134 plane operations
-    (depth16, merged) -> 117 (small, programs: Lin and Lout are identity)."""
+def smallest_shape(values: tuple[int, ...], shapes: tuple[str, ...], cost: Callable | None = None) -> tuple[str, str]:
+    """Of the inversion circuits ``shapes``, each with each of the LINEAR_FORMS, the lowering of this table that
+    ``cost`` (default: plane operations) prices lowest (the first on a tie: the depth-16 circuit, merged, where
+    only it is offered).  AES's S-box: 124 plane operations (depth16, merged) -> 117 (small, "own": Lin and
+    Lout are identity).  ARIA S1⁻¹ (= AES S⁻¹): 144 with Paar's networks -> 130 (small, "own-top")."""
     if len(shapes) == 1:
-        return shapes[0], False
+        return shapes[0], "merged"
+    if os.environ.get("CIPHERSPEC_PTX_SBOX") == "v1":  # the A/B baseline (abswitch.py): two forms, plane operations
+        counts = {k: n for k, n in _costs(values, shapes, None).items() if k[1] in ("merged", "own")}
+    else:
+        counts = _costs(values, shapes, cost)
+    return min(counts, key=lambda k: counts[k])
+
+
+def best_lowering(
+    values: tuple[int, ...], shapes: tuple[str, ...], cost: Callable | None, keep: int
+) -> tuple[int, tuple[int, int], str, str]:
+    """(price, (a, k), shape, how): the cheapest by ``cost`` of two_sided's own decomposition with every circuit
+    and every LINEAR_FORMS, and, per circuit, the ``keep`` - 1 lightest other decompositions (sbox_equiv.py)
+    with the merged linear parts and the two half-merged forms (ties: the first found)."""
     form = two_sided(values)
     assert form is not None
-    best: tuple[int, str, bool] | None = None
+    price = cost or plane_ops
+    best: tuple[int, tuple[int, int], str, str] | None = None
     for shape in shapes:
-        for programs in (False, True):
-            alg = _Counter()
-            alg._inversion_circuit([f"x{i}" for i in range(8)], form, shape, programs)
-            if best is None or len(alg._memo) < best[0]:
-                best = (len(alg._memo), shape, programs)
+        tries = [((1, 0), how) for how in LINEAR_FORMS]
+        tries += [
+            (key, how)
+            for key in sbox_equiv.candidates(form, shape, keep)
+            for how in LINEAR_FORMS[:1] + LINEAR_FORMS[2:]
+        ]
+        for key, how in tries:
+            n = price(sbox_equiv.variant(form, *key), shape, how)
+            if best is None or n < best[0]:
+                best = (n, key, shape, how)
     assert best is not None
-    return best[1], best[2]
+    return best
 
 
 def live_bits(table: Table) -> list[int]:
@@ -293,7 +338,18 @@ def _network(targets: tuple[tuple[int, int], ...], n: int) -> tuple[list, list[l
     """Paar's greedy over the target rows (input j = ("v", j)); cached: every lookup of one table
     and every gmul by one constant share the same network."""
     terms, sets = paar([{("v", j) for j in range(n) if mask >> j & 1} for mask, _ in targets])
-    return terms, [sorted(s) for s in sets]
+    found = (terms, [sorted(s) for s in sets])
+    if n <= slp.MAX_INPUTS and os.environ.get("CIPHERSPEC_PTX_SBOX") != "v1":  # (v1: the A/B baseline, abswitch.py)
+        # small maps: Boyar-Peralta's distance heuristic too, the shorter program kept
+        other = slp.program(tuple(mask for mask, _ in targets), n)
+        if _xors(*other) < _xors(*found):
+            return other
+    return found
+
+
+def _xors(terms: list, sets: list) -> int:
+    """Two-input XORs of a network: one a term, k - 1 a row of k elements."""
+    return len(terms) + sum(max(len(s) - 1, 0) for s in sets)
 
 
 def gmul_rows(c: int, poly: int) -> list[tuple[int, int]]:

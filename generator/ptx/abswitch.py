@@ -14,3 +14,10 @@ import os
 def former_bitsliced() -> bool:
     """Whether the build asks for the former bitsliced lowering (the A/B baseline)."""
     return os.environ.get("CIPHERSPEC_PTX_BS") == "v1"
+
+
+def former_sbox() -> bool:
+    """CIPHERSPEC_PTX_SBOX=v1: the S-box circuits as before the inversion-decomposition search (sbox_choice.py)
+    -- Paar's networks only, two_sided's own decomposition, the circuit and form with the fewest plane
+    operations (merged or both own programs) -- the A/B baseline of bench/gpu/affinv.sh."""
+    return os.environ.get("CIPHERSPEC_PTX_SBOX") == "v1"

@@ -10,7 +10,8 @@ IR op, so instruction selection fuses the S-box circuits and the linear layers i
 (3-input truth tables), and byte permutations and rotations cost nothing (renaming).  Round-key words
 become planes by ops that depend on the key only (0 - ((k >> i) & 1)): keysplit.py moves them to set_key
 on the host.  No table is read: the layout is constant-time.  A table affine-equivalent to inversion takes
-the Boyar-Peralta circuit with fewer gates (the 113-gate one for AES's S: 73 LOP3, the depth-16 one 88), and a
+the decomposition, Boyar-Peralta circuit and linear form with the fewest LOP3 (sbox_choice.py: AES's S 73,
+ARIA's S2 77, S1⁻¹ 78, S2⁻¹ 76, SM4's S 76, against 81, 87, 91, 93 before that search), and a
 round key added after the linear layer that follows the S-boxes moves in front of it (keypush.py).
 
     before (u8):  %2 = xor %0, %1            %3 = rotl %2, 1
@@ -25,8 +26,8 @@ from generator.common.bitslice import PlaneAlgebra, unsupported
 from generator.common.bitslice import lower as lower_planes
 from generator.common.sbox_circuit import CIRCUITS
 
-from . import keypush
-from .abswitch import former_bitsliced
+from . import keypush, lop3map, sbox_choice
+from .abswitch import former_bitsliced, former_sbox
 from .irbuild import Builder
 
 LANES = 32
@@ -67,10 +68,29 @@ def state_planes(block: WordLayout, words: list[str]) -> list[str]:
     return out
 
 
+def lop3_count(form, shape: str, how: str) -> int:
+    """LOP3 instructions of one inversion-circuit lowering on its own (the shared-cone cover, lop3map.py):
+    what IRPlanes prices the circuits and linear forms by (AES's S: 73 for the 113-gate circuit's own
+    programs, 88 for the depth-16 circuit merged)."""
+    b = Builder("sbox")
+    alg = IRPlanes(b)
+    out = alg._inversion_circuit([alg.name(b.input(f"x{i}")) for i in range(8)], form, shape, how)
+    fn = dce.run(b.function([(f"y{i}", alg.id(p)) for i, p in enumerate(out)]), {})
+    return len(lop3map.cover(fn))
+
+
 class IRPlanes(PlaneAlgebra):
     """Planes as IR values: a plane is the name "v<id>" of a u32 op in the builder (or the constant 0 / 1)."""
 
-    SBOX_SHAPES = CIRCUITS  # per table the circuit with fewer gates (AES's S-box: the 113-gate one, 73 LOP3 vs 88)
+    SBOX_SHAPES = CIRCUITS  # per table the circuit and linear form with the fewest LOP3 (lop3_count)
+    circuit_cost = staticmethod(lop3_count)
+
+    def inversion_choice(self, values: tuple[int, ...]) -> tuple[tuple[int, int], str, str]:
+        """The decomposition, circuit and linear form with the fewest LOP3 (sbox_choice.py; the A/B switch's
+        former lowering: two_sided's own decomposition through the depth-16 circuit)."""
+        if len(self.SBOX_SHAPES) == 1 or former_sbox():
+            return super().inversion_choice(values)
+        return sbox_choice.choose(values, self.SBOX_SHAPES, lop3_count)
 
     def __init__(self, b: Builder):
         super().__init__()

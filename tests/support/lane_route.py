@@ -39,3 +39,35 @@ def _rk_word(rkd, name: str) -> int:
 def derived(lay, module, rkd) -> dict[str, np.ndarray]:
     keys = {n: np.uint32(_rk_word(rkd, n)) for n in rk_index(module)}
     return keys | Interpreter(module.tables).run(lay.derive, keys)
+
+
+def inline_ptx_encrypt(registry, name: str, layout: str, n_groups: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """(got, want): ``n_groups`` groups of random blocks encrypted through the generated inline-PTX text of
+    lanes_in, the encryption core and lanes_out, run by the CPU emulator; and by the reference cipher."""
+    from cipherspec.blockcipher import RefCipher
+    from generator.ptx import cores, emulate
+    from generator.ptx.lanes import lanes_for
+    from generator.ptx.placement import CudaSchedule
+    from generator.ptx.source import prepared
+
+    module = prepared(registry.module(name), CudaSchedule(layout=layout))
+    lay = lanes_for(module, layout)
+    ref = RefCipher(registry.module(name))
+    rng = np.random.default_rng(seed)
+    rkd = ref.expand_key(rng.integers(0, 256, ref.key_bytes, dtype=np.uint8).tobytes())
+    keys = derived(lay, module, rkd)
+    idx = dict(rk_index(module)) | {n: len(rk_index(module)) + k for k, (n, _) in enumerate(lay.derive.outputs)}
+    rk = np.zeros(len(idx), np.uint64)
+    for n, i in idx.items():
+        rk[i] = int(np.asarray(keys[n]).reshape(-1)[0])
+    acc = cores.access(module, CudaSchedule(layout=layout), "RK")
+    g, b = lay.group, ref.block_bytes
+    blocks = rng.integers(0, 256, (n_groups * g, b), dtype=np.uint8)
+    mem = memory_words(blocks, g)
+    text_in = cores.core("i", lay.lanes_in, module, cores.NO_ACCESS, "ptx", list(mem))
+    text = cores.core("e", lay.cores["encrypt"], module, acc, "ptx", lay.state["encrypt"], rk_idx=idx)
+    text_out = cores.core("o", lay.lanes_out, module, cores.NO_ACCESS, "ptx", lay.state["encrypt"])
+    x = emulate.run_core(text_in, [mem[f"M[{i}]"].astype(np.uint64) for i in range(len(mem))], rk, {})
+    m = emulate.run_core(text_out, emulate.run_core(text, x, rk, {}), rk, {})
+    got = blocks_of({f"M[{i}]": v.astype(np.uint32) for i, v in enumerate(m)}, g, b)
+    return got, ref.encrypt_blocks(rkd, blocks)

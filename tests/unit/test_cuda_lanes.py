@@ -10,15 +10,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from lane_route import blocks_of, derived, memory_words
+from lane_route import blocks_of, derived, inline_ptx_encrypt, memory_words
 from wordshape_specs import REG as WORDSHAPES
 
 from cipherspec.blockcipher import RefCipher
 from cipherspec.errors import UsageError
 from cipherspec.interp import Interpreter
-from generator.ptx import cores, emulate
 from generator.ptx.lanes import lanes_for, mask_bits
-from generator.ptx.placement import CudaSchedule, rk_index
+from generator.ptx.placement import CudaSchedule
 from generator.ptx.source import generate, prepared
 
 CASES = [
@@ -59,27 +58,8 @@ def test_lane_route_equals_the_reference(registry, name, layout):
 
 def test_swar_inline_ptx_route_on_the_emulator(registry):
     """The generated inline-PTX text of lanes_in, the core and lanes_out (hight, swar), run by the emulator."""
-    module = _prepared(registry, "hight", "swar")
-    lay = lanes_for(module, "swar")
-    ref = RefCipher(registry.module("hight"))
-    rng = np.random.default_rng(9)
-    rkd = ref.expand_key(rng.integers(0, 256, 16, dtype=np.uint8).tobytes())
-    keys = derived(lay, module, rkd)
-    idx = dict(rk_index(module)) | {n: len(rk_index(module)) + k for k, (n, _) in enumerate(lay.derive.outputs)}
-    rk = np.zeros(len(idx), np.uint64)
-    for n, i in idx.items():
-        rk[i] = int(np.asarray(keys[n]).reshape(-1)[0])
-    acc = cores.access(module, CudaSchedule(layout="swar"), "RK")
-    blocks = rng.integers(0, 256, (4 * 16, 8), dtype=np.uint8)
-    mem = memory_words(blocks, 4)
-    text_in = cores.core("i", lay.lanes_in, module, cores.NO_ACCESS, "ptx", list(mem))
-    text = cores.core("e", lay.cores["encrypt"], module, acc, "ptx", lay.state["encrypt"], rk_idx=idx)
-    text_out = cores.core("o", lay.lanes_out, module, cores.NO_ACCESS, "ptx", lay.state["encrypt"])
-    x = emulate.run_core(text_in, [mem[f"M[{i}]"].astype(np.uint64) for i in range(len(mem))], rk, {})
-    y = emulate.run_core(text, x, rk, {})
-    m = emulate.run_core(text_out, y, rk, {})
-    got = blocks_of({f"M[{i}]": v.astype(np.uint32) for i, v in enumerate(m)}, 4, 8)
-    assert (got == ref.encrypt_blocks(rkd, blocks)).all()
+    got, want = inline_ptx_encrypt(registry, "hight", "swar", 16, 9)
+    assert (got == want).all()
 
 
 def test_transpose_masks():

@@ -459,52 +459,52 @@ static void cs_sbox_SB1(cs_p y[8], const cs_p x0, const cs_p x1, const cs_p x2, 
 CS_NOINLINE
 static void cs_sbox_SB2(cs_p y[8], const cs_p x0, const cs_p x1, const cs_p x2, const cs_p x3, const cs_p x4, const cs_p x5, const cs_p x6, const cs_p x7)
 {
-    const cs_p p0 = CS_P_XOR(x2, x4);                    /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p1 = CS_P_XOR(x1, x7);                    /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p2 = CS_P_XOR(x4, x7);                    /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p0 = CS_P_XOR(x5, x6);                    /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p1 = CS_P_XOR(p0, x0);                    /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p2 = CS_P_XOR(p1, x7);                    /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
     const cs_p p3 = CS_P_XOR(x2, x7);                    /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p4 = CS_P_XOR(x5, x6);                    /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p5 = CS_P_XOR(p4, x0);                    /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p6 = CS_P_XOR(p5, x4);                    /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p7 = CS_P_XOR(p0, p1);                    /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p8 = CS_P_XOR(p5, x7);                    /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p9 = CS_P_XOR(p5, x1);                    /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p10 = CS_P_XOR(p3, p9);                   /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p11 = CS_P_XOR(p7, x3);                   /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p12 = CS_P_XOR(p11, x2);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p13 = CS_P_XOR(p11, x6);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p14 = CS_P_XOR(p12, x0);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p15 = CS_P_XOR(p12, p4);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p16 = CS_P_XOR(p13, p2);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p17 = CS_P_XOR(p16, x0);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p18 = CS_P_XOR(p15, p16);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p19 = CS_P_XOR(p15, p3);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p20 = CS_P_XOR(p16, p4);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p21 = CS_P_XOR(p1, p20);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p22 = CS_P_XOR(p20, x7);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p23 = CS_P_AND(p12, p7);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p24 = CS_P_AND(p10, p14);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p4 = CS_P_XOR(p1, x1);                    /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p5 = CS_P_XOR(p3, p4);                    /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p6 = CS_P_XOR(p1, x4);                    /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p7 = CS_P_XOR(x1, x7);                    /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p8 = CS_P_XOR(x2, x4);                    /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p9 = CS_P_XOR(p7, p8);                    /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p10 = CS_P_XOR(p9, x3);                   /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p11 = CS_P_XOR(p10, x2);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p12 = CS_P_XOR(p11, x0);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p13 = CS_P_XOR(x4, x7);                   /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p14 = CS_P_XOR(p10, x6);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p15 = CS_P_XOR(p13, p14);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p16 = CS_P_XOR(p15, x0);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p17 = CS_P_XOR(p0, p11);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p18 = CS_P_XOR(p0, p15);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p19 = CS_P_XOR(p11, p18);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p20 = CS_P_XOR(p18, x7);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p21 = CS_P_XOR(p17, p3);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p22 = CS_P_XOR(p20, x1);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p23 = CS_P_AND(p11, p9);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p24 = CS_P_AND(p12, p5);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
     const cs_p p25 = CS_P_XOR(p23, p24);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
     const cs_p p26 = CS_P_AND(p6, x0);                   /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
     const cs_p p27 = CS_P_XOR(p23, p26);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p28 = CS_P_AND(p1, p20);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p29 = CS_P_AND(p5, p9);                   /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p28 = CS_P_AND(p18, p7);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p29 = CS_P_AND(p1, p4);                   /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
     const cs_p p30 = CS_P_XOR(p28, p29);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p31 = CS_P_AND(p17, p8);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p31 = CS_P_AND(p16, p2);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
     const cs_p p32 = CS_P_XOR(p28, p31);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p33 = CS_P_AND(p16, p2);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p34 = CS_P_AND(p0, p18);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p33 = CS_P_AND(p13, p15);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p34 = CS_P_AND(p19, p8);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
     const cs_p p35 = CS_P_XOR(p33, p34);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p36 = CS_P_AND(p15, p3);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p36 = CS_P_AND(p17, p3);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
     const cs_p p37 = CS_P_XOR(p33, p36);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
     const cs_p p38 = CS_P_XOR(p25, p35);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
     const cs_p p39 = CS_P_XOR(p27, p37);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
     const cs_p p40 = CS_P_XOR(p30, p35);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
     const cs_p p41 = CS_P_XOR(p32, p37);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p42 = CS_P_XOR(p13, p38);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p43 = CS_P_XOR(p19, p39);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p44 = CS_P_XOR(p21, p40);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p45 = CS_P_XOR(p22, p41);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p42 = CS_P_XOR(p14, p38);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p43 = CS_P_XOR(p21, p39);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p44 = CS_P_XOR(p22, p40);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p45 = CS_P_XOR(p20, p41);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
     const cs_p p46 = CS_P_XOR(p42, p43);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
     const cs_p p47 = CS_P_AND(p42, p44);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
     const cs_p p48 = CS_P_XOR(p45, p47);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
@@ -526,393 +526,358 @@ static void cs_sbox_SB2(cs_p y[8], const cs_p x0, const cs_p x1, const cs_p x2, 
     const cs_p p64 = CS_P_XOR(p50, p61);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
     const cs_p p65 = CS_P_XOR(p54, p58);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
     const cs_p p66 = CS_P_XOR(p62, p63);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p67 = CS_P_AND(p12, p65);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p68 = CS_P_AND(p14, p58);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p67 = CS_P_AND(p11, p65);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p68 = CS_P_AND(p12, p58);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
     const cs_p p69 = CS_P_AND(p54, x0);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p70 = CS_P_AND(p20, p64);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p71 = CS_P_AND(p5, p61);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p72 = CS_P_AND(p17, p50);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p73 = CS_P_AND(p16, p63);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p74 = CS_P_AND(p18, p66);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p75 = CS_P_AND(p15, p62);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p76 = CS_P_AND(p65, p7);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p77 = CS_P_AND(p10, p58);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p70 = CS_P_AND(p18, p64);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p71 = CS_P_AND(p1, p61);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p72 = CS_P_AND(p16, p50);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p73 = CS_P_AND(p15, p63);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p74 = CS_P_AND(p19, p66);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p75 = CS_P_AND(p17, p62);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p76 = CS_P_AND(p65, p9);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p77 = CS_P_AND(p5, p58);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
     const cs_p p78 = CS_P_AND(p54, p6);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p79 = CS_P_AND(p1, p64);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p80 = CS_P_AND(p61, p9);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p81 = CS_P_AND(p50, p8);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p82 = CS_P_AND(p2, p63);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p83 = CS_P_AND(p0, p66);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p79 = CS_P_AND(p64, p7);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p80 = CS_P_AND(p4, p61);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p81 = CS_P_AND(p2, p50);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p82 = CS_P_AND(p13, p63);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p83 = CS_P_AND(p66, p8);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
     const cs_p p84 = CS_P_AND(p3, p62);                  /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p85 = CS_P_XOR(p82, p83);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p86 = CS_P_XOR(p77, p85);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p87 = CS_P_XOR(p76, p86);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p88 = CS_P_XOR(p67, p69);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p89 = CS_P_XOR(p67, p68);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p90 = CS_P_XOR(p70, p71);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p91 = CS_P_XOR(p79, p88);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p92 = CS_P_XOR(p74, p90);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p93 = CS_P_XOR(p75, p91);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p94 = CS_P_XOR(p92, p93);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p95 = CS_P_XOR(p89, p90);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p96 = CS_P_XOR(p70, p72);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p97 = CS_P_XOR(p80, p85);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p98 = CS_P_XOR(p88, p96);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p99 = CS_P_XOR(p87, p95);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p100 = CS_P_XOR(p73, p92);                /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p101 = CS_P_XOR(p81, p94);                /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p102 = CS_P_XOR(p97, p98);                /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p103 = CS_P_XOR(p102, p79);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p104 = CS_P_NOT(p103);                    /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p105 = CS_P_XOR(p100, p82);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p106 = CS_P_XOR(p78, p86);                /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p107 = CS_P_XOR(p100, p87);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p108 = CS_P_XOR(p102, p94);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p109 = CS_P_NOT(p108);                    /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p110 = CS_P_XOR(p98, p99);                /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p111 = CS_P_XOR(p100, p99);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p112 = CS_P_NOT(p111);                    /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p113 = CS_P_XOR(p101, p105);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p114 = CS_P_XOR(p113, p84);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p115 = CS_P_NOT(p114);                    /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p116 = CS_P_XOR(p101, p106);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p117 = CS_P_XOR(p104, p107);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p118 = CS_P_XOR(p109, p117);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p119 = CS_P_XOR(p109, p99);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p120 = CS_P_XOR(p115, p119);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p121 = CS_P_XOR(p117, p120);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p122 = CS_P_XOR(p112, p121);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p123 = CS_P_XOR(p116, p119);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p124 = CS_P_XOR(p107, p123);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p125 = CS_P_NOT(p124);                    /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p126 = CS_P_XOR(p110, p119);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p127 = CS_P_XOR(p107, p115);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p128 = CS_P_XOR(p116, p118);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p129 = CS_P_XOR(p115, p128);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p130 = CS_P_XOR(p112, p129);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p131 = CS_P_NOT(p130);                    /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    y[0] = p118;
-    y[1] = p119;
-    y[2] = p122;
-    y[3] = p125;
-    y[4] = p120;
-    y[5] = p126;
-    y[6] = p127;
-    y[7] = p131;
+    const cs_p p85 = CS_P_XOR(p69, p73);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p86 = CS_P_XOR(p70, p77);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p87 = CS_P_XOR(p74, p86);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p88 = CS_P_XOR(p80, p87);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p89 = CS_P_XOR(p68, p88);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p90 = CS_P_XOR(p72, p89);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p91 = CS_P_XOR(p85, p90);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p92 = CS_P_XOR(p81, p84);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p93 = CS_P_XOR(p76, p92);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p94 = CS_P_XOR(p82, p93);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p95 = CS_P_XOR(p91, p94);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p96 = CS_P_XOR(p71, p83);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p97 = CS_P_XOR(p79, p96);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p98 = CS_P_XOR(p93, p97);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p99 = CS_P_XOR(p67, p75);                 /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p100 = CS_P_XOR(p76, p99);                /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p101 = CS_P_XOR(p100, p79);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p102 = CS_P_XOR(p101, p90);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p103 = CS_P_XOR(p102, p98);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p104 = CS_P_XOR(p103, p95);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p105 = CS_P_XOR(p71, p77);                /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p106 = CS_P_XOR(p104, p105);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p107 = CS_P_NOT(p102);                    /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p108 = CS_P_XOR(p87, p98);                /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p109 = CS_P_XOR(p108, p73);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p110 = CS_P_XOR(p81, p91);                /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p111 = CS_P_XOR(p110, p78);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p112 = CS_P_XOR(p69, p99);                /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p113 = CS_P_XOR(p108, p112);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p114 = CS_P_XOR(p113, p77);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p115 = CS_P_XOR(p80, p94);                /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p116 = CS_P_XOR(p114, p115);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p117 = CS_P_NOT(p116);                    /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p118 = CS_P_NOT(p113);                    /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p119 = CS_P_XOR(p103, p67);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p120 = CS_P_XOR(p111, p86);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p121 = CS_P_XOR(p120, p68);               /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p122 = CS_P_XOR(p119, p121);              /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p123 = CS_P_NOT(p122);                    /* SB2 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    y[0] = p106;
+    y[1] = p107;
+    y[2] = p109;
+    y[3] = p111;
+    y[4] = p95;
+    y[5] = p117;
+    y[6] = p118;
+    y[7] = p123;
 }
 
 CS_NOINLINE
 static void cs_sbox_SB3(cs_p y[8], const cs_p x0, const cs_p x1, const cs_p x2, const cs_p x3, const cs_p x4, const cs_p x5, const cs_p x6, const cs_p x7)
 {
-    const cs_p p0 = CS_P_XOR(x3, x4);                    /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p1 = CS_P_XOR(p0, x0);                    /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p0 = CS_P_XOR(x2, x7);                    /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p1 = CS_P_XOR(p0, x5);                    /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
     const cs_p p2 = CS_P_NOT(p1);                        /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p3 = CS_P_XOR(x0, x6);                    /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p4 = CS_P_XOR(p3, x1);                    /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p5 = CS_P_XOR(p4, x3);                    /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p6 = CS_P_NOT(p5);                        /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p7 = CS_P_XOR(x4, x7);                    /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p8 = CS_P_XOR(p4, x4);                    /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p9 = CS_P_NOT(p8);                        /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p10 = CS_P_XOR(x4, x6);                   /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p11 = CS_P_NOT(p10);                      /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p12 = CS_P_XOR(p10, x7);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p13 = CS_P_NOT(p12);                      /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p14 = CS_P_XOR(p8, x5);                   /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p15 = CS_P_XOR(x6, x7);                   /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p16 = CS_P_NOT(p15);                      /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p17 = CS_P_XOR(p3, x3);                   /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p18 = CS_P_XOR(p17, x7);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p19 = CS_P_XOR(x2, x7);                   /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p20 = CS_P_XOR(p19, p8);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p21 = CS_P_NOT(p20);                      /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p22 = CS_P_XOR(p4, x7);                   /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p23 = CS_P_NOT(p22);                      /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p24 = CS_P_XOR(p1, x1);                   /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p25 = CS_P_XOR(p0, p15);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p26 = CS_P_NOT(p25);                      /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p27 = CS_P_XOR(p10, x2);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p28 = CS_P_XOR(p27, x5);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p29 = CS_P_XOR(x1, x3);                   /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p30 = CS_P_XOR(p29, x5);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p31 = CS_P_XOR(p30, x6);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p32 = CS_P_NOT(p31);                      /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p33 = CS_P_XOR(p0, x1);                   /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p34 = CS_P_XOR(p33, x2);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p35 = CS_P_NOT(p34);                      /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p36 = CS_P_XOR(p0, x5);                   /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p37 = CS_P_NOT(p36);                      /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p38 = CS_P_XOR(x0, x3);                   /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p39 = CS_P_NOT(p38);                      /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p40 = CS_P_XOR(p19, p5);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p41 = CS_P_NOT(p40);                      /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p42 = CS_P_XOR(p3, x4);                   /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p43 = CS_P_XOR(p42, x5);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p44 = CS_P_NOT(p43);                      /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p45 = CS_P_XOR(p19, x5);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p46 = CS_P_NOT(p45);                      /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p47 = CS_P_AND(p23, p28);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p48 = CS_P_AND(p13, p7);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p3 = CS_P_XOR(x3, x6);                    /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p4 = CS_P_XOR(p3, x0);                    /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p5 = CS_P_XOR(x1, x4);                    /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p6 = CS_P_XOR(p5, x7);                    /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p7 = CS_P_NOT(p6);                        /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p8 = CS_P_XOR(x0, x5);                    /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p9 = CS_P_XOR(p8, x2);                    /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p10 = CS_P_XOR(p3, x1);                   /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p11 = CS_P_XOR(p0, x4);                   /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p12 = CS_P_XOR(p8, x3);                   /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p13 = CS_P_XOR(p5, x6);                   /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p14 = CS_P_XOR(p10, p7);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p15 = CS_P_XOR(p13, p4);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p16 = CS_P_XOR(p10, p13);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p17 = CS_P_XOR(p13, p7);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p18 = CS_P_XOR(p11, p12);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p19 = CS_P_XOR(p18, p2);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p20 = CS_P_XOR(p10, p19);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p21 = CS_P_XOR(p14, p15);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p22 = CS_P_XOR(p13, p19);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p23 = CS_P_XOR(p19, p4);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p24 = CS_P_XOR(p17, p23);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p25 = CS_P_XOR(p21, p9);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p26 = CS_P_XOR(p25, p7);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p27 = CS_P_XOR(p12, p25);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p28 = CS_P_XOR(p2, p26);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p29 = CS_P_XOR(p18, p26);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p30 = CS_P_XOR(p16, p27);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p31 = CS_P_XOR(p2, p30);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p32 = CS_P_XOR(p29, p30);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p33 = CS_P_XOR(p17, p29);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p34 = CS_P_XOR(p18, p30);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p35 = CS_P_XOR(p15, p34);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p36 = CS_P_XOR(p13, p34);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p37 = CS_P_AND(p21, p26);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p38 = CS_P_AND(p24, p28);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p39 = CS_P_XOR(p37, p38);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p40 = CS_P_AND(p2, p20);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p41 = CS_P_XOR(p37, p40);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p42 = CS_P_AND(p15, p34);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p43 = CS_P_AND(p19, p23);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p44 = CS_P_XOR(p42, p43);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p45 = CS_P_AND(p22, p31);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p46 = CS_P_XOR(p42, p45);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p47 = CS_P_AND(p16, p30);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p48 = CS_P_AND(p14, p32);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
     const cs_p p49 = CS_P_XOR(p47, p48);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p50 = CS_P_AND(p46, p9);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p50 = CS_P_AND(p17, p29);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
     const cs_p p51 = CS_P_XOR(p47, p50);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p52 = CS_P_AND(p24, p32);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p53 = CS_P_AND(p11, p2);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p54 = CS_P_XOR(p52, p53);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p55 = CS_P_AND(p14, p6);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p56 = CS_P_XOR(p52, p55);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p57 = CS_P_AND(p0, p21);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p58 = CS_P_AND(p26, p35);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p59 = CS_P_XOR(p57, p58);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p60 = CS_P_AND(p16, p18);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p61 = CS_P_XOR(p57, p60);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p62 = CS_P_XOR(p49, p59);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p63 = CS_P_XOR(p51, p61);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p64 = CS_P_XOR(p54, p59);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p65 = CS_P_XOR(p56, p61);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p66 = CS_P_XOR(p41, p62);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p67 = CS_P_XOR(p39, p63);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p68 = CS_P_XOR(p44, p64);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p69 = CS_P_XOR(p37, p65);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p70 = CS_P_XOR(p66, p67);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p71 = CS_P_AND(p66, p68);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p52 = CS_P_XOR(p39, p49);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p53 = CS_P_XOR(p41, p51);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p54 = CS_P_XOR(p44, p49);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p55 = CS_P_XOR(p46, p51);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p56 = CS_P_XOR(p27, p52);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p57 = CS_P_XOR(p33, p53);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p58 = CS_P_XOR(p35, p54);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p59 = CS_P_XOR(p36, p55);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p60 = CS_P_XOR(p56, p57);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p61 = CS_P_AND(p56, p58);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p62 = CS_P_XOR(p59, p61);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p63 = CS_P_AND(p60, p62);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p64 = CS_P_XOR(p57, p63);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p65 = CS_P_XOR(p58, p59);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p66 = CS_P_XOR(p57, p61);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p67 = CS_P_AND(p65, p66);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p68 = CS_P_XOR(p59, p67);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p69 = CS_P_XOR(p58, p68);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p70 = CS_P_XOR(p62, p68);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p71 = CS_P_AND(p59, p70);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
     const cs_p p72 = CS_P_XOR(p69, p71);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p73 = CS_P_AND(p70, p72);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p74 = CS_P_XOR(p67, p73);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p75 = CS_P_XOR(p68, p69);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p76 = CS_P_XOR(p67, p71);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p77 = CS_P_AND(p75, p76);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p78 = CS_P_XOR(p69, p77);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p79 = CS_P_XOR(p68, p78);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p80 = CS_P_XOR(p72, p78);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p81 = CS_P_AND(p69, p80);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p82 = CS_P_XOR(p79, p81);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p83 = CS_P_XOR(p72, p81);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p84 = CS_P_AND(p74, p83);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p85 = CS_P_XOR(p70, p84);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p86 = CS_P_XOR(p82, p85);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p87 = CS_P_XOR(p74, p78);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p88 = CS_P_XOR(p74, p85);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p89 = CS_P_XOR(p78, p82);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p90 = CS_P_XOR(p86, p87);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p91 = CS_P_AND(p28, p89);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p92 = CS_P_AND(p13, p82);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p93 = CS_P_AND(p46, p78);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p94 = CS_P_AND(p32, p88);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p95 = CS_P_AND(p2, p85);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p96 = CS_P_AND(p14, p74);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p97 = CS_P_AND(p21, p87);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p98 = CS_P_AND(p35, p90);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p99 = CS_P_AND(p18, p86);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p100 = CS_P_AND(p23, p89);                /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p101 = CS_P_AND(p7, p82);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p102 = CS_P_AND(p78, p9);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p103 = CS_P_AND(p24, p88);                /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p104 = CS_P_AND(p11, p85);                /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p105 = CS_P_AND(p6, p74);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p106 = CS_P_AND(p0, p87);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p107 = CS_P_AND(p26, p90);                /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p108 = CS_P_AND(p16, p86);                /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p109 = CS_P_XOR(p100, p108);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p110 = CS_P_XOR(p102, p109);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p111 = CS_P_XOR(p106, p110);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p112 = CS_P_XOR(p106, p97);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p113 = CS_P_XOR(p103, p112);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p114 = CS_P_XOR(p104, p113);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p115 = CS_P_XOR(p107, p114);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p116 = CS_P_XOR(p95, p98);                /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p117 = CS_P_XOR(p115, p116);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p118 = CS_P_XOR(p117, p94);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p119 = CS_P_XOR(p92, p95);                /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p120 = CS_P_XOR(p115, p99);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p121 = CS_P_XOR(p120, p91);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p122 = CS_P_XOR(p119, p121);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p123 = CS_P_XOR(p122, p96);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p124 = CS_P_XOR(p101, p93);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p125 = CS_P_XOR(p114, p124);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p126 = CS_P_XOR(p116, p125);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p127 = CS_P_XOR(p126, p91);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p128 = CS_P_XOR(p127, p96);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p129 = CS_P_XOR(p102, p128);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p130 = CS_P_XOR(p108, p129);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p131 = CS_P_XOR(p121, p93);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p132 = CS_P_XOR(p119, p124);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p133 = CS_P_XOR(p132, p94);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p134 = CS_P_XOR(p133, p99);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p135 = CS_P_XOR(p105, p134);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p136 = CS_P_XOR(p113, p135);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p137 = CS_P_XOR(p102, p136);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p138 = CS_P_XOR(p107, p137);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p139 = CS_P_XOR(p112, p135);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p140 = CS_P_XOR(p109, p139);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p141 = CS_P_XOR(p104, p140);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p142 = CS_P_XOR(p120, p94);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p143 = CS_P_XOR(p142, p96);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    y[0] = p111;
-    y[1] = p118;
-    y[2] = p123;
-    y[3] = p130;
-    y[4] = p131;
-    y[5] = p138;
-    y[6] = p141;
-    y[7] = p143;
+    const cs_p p73 = CS_P_XOR(p62, p71);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p74 = CS_P_AND(p64, p73);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p75 = CS_P_XOR(p60, p74);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p76 = CS_P_XOR(p72, p75);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p77 = CS_P_XOR(p64, p68);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p78 = CS_P_XOR(p64, p75);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p79 = CS_P_XOR(p68, p72);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p80 = CS_P_XOR(p76, p77);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p81 = CS_P_AND(p26, p79);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p82 = CS_P_AND(p28, p72);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p83 = CS_P_AND(p2, p68);                  /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p84 = CS_P_AND(p34, p78);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p85 = CS_P_AND(p19, p75);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p86 = CS_P_AND(p31, p64);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p87 = CS_P_AND(p30, p77);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p88 = CS_P_AND(p32, p80);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p89 = CS_P_AND(p29, p76);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p90 = CS_P_AND(p21, p79);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p91 = CS_P_AND(p24, p72);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p92 = CS_P_AND(p20, p68);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p93 = CS_P_AND(p15, p78);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p94 = CS_P_AND(p23, p75);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p95 = CS_P_AND(p22, p64);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p96 = CS_P_AND(p16, p77);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p97 = CS_P_AND(p14, p80);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p98 = CS_P_AND(p17, p76);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p99 = CS_P_XOR(p92, p98);                 /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p100 = CS_P_XOR(p96, p99);                /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p101 = CS_P_XOR(p100, p90);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p102 = CS_P_XOR(p85, p88);                /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p103 = CS_P_XOR(p87, p96);                /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p104 = CS_P_XOR(p103, p93);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p105 = CS_P_XOR(p104, p94);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p106 = CS_P_XOR(p105, p97);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p107 = CS_P_XOR(p106, p84);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p108 = CS_P_XOR(p102, p107);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p109 = CS_P_XOR(p106, p89);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p110 = CS_P_XOR(p109, p83);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p111 = CS_P_XOR(p82, p85);                /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p112 = CS_P_XOR(p110, p111);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p113 = CS_P_XOR(p110, p81);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p114 = CS_P_XOR(p109, p86);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p115 = CS_P_XOR(p113, p114);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p116 = CS_P_XOR(p112, p115);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p117 = CS_P_XOR(p102, p105);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p118 = CS_P_XOR(p115, p117);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p119 = CS_P_XOR(p118, p99);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p120 = CS_P_XOR(p119, p91);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p121 = CS_P_XOR(p112, p84);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p122 = CS_P_XOR(p121, p91);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p123 = CS_P_XOR(p122, p95);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p124 = CS_P_XOR(p123, p92);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p125 = CS_P_XOR(p124, p94);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p126 = CS_P_XOR(p106, p87);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p127 = CS_P_XOR(p101, p126);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p128 = CS_P_XOR(p125, p127);              /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p129 = CS_P_XOR(p114, p84);               /* SB3 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    y[0] = p101;
+    y[1] = p108;
+    y[2] = p116;
+    y[3] = p120;
+    y[4] = p113;
+    y[5] = p125;
+    y[6] = p128;
+    y[7] = p129;
 }
 
 CS_NOINLINE
 static void cs_sbox_SB4(cs_p y[8], const cs_p x0, const cs_p x1, const cs_p x2, const cs_p x3, const cs_p x4, const cs_p x5, const cs_p x6, const cs_p x7)
 {
-    const cs_p p0 = CS_P_XOR(x4, x5);                    /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p1 = CS_P_XOR(p0, x6);                    /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p2 = CS_P_XOR(p1, x0);                    /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p3 = CS_P_XOR(p2, x1);                    /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p4 = CS_P_NOT(p3);                        /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p5 = CS_P_XOR(x3, x7);                    /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p6 = CS_P_XOR(p0, p5);                    /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p7 = CS_P_XOR(p6, x1);                    /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p8 = CS_P_NOT(p7);                        /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p9 = CS_P_XOR(x1, x2);                    /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p10 = CS_P_XOR(p5, p9);                   /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p11 = CS_P_XOR(x2, x6);                   /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p12 = CS_P_NOT(p11);                      /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p13 = CS_P_XOR(p9, x0);                   /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p14 = CS_P_XOR(p13, x4);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p15 = CS_P_NOT(p14);                      /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p16 = CS_P_XOR(x0, x2);                   /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p17 = CS_P_XOR(p16, x6);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p18 = CS_P_NOT(p17);                      /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p19 = CS_P_XOR(p9, x6);                   /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p20 = CS_P_XOR(p19, x4);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p21 = CS_P_XOR(p5, x0);                   /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p22 = CS_P_XOR(p21, x4);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p23 = CS_P_NOT(p22);                      /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p24 = CS_P_XOR(p19, p6);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p25 = CS_P_XOR(p0, p9);                   /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p26 = CS_P_XOR(p19, x3);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p27 = CS_P_XOR(p5, x1);                   /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p28 = CS_P_XOR(p27, x6);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p29 = CS_P_NOT(p28);                      /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p30 = CS_P_XOR(p5, x5);                   /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p31 = CS_P_XOR(p16, p30);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p32 = CS_P_XOR(p19, x0);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p33 = CS_P_XOR(p32, x5);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p0 = CS_P_XOR(x2, x6);                    /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p1 = CS_P_XOR(x1, x4);                    /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p2 = CS_P_XOR(p0, p1);                    /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p3 = CS_P_XOR(x0, x2);                    /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p4 = CS_P_XOR(p3, x5);                    /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p5 = CS_P_XOR(p2, p4);                    /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p6 = CS_P_NOT(p5);                        /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p7 = CS_P_XOR(x3, x7);                    /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p8 = CS_P_XOR(p7, x5);                    /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p9 = CS_P_XOR(p1, p8);                    /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p10 = CS_P_NOT(p9);                       /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p11 = CS_P_XOR(p4, p7);                   /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p12 = CS_P_XOR(p0, p9);                   /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p13 = CS_P_XOR(p11, x1);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p14 = CS_P_XOR(p0, x0);                   /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p15 = CS_P_XOR(p14, p5);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p16 = CS_P_XOR(p13, p15);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p17 = CS_P_XOR(p12, p16);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p18 = CS_P_XOR(p11, p17);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p19 = CS_P_XOR(p0, p18);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p20 = CS_P_NOT(p0);                       /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p21 = CS_P_XOR(p1, p3);                   /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p22 = CS_P_NOT(p21);                      /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p23 = CS_P_NOT(p14);                      /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p24 = CS_P_NOT(p16);                      /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p25 = CS_P_XOR(x3, x4);                   /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p26 = CS_P_XOR(p2, p25);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p27 = CS_P_NOT(p18);                      /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p28 = CS_P_NOT(p17);                      /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p29 = CS_P_XOR(p14, p25);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p30 = CS_P_NOT(p29);                      /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p31 = CS_P_NOT(p4);                       /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p32 = CS_P_XOR(p29, p4);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p33 = CS_P_XOR(p0, p8);                   /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
     const cs_p p34 = CS_P_NOT(p33);                      /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p35 = CS_P_XOR(x3, x4);                   /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p36 = CS_P_XOR(p17, p35);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p37 = CS_P_NOT(p36);                      /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p38 = CS_P_XOR(p16, x5);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p39 = CS_P_NOT(p38);                      /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p40 = CS_P_XOR(p1, x3);                   /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p41 = CS_P_XOR(p11, p30);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p42 = CS_P_NOT(p41);                      /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p43 = CS_P_XOR(p13, p30);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p44 = CS_P_NOT(p43);                      /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p45 = CS_P_XOR(p0, x7);                   /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p46 = CS_P_NOT(p5);                       /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p47 = CS_P_AND(p29, p37);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p48 = CS_P_AND(p10, p18);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p49 = CS_P_XOR(p47, p48);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p50 = CS_P_AND(p12, p35);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p51 = CS_P_XOR(p47, p50);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p52 = CS_P_AND(p31, p39);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p53 = CS_P_AND(p15, p4);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p54 = CS_P_XOR(p52, p53);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p55 = CS_P_AND(p20, p8);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p56 = CS_P_XOR(p52, p55);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p57 = CS_P_AND(p24, p26);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p58 = CS_P_AND(p34, p40);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p59 = CS_P_XOR(p57, p58);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p60 = CS_P_AND(p23, p25);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p61 = CS_P_XOR(p57, p60);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p62 = CS_P_XOR(p49, p59);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p63 = CS_P_XOR(p51, p61);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p64 = CS_P_XOR(p54, p59);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p65 = CS_P_XOR(p56, p61);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p66 = CS_P_XOR(p45, p62);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p67 = CS_P_XOR(p44, p63);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p68 = CS_P_XOR(p46, p64);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p69 = CS_P_XOR(p42, p65);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p70 = CS_P_XOR(p66, p67);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p71 = CS_P_AND(p66, p68);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p72 = CS_P_XOR(p69, p71);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p73 = CS_P_AND(p70, p72);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p74 = CS_P_XOR(p67, p73);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p75 = CS_P_XOR(p68, p69);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p76 = CS_P_XOR(p67, p71);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p77 = CS_P_AND(p75, p76);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p78 = CS_P_XOR(p69, p77);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p79 = CS_P_XOR(p68, p78);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p80 = CS_P_XOR(p72, p78);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p81 = CS_P_AND(p69, p80);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p82 = CS_P_XOR(p79, p81);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p83 = CS_P_XOR(p72, p81);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p84 = CS_P_AND(p74, p83);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p85 = CS_P_XOR(p70, p84);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p86 = CS_P_XOR(p82, p85);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p87 = CS_P_XOR(p74, p78);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p88 = CS_P_XOR(p74, p85);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p89 = CS_P_XOR(p78, p82);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p90 = CS_P_XOR(p86, p87);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p91 = CS_P_AND(p37, p89);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p92 = CS_P_AND(p18, p82);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p93 = CS_P_AND(p35, p78);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p94 = CS_P_AND(p39, p88);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p95 = CS_P_AND(p4, p85);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p96 = CS_P_AND(p20, p74);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p97 = CS_P_AND(p26, p87);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p98 = CS_P_AND(p40, p90);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p99 = CS_P_AND(p25, p86);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p100 = CS_P_AND(p29, p89);                /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p101 = CS_P_AND(p10, p82);                /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p102 = CS_P_AND(p12, p78);                /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p103 = CS_P_AND(p31, p88);                /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p104 = CS_P_AND(p15, p85);                /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p105 = CS_P_AND(p74, p8);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p106 = CS_P_AND(p24, p87);                /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p107 = CS_P_AND(p34, p90);                /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p108 = CS_P_AND(p23, p86);                /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p109 = CS_P_XOR(p100, p108);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p110 = CS_P_XOR(p102, p109);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p111 = CS_P_XOR(p106, p110);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p112 = CS_P_XOR(p106, p97);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p113 = CS_P_XOR(p103, p112);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p114 = CS_P_XOR(p104, p113);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p115 = CS_P_XOR(p107, p114);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p116 = CS_P_XOR(p95, p98);                /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p117 = CS_P_XOR(p115, p116);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p118 = CS_P_XOR(p117, p94);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p119 = CS_P_XOR(p92, p95);                /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p120 = CS_P_XOR(p115, p99);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p121 = CS_P_XOR(p120, p91);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p122 = CS_P_XOR(p119, p121);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p123 = CS_P_XOR(p122, p96);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p124 = CS_P_XOR(p101, p93);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p125 = CS_P_XOR(p114, p124);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p126 = CS_P_XOR(p116, p125);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p127 = CS_P_XOR(p126, p91);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p128 = CS_P_XOR(p127, p96);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p129 = CS_P_XOR(p102, p128);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p130 = CS_P_XOR(p108, p129);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p131 = CS_P_XOR(p121, p93);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p132 = CS_P_XOR(p119, p124);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p133 = CS_P_XOR(p132, p94);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p134 = CS_P_XOR(p133, p99);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p135 = CS_P_XOR(p105, p134);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p136 = CS_P_XOR(p113, p135);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p137 = CS_P_XOR(p102, p136);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p138 = CS_P_XOR(p107, p137);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p139 = CS_P_XOR(p112, p135);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p140 = CS_P_XOR(p109, p139);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p141 = CS_P_XOR(p104, p140);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p142 = CS_P_XOR(p120, p94);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    const cs_p p143 = CS_P_XOR(p142, p96);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
-    y[0] = p111;
-    y[1] = p118;
-    y[2] = p123;
-    y[3] = p130;
-    y[4] = p131;
-    y[5] = p138;
-    y[6] = p141;
-    y[7] = p143;
+    const cs_p p35 = CS_P_NOT(p13);                      /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p36 = CS_P_XOR(p25, p8);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p37 = CS_P_NOT(p7);                       /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p38 = CS_P_AND(p27, p30);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p39 = CS_P_AND(p19, p23);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p40 = CS_P_XOR(p38, p39);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p41 = CS_P_AND(p20, p25);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p42 = CS_P_XOR(p38, p41);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p43 = CS_P_AND(p11, p31);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p44 = CS_P_AND(p22, p6);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p45 = CS_P_XOR(p43, p44);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p46 = CS_P_AND(p10, p2);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p47 = CS_P_XOR(p43, p46);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p48 = CS_P_AND(p12, p26);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p49 = CS_P_AND(p28, p32);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p50 = CS_P_XOR(p48, p49);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p51 = CS_P_AND(p15, p24);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p52 = CS_P_XOR(p48, p51);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p53 = CS_P_XOR(p40, p50);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p54 = CS_P_XOR(p42, p52);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p55 = CS_P_XOR(p45, p50);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p56 = CS_P_XOR(p47, p52);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p57 = CS_P_XOR(p36, p53);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p58 = CS_P_XOR(p35, p54);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p59 = CS_P_XOR(p37, p55);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p60 = CS_P_XOR(p34, p56);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p61 = CS_P_XOR(p57, p58);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p62 = CS_P_AND(p57, p59);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p63 = CS_P_XOR(p60, p62);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p64 = CS_P_AND(p61, p63);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p65 = CS_P_XOR(p58, p64);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p66 = CS_P_XOR(p59, p60);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p67 = CS_P_XOR(p58, p62);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p68 = CS_P_AND(p66, p67);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p69 = CS_P_XOR(p60, p68);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p70 = CS_P_XOR(p59, p69);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p71 = CS_P_XOR(p63, p69);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p72 = CS_P_AND(p60, p71);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p73 = CS_P_XOR(p70, p72);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p74 = CS_P_XOR(p63, p72);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p75 = CS_P_AND(p65, p74);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p76 = CS_P_XOR(p61, p75);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p77 = CS_P_XOR(p73, p76);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p78 = CS_P_XOR(p65, p69);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p79 = CS_P_XOR(p65, p76);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p80 = CS_P_XOR(p69, p73);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p81 = CS_P_XOR(p77, p78);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p82 = CS_P_AND(p30, p80);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p83 = CS_P_AND(p23, p73);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p84 = CS_P_AND(p25, p69);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p85 = CS_P_AND(p31, p79);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p86 = CS_P_AND(p6, p76);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p87 = CS_P_AND(p2, p65);                  /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p88 = CS_P_AND(p26, p78);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p89 = CS_P_AND(p32, p81);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p90 = CS_P_AND(p15, p77);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p91 = CS_P_AND(p27, p80);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p92 = CS_P_AND(p19, p73);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p93 = CS_P_AND(p20, p69);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p94 = CS_P_AND(p11, p79);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p95 = CS_P_AND(p22, p76);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p96 = CS_P_AND(p10, p65);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p97 = CS_P_AND(p12, p78);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p98 = CS_P_AND(p28, p81);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p99 = CS_P_AND(p24, p77);                 /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p100 = CS_P_XOR(p93, p99);                /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p101 = CS_P_XOR(p100, p97);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p102 = CS_P_XOR(p101, p91);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p103 = CS_P_XOR(p86, p89);                /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p104 = CS_P_XOR(p88, p97);                /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p105 = CS_P_XOR(p104, p94);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p106 = CS_P_XOR(p105, p95);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p107 = CS_P_XOR(p106, p98);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p108 = CS_P_XOR(p107, p85);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p109 = CS_P_XOR(p103, p108);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p110 = CS_P_XOR(p107, p90);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p111 = CS_P_XOR(p110, p84);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p112 = CS_P_XOR(p83, p86);                /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p113 = CS_P_XOR(p111, p112);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p114 = CS_P_XOR(p111, p82);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p115 = CS_P_XOR(p110, p87);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p116 = CS_P_XOR(p114, p115);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p117 = CS_P_XOR(p113, p116);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p118 = CS_P_XOR(p103, p106);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p119 = CS_P_XOR(p116, p118);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p120 = CS_P_XOR(p100, p119);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p121 = CS_P_XOR(p120, p92);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p122 = CS_P_XOR(p113, p85);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p123 = CS_P_XOR(p122, p92);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p124 = CS_P_XOR(p123, p96);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p125 = CS_P_XOR(p124, p93);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p126 = CS_P_XOR(p125, p95);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p127 = CS_P_XOR(p107, p88);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p128 = CS_P_XOR(p102, p127);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p129 = CS_P_XOR(p126, p128);              /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    const cs_p p130 = CS_P_XOR(p115, p85);               /* SB4 = Lout∘S∘Lin, S as the Boyar-Peralta 113 gates, depth 28 circuit */
+    y[0] = p102;
+    y[1] = p109;
+    y[2] = p117;
+    y[3] = p121;
+    y[4] = p114;
+    y[5] = p126;
+    y[6] = p129;
+    y[7] = p130;
 }
 
 /* encrypt: piece 0 (1 call; kb: its round-key planes) */
