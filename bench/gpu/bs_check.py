@@ -2,10 +2,13 @@
 (an IV near a 32-bit wrap, so the host splits segments) and ECB encryption/decryption over 1 MiB.
 
     python3 bench/gpu/bs_check.py aes128:bs_rk-const_t128 aria128:bs_rk-const_t128   -> one line each; exit 1 on a mismatch
+
+(the ciphers of CIPHERSPEC_BENCH_SPECS's spec files too: sm4, present80 from examples/ciphers)
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -36,7 +39,7 @@ def check(reg: Registry, name: str, schedule: str, rng: np.random.Generator) -> 
 
 
 def main() -> int:
-    reg = Registry()
+    reg = Registry(extra=[p for p in os.environ.get("CIPHERSPEC_BENCH_SPECS", "").split(os.pathsep) if p])
     rng = np.random.default_rng(25)
     rc = 0
     for job in sys.argv[1:]:

@@ -2,6 +2,7 @@
 grid-stride loop's instruction mix per block and the pipe model's roof (sass.py) for a given device.
 
     python3 bench/gpu/sass_report.py [--sms 132 --mhz 1980] CIPHER:SCHEDULE ...   (a markdown table)
+    CIPHERSPEC_BENCH_SPECS=examples/ciphers/sm4.cs python3 bench/gpu/sass_report.py sm4:   (a spec outside the registry)
 
 cuobjdump: the CUDA toolkit's, or the PyPI wheel nvidia-cuda-cuobjdump.  The roof is a model's estimate
 (bench/gpu/NOTES.md says how well it has matched measurements): a ranking before device time is spent.
@@ -22,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import sass  # noqa: E402
 
-from bench import group_of  # noqa: E402
+from bench import group_of, registry  # noqa: E402
 
 
 def cuobjdump() -> str:
@@ -41,12 +42,11 @@ def cuobjdump() -> str:
 
 
 def row(name: str, text: str, sms: int, mhz: float) -> dict:
-    from cipherspec.registry import Registry
     from generator.ptx.build import schedule_for
     from generator.ptx.source import generate
     from toolchain import nvcc
 
-    reg = Registry()
+    reg = registry()  # the shipped ciphers and CIPHERSPEC_BENCH_SPECS's (sm4, present80: examples/)
     module = reg.module(name)
     sched = schedule_for(module, text)
     src = generate(module, sched)
