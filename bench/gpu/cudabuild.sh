@@ -3,9 +3,10 @@
 # change moves a lane layout's derived key words (keysplit.py) into a __noinline__ device function of their own
 # (generator/ptx/templates/key.cu.j2): the only kernel whose SASS changes is P_key_schedule_multi (the multi-key
 # CTR's and CTR_DRBG bulk's device key schedules; every other kernel's SASS is identical, checked with cuobjdump on
-# AES-128 and PRESENT-80).  This runs the GPU tests that use that kernel (DRBG bulk == the C DRBG), then DRBG bulk at 128 MiB (bench/gpu/drbg_multi.py: AES-128 and ARIA-128 have derived words,
-# LEA-128 none: the control) to compare with main's figures in bench/results/drbg-*.md, and the build time of the
-# PRESENT-80 example and AES-128 from an empty cache on this machine's CPUs.  Results in $OUT; ~4 minutes.
+# AES-128 and PRESENT-80).  This times the PRESENT-80 example's build from an empty cache on this machine's CPUs,
+# runs the GPU tests that use that kernel (DRBG bulk == the C DRBG), then DRBG bulk at 128 MiB
+# (bench/gpu/drbg_multi.py: AES-128 and ARIA-128 have derived words, LEA-128 none: the control), to compare with
+# main's figures in bench/results/drbg-*.md.  Results in $OUT; ~4 minutes.
 #   bash bench/gpu/cudabuild.sh            (the lead carries .whl/ as for bench/gpu/run.sh)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
