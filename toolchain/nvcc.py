@@ -97,9 +97,11 @@ class Report:
     arch: str
     kernels: dict[str, KernelUsage] = field(default_factory=dict)
     text: str = ""
+    functions: dict[str, KernelUsage] = field(default_factory=dict)  # called (.func) device functions: their own frames
 
 
 _ENTRY = re.compile(r"Compiling entry function '([^']+)' for '(\w+)'")
+_PROPS = re.compile(r"Function properties for (\S+)")
 _FRAME = re.compile(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads")
 _REGS = re.compile(r"Used (\d+) registers")
 _LMEM = re.compile(r"(\d+) bytes lmem")
@@ -112,6 +114,10 @@ def parse_report(text: str, arch: str) -> Report:
         m = _ENTRY.search(line)
         if m:
             cur = rep.kernels.setdefault(m.group(1), KernelUsage())
+            continue
+        m = _PROPS.search(line)
+        if m and m.group(1) not in rep.kernels:  # a called function's frame (after its caller's): not the kernel's
+            cur = rep.functions.setdefault(m.group(1), KernelUsage())
             continue
         if cur is None:
             continue
