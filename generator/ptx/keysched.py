@@ -101,7 +101,7 @@ def host_device(text: str) -> str:
 
 
 def _derive_lines(derive: Function, index: dict[str, int], arrays: frozenset[str] | None = None) -> list[str]:
-    """D[k] from the round-key words rk[] (u32, zero-extended), stored at rk[len(index) + k].  ``arrays``: only
+    """D[k] from the round-key words rk[] (u32, zero-extended), stored at d[k] (d = rk + len(index)).  ``arrays``: only
     the D[k] made from those key arrays' words alone (the encrypt-only expansion), the others dropped."""
     if any(op.code == "lut" for op in derive.ops):
         raise ValueError("derived key words must not look tables up (keysplit moves lane work, not lookups)")
@@ -117,10 +117,9 @@ def _derive_lines(derive: Function, index: dict[str, int], arrays: frozenset[str
         derive = dce.run(derive.copy_with(derive.ops, kept), {})
     dialect = Scalar()
     body = emit_body(derive, dialect, {}, lambda name, w: f"({dialect.ctype(w)})rk[{index[name]}]")
-    base = len(index)
     stores: dict[str, list[str]] = {}  # each word stored where it is made: no long live ranges (multi-key kernel)
-    for name, var in body.outputs.items():
-        stores.setdefault(var, []).append(with_comment(f"    rk[{base + slot[name]}] = {var};", f"derived word {name}"))
+    for name, var in body.outputs.items():  # d: rk + len(index), a __restrict__ pointer apart from rk (key.cu.j2)
+        stores.setdefault(var, []).append(with_comment(f"    d[{slot[name]}] = {var};", f"derived word {name}"))
     lines = []
     for ln in body.lines:
         lines.append(ln)

@@ -92,3 +92,29 @@ def test_multi_key_expansion_of_a_lane_layout_is_encrypt_only(registry, tmp_path
     dk = [i for n, i in idx.items() if n.startswith("dk[")]
     assert written[ek].all() and not written[dk].any()
     assert written.sum() < nw * 0.6  # about half: the dk words' planes are left out too
+
+
+def test_derived_words_are_a_called_function_apart_from_the_schedule(registry, tmp_path):
+    """A lane layout's derived words (HIGHT's SWAR layout: 32 of them) are a function of their own, called by
+    P_expand_key and not inlined on the device (__noinline__ under __CUDA_ARCH__), reading the schedule's
+    words through one __restrict__ pointer and storing through another, volatile one (nvcc compiled the inlined
+    form in seconds per library: bench/results/cuda-build-time.md).  Its values: test_cuda_cpu.py runs HIGHT's
+    SWAR library whole."""
+    import re
+
+    from generator.ptx.keysched import key_section
+    from generator.ptx.lanes import lanes_for
+
+    module = prepared(registry.module("hight"))
+    lay = lanes_for(module, "swar")
+    nrk = len(rk_index(module))
+    text = key_section(module, "cs", lay.derive).text
+    assert "#if defined(__CUDA_ARCH__)\n#define CS_DERIVE __noinline__" in text
+    head = "CS_HD static CS_DERIVE void cs_derive(const uint32_t *__restrict__ rk, volatile uint32_t *__restrict__ d)"
+    assert head in text
+    body = text.split(head, 1)[1].split("\n}\n", 1)[0]
+    reads = {int(i) for i in re.findall(r"\brk\[(\d+)\]", body)}
+    writes = sorted(int(i) for i in re.findall(r"^\s*d\[(\d+)\] =", body, re.M))
+    assert reads and max(reads) < nrk and writes == list(range(lay.derived))
+    expand = text.split("cs_expand_key(const uint8_t *key, uint32_t *rk)", 1)[1].split("\n}\n", 1)[0]
+    assert expand.split("{", 1)[1].split() == ["cs_key_schedule(key,", "rk);", "cs_derive(rk,", "rk", "+", f"{nrk});"]
