@@ -27,7 +27,7 @@ from .prologue import table_fills
 
 MAX_REQ_BLOCKS = 1 << 31
 MAX_THREADS = 256
-KEY_SCHEDULE_THREADS = 128  # threads per CTA of P_key_schedule_multi (one request each)
+KEY_SCHEDULE_THREADS = 32  # most threads per CTA of P_key_schedule_multi (one request each): CTAs spread over the SMs
 
 
 def helpers_c(P: str, B: int) -> str:
@@ -112,6 +112,25 @@ def threads(sched: CudaSchedule) -> int:
     return min(sched.threads, MAX_THREADS)
 
 
+def key_schedule_shape(nrk: int, budget: int = DEFAULT_SHARED) -> tuple[int, int]:
+    """The key-schedule launch's threads per CTA and the shared-memory words per thread (0: no staging).
+
+    Each thread expands its key into shared memory (``stride`` words apart, odd: no bank conflicts), then the
+    CTA copies its requests' tables, contiguous in the round-key table, with coalesced stores -- instead of
+    every thread storing its ``nrk`` words ``4 * nrk`` bytes apart from its neighbours' (one 32-byte sector
+    per word, all from the few SMs the grid covers):
+
+        key_schedule_shape(144)  -> (32, 145)    LEA-128: 32 x 145 words = 18.1 KiB per CTA
+        key_schedule_shape(1536) -> (4, 1537)    a bitsliced layout's ~6 KiB per key: 4 keys per CTA
+        key_schedule_shape(20000) -> (32, 0)     a table over the budget: each thread stores its own words
+    """
+    stride = nrk | 1
+    t = KEY_SCHEDULE_THREADS
+    while t > 1 and t * stride * 4 > budget:
+        t //= 2
+    return (t, stride) if t * stride * 4 <= budget else (KEY_SCHEDULE_THREADS, 0)
+
+
 def kernel_parts(module: Module, sched: CudaSchedule, P: str, nrk: int | None = None, group: int = 1) -> dict:
     """What the template's multi-key kernel needs: prologue (table fills, the request's round keys into
     shared memory, one barrier), the core's arguments, shared bytes, the partial-block store.  Lane
@@ -131,6 +150,7 @@ def kernel_parts(module: Module, sched: CudaSchedule, P: str, nrk: int | None = 
         f"if ({b}u < rem) out8[i * {B} + {b}] = (uint8_t)({word.format(k=b // 4)} >> {8 * (b % 4)});" for b in range(B)
     ]
     smem = 4 * (rk_off + nrk)
+    ks_threads, ks_stride = key_schedule_shape(nrk)
     return {
         "prologue": "\n".join(pro),
         "args": ", ".join([f"cs_smem + {rk_off}"] + fills.args),
@@ -141,5 +161,7 @@ def kernel_parts(module: Module, sched: CudaSchedule, P: str, nrk: int | None = 
         "max_blocks": MAX_REQ_BLOCKS,
         "T": T,
         "tile": T * sched.ilp * group,  # blocks one CTA makes per loop trip
-        "ks_threads": KEY_SCHEDULE_THREADS,
+        "ks_threads": ks_threads,
+        "ks_stride": ks_stride,
+        "ks_smem": 4 * ks_threads * ks_stride,
     }
