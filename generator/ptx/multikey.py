@@ -112,23 +112,29 @@ def threads(sched: CudaSchedule) -> int:
     return min(sched.threads, MAX_THREADS)
 
 
-def key_schedule_shape(nrk: int, budget: int = DEFAULT_SHARED) -> tuple[int, int]:
+def key_schedule_shape(nrk: int, kb: int, budget: int = DEFAULT_SHARED) -> tuple[int, int]:
     """The key-schedule launch's threads per CTA and the shared-memory words per thread (0: no staging).
 
-    Each thread expands its key into shared memory (``stride`` words apart, odd: no bank conflicts), then the
-    CTA copies its requests' tables, contiguous in the round-key table, with coalesced stores -- instead of
-    every thread storing its ``nrk`` words ``4 * nrk`` bytes apart from its neighbours' (one 32-byte sector
-    per word, all from the few SMs the grid covers):
+    The CTA reads its requests' keys (``kb`` bytes each, contiguous) with coalesced loads into shared memory;
+    each thread expands its key there (``stride`` words apart, odd: no bank conflicts); then the CTA copies
+    its requests' tables, contiguous in the round-key table, with coalesced stores -- instead of every thread
+    storing its ``nrk`` words ``4 * nrk`` bytes apart from its neighbours' (one 32-byte sector per word, all
+    from the few SMs the grid covers) and reading its key a byte at a time (from mapped host memory: PCIe):
 
-        key_schedule_shape(144)  -> (32, 145)    LEA-128: 32 x 145 words = 18.1 KiB per CTA
-        key_schedule_shape(1536) -> (4, 1537)    a bitsliced layout's ~6 KiB per key: 4 keys per CTA
-        key_schedule_shape(20000) -> (32, 0)     a table over the budget: each thread stores its own words
+        key_schedule_shape(144, 16)   -> (32, 145)   LEA-128: 32 x (145 words + a key) = 18.6 KiB per CTA
+        key_schedule_shape(2736, 16)  -> (4, 2737)   bitsliced AES-128 (10.7 KiB of round keys per key)
+        key_schedule_shape(20000, 16) -> (32, 0)     a table over the budget: each thread stores its own words
     """
     stride = nrk | 1
     t = KEY_SCHEDULE_THREADS
-    while t > 1 and t * stride * 4 > budget:
+    while t > 1 and key_schedule_smem(t, stride, kb) > budget:
         t //= 2
-    return (t, stride) if t * stride * 4 <= budget else (KEY_SCHEDULE_THREADS, 0)
+    return (t, stride) if key_schedule_smem(t, stride, kb) <= budget else (KEY_SCHEDULE_THREADS, 0)
+
+
+def key_schedule_smem(threads: int, stride: int, kb: int) -> int:
+    """Dynamic shared bytes of the key-schedule launch: the staged tables, then the keys (whole words)."""
+    return 4 * threads * stride + 4 * ((threads * kb + 3) // 4) if stride else 0
 
 
 def kernel_parts(module: Module, sched: CudaSchedule, P: str, nrk: int | None = None, group: int = 1) -> dict:
@@ -150,7 +156,7 @@ def kernel_parts(module: Module, sched: CudaSchedule, P: str, nrk: int | None = 
         f"if ({b}u < rem) out8[i * {B} + {b}] = (uint8_t)({word.format(k=b // 4)} >> {8 * (b % 4)});" for b in range(B)
     ]
     smem = 4 * (rk_off + nrk)
-    ks_threads, ks_stride = key_schedule_shape(nrk)
+    ks_threads, ks_stride = key_schedule_shape(nrk, module.key.nbytes)
     return {
         "prologue": "\n".join(pro),
         "args": ", ".join([f"cs_smem + {rk_off}"] + fills.args),
@@ -163,5 +169,5 @@ def kernel_parts(module: Module, sched: CudaSchedule, P: str, nrk: int | None = 
         "tile": T * sched.ilp * group,  # blocks one CTA makes per loop trip
         "ks_threads": ks_threads,
         "ks_stride": ks_stride,
-        "ks_smem": 4 * ks_threads * ks_stride,
+        "ks_smem": key_schedule_smem(ks_threads, ks_stride, module.key.nbytes),
     }
