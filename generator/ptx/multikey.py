@@ -5,7 +5,8 @@ with its own key and counter -- CTR_DRBG bulk output (cipherspec.drbg.plan_bulk,
             first}, cta_req[c] = the request CTA c works on; keys[r], q and cta_req in one copy (the
             multi-GPU context: read by the key-schedule launch from mapped page-locked memory instead)
     device: P_key_schedule_multi: thread r expands keys[r] into the round-key table rks[r][NRK] (the
-            library's constant-time key schedule, keysched.py, compiled for the device too);
+            library's constant-time key schedule, keysched.py, compiled for the device too), the CTA's
+            keys and tables staged in shared memory and stored coalesced (key_schedule_shape);
             CTA c -> request r = cta_req[c], blocks [(c - cta0) * ch, +ch) of it; the CTA stages
             rks[r] into shared memory (one barrier), then block j of r = E(rk_r, V_r + 1 + j) with full
             big-endian carry over the whole block, written at output block first_r + j.
