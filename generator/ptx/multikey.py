@@ -28,7 +28,7 @@ from .prologue import table_fills
 
 MAX_REQ_BLOCKS = 1 << 31
 MAX_THREADS = 256
-KEY_SCHEDULE_THREADS = 32  # most threads per CTA of P_key_schedule_multi (one request each): CTAs spread over the SMs
+KEY_SCHEDULE_THREADS = 32  # threads per CTA of P_key_schedule_multi, and the most requests per CTA: CTAs spread over the SMs
 
 
 def helpers_c(P: str, B: int) -> str:
@@ -114,7 +114,8 @@ def threads(sched: CudaSchedule) -> int:
 
 
 def key_schedule_shape(nrk: int, kb: int, budget: int = DEFAULT_SHARED) -> tuple[int, int]:
-    """The key-schedule launch's threads per CTA and the shared-memory words per thread (0: no staging).
+    """The key-schedule launch's requests per CTA (of KEY_SCHEDULE_THREADS threads: all of them load, copy and
+    clear; one per request runs its schedule) and the shared-memory words per request (0: no staging).
 
     The CTA reads its requests' keys (``kb`` bytes each, contiguous) with coalesced loads into shared memory;
     each thread expands its key there (``stride`` words apart, odd: no bank conflicts); then the CTA copies
@@ -133,9 +134,9 @@ def key_schedule_shape(nrk: int, kb: int, budget: int = DEFAULT_SHARED) -> tuple
     return (t, stride) if key_schedule_smem(t, stride, kb) <= budget else (KEY_SCHEDULE_THREADS, 0)
 
 
-def key_schedule_smem(threads: int, stride: int, kb: int) -> int:
-    """Dynamic shared bytes of the key-schedule launch: the staged tables, then the keys (whole words)."""
-    return 4 * threads * stride + 4 * ((threads * kb + 3) // 4) if stride else 0
+def key_schedule_smem(keys: int, stride: int, kb: int) -> int:
+    """Dynamic shared bytes of the key-schedule launch: ``keys`` staged tables, then the keys (whole words)."""
+    return 4 * keys * stride + 4 * ((keys * kb + 3) // 4) if stride else 0
 
 
 def kernel_parts(module: Module, sched: CudaSchedule, P: str, nrk: int | None = None, group: int = 1) -> dict:
@@ -157,7 +158,7 @@ def kernel_parts(module: Module, sched: CudaSchedule, P: str, nrk: int | None = 
         f"if ({b}u < rem) out8[i * {B} + {b}] = (uint8_t)({word.format(k=b // 4)} >> {8 * (b % 4)});" for b in range(B)
     ]
     smem = 4 * (rk_off + nrk)
-    ks_threads, ks_stride = key_schedule_shape(nrk, module.key.nbytes)
+    ks_keys, ks_stride = key_schedule_shape(nrk, module.key.nbytes)
     return {
         "prologue": "\n".join(pro),
         "args": ", ".join([f"cs_smem + {rk_off}"] + fills.args),
@@ -168,7 +169,8 @@ def kernel_parts(module: Module, sched: CudaSchedule, P: str, nrk: int | None = 
         "max_blocks": MAX_REQ_BLOCKS,
         "T": T,
         "tile": T * sched.ilp * group,  # blocks one CTA makes per loop trip
-        "ks_threads": ks_threads,
+        "ks_threads": KEY_SCHEDULE_THREADS,  # threads per CTA of the key-schedule launch (plan words it moves)
+        "ks_keys": ks_keys,  # requests per CTA (one thread each)
         "ks_stride": ks_stride,
-        "ks_smem": key_schedule_smem(ks_threads, ks_stride, module.key.nbytes),
+        "ks_smem": key_schedule_smem(ks_keys, ks_stride, module.key.nbytes),
     }
