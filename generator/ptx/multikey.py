@@ -5,7 +5,8 @@ with its own key and counter -- CTR_DRBG bulk output (cipherspec.drbg.plan_bulk,
             first}, cta_req[c] = the request CTA c works on; keys[r], q and cta_req in one copy (the
             multi-GPU context: read by the key-schedule launch from mapped page-locked memory instead)
     device: P_key_schedule_multi: thread r expands keys[r] into the round-key table rks[r][NRK] (the
-            library's constant-time key schedule, keysched.py, compiled for the device too);
+            library's constant-time key schedule, keysched.py, compiled for the device too), the CTA's
+            keys and tables staged in shared memory and stored coalesced (key_schedule_shape);
             CTA c -> request r = cta_req[c], blocks [(c - cta0) * ch, +ch) of it; the CTA stages
             rks[r] into shared memory (one barrier), then block j of r = E(rk_r, V_r + 1 + j) with full
             big-endian carry over the whole block, written at output block first_r + j.
@@ -27,7 +28,7 @@ from .prologue import table_fills
 
 MAX_REQ_BLOCKS = 1 << 31
 MAX_THREADS = 256
-KEY_SCHEDULE_THREADS = 128  # threads per CTA of P_key_schedule_multi (one request each)
+KEY_SCHEDULE_THREADS = 32  # threads per CTA of P_key_schedule_multi, and the most requests per CTA
 
 
 def helpers_c(P: str, B: int) -> str:
@@ -112,6 +113,32 @@ def threads(sched: CudaSchedule) -> int:
     return min(sched.threads, MAX_THREADS)
 
 
+def key_schedule_shape(nrk: int, kb: int, budget: int = DEFAULT_SHARED) -> tuple[int, int]:
+    """The key-schedule launch's requests per CTA (of KEY_SCHEDULE_THREADS threads: all of them load, copy and
+    clear; one per request runs its schedule) and the shared-memory words per request (0: no staging).
+
+    The CTA reads its requests' keys (``kb`` bytes each, contiguous) with coalesced loads into shared memory;
+    each thread expands its key there (``stride`` words apart, odd: no bank conflicts); then the CTA copies
+    its requests' tables, contiguous in the round-key table, with coalesced stores -- instead of every thread
+    storing its ``nrk`` words ``4 * nrk`` bytes apart from its neighbours' (one 32-byte sector per word, all
+    from the few SMs the grid covers) and reading its key a byte at a time (from mapped host memory: PCIe):
+
+        key_schedule_shape(144, 16)   -> (32, 145)   LEA-128: 32 x (145 words + a key) = 18.6 KiB per CTA
+        key_schedule_shape(2736, 16)  -> (4, 2737)   bitsliced AES-128 (10.7 KiB of round keys per key)
+        key_schedule_shape(20000, 16) -> (32, 0)     a table over the budget: each thread stores its own words
+    """
+    stride = nrk | 1
+    t = KEY_SCHEDULE_THREADS
+    while t > 1 and key_schedule_smem(t, stride, kb) > budget:
+        t //= 2
+    return (t, stride) if key_schedule_smem(t, stride, kb) <= budget else (KEY_SCHEDULE_THREADS, 0)
+
+
+def key_schedule_smem(keys: int, stride: int, kb: int) -> int:
+    """Dynamic shared bytes of the key-schedule launch: ``keys`` staged tables, then the keys (whole words)."""
+    return 4 * keys * stride + 4 * ((keys * kb + 3) // 4) if stride else 0
+
+
 def kernel_parts(module: Module, sched: CudaSchedule, P: str, nrk: int | None = None, group: int = 1) -> dict:
     """What the template's multi-key kernel needs: prologue (table fills, the request's round keys into
     shared memory, one barrier), the core's arguments, shared bytes, the partial-block store.  Lane
@@ -131,6 +158,7 @@ def kernel_parts(module: Module, sched: CudaSchedule, P: str, nrk: int | None = 
         f"if ({b}u < rem) out8[i * {B} + {b}] = (uint8_t)({word.format(k=b // 4)} >> {8 * (b % 4)});" for b in range(B)
     ]
     smem = 4 * (rk_off + nrk)
+    ks_keys, ks_stride = key_schedule_shape(nrk, module.key.nbytes)
     return {
         "prologue": "\n".join(pro),
         "args": ", ".join([f"cs_smem + {rk_off}"] + fills.args),
@@ -141,5 +169,8 @@ def kernel_parts(module: Module, sched: CudaSchedule, P: str, nrk: int | None = 
         "max_blocks": MAX_REQ_BLOCKS,
         "T": T,
         "tile": T * sched.ilp * group,  # blocks one CTA makes per loop trip
-        "ks_threads": KEY_SCHEDULE_THREADS,
+        "ks_threads": KEY_SCHEDULE_THREADS,  # threads per CTA of the key-schedule launch (plan words it moves)
+        "ks_keys": ks_keys,  # requests per CTA (one thread each)
+        "ks_stride": ks_stride,
+        "ks_smem": key_schedule_smem(ks_keys, ks_stride, module.key.nbytes),
     }

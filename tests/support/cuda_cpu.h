@@ -90,7 +90,8 @@ typedef void *cudaEvent_t;
 enum cudaMemcpyKind { cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToHost = 2 };
 enum { cudaDevAttrMultiProcessorCount = 16, cudaDevAttrClockRate = 13, cudaDevAttrComputeCapabilityMajor = 75 };
 enum { cudaFuncAttributeMaxDynamicSharedMemorySize = 8 };
-enum { cudaStreamNonBlocking = 1, cudaHostRegisterDefault = 0, cudaHostRegisterPortable = 1, cudaHostAllocPortable = 1 };
+enum { cudaStreamNonBlocking = 1, cudaHostRegisterDefault = 0, cudaHostRegisterPortable = 1, cudaHostAllocPortable = 1,
+       cudaHostAllocMapped = 2 };
 enum cudaMemoryType { cudaMemoryTypeUnregistered = 0, cudaMemoryTypeHost = 1, cudaMemoryTypeDevice = 2 };
 struct cudaPointerAttributes { cudaMemoryType type; int device; void *devicePointer, *hostPointer; };
 struct cudaDeviceProp { char name[256]; int multiProcessorCount, major, minor; };
@@ -154,6 +155,8 @@ static inline cudaError_t cudaHostAlloc(void **p, size_t n, unsigned)
     if (!e) cs_lock_range(*p, n ? n : 1);
     return e;
 }
+/* one memory: a mapped page-locked buffer's device pointer is its host pointer */
+static inline cudaError_t cudaHostGetDevicePointer(void **d, void *p, unsigned) { *d = p; return cudaSuccess; }
 static inline cudaError_t cudaFree(void *p) { free(p); return cudaSuccess; }
 static inline cudaError_t cudaFreeAsync(void *p, cudaStream_t) { free(p); return cudaSuccess; }
 static inline cudaError_t cudaFreeHost(void *p) { cs_unlock_range(p); free(p); return cudaSuccess; }

@@ -141,3 +141,37 @@ def test_crypt_into_runs_the_multi_gpu_entries(registry, make_ref):
         piece = buf[a:b]
         c.crypt_into(rk, "ctr", "encrypt", piece, piece.size, iv)
     assert buf.tobytes() == modes.ctr(ref, ref.expand_key(key), iv0, data.tobytes())[0]
+
+
+def test_multi_gpu_bulk_from_a_plan_runs_the_staged_key_schedule(registry, make_ref):
+    """P_mg_ctr_multi_dev over the CPU's one "device", the real kernels: the key-schedule launch reads the keys,
+    descriptors and CTA map from mapped memory (the shim's: one memory), stages up to 32 keys per CTA in shared
+    memory (the shim fills it with 0x5a first), expands them there and stores the tables together; 37 requests
+    (a full CTA and a partial one) == each request's CTR keystream from V + 1, twice (the second call reuses
+    the context's scratch, cleared after the first)."""
+    from runtime.cuda_multi import GpuSet
+
+    c, ref = cipher(registry, "hight", "swar_t64_ilp2"), make_ref("hight")
+    rng = np.random.default_rng(17)
+    nreq, req, B = 37, 256, c.block_bytes
+    keys = rng.integers(0, 256, nreq * 16, dtype=np.uint8)
+    vs = rng.integers(0, 256, nreq * B, dtype=np.uint8)
+    lens = np.full(nreq, req, np.uint64)
+    want = b"".join(
+        modes.ctr(
+            ref,
+            ref.expand_key(keys[16 * r : 16 * r + 16].tobytes()),
+            modes.ctr_next_iv(vs[B * r : B * r + B].tobytes(), 1),
+            bytes(req),
+        )[0]
+        for r in range(nreq)
+    )
+    g = GpuSet(c)
+    try:
+        first = g.parts_multi(lens)
+        with g.alloc([int(f) * req for f in first]) as dout:
+            for _ in range(2):
+                g.ctr_multi_dev(keys, vs, lens, dout)
+                assert dout.download().tobytes() == want
+    finally:
+        g.close()

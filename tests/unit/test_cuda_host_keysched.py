@@ -65,10 +65,10 @@ def test_multi_key_expansion_of_a_lane_layout_is_encrypt_only(registry, tmp_path
     module = registry.module("aria128")
     src = generate(module, default_for(prepared(module)))
     P = src.symbol
-    assert f"if (r < nreq) {P}_expand_key_enc(" in src.cu
+    assert f"        {P}_expand_key_enc((const uint8_t *)kst + threadIdx.x * 16u, cs_smem + threadIdx.x * " in src.cu
     start = src.cu.index("// ---------------------------------------------------------------------------- key schedule")
     end = src.cu.index("\n}\n", src.cu.index(f"static void {P}_expand_key_enc(")) + 3
-    nw = int(src.cu[src.cu.index(f"{P}_key_schedule_multi") :].split("rks + r * ", 1)[1].split(")", 1)[0])
+    nw = int(src.cu[src.cu.index(f"{P}_key_schedule_multi") :].split("rks + r0 * ", 1)[1].split(";", 1)[0])
     keys = np.random.default_rng(5).integers(0, 256, (2, 16), dtype=np.uint8)
     main = [
         "#include <stdint.h>",

@@ -187,3 +187,40 @@ def test_source_has_multikey_kernels_and_flavour(registry):
     assert "_ctr_multi_dev(" in src.h
     with pytest.raises(UsageError, match="flavour"):
         CudaSchedule.parse("fl-sass", module)
+
+
+def test_key_schedule_launch_shape_fits_shared_memory():
+    """The key-schedule launch (host.cu.j2's P_key_schedule_multi) stages each CTA's keys and expanded tables in
+    shared memory: requests per CTA a power of two, at most 32, within the 48 KiB a launch gets without opting in,
+    an odd stride (no bank conflicts); a table too big for one key per CTA falls back to direct stores (0)."""
+    for nrk in (4, 32, 144, 176, 1000, 2736, 5000, 12000):
+        for kb in (8, 16, 24, 32):
+            t, stride = multikey.key_schedule_shape(nrk, kb)
+            assert t in (1, 2, 4, 8, 16, 32) and stride == nrk | 1 and stride % 2 == 1
+            assert multikey.key_schedule_smem(t, stride, kb) <= multikey.DEFAULT_SHARED
+            assert t == 32 or multikey.key_schedule_smem(2 * t, stride, kb) > multikey.DEFAULT_SHARED
+    assert multikey.key_schedule_shape(144, 16) == (32, 145)
+    assert multikey.key_schedule_shape(20000, 16) == (multikey.KEY_SCHEDULE_THREADS, 0)
+    assert multikey.key_schedule_smem(32, 0, 16) == 0
+
+
+def test_key_schedule_kernel_stages_and_stores_coalesced(registry):
+    """LEA-128's key-schedule kernel: keys read as words into shared memory, the schedule run there, the tables
+    stored by the CTA together, shared memory cleared after; no thread stores its own table to global memory.
+    (ARIA's encrypt-only schedule, which leaves words unwritten, zeroes the tables first: test_cuda_cpu.py runs it.)"""
+    module = registry.module("lea128")
+    src = generate(module, default_for(prepared(module))).cu
+    body = src[src.index("_key_schedule_multi(const uint8_t") :]
+    body = body[: body.index("\n}\n")]
+    nrk = len(rk_index(prepared(module)))
+    t, stride = multikey.key_schedule_shape(nrk, 16)
+    T = multikey.KEY_SCHEDULE_THREADS
+    assert f"__launch_bounds__({T})" in src[src.index("_key_schedule_multi(const uint8_t") - 200 :]
+    assert "kst[j] = src[j];" in body and f"kst + threadIdx.x * 16u, cs_smem + threadIdx.x * {stride}u);" in body
+    assert body.count("((uint4 *)cs_smem)[j] = make_uint4(0, 0, 0, 0);") == 1  # every word written: no zeroing first
+    assert f"dst[j] = cs_smem[j / {nrk}u * {stride}u + j % {nrk}u];" in body
+    assert "make_uint4(0, 0, 0, 0);" in body.split("shared memory cleared", 1)[1]
+    assert "rks + r * " not in body
+    launch = src[src.index("_key_schedule_multi<<<") :].split(">>>", 1)[0]
+    assert launch.endswith(f", {T}, {multikey.key_schedule_smem(t, stride, 16)}, stream")
+    assert f"blockIdx.x * {t}u, p = (uint64_t)blockIdx.x * {T}u + threadIdx.x;" in body
