@@ -26,7 +26,7 @@ echo "== build (now, and the v1 S-box circuits side by side)"
 python3 bench/gpu/build_jobs.py "$MAIN" "$W" > "$OUT/build-now.log" 2>&1 &
 CIPHERSPEC_CACHE=$V1_CACHE CIPHERSPEC_PTX_SBOX=v1 python3 bench/gpu/build_jobs.py "$MAIN" "$W" > "$OUT/build-v1.log" 2>&1 &
 wait
-tail -2 "$OUT/build-now.log" "$OUT/build-v1.log"
+tail -n 2 "$OUT/build-now.log" "$OUT/build-v1.log"
 echo "build: $(( $(date +%s) - t0 )) s"
 [ -n "${AFFINV_PREBUILD_ONLY:-}" ] && exit 0
 echo "== GPU vs the C library (CTR with a counter wrap, ECB both ways)"
@@ -55,28 +55,12 @@ python3 -m pytest tests/differential/test_cuda_gpu.py -q -n 8 -p no:cacheprovide
 [ "${PIPESTATUS[0]}" = 0 ] || rc=1
 echo "== benchmark (1 GiB CTR in device memory; bench.py checks windows against the interpreter)"
 python3 bench/gpu/bench.py --out "$OUT/now" --spec examples/ciphers/sm4.cs --ciphers aes128,aria128,sm4 --schedules "$MAIN" \
-  --reps 4 --batches 3 --workers "$W" --stage2 0 2>&1 | tee "$OUT/bench-now.log" | tail -8
+  --reps 4 --batches 3 --workers "$W" --stage2 0 --tune 0 2>&1 | tee "$OUT/bench-now.log" | tail -8
 [ "${PIPESTATUS[0]}" = 0 ] || rc=1
 CIPHERSPEC_CACHE=$V1_CACHE CIPHERSPEC_PTX_SBOX=v1 python3 bench/gpu/bench.py --out "$OUT/v1" --spec examples/ciphers/sm4.cs \
-  --ciphers aes128,aria128,sm4 --schedules "$MAIN" --reps 4 --batches 3 --workers "$W" --stage2 0 2>&1 \
+  --ciphers aes128,aria128,sm4 --schedules "$MAIN" --reps 4 --batches 3 --workers "$W" --stage2 0 --tune 0 2>&1 \
   | tee "$OUT/bench-v1.log" | tail -8
 [ "${PIPESTATUS[0]}" = 0 ] || rc=1
-python3 - "$OUT" <<'PY' | tee "$OUT/summary.md"
-import json, sys
-from pathlib import Path
-out = Path(sys.argv[1])
-print("| arm | schedule | ks ptx Gbps | SASS instr/block | roof Gbps (pipe) | %roof | verified |")
-print("|---|---|---:|---:|---:|---:|---|")
-for arm in ("now", "v1"):
-    f = out / arm / "results.json"
-    if not f.is_file():
-        print(f"| {arm} | (no results.json) | | | | | |")
-        continue
-    for r in json.loads(f.read_text())["rows"]:
-        ks = r["ks_ptx"]
-        per = sum(ks["mix"].values()) / (32 * r["ilp"]) if ks["mix"] else float("nan")
-        print(f"| {arm} | `{r['schedule']}` | {ks['gbps']:,.0f} | {per:.1f} | {ks['roof_gbps']:,.0f} ({ks['pipe']}) | "
-              f"{ks['pct_roof'] or 0:.1f}% | {ks['verified']} |")
-PY
+python3 bench/gpu/ab_summary.py "$OUT" now v1 | tee "$OUT/summary.md"
 echo "affinv: rc=$rc, $(( $(date +%s) - t0 )) s"
 exit $rc
