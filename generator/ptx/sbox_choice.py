@@ -6,7 +6,8 @@ The search prices each candidate by lowering it and covering it with LOP3s (~0.1
 every such table of the shipped, example and conformance specs is recorded in sbox_choice.json, keyed by the
 SHA-256 of the table's values (not by any name: a spec with the same table gets the same circuit), written by
 
-    python3 scripts/sbox_choice.py            (the search with RECORD_KEEP decompositions per circuit)
+    python3 scripts/sbox_choice.py            (the search with RECORD_KEEP decompositions per circuit;
+                                              the recording lives there: it needs bitsliced.py, which imports this)
 
 A table not recorded gets the same search at build time with BUILD_KEEP decompositions per circuit (a few
 seconds); a recorded entry is checked against its table before use (the decomposition must reproduce it).
@@ -19,7 +20,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sys
 from functools import cache
 from pathlib import Path
 
@@ -52,49 +52,3 @@ def choose(values: tuple[int, ...], shapes: tuple[str, ...], cost) -> tuple[tupl
             return key, entry["shape"], entry["how"]
     _, key, shape, how = best_lowering(values, shapes, cost, BUILD_KEEP)
     return key, shape, how
-
-
-def record(tables: list[tuple[str, tuple[int, ...]]]) -> dict[str, dict]:
-    """The search over ``tables`` ((where from, values)), RECORD_KEEP decompositions a circuit."""
-    from .bitsliced import IRPlanes, lop3_count
-
-    out: dict[str, dict] = {}
-    for where, values in tables:
-        base = best_lowering(values, IRPlanes.SBOX_SHAPES, lop3_count, 1)
-        n, (a, k), shape, how = best_lowering(values, IRPlanes.SBOX_SHAPES, lop3_count, RECORD_KEEP)
-        out[digest(values)] = {
-            "a": a,
-            "k": k,
-            "shape": shape,
-            "how": how,
-            "lop3": n,
-            "lop3_own": base[0],
-            "seen_in": where,
-        }
-        print(f"{where}: {base[0]} -> {n} LOP3 ((a, k) = ({a}, {k}), {shape}, {how})", flush=True)
-    return out
-
-
-def _spec_tables() -> list[tuple[str, tuple[int, ...]]]:
-    """Every distinct 8-bit table affine-equivalent to inversion in the shipped, example and conformance specs."""
-    from cipherspec.registry import Registry
-
-    root = Path(__file__).resolve().parents[2]
-    extra = sorted((root / "examples" / "ciphers").glob("*.cs")) + sorted((root / "tests" / "conformance").glob("*.cs"))
-    reg = Registry(extra=extra)
-    seen: dict[tuple[int, ...], str] = {}
-    for name in reg.names():
-        for tname, table in sorted(reg.module(name).tables.items()):
-            values = tuple(table.values)
-            if table.in_width == table.out_width == 8 and values not in seen and two_sided(values) is not None:
-                seen[values] = f"{name} {tname}"
-    return [(where, values) for values, where in seen.items()]
-
-
-def main() -> int:
-    RECORD.write_text(json.dumps(record(_spec_tables()), indent=1, sort_keys=True) + "\n")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
