@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# The cudamerge branch on the GPU (issue 25's build time), from the repository root, one call, < 4 minutes with the
+# cache carried.  That branch compiles each library's CTR kernel once per flavour: the XOR-or-keystream choice and
+# the call's partial last block are uniform run-time tests of one kernel (P_ctr_ptx), not the template pair
+# P_ctr_ptx<true>/<false> plus a one-thread P_ctr_tail_ptx kernel, each with its own inlined copy of the core
+# (generator/ptx/templates/lanes.cu.j2, kernel.cu.j2, host.cu.j2).  Its round loop is the same 1,571 SASS
+# instructions as before (AES-128), its grid-stride trip the XOR kernel's plus the keystream store loop.
+# This runs, for AES-128's constant-time default (bs_rk-const_t128) and LEA-128's (a scalar layout, kernel.cu.j2):
+#   1. the GPU tests of ECB and CTR (carries, lengths, partial blocks, both flavours) and GCM (whose long-message, H
+#      and J0 paths call the CTR entry) of both, CTR_DRBG of AES-128, against the interpreter and the C library;
+#   2. bench/gpu/bench.py's 1 GiB device-resident CTR (keystream and XOR, both flavours), A/B on this card: this
+#      tree ("now") and main before the branch ("base": .cudamerge-base, an export of CUDAMERGE_BASE_REV made on
+#      the CPU machine), in the order now, base, now, base;
+#   3. both libraries' per-kernel registers/stack (cuobjdump -res-usage).
+# Everything lands in ONE file, $OUT/cudamerge.tgz (summary.md inside: ab_summary.py's table per run).
+# On the CPU machine first (prebuilds both libraries into the cache, a few minutes of nvcc):
+#     CIPHERSPEC_CACHE=$PWD/.cs-cache CUDAMERGE_PREBUILD_ONLY=1 bash bench/gpu/cudamerge.sh
+#     run(command="bash bench/gpu/cudamerge.sh", carry=[".cs-cache", ".cudamerge-base"])
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+ROOT=$PWD
+BASE=$ROOT/.cudamerge-base
+BASE_REV=${CUDAMERGE_BASE_REV:-574a209}
+if [ ! -d "$BASE" ]; then
+  mkdir -p "$BASE"
+  git archive "$BASE_REV" cipherspec generator runtime toolchain bench/gpu driver examples | tar x -C "$BASE" \
+    || { echo "cannot export $BASE_REV into $BASE (no git here? carry .cudamerge-base)"; exit 1; }
+fi
+. bench/gpu/device_env.sh
+JOBS=aes128:bs_rk-const_t128,lea128:ilp2_rk-const_t256  # the defaults: a lane layout (lanes.cu.j2), a scalar one (kernel.cu.j2)
+W=$(( $(nproc) / 2 )); [ "$W" -lt 1 ] && W=1
+SITE=""; [ -d .whl ] && SITE=/tmp/site  # the carried wheels (device_env.sh)
+base_py() { (cd "$BASE" && PYTHONPATH="$BASE${SITE:+:$SITE}" python3 "$@"); }
+rc=0; t0=$(date +%s)
+stage() { echo "== $1 ($(( $(date +%s) - t0 )) s)"; }
+
+if [ -n "${CUDAMERGE_PREBUILD_ONLY:-}" ]; then
+  stage "prebuild (both flavours, as the tests and bench.py load them) into $CIPHERSPEC_CACHE"
+  python3 bench/gpu/build_jobs.py "$JOBS" 1 & base_py bench/gpu/build_jobs.py "$JOBS" 1 & wait
+  exit 0
+fi
+cs_gpu_start
+R=$OUT/cudamerge; mkdir -p "$R"; mv "$OUT/device.txt" "$R/"
+
+stage "build (cache hits when carried)"
+python3 bench/gpu/build_jobs.py "$JOBS" "$W" > "$R/build-now.log" 2>&1 &
+base_py bench/gpu/build_jobs.py "$JOBS" "$W" > "$R/build-base.log" 2>&1 &
+wait
+tail -n 1 "$R/build-now.log" "$R/build-base.log"
+
+stage "GPU tests: ECB, CTR, GCM of the AES-128 and LEA-128 defaults, CTR_DRBG of AES-128 (this tree)"
+timeout 150 python3 -m pytest tests/differential/test_cuda_gpu.py tests/differential/test_cuda_gcm_gpu.py \
+  tests/differential/test_cuda_drbg_gpu.py -k "aes128-default or lea128-default or (aes128 and (tensor_cores_mixed or drbg))" \
+  -q -p no:cacheprovider -n 4 2>&1 \
+  | tee "$R/tests.log" | tail -6
+[ "${PIPESTATUS[0]}" = 0 ] || rc=1
+
+stage "benchmark: 1 GiB CTR in device memory, now / base / now / base"
+for run in 1 2; do
+  timeout 50 python3 bench/gpu/bench.py --out "$R/now$run" --ciphers aes128 --schedules "${JOBS%%,*}" --reps 4 --batches 3 \
+    --workers 1 --stage2 0 --tune 0 > "$R/bench-now$run.log" 2>&1 || rc=1
+  timeout 50 base_py bench/gpu/bench.py --out "$R/base$run" --ciphers aes128 --schedules "${JOBS%%,*}" --reps 4 --batches 3 \
+    --workers 1 --stage2 0 --tune 0 > "$R/bench-base$run.log" 2>&1 || rc=1
+done
+python3 bench/gpu/ab_summary.py "$R" now1 base1 now2 base2 | tee "$R/summary.md"
+
+stage "registers and stack per kernel (cuobjdump -res-usage)"
+for lib in "$CIPHERSPEC_CACHE"/nvcc/aes128_cuda_ctr_bs_rk-const_t128.*.so; do
+  echo "# $lib"; cuobjdump -res-usage "$lib" 2>&1 | grep -A1 "Function" | grep -o "_ctr[a-z_]*ptx[A-Za-z0-9]*\|_ecb_[a-z]*_ptx\|REG:[0-9]* STACK:[0-9]*"
+done > "$R/res-usage.txt" 2>&1
+
+stage "done (rc $rc)"
+cp "$0" "$R/" 2>/dev/null
+tar czf "$OUT/cudamerge.tgz" -C "$OUT" cudamerge && rm -rf "$R"
+exit $rc
