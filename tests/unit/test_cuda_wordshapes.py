@@ -135,7 +135,7 @@ def test_compiles_without_spills(tmp_path, name, sched):
     cu.write_text(src.cu)
     (tmp_path / f"{src.name}.h").write_text(src.h)
     rep = nvcc.compile_cubin(cu, "sm_90")
-    assert len(rep.kernels) == 13, rep.text[-2000:]
+    assert len(rep.kernels) == 9, rep.text[-2000:]  # ECB enc/dec, CTR, multi-key per flavour; key schedule
     for kernel, use in rep.kernels.items():
         assert use.clean or is_key_schedule_ok(use, kernel), f"{src.name} {kernel}: {vars(use)}"
 
