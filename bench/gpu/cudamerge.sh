@@ -15,7 +15,7 @@
 # Everything lands in ONE file, $OUT/cudamerge.tgz (summary.md inside: ab_summary.py's table per run).
 # On the CPU machine first (prebuilds both libraries into the cache, a few minutes of nvcc):
 #     CIPHERSPEC_CACHE=$PWD/.cs-cache CUDAMERGE_PREBUILD_ONLY=1 bash bench/gpu/cudamerge.sh
-#     run(command="bash bench/gpu/cudamerge.sh", carry=[".cs-cache", ".cudamerge-base"])
+#     run(command="bash bench/gpu/cudamerge.sh", carry=[".cs-cache", ".cs-cache-base", ".cudamerge-base"])
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
@@ -30,12 +30,13 @@ fi
 JOBS=aes128:bs_rk-const_t128,lea128:ilp2_rk-const_t256  # the defaults: a lane layout (lanes.cu.j2), a scalar one (kernel.cu.j2)
 W=$(( $(nproc) / 2 )); [ "$W" -lt 1 ] && W=1
 SITE=""; [ -d .whl ] && SITE=/tmp/site  # the carried wheels (device_env.sh)
-base_py() { (cd "$BASE" && PYTHONPATH="$BASE${SITE:+:$SITE}" python3 "$@"); }
+BASE_CACHE=$CIPHERSPEC_CACHE-base  # its own cache: the same schedule names (source files), other sources
+base_py() { (cd "$BASE" && CIPHERSPEC_CACHE="$BASE_CACHE" PYTHONPATH="$BASE${SITE:+:$SITE}" python3 "$@"); }
 rc=0; t0=$(date +%s)
 stage() { echo "== $1 ($(( $(date +%s) - t0 )) s)"; }
 
 if [ -n "${CUDAMERGE_PREBUILD_ONLY:-}" ]; then
-  stage "prebuild (both flavours, as the tests and bench.py load them) into $CIPHERSPEC_CACHE"
+  stage "prebuild (both flavours, as the tests and bench.py load them) into $CIPHERSPEC_CACHE and $BASE_CACHE"
   python3 bench/gpu/build_jobs.py "$JOBS" 1 & base_py bench/gpu/build_jobs.py "$JOBS" 1 & wait
   exit 0
 fi
@@ -65,7 +66,7 @@ done
 python3 bench/gpu/ab_summary.py "$R" now1 base1 now2 base2 | tee "$R/summary.md"
 
 stage "registers and stack per kernel (cuobjdump -res-usage)"
-for lib in "$CIPHERSPEC_CACHE"/nvcc/aes128_cuda_ctr_bs_rk-const_t128.*.so; do
+for lib in "$CIPHERSPEC_CACHE"/nvcc/aes128_cuda_ctr_bs_rk-const_t128.*.so "$BASE_CACHE"/nvcc/aes128_cuda_ctr_bs_rk-const_t128.*.so; do
   echo "# $lib"; cuobjdump -res-usage "$lib" 2>&1 | grep -A1 "Function" | grep -o "_ctr[a-z_]*ptx[A-Za-z0-9]*\|_ecb_[a-z]*_ptx\|REG:[0-9]* STACK:[0-9]*"
 done > "$R/res-usage.txt" 2>&1
 
