@@ -31,7 +31,9 @@ JOBS=aes128:bs_rk-const_t128,lea128:ilp2_rk-const_t256  # the defaults: a lane l
 W=$(( $(nproc) / 2 )); [ "$W" -lt 1 ] && W=1
 SITE=""; [ -d .whl ] && SITE=/tmp/site  # the carried wheels (device_env.sh)
 BASE_CACHE=$CIPHERSPEC_CACHE-base  # its own cache: the same schedule names (source files), other sources
-base_py() { (cd "$BASE" && CIPHERSPEC_CACHE="$BASE_CACHE" PYTHONPATH="$BASE${SITE:+:$SITE}" python3 "$@"); }
+base_py() {  # python3 in the base tree, with its cache; at most $TMO seconds (default 600)
+  (cd "$BASE" && CIPHERSPEC_CACHE="$BASE_CACHE" PYTHONPATH="$BASE${SITE:+:$SITE}" timeout "${TMO:-600}" python3 "$@")
+}
 rc=0; t0=$(date +%s)
 stage() { echo "== $1 ($(( $(date +%s) - t0 )) s)"; }
 
@@ -60,16 +62,16 @@ timeout 150 python3 -m pytest tests/differential/test_cuda_gpu.py tests/differen
 
 stage "benchmark: 1 GiB CTR in device memory, now / base / now / base"
 for run in 1 2; do
-  timeout 50 python3 bench/gpu/bench.py --out "$R/now$run" --ciphers aes128 --schedules "${JOBS%%,*}" --reps 4 --batches 3 \
+  timeout 60 python3 bench/gpu/bench.py --out "$R/now$run" --ciphers aes128 --schedules "${JOBS%%,*}" --reps 4 --batches 3 \
     --workers 1 --stage2 0 --tune 0 > "$R/bench-now$run.log" 2>&1 || rc=1
-  timeout 50 base_py bench/gpu/bench.py --out "$R/base$run" --ciphers aes128 --schedules "${JOBS%%,*}" --reps 4 --batches 3 \
+  TMO=60 base_py bench/gpu/bench.py --out "$R/base$run" --ciphers aes128 --schedules "${JOBS%%,*}" --reps 4 --batches 3 \
     --workers 1 --stage2 0 --tune 0 > "$R/bench-base$run.log" 2>&1 || rc=1
 done
 python3 bench/gpu/ab_summary.py "$R" now1 base1 now2 base2 | tee "$R/summary.md"
 
 stage "registers and stack per kernel (cuobjdump -res-usage)"
 for lib in "$CIPHERSPEC_CACHE"/nvcc/aes128_cuda_ctr_bs_rk-const_t128.*.so "$BASE_CACHE"/nvcc/aes128_cuda_ctr_bs_rk-const_t128.*.so; do
-  echo "# $lib"; cuobjdump -res-usage "$lib" 2>&1 | grep -A1 "Function" | grep -o "_ctr[a-z_]*ptx[A-Za-z0-9]*\|_ecb_[a-z]*_ptx\|REG:[0-9]* STACK:[0-9]*"
+  echo "# $lib"; cuobjdump -res-usage "$lib" 2>&1 | grep -A1 "Function" | sed -E 's/.*_t128_([a-z_]+)E.*/\1/; s/ SHARED.*//'
 done > "$R/res-usage.txt" 2>&1
 
 stage "done (rc $rc)"
