@@ -8,9 +8,9 @@
 # This runs, for AES-128's constant-time default (bs_rk-const_t128) and LEA-128's (a scalar layout, kernel.cu.j2):
 #   1. the GPU tests of ECB and CTR (carries, lengths, partial blocks, both flavours) and GCM (whose long-message, H
 #      and J0 paths call the CTR entry) of both, CTR_DRBG of AES-128, against the interpreter and the C library;
-#   2. bench/gpu/bench.py's 1 GiB device-resident CTR (keystream and XOR, both flavours), A/B on this card: this
-#      tree ("now") and main before the branch ("base": .cudamerge-base, an export of CUDAMERGE_BASE_REV made on
-#      the CPU machine), in the order now, base, now, base;
+#   2. bench/gpu/bench.py's 1 GiB device-resident CTR (keystream and XOR, both flavours) of both, A/B on this card:
+#      this tree ("now") and main before the branch ("base": .cudamerge-base, an export of CUDAMERGE_BASE_REV made
+#      on the CPU machine), in the order now, base, now;
 #   3. both libraries' per-kernel registers/stack (cuobjdump -res-usage).
 # Everything lands in ONE file, $OUT/cudamerge.tgz (summary.md inside: ab_summary.py's table per run).
 # On the CPU machine first (prebuilds both libraries into the cache, a few minutes of nvcc):
@@ -60,14 +60,14 @@ timeout 150 python3 -m pytest tests/differential/test_cuda_gpu.py tests/differen
   | tee "$R/tests.log" | tail -6
 [ "${PIPESTATUS[0]}" = 0 ] || rc=1
 
-stage "benchmark: 1 GiB CTR in device memory, now / base / now / base"
-for run in 1 2; do
-  timeout 60 python3 bench/gpu/bench.py --out "$R/now$run" --ciphers aes128 --schedules "${JOBS%%,*}" --reps 4 --batches 3 \
-    --workers 1 --stage2 0 --tune 0 > "$R/bench-now$run.log" 2>&1 || rc=1
-  TMO=60 base_py bench/gpu/bench.py --out "$R/base$run" --ciphers aes128 --schedules "${JOBS%%,*}" --reps 4 --batches 3 \
-    --workers 1 --stage2 0 --tune 0 > "$R/bench-base$run.log" 2>&1 || rc=1
-done
-python3 bench/gpu/ab_summary.py "$R" now1 base1 now2 base2 | tee "$R/summary.md"
+stage "benchmark: 1 GiB CTR in device memory (AES-128, LEA-128 defaults), now / base / now"
+bench() {  # ARM RUN: bench.py in this tree (now) or the base tree
+  local args=(bench/gpu/bench.py --out "$R/$1$2" --ciphers aes128,lea128 --schedules "$JOBS" --reps 4 --batches 3
+    --workers 2 --stage2 0 --tune 0)
+  if [ "$1" = now ]; then timeout 80 python3 "${args[@]}"; else TMO=80 base_py "${args[@]}"; fi > "$R/bench-$1$2.log" 2>&1 || rc=1
+}
+bench now 1; bench base 1; bench now 2
+python3 bench/gpu/ab_summary.py "$R" now1 base1 now2 | tee "$R/summary.md"
 
 stage "registers and stack per kernel (cuobjdump -res-usage)"
 for lib in "$CIPHERSPEC_CACHE"/nvcc/aes128_cuda_ctr_bs_rk-const_t128.*.so "$BASE_CACHE"/nvcc/aes128_cuda_ctr_bs_rk-const_t128.*.so; do
