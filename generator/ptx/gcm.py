@@ -38,12 +38,15 @@ class GcmParts:
     batch_ks: str  # the same from `lo` and the J0 memory words `j0[4]`, round keys staged in shared memory
     batch_prologue: str  # tables and the message's round keys into shared memory, one barrier
     ks_ks: str  # batch_ks with the round keys read at `rkb` (the keystream kernel's current key buffer)
+    ks_ks2: str  # ks_ks with the shared counter words (J0's 0..2) not transposed (lanes_in_ctr), where G > 1
     ks_tables: str  # the keystream kernel's table fills (no barrier: its first key barrier covers them)
     sm_ks_rk: int  # shared word offset of its first key buffer (16-byte aligned)
     nrk_pad: int  # words a key buffer takes (nrk rounded up to whole 16-byte chunks)
     sm_ks: int  # shared words the keystream kernel uses: tables, two key buffers
     fin_prologue: str  # tables into shared memory, one barrier (nothing when no table is staged)
     fin_ks: str  # E(K, J0) into m[0][0..3] from `j0[4]`, round keys read at `rkg` (global memory)
+    lane_keys: bool  # bit b of every lane word is block b's (bitsliced): a core call may take 32 keys, one a block
+    fin_lane_ks: str  # (lane_keys) the warp's 32 J0s, block b lane b's, under the merged key words at `kw`
     sm_batch: int  # shared words the batch kernel's cores use (its GHASH scratch follows)
     sm_fin: int  # the same for the finish kernel
     nrk: int
@@ -95,8 +98,9 @@ def _scalar_ks(unpack: str, call: str, pack: str, memword: str, j0: bool) -> str
     return "{\n" + "\n".join(["    " + h for h in head + unpack.splitlines() + [call] + pack.splitlines()]) + "\n}"
 
 
-def _lanes_ks(f: str, G: int, uniform: list[str], core_call: str) -> str:
-    """G blocks per unit: block b's counter is lo + b (inc32), the other words J0's."""
+def _lanes_ks(f: str, G: int, uniform: list[str], core_call: str, shared: bool = False) -> str:
+    """G blocks per unit: block b's counter is lo + b (inc32), the other words J0's.  ``shared``: the words
+    every block shares (um[0..2], J0's) go in without the transpose (lanes_in_ctr, as the CTR kernel's)."""
     word = layout.counter_memword(f, "(lo + (uint32_t)b)")
     lines = ["{"] + ["    " + u for u in uniform]
     lines += [
@@ -106,9 +110,26 @@ def _lanes_ks(f: str, G: int, uniform: list[str], core_call: str) -> str:
         f"        m[s][b * 4 + 3] = {word};  // counter bits 0..31 of block b",
         "    }",
         "    uint32_t x[NWORDS], y[NWORDS];",
-        f"    cs_lanes_in_{f}(m[s], x);",
+        f"    cs_lanes_in_ctr_{f}(m[s], um, x);  // J0's words 0..2 without a transpose"
+        if shared
+        else f"    cs_lanes_in_{f}(m[s], x);",
         f"    {core_call}",
         f"    cs_lanes_out_{f}(y, m[s]);",
+        "}",
+    ]
+    return "\n".join(lines)
+
+
+def _lane_keys_ks(f: str, G: int, menc: str) -> str:
+    """E(K, J0) of a warp's 32 messages in one core call (lane_keys): block b is lane b's J0."""
+    lines = ["{", "#pragma unroll", f"    for (int b = 0; b < {G}; ++b) {{  // block b: the J0 of lane b's message"]
+    lines += [f"        m[0][b * 4 + {k}] = __shfl_sync(0xffffffffu, j0[{k}], b);" for k in range(4)]
+    lines += [
+        "    }",
+        "    uint32_t x[NWORDS], y[NWORDS];",
+        f"    cs_lanes_in_{f}(m[0], x);",
+        f"    {menc}",
+        f"    cs_lanes_out_{f}(y, m[0]);",
         "}",
     ]
     return "\n".join(lines)
@@ -142,12 +163,16 @@ def gcm_parts(
     fin_args = ", ".join(["rkg"] + fills.args)
     fin_menc = f"cs_menc_{f}(x, y, {fin_args});"
     j0_uniform = ["uint32_t um[3] = {j0[0], j0[1], j0[2]};  // J0's words 0..2 (uniform)"]
+    j0_uniform4 = ["uint32_t um[4] = {j0[0], j0[1], j0[2], 0u};  // J0's words 0..2 (uniform; um[3] unused)"]
+    lane_keys = sched.layout == "bs" and G == 32  # bit b of a lane word is block b's (lanes.py)
+    fin_lane_ks = _lane_keys_ks(f, G, f"cs_menc_{f}(x, y, {', '.join(['kw'] + fills.args)});") if lane_keys else ""
     if G == 1:
         assert scalar_ctr is not None and io is not None
         memword = layout.counter_memword(f, "lo")
         long_ks = _scalar_ks(scalar_ctr.unpack[f], scalar_ctr.call[f], io.pack[f], scalar_ctr.memword[f], False)
         batch_ks = _scalar_ks(io.unpack[f], menc, io.pack[f], memword, True)
         ks_ks = _scalar_ks(io.unpack[f], ks_menc, io.pack[f], memword, True)
+        ks_ks2 = ks_ks
         fin_ks = (
             "{\n    const int s = 0;\n"
             + "\n".join(f"    m[0][{k}] = j0[{k}];" for k in range(4))
@@ -161,6 +186,7 @@ def gcm_parts(
         long_ks = _lanes_ks(f, G, uni, f"cs_enc_{f}(x, y, {enc_args});")
         batch_ks = _lanes_ks(f, G, j0_uniform, menc)
         ks_ks = _lanes_ks(f, G, j0_uniform, ks_menc)
+        ks_ks2 = _lanes_ks(f, G, j0_uniform4, ks_menc, shared=True)
         fin_ks = "\n".join(
             [
                 "{",
@@ -173,7 +199,9 @@ def gcm_parts(
                 "}",
             ]
         )
-    long_ks, batch_ks, fin_ks, ks_ks = (t.replace("NWORDS", str(nx)) for t in (long_ks, batch_ks, fin_ks, ks_ks))
+    long_ks, batch_ks, fin_ks, ks_ks, ks_ks2, fin_lane_ks = (
+        t.replace("NWORDS", str(nx)) for t in (long_ks, batch_ks, fin_ks, ks_ks, ks_ks2, fin_lane_ks)
+    )
     nrk_all = nrk if nrk else len(rk_index(module))
     return GcmParts(
         G=G,
@@ -185,12 +213,15 @@ def gcm_parts(
         batch_ks=batch_ks,
         batch_prologue=_batch_prologue(fills, nrk),
         ks_ks=ks_ks,
+        ks_ks2=ks_ks2,
         ks_tables="\n".join(fills.lines),
         sm_ks_rk=_pad4(fills.words),
         nrk_pad=_pad4(nrk_all),
         sm_ks=_pad4(fills.words) + 2 * _pad4(nrk_all),
         fin_prologue=_fin_prologue(fills),
         fin_ks=fin_ks,
+        lane_keys=lane_keys,
+        fin_lane_ks=fin_lane_ks,
         sm_batch=fills.words + nrk,
         sm_fin=fills.words,
         nrk=nrk_all,
