@@ -44,7 +44,9 @@ def test_gcm_batch(registry, name, sched):
     check_batch(g, c, np.random.default_rng(22), BATCH)
 
 
-@pytest.mark.skipif(not full_matrix(), reason="g++ takes about 2 minutes on the bitsliced core (CIPHERSPEC_FULL_MATRIX=1)")
+@pytest.mark.skipif(
+    not full_matrix(), reason="g++ takes about 2 minutes on the bitsliced core (CIPHERSPEC_FULL_MATRIX=1)"
+)
 def test_gcm_batch_lane_keys(registry):
     """The finish kernel of a bitsliced layout (P_gcm_finish_lanes: a warp's 32 messages in one core call, each
     block under its own message's key, the key words merged by ballot): 72 messages over 40 keys, so warps
