@@ -7,10 +7,11 @@
 # grid; long records on either route; the existing batch/record, long-message, inc32 and error tests), a ptxas
 # report of the GCM kernels (spills) with the SASS counts, then the GCM vs CTR benchmark (bench/gpu/gcm_bench.py:
 # CTR, one long message, a batch of 16 KiB records with host and device descriptions; --ab: the batch and records
-# calls also with CIPHERSPEC_GCM_AB=v1 -- the former keystream and finish kernels -- alternating with the current
-# ones in the same process), then, while time is left, AES-128's kernel times under ncu for both (gcm-kernels.txt,
-# gcm-kernels-v1.txt) and the warp-state sections of the keystream and CTR kernels (ncu-stalls.txt).  Logs and
-# results under $OUT; about 3 to 4 minutes.
+# calls also with CIPHERSPEC_GCM_AB=v1 -- the former keystream and finish kernels -- and =ks1 -- the former
+# keystream kernel only --, alternating with the current ones in the same process), then, while time is left,
+# AES-128's kernel times under ncu for the current and former kernels (gcm-kernels.txt, gcm-kernels-v1.txt) and
+# the warp-state sections of the keystream and CTR kernels (ncu-stalls.txt).  Logs and results under $OUT; about
+# 3 to 4 minutes.
 #   bash bench/gpu/gcm_batch.sh
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -93,9 +94,9 @@ if command -v ncu >/dev/null && [ $(( $(date +%s) - t0 )) -lt 150 ]; then  # whe
     [ $(( $(date +%s) - t0 )) -lt 205 ] || break
     echo "== ncu warp states: $k (one launch)"
     timeout 25 ncu --kernel-name "regex:$k" --launch-count 1 --section WarpStateStats --section SchedulerStats \
-      --section Occupancy --section MemoryWorkloadAnalysis python3 bench/gpu/gcm_bench.py --out "$OUT/ncu-st" \
+      --section Occupancy --section LaunchStats --section MemoryWorkloadAnalysis python3 bench/gpu/gcm_bench.py --out "$OUT/ncu-st" \
       --ciphers aes128 --reps 1 --batches 1 >> "$OUT/ncu-stalls.txt" 2>&1
-    grep -E "Stall|Issued|Eligible|Occupancy|L1/TEX Hit|Mem Busy|Duration" "$OUT/ncu-stalls.txt" | tail -14
+    grep -E "Stall|Issued|Eligible|Occupancy|L1/TEX Hit|Mem Busy|Duration|Shared Memory Configuration" "$OUT/ncu-stalls.txt" | tail -20
   done
 fi
 wait $ptxas_pid; echo "== ptxas"; cat "$OUT/gcm-batch-ptxas.txt"

@@ -9,8 +9,8 @@ each timed with CUDA events over `reps` back-to-back calls, the median of `batch
 warms up).  Writes gcm-bench.json and gcm-bench.md (the table) under --out.
 
     python3 bench/gpu/gcm_bench.py --out $OUT [--size 1073741824] [--ciphers aes128,aria128,lea128,lea128:ilp1_t128]
-        [--ab]   (batch and records also with CIPHERSPEC_GCM_AB=v1, the former keystream and finish kernels,
-                  alternating with the current ones batch by batch)
+        [--ab]   (batch and records also with CIPHERSPEC_GCM_AB=v1 -- the former keystream and finish kernels --
+                  and =ks1 -- the former keystream kernel only --, alternating with the current ones batch by batch)
 """
 
 from __future__ import annotations
@@ -44,19 +44,22 @@ def _median_ms(call, reps: int, batches: int) -> float:
     return statistics.median(out)
 
 
-def _median_ab(call, reps: int, batches: int) -> tuple[float, float]:
-    """(current, former) ms a call: the batch's kernels as built, then as under CIPHERSPEC_GCM_AB=v1 (the library
-    reads the variable at every call), alternating batch by batch, the first pair a warm-up."""
+AB = ("", "v1", "ks1")  # CIPHERSPEC_GCM_AB: the current kernels; the former keystream and finish; the former keystream
+
+
+def _median_ab(call, reps: int, batches: int) -> list[float]:
+    """ms a call for each CIPHERSPEC_GCM_AB value of AB (the library reads the variable at every call),
+    alternating batch by batch, the first round a warm-up."""
     ms = (ctypes.c_float * 1)()
-    cur, old = [], []
+    out: list[list[float]] = [[] for _ in AB]
     for b in range(batches + 1):
-        for env, out in (("", cur), ("v1", old)):
+        for env, o in zip(AB, out):
             os.environ["CIPHERSPEC_GCM_AB"] = env
             call(reps, ms)
             if b:
-                out.append(ms[0] / reps)
+                o.append(ms[0] / reps)
     os.environ.pop("CIPHERSPEC_GCM_AB", None)
-    return statistics.median(cur), statistics.median(old)
+    return [statistics.median(o) for o in out]
 
 
 def bench_cipher(name: str, size: int, reps: int, batches: int, sched: str | None, ab: bool = False) -> dict:
@@ -149,10 +152,11 @@ def bench_cipher(name: str, size: int, reps: int, batches: int, sched: str | Non
             for what, call in calls:
                 t = time.time()
                 if ab and what in ("gcm_batch", "gcm_records"):
-                    ms, ms_v1 = _median_ab(call, reps, batches)
-                    row[what + "_v1_ms"] = ms_v1
-                    row[what + "_v1_gbps"] = 8 * size / ms_v1 / 1e6
-                    print(f"{name} {what} (CIPHERSPEC_GCM_AB=v1): {ms_v1:.3f} ms, {row[what + '_v1_gbps']:.0f} Gbps")
+                    ms, *others = _median_ab(call, reps, batches)
+                    for env, mo in zip(AB[1:], others):
+                        row[f"{what}_{env}_ms"] = mo
+                        row[f"{what}_{env}_gbps"] = 8 * size / mo / 1e6
+                        print(f"{name} {what} (CIPHERSPEC_GCM_AB={env}): {mo:.3f} ms, {8 * size / mo / 1e6:.0f} Gbps")
                 else:
                     ms = _median_ms(call, reps, batches)
                 row[what + "_ms"] = ms
@@ -165,8 +169,9 @@ def bench_cipher(name: str, size: int, reps: int, batches: int, sched: str | Non
     row["gcm_batch_vs_ctr"] = row["gcm_batch_gbps"] / row["ctr_gbps"]
     row["gcm_records_vs_ctr"] = row["gcm_records_gbps"] / row["ctr_gbps"]
     for what in ("gcm_batch", "gcm_records"):
-        if what + "_v1_gbps" in row:
-            row[what + "_v1_vs_ctr"] = row[what + "_v1_gbps"] / row["ctr_gbps"]
+        for env in AB[1:]:
+            if f"{what}_{env}_gbps" in row:
+                row[f"{what}_{env}_vs_ctr"] = row[f"{what}_{env}_gbps"] / row["ctr_gbps"]
     row["device"] = c.device
     return row
 
@@ -186,18 +191,20 @@ def table(rows: list[dict]) -> str:
     if any("gcm_batch_v1_gbps" in r for r in rows):  # the A/B (--ab): same process, alternating batch by batch
         lines += [
             "",
-            "A/B, the batch's keystream and finish kernels: current vs former (CIPHERSPEC_GCM_AB=v1), alternating:",
+            "A/B, alternating in one process: the current kernels; v1 = the former keystream and finish kernels;",
+            "ks1 = the former keystream kernel with the current finish (CIPHERSPEC_GCM_AB); Gbps (/CTR):",
             "",
-            "| cipher | batch Gbps | former | /CTR (former) | records Gbps | former | /CTR (former) |",
+            "| cipher | batch: current | v1 | ks1 | records: current | v1 | ks1 |",
             "|---|---|---|---|---|---|---|",
         ]
         for r in rows:
             if "gcm_batch_v1_gbps" in r:
-                lines.append(
-                    f"| {r['cipher']} | {r['gcm_batch_gbps']:.0f} | {r['gcm_batch_v1_gbps']:.0f} | "
-                    f"{r['gcm_batch_vs_ctr']:.2f} ({r['gcm_batch_v1_vs_ctr']:.2f}) | {r['gcm_records_gbps']:.0f} | "
-                    f"{r['gcm_records_v1_gbps']:.0f} | {r['gcm_records_vs_ctr']:.2f} ({r['gcm_records_v1_vs_ctr']:.2f}) |"
-                )
+                cells = [
+                    f"{r[f'{w}{e}_gbps']:.0f} ({r[f'{w}{e}_vs_ctr']:.2f})"
+                    for w in ("gcm_batch", "gcm_records")
+                    for e in ("", "_v1", "_ks1")
+                ]
+                lines.append(f"| {r['cipher']} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
@@ -209,7 +216,7 @@ def main() -> int:
     ap.add_argument("--batches", type=int, default=3)
     ap.add_argument("--ciphers", default="aes128,aria128,lea128")
     ap.add_argument("--schedule", default=None)
-    ap.add_argument("--ab", action="store_true", help="also the batch's former kernels (CIPHERSPEC_GCM_AB=v1)")
+    ap.add_argument("--ab", action="store_true", help="also the batch's former kernels (CIPHERSPEC_GCM_AB=v1, ks1)")
     a = ap.parse_args()
     rows = []
     for job in a.ciphers.split(","):  # name or name:schedule
