@@ -7,11 +7,11 @@
 # grid; long records on either route; the existing batch/record, long-message, inc32 and error tests), a ptxas
 # report of the GCM kernels (spills) with the SASS counts, then the GCM vs CTR benchmark (bench/gpu/gcm_bench.py:
 # CTR, one long message, a batch of 16 KiB records with host and device descriptions; --ab: the batch and records
-# calls also with CIPHERSPEC_GCM_AB=v1 -- the former keystream and finish kernels -- and =ks1 -- the former
-# keystream kernel only --, alternating with the current ones in the same process), then, while time is left,
-# AES-128's kernel times under ncu for the current and former kernels (gcm-kernels.txt, gcm-kernels-v1.txt) and
-# the warp-state sections of the keystream and CTR kernels (ncu-stalls.txt).  Logs and results under $OUT; about
-# 3 to 4 minutes.
+# calls also with CIPHERSPEC_GCM_AB=v1 -- the former finish kernel --, alternating with the current one in the same
+# process), then, while time is left, AES-128's kernel times under ncu for the current and former finish
+# (gcm-kernels.txt, gcm-kernels-v1.txt) and the warp-state sections of the keystream and CTR kernels
+# (ncu-stalls.txt).  Logs and results under $OUT; about 3 to 4 minutes (the ncu stages only when the libraries
+# came prebuilt: 2 minutes of nvcc otherwise).
 #   bash bench/gpu/gcm_batch.sh
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -87,10 +87,10 @@ if command -v ncu >/dev/null && [ $(( $(date +%s) - t0 )) -lt 150 ]; then  # whe
   echo "== AES-128 GCM kernel times (ncu gpu__time_duration: 2 calls each of CTR, long, batch, records)"
   ncu_times "" CIPHERSPEC_GCM_AB=
   if [ $(( $(date +%s) - t0 )) -lt 185 ]; then
-    echo "== the same with CIPHERSPEC_GCM_AB=v1 (the former keystream and finish kernels)"
+    echo "== the same with CIPHERSPEC_GCM_AB=v1 (the former finish kernel)"
     ncu_times -v1 CIPHERSPEC_GCM_AB=v1
   fi
-  for k in gcm_keystream2 ctr_ptx; do  # why the keystream kernel takes longer than CTR's for the same bytes
+  for k in gcm_keystream ctr_ptx; do  # why the keystream kernel takes longer than CTR's for the same bytes
     [ $(( $(date +%s) - t0 )) -lt 205 ] || break
     echo "== ncu warp states: $k (one launch)"
     timeout 25 ncu --kernel-name "regex:$k" --launch-count 1 --section WarpStateStats --section SchedulerStats \

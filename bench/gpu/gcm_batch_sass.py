@@ -1,8 +1,7 @@
 """SASS instruction counts of the GCM batch route with GHASH on the tensor cores (templates/tgb.cu.j2), beside
 the library's CTR kernel, and the batch/CTR ratio they suggest -- an ESTIMATE from static counts (issue model,
 the same efficiency for every kernel), not a measurement: bench/gpu/gcm_batch.sh measures it on a GPU.
-Both keystream kernels (the former gcm_keystream and gcm_keystream2) and both finish kernels (one core call a
-message; a warp's 32 messages in one core call, lane keys) are counted.
+Both finish kernels are counted (one core call a message; a warp's 32 messages in one core call, lane keys).
 
 Counts are warp instructions: the CTR kernel's grid-stride trip (one core call: G blocks a thread, the round
 loop counted as often as it runs) over G*32 blocks a warp; the batch's keystream kernel ({P}_gcm_keystream, one
@@ -116,8 +115,7 @@ def main() -> int:
     G = GROUP.get(sched.layout, 1)
     per_warp = 32 * G * sched.ilp  # blocks one warp's trip makes
     ctr = _trip(funcs[sass.pick(funcs, f"ctr_{sched.flavour}ILb1")], trips)
-    bat0 = _trip(funcs[sass.pick(funcs, "gcm_keystreamE")], trips)
-    bat2 = _trip(funcs[sass.pick(funcs, "gcm_keystream2")], trips)
+    bat0 = _trip(funcs[sass.pick(funcs, "gcm_keystream")], trips)
     bat1 = _trip(funcs[sass.pick(funcs, "gcm_batch")], trips)
     pre, tile, tail = _records(funcs[sass.pick(funcs, "tgb_records")])
     blocks = (a.record + 15) // 16
@@ -127,10 +125,6 @@ def main() -> int:
     print(f"  CTR kernel                 {ctr / per_warp:6.2f}  ({ctr} a trip of {per_warp} blocks a warp)")
     print(
         f"  batch, keystream kernel    {bat0 / per_warp:6.2f}  ({bat0} a slice; upper bound: the partial-block code and a key copy too)"
-    )
-    print(
-        f"  batch, keystream kernel 2  {bat2 / per_warp:6.2f}  ({bat2} a slice; upper bound: both store paths, the "
-        "whole unit's and the partial one's)"
     )
     print(f"  batch, fused GHASH         {bat1 / per_warp:6.2f}  ({bat1} a trip; upper bound)")
     nrk = int(src.h.split("_RK_WORDS ")[1].split()[0])

@@ -9,8 +9,8 @@ each timed with CUDA events over `reps` back-to-back calls, the median of `batch
 warms up).  Writes gcm-bench.json and gcm-bench.md (the table) under --out.
 
     python3 bench/gpu/gcm_bench.py --out $OUT [--size 1073741824] [--ciphers aes128,aria128,lea128,lea128:ilp1_t128]
-        [--ab]   (batch and records also with CIPHERSPEC_GCM_AB=v1 -- the former keystream and finish kernels --
-                  and =ks1 -- the former keystream kernel only --, alternating with the current ones batch by batch)
+        [--ab]   (batch and records also with CIPHERSPEC_GCM_AB=v1 -- the former finish kernel --, alternating
+                  with the current one batch by batch)
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ def _median_ms(call, reps: int, batches: int) -> float:
     return statistics.median(out)
 
 
-AB = ("", "v1", "ks1")  # CIPHERSPEC_GCM_AB: the current kernels; the former keystream and finish; the former keystream
+AB = ("", "v1")  # CIPHERSPEC_GCM_AB: the current kernels; the former finish (one core call a message)
 
 
 def _median_ab(call, reps: int, batches: int) -> list[float]:
@@ -191,18 +191,18 @@ def table(rows: list[dict]) -> str:
     if any("gcm_batch_v1_gbps" in r for r in rows):  # the A/B (--ab): same process, alternating batch by batch
         lines += [
             "",
-            "A/B, alternating in one process: the current kernels; v1 = the former keystream and finish kernels;",
-            "ks1 = the former keystream kernel with the current finish (CIPHERSPEC_GCM_AB); Gbps (/CTR):",
+            "A/B, alternating in one process: the current kernels; v1 = the former finish (CIPHERSPEC_GCM_AB=v1: one",
+            "core call a message, key words loaded as the core goes); Gbps (/CTR):",
             "",
-            "| cipher | batch: current | v1 | ks1 | records: current | v1 | ks1 |",
-            "|---|---|---|---|---|---|---|",
+            "| cipher | batch: current | v1 | records: current | v1 |",
+            "|---|---|---|---|---|",
         ]
         for r in rows:
             if "gcm_batch_v1_gbps" in r:
                 cells = [
                     f"{r[f'{w}{e}_gbps']:.0f} ({r[f'{w}{e}_vs_ctr']:.2f})"
                     for w in ("gcm_batch", "gcm_records")
-                    for e in ("", "_v1", "_ks1")
+                    for e in ("", "_v1")
                 ]
                 lines.append(f"| {r['cipher']} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
@@ -216,7 +216,7 @@ def main() -> int:
     ap.add_argument("--batches", type=int, default=3)
     ap.add_argument("--ciphers", default="aes128,aria128,lea128")
     ap.add_argument("--schedule", default=None)
-    ap.add_argument("--ab", action="store_true", help="also the batch's former kernels (CIPHERSPEC_GCM_AB=v1, ks1)")
+    ap.add_argument("--ab", action="store_true", help="also the batch's former finish (CIPHERSPEC_GCM_AB=v1)")
     a = ap.parse_args()
     rows = []
     for job in a.ciphers.split(","):  # name or name:schedule

@@ -11,6 +11,11 @@ the launch's real thread count), and the shared-memory offsets of the GHASH scra
     after:  gcm_parts(module, sched, ...) -> GcmParts(G=1, long_ks="{ const uint32_t ml = cs_prmt(lo, ...",
             batch_ks="{ m[s][0] = j0[0]; ... cs_menc_ptx(x, y, cs_smem + 0); ...", ...)
             rendered by gcm.cu.j2 into {P}_gcm_long, {P}_gcm_batch, {P}_gcm_keystream, {P}_gcm_finish, host API
+
+In a bitsliced layout (lane_keys) the finish makes a warp's 32 E(K, J0) in one core call, block b under lane b's
+own key -- each key word's bit b taken from lane b's key by a ballot ({P}_gcm_finish_lanes):
+
+    before: lane b: core(J0_b, 31 unused blocks; key_b)          after: warp: core(J0_0 .. J0_31; merged key words)
 """
 
 from __future__ import annotations
@@ -38,7 +43,6 @@ class GcmParts:
     batch_ks: str  # the same from `lo` and the J0 memory words `j0[4]`, round keys staged in shared memory
     batch_prologue: str  # tables and the message's round keys into shared memory, one barrier
     ks_ks: str  # batch_ks with the round keys read at `rkb` (the keystream kernel's current key buffer)
-    ks_ks2: str  # ks_ks with the shared counter words (J0's 0..2) not transposed (lanes_in_ctr), where G > 1
     ks_tables: str  # the keystream kernel's table fills (no barrier: its first key barrier covers them)
     sm_ks_rk: int  # shared word offset of its first key buffer (16-byte aligned)
     nrk_pad: int  # words a key buffer takes (nrk rounded up to whole 16-byte chunks)
@@ -98,9 +102,8 @@ def _scalar_ks(unpack: str, call: str, pack: str, memword: str, j0: bool) -> str
     return "{\n" + "\n".join(["    " + h for h in head + unpack.splitlines() + [call] + pack.splitlines()]) + "\n}"
 
 
-def _lanes_ks(f: str, G: int, uniform: list[str], core_call: str, shared: bool = False) -> str:
-    """G blocks per unit: block b's counter is lo + b (inc32), the other words J0's.  ``shared``: the words
-    every block shares (um[0..2], J0's) go in without the transpose (lanes_in_ctr, as the CTR kernel's)."""
+def _lanes_ks(f: str, G: int, uniform: list[str], core_call: str) -> str:
+    """G blocks per unit: block b's counter is lo + b (inc32), the other words J0's."""
     word = layout.counter_memword(f, "(lo + (uint32_t)b)")
     lines = ["{"] + ["    " + u for u in uniform]
     lines += [
@@ -110,9 +113,7 @@ def _lanes_ks(f: str, G: int, uniform: list[str], core_call: str, shared: bool =
         f"        m[s][b * 4 + 3] = {word};  // counter bits 0..31 of block b",
         "    }",
         "    uint32_t x[NWORDS], y[NWORDS];",
-        f"    cs_lanes_in_ctr_{f}(m[s], um, x);  // J0's words 0..2 without a transpose"
-        if shared
-        else f"    cs_lanes_in_{f}(m[s], x);",
+        f"    cs_lanes_in_{f}(m[s], x);",
         f"    {core_call}",
         f"    cs_lanes_out_{f}(y, m[s]);",
         "}",
@@ -163,7 +164,6 @@ def gcm_parts(
     fin_args = ", ".join(["rkg"] + fills.args)
     fin_menc = f"cs_menc_{f}(x, y, {fin_args});"
     j0_uniform = ["uint32_t um[3] = {j0[0], j0[1], j0[2]};  // J0's words 0..2 (uniform)"]
-    j0_uniform4 = ["uint32_t um[4] = {j0[0], j0[1], j0[2], 0u};  // J0's words 0..2 (uniform; um[3] unused)"]
     lane_keys = sched.layout == "bs" and G == 32  # bit b of a lane word is block b's (lanes.py)
     fin_lane_ks = _lane_keys_ks(f, G, f"cs_menc_{f}(x, y, {', '.join(['kw'] + fills.args)});") if lane_keys else ""
     if G == 1:
@@ -172,7 +172,6 @@ def gcm_parts(
         long_ks = _scalar_ks(scalar_ctr.unpack[f], scalar_ctr.call[f], io.pack[f], scalar_ctr.memword[f], False)
         batch_ks = _scalar_ks(io.unpack[f], menc, io.pack[f], memword, True)
         ks_ks = _scalar_ks(io.unpack[f], ks_menc, io.pack[f], memword, True)
-        ks_ks2 = ks_ks
         fin_ks = (
             "{\n    const int s = 0;\n"
             + "\n".join(f"    m[0][{k}] = j0[{k}];" for k in range(4))
@@ -186,7 +185,6 @@ def gcm_parts(
         long_ks = _lanes_ks(f, G, uni, f"cs_enc_{f}(x, y, {enc_args});")
         batch_ks = _lanes_ks(f, G, j0_uniform, menc)
         ks_ks = _lanes_ks(f, G, j0_uniform, ks_menc)
-        ks_ks2 = _lanes_ks(f, G, j0_uniform4, ks_menc, shared=True)
         fin_ks = "\n".join(
             [
                 "{",
@@ -199,8 +197,8 @@ def gcm_parts(
                 "}",
             ]
         )
-    long_ks, batch_ks, fin_ks, ks_ks, ks_ks2, fin_lane_ks = (
-        t.replace("NWORDS", str(nx)) for t in (long_ks, batch_ks, fin_ks, ks_ks, ks_ks2, fin_lane_ks)
+    long_ks, batch_ks, fin_ks, ks_ks, fin_lane_ks = (
+        t.replace("NWORDS", str(nx)) for t in (long_ks, batch_ks, fin_ks, ks_ks, fin_lane_ks)
     )
     nrk_all = nrk if nrk else len(rk_index(module))
     return GcmParts(
@@ -213,7 +211,6 @@ def gcm_parts(
         batch_ks=batch_ks,
         batch_prologue=_batch_prologue(fills, nrk),
         ks_ks=ks_ks,
-        ks_ks2=ks_ks2,
         ks_tables="\n".join(fills.lines),
         sm_ks_rk=_pad4(fills.words),
         nrk_pad=_pad4(nrk_all),

@@ -137,8 +137,8 @@ def test_gcm_batch_keystream_key_patterns(registry, pattern):
 
 @pytest.mark.parametrize("name", ["aes128", "aria128"])
 def test_gcm_batch_former_kernels(registry, name, monkeypatch):
-    """The A/B baseline (CIPHERSPEC_GCM_AB=v1, read at every call): the former keystream kernel and the finish with
-    one core call a message, still equal to the C library (the default route: every other batch test)."""
+    """The A/B baseline (CIPHERSPEC_GCM_AB=v1, read at every call): the finish with one core call a message, still
+    equal to the C library (the lane-key finish, the default: every other batch test)."""
     g, c = libs(registry, name, None)
     monkeypatch.setenv("CIPHERSPEC_GCM_AB", "v1")
     rng = np.random.default_rng(38)

@@ -1,5 +1,5 @@
-"""The GCM batch's keystream kernels (templates/gcm.cu.j2, P_gcm_keystream2 and the former P_gcm_keystream: a
-resident grid, each CTA taking slices in turn, round keys copied ahead into two shared buffers and not at all when the key stays) on the CPU
+"""The GCM batch's keystream kernel (templates/gcm.cu.j2, P_gcm_keystream: a resident grid, each CTA taking
+slices in turn, round keys copied ahead into two shared buffers and not at all when the key stays) on the CPU
 shim (tests/support/cuda_cpu.py), against the C library's GCM ciphertexts.  On a GPU the kernel runs only beside
 the tensor cores' GHASH (test_cuda_gcm_gpu.py checks it there); the shim's grid of 2 CTAs makes each CTA take
 many slices, so every key pattern below switches buffers, keeps a key, or both.  LEA-128's default (one block a
@@ -50,13 +50,9 @@ def _keystream(g, keys, msgs, data: np.ndarray, dec: int, key_shift: int) -> tup
     return out, arr
 
 
-@pytest.mark.parametrize("kernel", ["", "v1"], ids=["keystream2", "former"])
 @pytest.mark.parametrize("key_shift", [0, 4], ids=["aligned", "4-byte"])
 @pytest.mark.parametrize("pattern", list(PATTERNS), ids=list(PATTERNS))
-def test_gcm_keystream_key_patterns(registry, pattern, key_shift, kernel, monkeypatch):
-    """Both forms of the kernel: P_gcm_keystream2 (the default) and the former one (CIPHERSPEC_GCM_AB=v1, the
-    device A/B's baseline; the library reads the variable at every call)."""
-    monkeypatch.setenv("CIPHERSPEC_GCM_AB", kernel)
+def test_gcm_keystream_key_patterns(registry, pattern, key_shift):
     g, c = libs(registry)
     rng = np.random.default_rng(len(pattern) * 7 + key_shift)
     raw = [rng.integers(0, 256, g.key_bytes, dtype=np.uint8).tobytes() for _ in range(7)]
