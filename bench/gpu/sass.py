@@ -92,9 +92,10 @@ def loop_mix(ins: list[tuple[int, str, str]], inner_trips: int = 1) -> Counter:
     return mix
 
 
-def round_trips(cu: str, flavour: str = "ptx") -> int:
-    """Iterations of the round loop of a generated .cu's encryption core (1: no round loop)."""
-    head = rf"void cs_enc_{flavour}\([^\n]*\n\{{\n[^\n]*\n[^\n]*_pre\([^\n]*\n#pragma unroll 1\n"
+def round_trips(cu: str, flavour: str = "ptx", core: str = "enc") -> int:
+    """Iterations of the round loop of a generated .cu's encryption core (1: no round loop); ``core``: "main" for
+    the bitsliced CTR kernels' core (bs_ctr.py), whose loop may start a round later."""
+    head = rf"void cs_{core}_{flavour}\([^\n]*\n\{{\n[^\n]*\n[^\n]*_pre\([^\n]*\n#pragma unroll 1\n"
     m = re.search(head + r"\s*for \(int i = 0; i < (\d+);", cu)
     return int(m.group(1)) if m else 1
 

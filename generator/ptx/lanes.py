@@ -26,7 +26,9 @@ from dataclasses import dataclass, replace
 from cipherspec.errors import UsageError
 from cipherspec.ir import Function, Module
 
-from . import bitsliced, keysplit, roundloop, swar, xor3
+from cipherspec.passes.hoist_uniform import Hoisted
+
+from . import bitsliced, bs_ctr, keysplit, roundloop, swar, xor3
 from .abswitch import former_bitsliced
 from .irbuild import Builder
 from .lane_support import why_not
@@ -49,6 +51,8 @@ class Lanes:
     state: dict[str, list[str]]  # function -> its lane-word input names, in lane-word order (x[0], x[1], ...)
     constant_time: bool
     loops: dict[str, RoundLoop | None]  # function -> its rounds re-rolled (roundloop.py), or None: straight-line
+    ctr: Hoisted | None = None  # bs CTR: encrypt's core split at the segment-uniform planes (bs_ctr.py); its
+    # main part is cores["ctr_main"] (and loops["ctr_main"]), its pre part runs on the host
 
     @property
     def derived(self) -> int:
@@ -112,9 +116,10 @@ def _state(module: Module, fname: str, name: str) -> list[str]:
     return xs if name == "swar" else bitsliced.state_planes(module.block, xs)
 
 
-def lanes_for(module: Module, name: str, reroll: bool = False) -> Lanes:
+def lanes_for(module: Module, name: str, reroll: bool = False, ctr_hoist: bool = False) -> Lanes:
     """``module``: prepared for the layout (source.prepared_for); ``reroll``: find each core's round loop
-    (roundloop.py) so that the kernel runs the repeated rounds in a loop instead of unrolled."""
+    (roundloop.py) so that the kernel runs the repeated rounds in a loop instead of unrolled; ``ctr_hoist``
+    (bs): split encrypt for CTR at the segment-uniform planes (bs_ctr.py), its main part as core "ctr_main"."""
     why = why_not(module, name)
     if why:
         raise UsageError(why)
@@ -127,6 +132,13 @@ def lanes_for(module: Module, name: str, reroll: bool = False) -> Lanes:
             raise UsageError(f"{name} layout: the {f} core reads round-key words directly (internal)")
     state = {f: _state(module, f, name) for f in lowered}
     lin, lout, lctr = _transforms(module, name, state["encrypt"])
+    hoisted = None
+    if ctr_hoist and name == "bs":
+        words = [n for n, _, _ in module.functions["encrypt"].inputs() if n not in keys]
+        hoisted = bs_ctr.split(split.cores["encrypt"], module, words, {n for n, _ in split.derive.outputs})
+        if hoisted is not None:
+            split = replace(split, cores=split.cores | {"ctr_main": hoisted.main})
+            state["ctr_main"] = state["encrypt"]
     ct = name == "bs" or not module.tables
     # bitsliced: round loops cut where the fewest planes are live, then the XOR sharing that LOP3 does not need
     # dropped (xor3.py) in each part; the A/B switch (abswitch.py) turns both off (and isel's slices.py order)
@@ -140,7 +152,7 @@ def lanes_for(module: Module, name: str, reroll: bool = False) -> Lanes:
             and replace(loop, pre=xor3.unshare(loop.pre), body=xor3.unshare(loop.body), post=xor3.unshare(loop.post))
             for f, loop in loops.items()
         }
-    return Lanes(name, GROUP[name], cores, split.derive, lin, lout, lctr, state, ct, loops)
+    return Lanes(name, GROUP[name], cores, split.derive, lin, lout, lctr, state, ct, loops, hoisted)
 
 
 def _round_loops(cores: dict[str, Function], derive: Function, narrow: bool = True) -> dict[str, RoundLoop | None]:
