@@ -100,6 +100,12 @@ def round_trips(cu: str, flavour: str = "ptx", core: str = "enc") -> int:
     return int(m.group(1)) if m else 1
 
 
+def ctr_trips(cu: str, flavour: str = "ptx") -> int:
+    """round_trips of the core the CTR kernel calls: cs_main where the bitsliced CTR kernels read host-computed
+    segment planes (generator/ptx/bs_ctr.py), else cs_enc."""
+    return round_trips(cu, flavour, "main" if f"void cs_main_{flavour}(" in cu else "enc")
+
+
 def cycles_per_trip(mix: Counter) -> tuple[float, str]:
     alu = sum(v for k, v in mix.items() if k in ALU)
     fma = sum(v for k, v in mix.items() if k in FMA)

@@ -58,7 +58,9 @@ def uniform_mask(fn: Function, uniform_inputs: set[str]) -> list[bool]:
     return uni
 
 
-def split(fn: Function, uniform_inputs: set[str], prefix: str = "H", pass_inputs: frozenset[str] = frozenset()) -> Hoisted:
+def split(
+    fn: Function, uniform_inputs: set[str], prefix: str = "H", pass_inputs: frozenset[str] = frozenset()
+) -> Hoisted:
     uni = uniform_mask(fn, set(uniform_inputs))
     ops = fn.ops
 

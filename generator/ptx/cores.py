@@ -155,7 +155,9 @@ def looped_core(
     body_idx: dict[str, int | str] = {f"K[{j}]": f"o + {w}" for j, w in enumerate(first)}
     parts = [
         core(f"{name}_pre", loop.pre, module, acc, flavour, x_names, rk_idx=dict(rk_idx), pressure=True, bound=bound),
-        core(f"{name}_body", loop.body, module, acc, flavour, se, rk_idx=body_idx, offset="o", pressure=True, bound=bound),
+        core(
+            f"{name}_body", loop.body, module, acc, flavour, se, rk_idx=body_idx, offset="o", pressure=True, bound=bound
+        ),
         core(f"{name}_post", loop.post, module, acc, flavour, se, rk_idx=dict(rk_idx), pressure=True, bound=bound),
     ]
     rk_arg = ["rk"] * bool(acc.rk_param) + ([bound.arg] if bound is not None else [])

@@ -25,7 +25,6 @@ from dataclasses import dataclass, replace
 
 from cipherspec.errors import UsageError
 from cipherspec.ir import Function, Module
-
 from cipherspec.passes.hoist_uniform import Hoisted
 
 from . import bitsliced, bs_ctr, keysplit, roundloop, swar, xor3

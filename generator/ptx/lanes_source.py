@@ -36,7 +36,7 @@ def _rk_words(module: Module, lay) -> dict[str, int]:
 
 
 def _cores(module: Module, lay, sched: CudaSchedule, rk_type: str, nrk: int, seg_type: str) -> list[str]:
-    rk_idx = _rk_words(module, lay)
+    rk_idx: dict = _rk_words(module, lay)  # (core and looped_core type it differently)
     acc = cores.access(module, sched, rk_type)
     acc_multi = cores.access(
         module,
