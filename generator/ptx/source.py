@@ -241,6 +241,6 @@ def _generate_lanes(module: Module, sched: CudaSchedule, name: str, P: str, with
         render("ptx/lanes.cu.j2", **ctx),
         render("ptx/kernel.h.j2", **ctx),
         lanes["hoisted_ops"],
-        lanes["core_ops"] if lanes["hoisted_ops"] else ctx["enc_ops"],  # (bit-plane ops where the count is of them)
+        lanes["core_ops"] if lanes["SEGH"] else ctx["enc_ops"],  # (bit-plane ops where the count is of them)
         ctx["host"].key,
     )
