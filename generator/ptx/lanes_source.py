@@ -12,7 +12,7 @@ kernels (ctr, ctr_tail, GCM long) call ``cs_main``, whose segment-uniform part t
 segment into ``seg.h`` (bs_ctr.py):
 
     ctx["ctr_call"]["ptx"] == "cs_main_ptx(x, y, rkp, seg);"     (no hoisting: "cs_enc_ptx(x, y, rkp);")
-    ctx["SEGH"] == 175  (AES-128: the h words of P_seg)          ctx["seg_pre"]: the host C that fills them
+    ctx["SEGH"] == 176  (AES-128: the h words of P_seg)          ctx["seg_pre"]: the host C that fills them
 """
 
 from __future__ import annotations
