@@ -52,7 +52,6 @@ T=tests/differential
 python3 -m pytest -q -n 8 -p no:cacheprovider \
   "$T/test_cuda_gpu.py::test_ctr_carries_and_lengths[aes128-default]" \
   "$T/test_cuda_gpu.py::test_ctr_carries_and_lengths[aria128-default]" \
-  "$T/test_cuda_gpu.py::test_ctr_carries_and_lengths[aes128-bs_t128_rk-shared]" \
   "$T/test_cuda_gpu.py::test_ctr_carries_and_lengths[pipo64_128-bs_t64]" \
   "$T/test_cuda_gcm_gpu.py::test_gcm_long_message[aes128-default]" \
   "$T/test_cuda_gcm_gpu.py::test_gcm_long_message[aria128-default]" \
