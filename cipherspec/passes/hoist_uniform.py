@@ -23,7 +23,8 @@ boundaries; each segment gets its own ``pre`` values.  ``main`` keeps ``fn``'s o
 is itself uniform comes back as an ``H`` input passed straight through.
 
 ``pass_inputs``: uniform inputs that ``main`` should read as ``H`` values too, not as themselves (the
-bitsliced CTR core: a nonce plane costs 3 ops to make on the device, an ``H`` value none).
+bitsliced CTR core: a nonce plane costs 3 ops to make on the device, an ``H`` value none).  ``keep``: op ids
+that stay in ``main`` though uniform (their uniform arguments become ``H`` values).
 """
 
 from __future__ import annotations
@@ -59,10 +60,18 @@ def uniform_mask(fn: Function, uniform_inputs: set[str]) -> list[bool]:
 
 
 def split(
-    fn: Function, uniform_inputs: set[str], prefix: str = "H", pass_inputs: frozenset[str] = frozenset()
+    fn: Function,
+    uniform_inputs: set[str],
+    prefix: str = "H",
+    pass_inputs: frozenset[str] = frozenset(),
+    keep: frozenset[int] = frozenset(),
 ) -> Hoisted:
     uni = uniform_mask(fn, set(uniform_inputs))
     ops = fn.ops
+    if keep:  # ops main keeps though they are uniform (and so everything that reads them)
+        for i, op in enumerate(ops):
+            if i in keep or any(not uni[a] for a in op.args):
+                uni[i] = False
 
     def worth(v: int) -> bool:  # an input or constant is as cheap to read in main as an H value (but pass_inputs)
         if ops[v].code == "input":

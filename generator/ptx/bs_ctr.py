@@ -43,21 +43,42 @@ def uniform_planes(module: Module, state_words: list[str]) -> set[str]:
     }
 
 
-def split(core: Function, module: Module, state_words: list[str], derived: set[str]) -> hoist_uniform.Hoisted | None:
+def split(
+    core: Function, module: Module, state_words: list[str], derived: set[str], before_round: int | None = None
+) -> hoist_uniform.Hoisted | None:
     """The core (planes "X.b<i>" and derived key words D[k] in) split at what depends only on the segment's
     uniform planes and D[k]; None when main would read nothing from the host (no block word is uniform), so the
     kernels keep the plain core.  (With no op to move -- SM4, whose round XORs a varying word into the first
-    sum -- the uniform planes main reads still come from the host: 3 ops each fewer per trip.)"""
+    sum -- the uniform planes main reads still come from the host: 3 ops each fewer per trip.)
+
+    ``before_round``: main reads host values only in ops of rounds before it (origin.round; ops outside the
+    round loop count as before it), so that its rounds from there on are the core's, op for op, and re-roll into
+    the same loop (roundloop.py): a uniform op of that round or later, or one such an op reads, stays in main."""
     planes = uniform_planes(module, state_words)
     if not planes:
         return None
-    h = hoist_uniform.split(core, planes | derived, pass_inputs=frozenset(planes))
+    keep = _late(core, planes | derived, before_round) if before_round is not None else frozenset()
+    h = hoist_uniform.split(core, planes | derived, pass_inputs=frozenset(planes), keep=keep)
     if not h.frontier:
         return None
     bad = sorted({op.code for op in h.pre.ops} - PLANE_OPS)
     if bad:  # the bitsliced lowering leaves only bitwise plane ops; anything else would not be all-0/all-1 planes
         raise ValueError(f"bitsliced CTR pre-part holds {', '.join(bad)} (internal)")
     return h
+
+
+def _late(core: Function, uniform: set[str], before_round: int) -> frozenset[int]:
+    """Uniform ops of round ``before_round`` or later, and the uniform ops such an op reads (main keeps them)."""
+    mask = hoist_uniform.uniform_mask(core, uniform)
+    keep: set[int] = set()
+    for i, op in enumerate(core.ops):
+        if op.code in ("input", "const") or op.origin is None or op.origin.round is None:
+            continue
+        if op.origin.round >= before_round:
+            if mask[i]:
+                keep.add(i)
+            keep.update(a for a in op.args if mask[a] and core.ops[a].code not in ("input", "const"))
+    return frozenset(keep)
 
 
 def host_c(h: hoist_uniform.Hoisted, state_words: list[str], rk_words: dict[str, int], P: str) -> str:

@@ -17,9 +17,11 @@ import pytest
 from tools import require
 
 from cipherspec.interp import Interpreter
+from cipherspec.ir import Origin
 from generator.ptx import bs_ctr, cores, emulate
 from generator.ptx.bitsliced import plane_name
 from generator.ptx.ctr import state_names, varying_words
+from generator.ptx.irbuild import Builder
 from generator.ptx.lanes import lanes_for
 from generator.ptx.placement import CudaSchedule
 from generator.ptx.source import generate, prepared
@@ -154,3 +156,42 @@ def test_kernels_call_main_and_the_switch_turns_it_off(registry, monkeypatch):
     monkeypatch.setenv("CIPHERSPEC_PTX_CTR", "v1")
     old = generate(module, CudaSchedule(layout="bs", threads=32), with_gcm=False)
     assert "cs_main_ptx" not in old.cu and "_seg_pre" not in old.cu and old.hoisted_ops == 0
+
+
+def test_before_round_keeps_late_uniform_ops_in_main(registry):
+    """before_round (the loop-keeping split, lanes._ctr_split): a uniform op of that round or later, and what it
+    reads, stay in main, which then reads host values only in earlier rounds; the identity still holds."""
+    module = prepared(registry.module("pipo64_128"), CudaSchedule(layout="bs"))
+    words = state_names(module, "encrypt")
+    u = plane_name(words[0], 0)  # (pipo: words 0..3 uniform, 4..7 the counter's)
+    v = plane_name(words[7], 0)
+    b = Builder("t")
+    b.origin = Origin("t.cs", 1, 1, "encrypt", round=0)
+    x, k, y = b.input(u), b.input("D[0]"), b.input(v)
+    s0 = b.op("and", b.op("xor", x, k), k)  # round 0, uniform
+    b.origin = Origin("t.cs", 2, 1, "encrypt", round=1)
+    s1 = b.op("not", s0)  # round 1, uniform
+    out = b.op("xor", s1, y)
+    fn = b.function([("o", out)])
+    free = bs_ctr.split(fn, module, words, {"D[0]"})
+    kept = bs_ctr.split(fn, module, words, {"D[0]"}, before_round=1)
+    assert free.hoisted_ops == 3 and kept.hoisted_ops == 1  # the round-1 op and the op it reads stay in main
+    reads = [
+        op
+        for op in kept.main.ops
+        if op.code != "input"
+        and any(kept.main.ops[a].code == "input" and kept.main.ops[a].imm[0].startswith("H[") for a in op.args)
+    ]
+    assert reads and all(op.origin.round == 0 for op in reads)
+    rng = np.random.default_rng(1)
+    for _ in range(4):
+        env = {
+            u: np.uint32(0xFFFFFFFF * int(rng.integers(0, 2))),
+            "D[0]": np.uint32(0xFFFFFFFF * int(rng.integers(0, 2))),
+            v: np.uint32(int(rng.integers(0, 1 << 32))),
+        }
+        want = Interpreter({}).run(fn, env)["o"]
+        for h in (free, kept):
+            hv = Interpreter({}).run(h.pre, {n: env[n] for n in (u, "D[0]")})
+            got = Interpreter({}).run(h.main, {v: env[v], "D[0]": env["D[0]"]} | hv)["o"]
+            assert int(np.asarray(got).reshape(-1)[0]) == int(np.asarray(want).reshape(-1)[0])
