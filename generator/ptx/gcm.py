@@ -147,12 +147,14 @@ def gcm_parts(
     scalar_ctr=None,
     io=None,
     lane_uniform: list[str] | None = None,
+    lane_call: str | None = None,
     nx: int,
 ) -> GcmParts:
     """``group``: blocks per core call; ``enc_args``: the CTR core's round-key/table arguments; the scalar
     layout passes its CTR parts (``scalar_ctr``: ctr.CtrParts) and block I/O, a lane layout the lines that
     make the counter's uniform memory words um[0..2] from seg.u (``lane_uniform``); ``nx``: the words a
-    core takes (x[nx], y[nx])."""
+    core takes (x[nx], y[nx]); ``lane_call``: a lane layout's CTR core call (default: the plain encrypt core;
+    the bitsliced one reads the segment's host-computed planes, bs_ctr.py)."""
     f = sched.flavour
     G = group
     if G & (G - 1):
@@ -182,7 +184,7 @@ def gcm_parts(
     else:
         assert lane_uniform is not None
         uni = ["uint32_t um[3];"] + [ln for ln in lane_uniform]
-        long_ks = _lanes_ks(f, G, uni, f"cs_enc_{f}(x, y, {enc_args});")
+        long_ks = _lanes_ks(f, G, uni, lane_call or f"cs_enc_{f}(x, y, {enc_args});")
         batch_ks = _lanes_ks(f, G, j0_uniform, menc)
         ks_ks = _lanes_ks(f, G, j0_uniform, ks_menc)
         fin_ks = "\n".join(
