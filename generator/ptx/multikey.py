@@ -25,7 +25,6 @@ from cipherspec.ir import Module
 from cipherspec.schedule import Schedule
 
 from ..c.keysched import key_prep
-
 from .placement import DEFAULT_SHARED, CudaSchedule, rk_index
 from .prologue import table_fills
 
@@ -110,8 +109,11 @@ static void {P}_mk_plan(const uint8_t *vs, const uint64_t *lens, uint64_t nreq, 
 
 def _plan_limbs(MW: int) -> list[str]:
     """V + 1 (big-endian over the block, wrapping) into q->ctr[] as scalar limbs, least significant first."""
+
     def be32(k: int) -> str:
-        return " | ".join(f"((uint32_t)vs[{4 * k + b}] << {24 - 8 * b})" if b < 3 else f"vs[{4 * k + 3}]" for b in range(4))
+        return " | ".join(
+            f"((uint32_t)vs[{4 * k + b}] << {24 - 8 * b})" if b < 3 else f"vs[{4 * k + 3}]" for b in range(4)
+        )
 
     lines = [f"        const uint32_t w{MW - 1} = ({be32(MW - 1)}) + 1u;"]
     for k in range(MW - 2, -1, -1):
@@ -159,7 +161,9 @@ def key_schedule_cost(module: Module) -> int:
         LEA-128 292, HIGHT 271, CHAM-128/128 28;  AES-128 236 ops + 40 lookups x 256 = 10,476;  ARIA-128 13,845
     """
     prep = key_prep(module, Schedule(module.cipher, "c", "scalar", (), None))
-    return sum(len(prep.tables[op.imm[0]].values) if op.code == "lut" else 1 for op in prep.functions["key_schedule"].ops)
+    return sum(
+        len(prep.tables[op.imm[0]].values) if op.code == "lut" else 1 for op in prep.functions["key_schedule"].ops
+    )
 
 
 def fused_key_schedule(module: Module, ks_entry: str | None) -> bool:

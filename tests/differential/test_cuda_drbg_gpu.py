@@ -150,7 +150,7 @@ def fresh_context(g, env: dict) -> cm.GpuSet:
                 os.environ[k] = v
 
 
-@pytest.mark.parametrize("path", ["mapped", "copy", "lone-kst"])
+@pytest.mark.parametrize("path", ["mapped", "copy", "lone-kst", "two-launch"])
 @pytest.mark.parametrize("name", ["lea128", "aes128", "aria128"])
 def test_context_drbg_calls_equal_c_generate(registry, name, path):
     """The multi-GPU context's multi-key calls from a C P_drbg_plan (every visible GPU, split at every size;
@@ -158,7 +158,8 @@ def test_context_drbg_calls_equal_c_generate(registry, name, path):
     for the keystream's event) with its phases recorded, calls timed in the library (P_mg_time_multi), and
     asynchronous calls back to back (the key-stream form, alternating slots) then one sync.  Each way the plan
     reaches the GPU: read mapped by the key-schedule launch (default), copied (CIPHERSPEC_MG_PLAN_COPY=1), and
-    the lone call on the key stream (CIPHERSPEC_MG_LONE_KST=1)."""
+    the lone call on the key stream (CIPHERSPEC_MG_LONE_KST=1); and where the cipher's key schedule is fused into
+    the keystream launch (LEA-128: the default), the two launches instead (CIPHERSPEC_MG_FUSED=0)."""
     c, g = ciphers(registry, name)
     a, b = twin_c_drbgs(c, 4)
     n = 33 * REQ + 4000
@@ -168,7 +169,12 @@ def test_context_drbg_calls_equal_c_generate(registry, name, path):
     vs = np.frombuffer(b"".join(r.v for r in plan), np.uint8)
     lens = np.array([r.nbytes for r in plan], np.uint64)
     ends = np.concatenate([[0], np.cumsum(lens.astype(np.int64))])
-    env = {"mapped": {}, "copy": {"CIPHERSPEC_MG_PLAN_COPY": "1"}, "lone-kst": {"CIPHERSPEC_MG_LONE_KST": "1"}}[path]
+    env = {
+        "mapped": {},
+        "copy": {"CIPHERSPEC_MG_PLAN_COPY": "1"},
+        "lone-kst": {"CIPHERSPEC_MG_LONE_KST": "1"},
+        "two-launch": {"CIPHERSPEC_MG_FUSED": "0"},
+    }[path]
     gs = fresh_context(g, env)
     gs.set_split_min(0)
     first = gs.parts_multi(lens)

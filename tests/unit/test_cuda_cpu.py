@@ -192,7 +192,9 @@ def test_multi_key_call_with_a_fused_key_schedule(registry, make_ref, monkeypatc
     for k, v in env.items():
         monkeypatch.setenv(k, v)
     c, ref = cipher(registry, "lea128", None), make_ref("lea128")
-    assert "_ctr_multi_ks_ptx(" in c.source.cu and "_ctr_multi_ks_c(" in c.source.cu  # (else this test checks nothing new)
+    assert (
+        "_ctr_multi_ks_ptx(" in c.source.cu and "_ctr_multi_ks_c(" in c.source.cu
+    )  # (else this test checks nothing new)
     rng = np.random.default_rng(29)
     B = c.block_bytes
     g = GpuSet(c, (0,))  # made after the environment is set: it reads the switches
@@ -200,7 +202,10 @@ def test_multi_key_call_with_a_fused_key_schedule(registry, make_ref, monkeypatc
         for nreq, wait in ((3, True), (3, False), (40, True)):
             vs0 = [b"\xff" * B] + [rng.integers(0, 256, B, dtype=np.uint8).tobytes() for _ in range(nreq - 1)]
             nbs = [int(nb) for nb in rng.integers(1, 600, nreq)]
-            plan = [BulkRequest(_key(c, rng), v, nb, nb * B - (3 if i == nreq - 1 else 0)) for i, (v, nb) in enumerate(zip(vs0, nbs))]
+            plan = [
+                BulkRequest(_key(c, rng), v, nb, nb * B - (3 if i == nreq - 1 else 0))
+                for i, (v, nb) in enumerate(zip(vs0, nbs))
+            ]
             keys, vs, lens = c.multi_arrays(plan)
             want = b"".join(
                 modes.ctr(ref, ref.expand_key(r.key), modes.ctr_next_iv(r.v, 1), bytes(r.nbytes))[0] for r in plan
