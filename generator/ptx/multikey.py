@@ -100,7 +100,11 @@ static void {P}_mk_plan(const uint8_t *vs, const uint64_t *lens, uint64_t nreq, 
         q->nblocks = nb;
         q->cta0 = (uint32_t)cta;
         q->first = first;
-        for (uint32_t k = 0; k < ctas; ++k) cta_req[cta++] = (uint32_t)r;
+        if (!cta_req) {{  /* no map: the kernel maps CTAs to requests by division (all requests but the last equal) */
+            cta += ctas;
+        }} else {{
+            for (uint32_t k = 0; k < ctas; ++k) cta_req[cta++] = (uint32_t)r;
+        }}
         first += nb;
     }}
 }}
@@ -213,7 +217,8 @@ def kernel_parts(
     )
     ks_pro = ["    extern __shared__ uint32_t cs_smem[];"] + fills.lines
     ks_pro += [
-        "    const uint32_t r = cta_req[blockIdx.x];",
+        "    // the request: by division where every request but the last has cpr CTAs (no map to read first), else the map",
+        "    const uint32_t r = cpr ? (blockIdx.x / cpr < last ? blockIdx.x / cpr : last) : cta_req[blockIdx.x];",
         f"    const {P}_mreq q = reqs[r];  // (in flight beside the key's load)",
         load,
         "    __syncthreads();",

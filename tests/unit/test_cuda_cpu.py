@@ -185,8 +185,9 @@ def test_multi_key_call_with_a_fused_key_schedule(registry, make_ref, monkeypatc
     """LEA-128's default has a cheap key schedule (multikey.fused_key_schedule): the multi-GPU context's multi-key
     call over the CPU's one device runs one launch whose CTAs derive their round keys (the default), the two
     launches (CIPHERSPEC_MG_FUSED=0) or the fused launch over a copied plan (CIPHERSPEC_MG_PLAN_COPY=1).  Each way,
-    waited for and asynchronous (then the context's sync), twice over the kept scratch and a third time bigger
-    (it grows): every request's output == its CTR keystream from V + 1 (the interpreter)."""
+    waited for and asynchronous (then the context's sync), over the kept scratch (growing once), requests of mixed
+    lengths and of equal lengths but the last: every request's output == its CTR keystream from V + 1 (the
+    interpreter)."""
     from runtime.cuda_multi import GpuSet
 
     for k, v in env.items():
@@ -199,9 +200,15 @@ def test_multi_key_call_with_a_fused_key_schedule(registry, make_ref, monkeypatc
     B = c.block_bytes
     g = GpuSet(c, (0,))  # made after the environment is set: it reads the switches
     try:
-        for nreq, wait in ((3, True), (3, False), (40, True)):
+        # requests of mixed lengths (the CTA map) and of equal lengths but the last (CTAs mapped by division: two a
+        # request and the last shorter, one a request and the last longer, spanning two), the last partial
+        for nreq, wait, equal in ((3, True, None), (3, False, (700, 5)), (40, True, (300, 900)), (40, True, None)):
+            nbs = (
+                [int(nb) for nb in rng.integers(1, 600, nreq)]
+                if equal is None
+                else [equal[0]] * (nreq - 1) + [equal[1]]
+            )
             vs0 = [b"\xff" * B] + [rng.integers(0, 256, B, dtype=np.uint8).tobytes() for _ in range(nreq - 1)]
-            nbs = [int(nb) for nb in rng.integers(1, 600, nreq)]
             plan = [
                 BulkRequest(_key(c, rng), v, nb, nb * B - (3 if i == nreq - 1 else 0))
                 for i, (v, nb) in enumerate(zip(vs0, nbs))
@@ -214,6 +221,6 @@ def test_multi_key_call_with_a_fused_key_schedule(registry, make_ref, monkeypatc
                 with g.alloc([0, int(lens.sum())]) as dout:
                     g.ctr_multi_dev(keys, vs, lens, dout, flavour, wait)
                     g.sync()
-                    assert dout.download().tobytes() == want, (nreq, wait, flavour)
+                    assert dout.download().tobytes() == want, (nreq, wait, equal, flavour)
     finally:
         g.close()
