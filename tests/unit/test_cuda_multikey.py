@@ -246,7 +246,8 @@ def test_key_schedule_fuses_into_the_keystream_kernel_where_it_is_cheap(registry
         and f"_key_schedule((const uint8_t *)(cs_smem + {nrk}), cs_smem + 0);" in body
     )
     assert body.rstrip().endswith(f"for (uint32_t i = threadIdx.x; i < {nrk + 4}u; i += 256u) cs_smem[0 + i] = 0;")
-    assert "fused ? (fl ? CS_C(" in src  # the context's call picks it (CIPHERSPEC_MG_FUSED=0: the two launches)
+    assert "const void *kk = fused ? (const void *)kf : (const void *)k;" in src  # the context's call picks it
+    assert "if (!rc && fused) {" in src and ", cpr,\n" in src  # (CIPHERSPEC_MG_FUSED=0: the two launches)
     for name, sched in (("aes128", "tt_t64_tab-shared4"), ("hight", "swar_t64_ilp2")):
         m = registry.module(name)
         assert "_ctr_multi_ks_" not in generate(m, schedule_for(m, sched)).cu, name
