@@ -39,7 +39,7 @@ print("c libraries built")
 PY
 
 stage "GPU tests: DRBG bulk == the C DRBG (1 GPU; on 2 GPUs also split at every size and under the threshold)"
-timeout 100 python3 -m pytest tests/differential/test_cuda_drbg_gpu.py tests/differential/test_cuda_multigpu_gpu.py \
+timeout 130 python3 -m pytest tests/differential/test_cuda_drbg_gpu.py tests/differential/test_cuda_multigpu_gpu.py \
   -k "drbg and (lea128 or aes128 or aria128 or many_independent)" -q -p no:cacheprovider -n "$(( ngpu > 1 ? 4 : 2 ))" 2>&1 | tee "$OUT/tests.log" | tail -6
 [ "${PIPESTATUS[0]}" = 0 ] || rc=1
 
