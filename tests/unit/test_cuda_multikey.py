@@ -248,6 +248,10 @@ def test_key_schedule_fuses_into_the_keystream_kernel_where_it_is_cheap(registry
     assert body.rstrip().endswith(f"for (uint32_t i = threadIdx.x; i < {nrk + 4}u; i += 256u) cs_smem[0 + i] = 0;")
     assert "const void *kk = fused ? (const void *)kf : (const void *)k;" in src  # the context's call picks it
     assert "if (!rc && fused) {" in src and ", cpr,\n" in src  # (CIPHERSPEC_MG_FUSED=0: the two launches)
+    # the two launches' keystream reads the plan where the key-schedule launch moved it (device scratch), never the
+    # page-locked staging, which the next call on the scratch rewrites once `staged` has fired (a race the first
+    # device run showed: AES-128, 1 GiB, pipelined)
+    assert src.count("_mk_launch_stream(k, s->d, s->d + rk_bytes, q_bytes, smem,") == 1
     for name, sched in (("aes128", "tt_t64_tab-shared4"), ("hight", "swar_t64_ilp2")):
         m = registry.module(name)
         assert "_ctr_multi_ks_" not in generate(m, schedule_for(m, sched)).cu, name
