@@ -179,12 +179,15 @@ def test_multi_gpu_bulk_from_a_plan_runs_the_staged_key_schedule(registry, make_
 
 
 @pytest.mark.parametrize(
-    "env", [{}, {"CIPHERSPEC_MG_FUSED": "0"}, {"CIPHERSPEC_MG_PLAN_COPY": "1"}], ids=["fused", "two-launch", "copied"]
+    "env",
+    [{}, {"CIPHERSPEC_MG_FUSED": "0"}, {"CIPHERSPEC_MG_PLAN_COPY": "1"}, {"CIPHERSPEC_MG_MAX_TRIPS": "1"}],
+    ids=["fused", "two-launch", "copied", "one-trip"],
 )
 def test_multi_key_call_with_a_fused_key_schedule(registry, make_ref, monkeypatch, env):
     """LEA-128's default has a cheap key schedule (multikey.fused_key_schedule): the multi-GPU context's multi-key
     call over the CPU's one device runs one launch whose CTAs derive their round keys (the default), the two
-    launches (CIPHERSPEC_MG_FUSED=0) or the fused launch over a copied plan (CIPHERSPEC_MG_PLAN_COPY=1).  Each way,
+    launches (CIPHERSPEC_MG_FUSED=0), the fused launch over a copied plan (CIPHERSPEC_MG_PLAN_COPY=1) or over CTAs of
+    one loop trip (CIPHERSPEC_MG_MAX_TRIPS=1: more CTAs a request).  Each way,
     waited for and asynchronous (then the context's sync), over the kept scratch (growing once), requests of mixed
     lengths and of equal lengths but the last: every request's output == its CTR keystream from V + 1 (the
     interpreter)."""
