@@ -133,3 +133,13 @@ def test_gcm_batch_keystream_key_patterns(registry, pattern):
     rng = np.random.default_rng(37 + nkeys + shift)
     lengths = [int(x) for x in rng.integers(0, 600, 3000)]
     check_batch(g, c, rng, lengths, nkeys=nkeys, key_of=key_of, key_shift=shift)
+
+
+@pytest.mark.parametrize("name", ["aes128", "aria128"])
+def test_gcm_batch_former_kernels(registry, name, monkeypatch):
+    """The A/B baseline (CIPHERSPEC_GCM_AB=v1, read at every call): the finish with one core call a message, still
+    equal to the C library (the lane-key finish, the default: every other batch test)."""
+    g, c = libs(registry, name, None)
+    monkeypatch.setenv("CIPHERSPEC_GCM_AB", "v1")
+    rng = np.random.default_rng(38)
+    check_batch(g, c, rng, TILES + [int(x) for x in rng.integers(0, 20000, 40)], nkeys=11)
