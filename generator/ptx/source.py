@@ -135,6 +135,7 @@ def generate(module: Module, sched: CudaSchedule, rounds: int | None = None, wit
     dirs = directions(module, sched)
     ct = ctr.ctr_parts(module, sched, dirs["enc"])
     smem = sched.shared_bytes(module)
+    host = host_parts(module, P)
     ctx = dict(
         _summary(module, sched, name, ct.split.hoisted_ops, len(ct.split.frontier)),
         P=P,
@@ -161,8 +162,8 @@ def generate(module: Module, sched: CudaSchedule, rounds: int | None = None, wit
         enc=dirs["enc"],
         io=block_io(module),
         ctr=ct,
-        mk=multikey.kernel_parts(module, sched, P),
-        host=host_parts(module, P),
+        mk=multikey.kernel_parts(module, sched, P, ks_entry=host.key.entry_enc or host.key.entry),
+        host=host,
     )
     ctx["mg"] = hostapi.context(module, P)  # every GPU of the host: multigpu.cu.j2
     ctx["gcm"] = (
