@@ -239,7 +239,7 @@ class Bench:
                 gbps = self.size * 8 / (ms / 1e3) / 1e9
                 ok = self.verify(c, ref, rk, rkr, iv, xor)
                 fname = sass.ctr_kernel(funcs, fl, xor)
-                mix = sass.loop_mix(funcs[fname], sass.round_trips(c.source.cu, fl)) if fname else None
+                mix = sass.loop_mix(funcs[fname], sass.ctr_trips(c.source.cu, fl)) if fname else None
                 roof, pipe = (
                     sass.roof_gbps(
                         mix, c.sched.ilp * group_of(c.sched), c.block_bytes, dev["sms"], dev["clock_khz"] / 1e3

@@ -6,10 +6,11 @@
 # the same run: from a plan timed inside the library (P_mg_time_multi) and from Python, plan + GPU, pipelined,
 # and per GPU the phases of the median call (host timestamps: hand-over, plan staged, enqueued, wait returned;
 # GPU events: plan copy, key schedule, keystream, clearing); every output's SHA-256 == the C DRBG's; the split
-# sweep.  Last, the A/B of a call's path, LEA-128 phases at 8 and 128 MiB: the default (one stream, the plan read
-# from mapped memory by the key-schedule launch), the plan copied (CIPHERSPEC_MG_PLAN_COPY=1), and the path before
-# this branch (copied, copy and key schedule on the key stream: CIPHERSPEC_MG_LONE_KST=1 too).  Everything goes to $OUT; the tables are printed last.
-# About 3 minutes with a warm build cache, 4-5 from an empty one.
+# sweep.  Last, the A/B of the call, LEA-128 at 128 MiB and 1 GiB, library-timed on 1 and 2 GPUs with the ratio and
+# the fixed cost: the fused key schedule (the default: one launch whose CTAs derive their round keys, the plan read
+# mapped), the two launches (CIPHERSPEC_MG_FUSED=0) and CTAs of at most two loop trips (CIPHERSPEC_MG_MAX_TRIPS=2: twice
+# the CTAs, a smaller last wave), alternating, twice each.  Everything goes to $OUT; the tables are printed last.
+# About 5 minutes on 2 GPUs with a warm build cache (the A/B: 5 runs of ~20 s), 6 from an empty one.
 #   bash bench/gpu/drbg_multi.sh            (the lead carries .whl/ as for bench/gpu/run.sh)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -39,7 +40,7 @@ print("c libraries built")
 PY
 
 stage "GPU tests: DRBG bulk == the C DRBG (1 GPU; on 2 GPUs also split at every size and under the threshold)"
-timeout 100 python3 -m pytest tests/differential/test_cuda_drbg_gpu.py tests/differential/test_cuda_multigpu_gpu.py \
+timeout 130 python3 -m pytest tests/differential/test_cuda_drbg_gpu.py tests/differential/test_cuda_multigpu_gpu.py \
   -k "drbg and (lea128 or aes128 or aria128 or many_independent)" -q -p no:cacheprovider -n "$(( ngpu > 1 ? 4 : 2 ))" 2>&1 | tee "$OUT/tests.log" | tail -6
 [ "${PIPESTATUS[0]}" = 0 ] || rc=1
 
@@ -47,13 +48,13 @@ stage "benchmark: 128 MiB and 1 GiB, 1 GPU$( [ "$ngpu" -gt 1 ] && echo ' and 2 G
 timeout 150 python3 bench/gpu/drbg_multi.py --out "$OUT" ${DRBG_MULTI_ARGS:-} > "$OUT/bench.log" 2>&1 || rc=1
 grep -v "^|\|^$\|^- \|^Phases" "$OUT/bench.log" | tail -30
 
-stage "A/B of the call's path, LEA-128 phases: default (one stream, plan read mapped) | plan copied | as before (copy, key stream)"
-for ab in "default:" "copy:CIPHERSPEC_MG_PLAN_COPY=1" "before:CIPHERSPEC_MG_PLAN_COPY=1 CIPHERSPEC_MG_LONE_KST=1"; do
+stage "A/B of the call, LEA-128 library-timed, 1 vs 2 GPUs: fused key schedule (default) | two launches (CIPHERSPEC_MG_FUSED=0) | CTAs of at most 2 loop trips (CIPHERSPEC_MG_MAX_TRIPS=2), alternating, twice each"
+for ab in "fused:" "two-launch:CIPHERSPEC_MG_FUSED=0" "fused-trips2:CIPHERSPEC_MG_MAX_TRIPS=2" "fused:" "two-launch:CIPHERSPEC_MG_FUSED=0" "fused-trips2:CIPHERSPEC_MG_MAX_TRIPS=2"; do
   name=${ab%%:*}
-  env ${ab#*:} timeout 45 python3 bench/gpu/drbg_multi.py --phases --ciphers lea128 --mib 8,128 --phase-reps 15 \
-    > "$OUT/path_$name.log" 2>&1 || rc=1
-  echo "-- $name (${ab#*:})"; grep "^| lea128" "$OUT/path_$name.log" | sort -u
+  env ${ab#*:} timeout 60 python3 bench/gpu/drbg_multi.py --ab "$name" --ciphers lea128 --mib 128,1024 --reps 15 \
+    --phase-reps 9 >> "$OUT/ab.log" 2>&1 || rc=1
 done
+grep "^| switch" "$OUT/ab.log" | head -1; grep "^|---" "$OUT/ab.log" | head -1; grep "^| \(fused\|two-launch\|fused-trips2\) " "$OUT/ab.log"
 
 stage "results"
 sed -n '/^| cipher/,$p' "$OUT/bench.log"

@@ -6,8 +6,12 @@
 # against the C library (batches: mixed lengths, keys, AAD; one key; many keys; key patterns over a resident
 # grid; long records on either route; the existing batch/record, long-message, inc32 and error tests), a ptxas
 # report of the GCM kernels (spills) with the SASS counts, then the GCM vs CTR benchmark (bench/gpu/gcm_bench.py:
-# CTR, one long message, a batch of 16 KiB records with host and device descriptions).  Logs and results under
-# $OUT; about 3 to 4 minutes.
+# CTR, one long message, a batch of 16 KiB records with host and device descriptions; --ab: the batch and records
+# calls also with CIPHERSPEC_GCM_AB=v1 -- the former finish kernel --, alternating with the current one in the same
+# process), then, while time is left, AES-128's kernel times under ncu for the current and former finish
+# (gcm-kernels.txt, gcm-kernels-v1.txt) and the warp-state sections of the keystream and CTR kernels
+# (ncu-stalls.txt).  Logs and results under $OUT; about 3 to 4 minutes (the ncu stages only when the libraries
+# came prebuilt: 2 minutes of nvcc otherwise).
 #   bash bench/gpu/gcm_batch.sh
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -52,25 +56,25 @@ PY
 ptxas_pid=$!
 echo "== GCM batch tests (GPU vs the C library)"
 timeout 130 python3 -m pytest tests/differential/test_cuda_gcm_gpu.py -q -n 4 -p no:cacheprovider \
-  -k "aes128-default or aria128-default or lea128-default or tensor_cores or long_records or many_keys or key_patterns or inc32 or errors" 2>&1 \
+  -k "aes128-default or aria128-default or lea128-default or tensor_cores or long_records or many_keys or key_patterns or inc32 or errors or former" 2>&1 \
   | tee "$OUT/gcm-batch-tests.log" | tail -8
 [ "${PIPESTATUS[0]}" = 0 ] || rc=1
 echo "tests: $(( $(date +%s) - t0 )) s, rc=$rc"
 echo "== GCM vs CTR (1 GiB; batch = 65536 records of 16 KiB, 16 keys)"
-timeout 100 python3 bench/gpu/gcm_bench.py --out "$OUT" --ciphers aes128,aria128,lea128 --batches 3 2>&1 \
-  | tee "$OUT/gcm-batch-bench.log" | tail -8
+timeout 100 python3 bench/gpu/gcm_bench.py --out "$OUT" --ciphers aes128,aria128,lea128 --batches 3 --ab 2>&1 \
+  | tee "$OUT/gcm-batch-bench.log" | tail -16
 [ "${PIPESTATUS[0]}" = 0 ] || rc=1
-if command -v ncu >/dev/null && [ $(( $(date +%s) - t0 )) -lt 170 ]; then  # where the time goes (while time is left)
-  echo "== AES-128 GCM kernel times (ncu gpu__time_duration: 2 calls each of CTR, long, batch, records)"
-  timeout 50 ncu --metrics gpu__time_duration.sum --csv --kernel-name "regex:gcm|tgb|tgh|ctr" \
-    python3 bench/gpu/gcm_bench.py --out "$OUT/ncu" --ciphers aes128 --reps 1 --batches 1 > "$OUT/ncu-gcm.csv" 2>&1
-  python3 - "$OUT/ncu-gcm.csv" <<'PY' | tee "$OUT/gcm-kernels.txt"
+ncu_times() {  # $1: suffix of the files, then env assignments for the run: AES-128's GCM kernels' times under ncu
+  local sfx=$1; shift
+  env "$@" timeout 45 ncu --metrics gpu__time_duration.sum --csv --kernel-name "regex:gcm|tgb|tgh|ctr" \
+    python3 bench/gpu/gcm_bench.py --out "$OUT/ncu$sfx" --ciphers aes128 --reps 1 --batches 1 > "$OUT/ncu-gcm$sfx.csv" 2>&1
+  python3 - "$OUT/ncu-gcm$sfx.csv" <<'PY' | tee "$OUT/gcm-kernels$sfx.txt"
 import csv, re, sys
 from collections import defaultdict
 tot, cnt = defaultdict(float), defaultdict(int)
 lines = [ln for ln in open(sys.argv[1], errors="replace") if ln.startswith('"')]
 for row in csv.DictReader(lines):
-    m = re.search(r"(gcm_[a-z]+|tgb_[a-z]+|cs_tgh_[a-z]+|ctr_ptx|ctr_c)(?=\(|<|E|ILb|$)", row.get("Kernel Name", ""))
+    m = re.search(r"(gcm_[a-z0-9_]+?|tgb_[a-z]+|cs_tgh_[a-z]+|ctr_ptx|ctr_c)(?=\(|<|E|ILb|$)", row.get("Kernel Name", ""))
     if m and row.get("Metric Name") == "gpu__time_duration.sum":
         name = m.group(1)
         tot[name] += float(row["Metric Value"].replace(",", "")) / 1e6  # ns -> ms
@@ -78,6 +82,22 @@ for row in csv.DictReader(lines):
 for name in sorted(tot, key=lambda k: -tot[k]):
     print(f"{name:24s} {cnt[name]:3d} launches  {tot[name]:8.3f} ms in all  {tot[name] / cnt[name]:7.3f} ms each")
 PY
+}
+if command -v ncu >/dev/null && [ $(( $(date +%s) - t0 )) -lt 150 ]; then  # where the time goes (while time is left)
+  echo "== AES-128 GCM kernel times (ncu gpu__time_duration: 2 calls each of CTR, long, batch, records)"
+  ncu_times "" CIPHERSPEC_GCM_AB=
+  if [ $(( $(date +%s) - t0 )) -lt 185 ]; then
+    echo "== the same with CIPHERSPEC_GCM_AB=v1 (the former finish kernel)"
+    ncu_times -v1 CIPHERSPEC_GCM_AB=v1
+  fi
+  for k in gcm_keystream ctr_ptx; do  # why the keystream kernel takes longer than CTR's for the same bytes
+    [ $(( $(date +%s) - t0 )) -lt 205 ] || break
+    echo "== ncu warp states: $k (one launch)"
+    timeout 25 ncu --kernel-name "regex:$k" --launch-count 1 --section WarpStateStats --section SchedulerStats \
+      --section Occupancy --section LaunchStats --section MemoryWorkloadAnalysis python3 bench/gpu/gcm_bench.py --out "$OUT/ncu-st" \
+      --ciphers aes128 --reps 1 --batches 1 >> "$OUT/ncu-stalls.txt" 2>&1
+    grep -E "Stall|Issued|Eligible|Occupancy|L1/TEX Hit|Mem Busy|Duration|Shared Memory Configuration" "$OUT/ncu-stalls.txt" | tail -20
+  done
 fi
 wait $ptxas_pid; echo "== ptxas"; cat "$OUT/gcm-batch-ptxas.txt"
 echo "total: $(( $(date +%s) - t0 )) s, rc=$rc"

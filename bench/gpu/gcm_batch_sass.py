@@ -1,6 +1,7 @@
 """SASS instruction counts of the GCM batch route with GHASH on the tensor cores (templates/tgb.cu.j2), beside
 the library's CTR kernel, and the batch/CTR ratio they suggest -- an ESTIMATE from static counts (issue model,
 the same efficiency for every kernel), not a measurement: bench/gpu/gcm_batch.sh measures it on a GPU.
+Both finish kernels are counted (one core call a message; a warp's 32 messages in one core call, lane keys).
 
 Counts are warp instructions: the CTR kernel's grid-stride trip (one core call: G blocks a thread, the round
 loop counted as often as it runs) over G*32 blocks a warp; the batch's keystream kernel ({P}_gcm_keystream, one
@@ -67,6 +68,19 @@ def _records(ins) -> tuple[int, int, int]:
     return pre, body, tail
 
 
+def _finish(ins, trips: int, nrk: int) -> int:
+    """A finish kernel's warp instructions (32 messages): its code once, the round loop `trips` times, and for the
+    lane-key finish its key-word loop (the loop with the ballots, 16 words a trip) ceil(nrk / 16) times."""
+    loops = sass._loops(ins)
+    size = {lp: sum(1 for a, _, _ in ins if lp[0] <= a <= lp[1]) for lp in loops}
+    rl = max(loops, key=lambda lp: size[lp])
+    total = len(ins) + (trips - 1) * size[rl]
+    votes = [lp for lp in loops if any(lp[0] <= a <= lp[1] and op == "VOTE" for a, op, _ in ins)]
+    if votes:
+        total += (-(-nrk // 16) - 1) * size[min(votes, key=lambda lp: size[lp])]
+    return total
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--cipher", default="aes128")
@@ -113,6 +127,14 @@ def main() -> int:
         f"  batch, keystream kernel    {bat0 / per_warp:6.2f}  ({bat0} a slice; upper bound: the partial-block code and a key copy too)"
     )
     print(f"  batch, fused GHASH         {bat1 / per_warp:6.2f}  ({bat1} a trip; upper bound)")
+    nrk = int(src.h.split("_RK_WORDS ")[1].split()[0])
+    for label, key in (
+        ("finish (a core call a message)", "gcm_finishE"),
+        ("finish, lane keys (a warp's)", "finish_lanes"),
+    ):
+        if any(key in f for f in funcs):
+            n = _finish(funcs[sass.pick(funcs, key)], trips, nrk)
+            print(f"  {label:30s} {n / 32:7.0f} warp instructions a message ({n} for 32)")
     print(
         f"  records' GHASH (BMMA)      {rec / blocks:6.2f}  ({pre} prologue + {tiles} x {tile} a tile + {tail} tail, "
         f"a {a.record}-byte record) = {32 * rec / blocks:.0f} thread instructions a block"

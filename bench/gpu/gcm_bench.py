@@ -9,6 +9,8 @@ each timed with CUDA events over `reps` back-to-back calls, the median of `batch
 warms up).  Writes gcm-bench.json and gcm-bench.md (the table) under --out.
 
     python3 bench/gpu/gcm_bench.py --out $OUT [--size 1073741824] [--ciphers aes128,aria128,lea128,lea128:ilp1_t128]
+        [--ab]   (batch and records also with CIPHERSPEC_GCM_AB=v1 -- the former finish kernel --, alternating
+                  with the current one batch by batch)
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 import argparse
 import ctypes
 import json
+import os
 import statistics
 import sys
 import time
@@ -41,7 +44,25 @@ def _median_ms(call, reps: int, batches: int) -> float:
     return statistics.median(out)
 
 
-def bench_cipher(name: str, size: int, reps: int, batches: int, sched: str | None) -> dict:
+AB = ("", "v1")  # CIPHERSPEC_GCM_AB: the current kernels; the former finish (one core call a message)
+
+
+def _median_ab(call, reps: int, batches: int) -> list[float]:
+    """ms a call for each CIPHERSPEC_GCM_AB value of AB (the library reads the variable at every call),
+    alternating batch by batch, the first round a warm-up."""
+    ms = (ctypes.c_float * 1)()
+    out: list[list[float]] = [[] for _ in AB]
+    for b in range(batches + 1):
+        for env, o in zip(AB, out):
+            os.environ["CIPHERSPEC_GCM_AB"] = env
+            call(reps, ms)
+            if b:
+                o.append(ms[0] / reps)
+    os.environ.pop("CIPHERSPEC_GCM_AB", None)
+    return [statistics.median(o) for o in out]
+
+
+def bench_cipher(name: str, size: int, reps: int, batches: int, sched: str | None, ab: bool = False) -> dict:
     reg = Registry()
     c = CUDA_BACKEND.load(reg, name, None, sched)
     rng = np.random.default_rng(7)
@@ -130,7 +151,14 @@ def bench_cipher(name: str, size: int, reps: int, batches: int, sched: str | Non
             calls = (("ctr", ctr), ("gcm_long", gcm_long), ("gcm_batch", gcm_batch), ("gcm_records", gcm_records))
             for what, call in calls:
                 t = time.time()
-                ms = _median_ms(call, reps, batches)
+                if ab and what in ("gcm_batch", "gcm_records"):
+                    ms, *others = _median_ab(call, reps, batches)
+                    for env, mo in zip(AB[1:], others):
+                        row[f"{what}_{env}_ms"] = mo
+                        row[f"{what}_{env}_gbps"] = 8 * size / mo / 1e6
+                        print(f"{name} {what} (CIPHERSPEC_GCM_AB={env}): {mo:.3f} ms, {8 * size / mo / 1e6:.0f} Gbps")
+                else:
+                    ms = _median_ms(call, reps, batches)
                 row[what + "_ms"] = ms
                 row[what + "_gbps"] = 8 * size / ms / 1e6  # Gbit/s
                 print(
@@ -140,6 +168,10 @@ def bench_cipher(name: str, size: int, reps: int, batches: int, sched: str | Non
     row["gcm_long_vs_ctr"] = row["gcm_long_gbps"] / row["ctr_gbps"]
     row["gcm_batch_vs_ctr"] = row["gcm_batch_gbps"] / row["ctr_gbps"]
     row["gcm_records_vs_ctr"] = row["gcm_records_gbps"] / row["ctr_gbps"]
+    for what in ("gcm_batch", "gcm_records"):
+        for env in AB[1:]:
+            if f"{what}_{env}_gbps" in row:
+                row[f"{what}_{env}_vs_ctr"] = row[f"{what}_{env}_gbps"] / row["ctr_gbps"]
     row["device"] = c.device
     return row
 
@@ -156,6 +188,23 @@ def table(rows: list[dict]) -> str:
             f"{r['gcm_long_vs_ctr']:.2f} | {r['gcm_batch_gbps']:.0f} | {r['gcm_batch_vs_ctr']:.2f} | "
             f"{r['gcm_records_gbps']:.0f} | {r['gcm_records_vs_ctr']:.2f} |"
         )
+    if any("gcm_batch_v1_gbps" in r for r in rows):  # the A/B (--ab): same process, alternating batch by batch
+        lines += [
+            "",
+            "A/B, alternating in one process: the current kernels; v1 = the former finish (CIPHERSPEC_GCM_AB=v1: one",
+            "core call a message, key words loaded as the core goes); Gbps (/CTR):",
+            "",
+            "| cipher | batch: current | v1 | records: current | v1 |",
+            "|---|---|---|---|---|",
+        ]
+        for r in rows:
+            if "gcm_batch_v1_gbps" in r:
+                cells = [
+                    f"{r[f'{w}{e}_gbps']:.0f} ({r[f'{w}{e}_vs_ctr']:.2f})"
+                    for w in ("gcm_batch", "gcm_records")
+                    for e in ("", "_v1")
+                ]
+                lines.append(f"| {r['cipher']} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
@@ -167,11 +216,12 @@ def main() -> int:
     ap.add_argument("--batches", type=int, default=3)
     ap.add_argument("--ciphers", default="aes128,aria128,lea128")
     ap.add_argument("--schedule", default=None)
+    ap.add_argument("--ab", action="store_true", help="also the batch's former finish (CIPHERSPEC_GCM_AB=v1)")
     a = ap.parse_args()
     rows = []
     for job in a.ciphers.split(","):  # name or name:schedule
         n, _, sched = job.partition(":")
-        rows.append(bench_cipher(n, a.size, a.reps, a.batches, sched or a.schedule))
+        rows.append(bench_cipher(n, a.size, a.reps, a.batches, sched or a.schedule, a.ab))
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "gcm-bench.json").write_text(json.dumps(rows, indent=1))

@@ -92,11 +92,18 @@ def loop_mix(ins: list[tuple[int, str, str]], inner_trips: int = 1) -> Counter:
     return mix
 
 
-def round_trips(cu: str, flavour: str = "ptx") -> int:
-    """Iterations of the round loop of a generated .cu's encryption core (1: no round loop)."""
-    head = rf"void cs_enc_{flavour}\([^\n]*\n\{{\n[^\n]*\n[^\n]*_pre\([^\n]*\n#pragma unroll 1\n"
+def round_trips(cu: str, flavour: str = "ptx", core: str = "enc") -> int:
+    """Iterations of the round loop of a generated .cu's encryption core (1: no round loop); ``core``: "main" for
+    the bitsliced CTR kernels' core (bs_ctr.py), whose loop may start a round later."""
+    head = rf"void cs_{core}_{flavour}\([^\n]*\n\{{\n[^\n]*\n[^\n]*_pre\([^\n]*\n#pragma unroll 1\n"
     m = re.search(head + r"\s*for \(int i = 0; i < (\d+);", cu)
     return int(m.group(1)) if m else 1
+
+
+def ctr_trips(cu: str, flavour: str = "ptx") -> int:
+    """round_trips of the core the CTR kernel calls: cs_main where the bitsliced CTR kernels read host-computed
+    segment planes (generator/ptx/bs_ctr.py), else cs_enc."""
+    return round_trips(cu, flavour, "main" if f"void cs_main_{flavour}(" in cu else "enc")
 
 
 def cycles_per_trip(mix: Counter) -> tuple[float, str]:

@@ -64,7 +64,7 @@ def row(name: str, text: str, sms: int, mhz: float) -> dict:
             subprocess.run([tool, "--dump-sass", str(cubin)], capture_output=True, text=True, env=env).stdout
         )
         fname = sass.ctr_kernel(funcs, fl, False)
-        mix = sass.loop_mix(funcs[fname], sass.round_trips(src.cu, fl))  # a round loop counts its trips
+        mix = sass.loop_mix(funcs[fname], sass.ctr_trips(src.cu, fl))  # a round loop counts its trips
         blocks = sched.ilp * group_of(sched)
         roof, pipe = sass.roof_gbps(mix, blocks, module.block.nbytes, sms, mhz)
         uses = [u for k, u in rep.kernels.items() if k == fname] or [

@@ -21,6 +21,10 @@ IV + i = (U << 32) | (lo + j) with lo + j < 2^32, so every block word outside th
 bytes is constant (U), including across the 2^32 / 2^64 / 2^128 carries, which fall on segment
 boundaries; each segment gets its own ``pre`` values.  ``main`` keeps ``fn``'s outputs; an output that
 is itself uniform comes back as an ``H`` input passed straight through.
+
+``pass_inputs``: uniform inputs that ``main`` should read as ``H`` values too, not as themselves (the
+bitsliced CTR core: a nonce plane costs 3 ops to make on the device, an ``H`` value none).  ``keep``: op ids
+that stay in ``main`` though uniform (their uniform arguments become ``H`` values).
 """
 
 from __future__ import annotations
@@ -55,12 +59,24 @@ def uniform_mask(fn: Function, uniform_inputs: set[str]) -> list[bool]:
     return uni
 
 
-def split(fn: Function, uniform_inputs: set[str], prefix: str = "H") -> Hoisted:
+def split(
+    fn: Function,
+    uniform_inputs: set[str],
+    prefix: str = "H",
+    pass_inputs: frozenset[str] = frozenset(),
+    keep: frozenset[int] = frozenset(),
+) -> Hoisted:
     uni = uniform_mask(fn, set(uniform_inputs))
     ops = fn.ops
+    if keep:  # ops main keeps though they are uniform (and so everything that reads them)
+        for i, op in enumerate(ops):
+            if i in keep or any(not uni[a] for a in op.args):
+                uni[i] = False
 
-    def worth(v: int) -> bool:  # an input or constant is as cheap to read in main as an H value
-        return ops[v].code not in ("input", "const")
+    def worth(v: int) -> bool:  # an input or constant is as cheap to read in main as an H value (but pass_inputs)
+        if ops[v].code == "input":
+            return ops[v].imm[0] in pass_inputs
+        return ops[v].code != "const"
 
     frontier: list[int] = []
     seen: set[int] = set()

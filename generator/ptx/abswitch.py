@@ -21,3 +21,9 @@ def former_sbox() -> bool:
     -- Paar's networks only, two_sided's own decomposition, the circuit and form with the fewest plane
     operations (merged or both own programs) -- the A/B baseline of bench/gpu/affinv.sh."""
     return os.environ.get("CIPHERSPEC_PTX_SBOX") == "v1"
+
+
+def former_ctr() -> bool:
+    """CIPHERSPEC_PTX_CTR=v1: the bitsliced CTR kernels without the host-computed segment planes (bs_ctr.py): they
+    call the plain encrypt core, as before -- the A/B baseline of bench/gpu/ctrcache.sh."""
+    return os.environ.get("CIPHERSPEC_PTX_CTR") == "v1"

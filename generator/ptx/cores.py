@@ -38,6 +38,16 @@ class Access:
 NO_ACCESS = Access("", "", (), {})
 
 
+@dataclass(frozen=True)
+class Bound:
+    """Inputs a core reads from one more parameter, as memory operands (no register): the bitsliced CTR core's
+    host-computed segment planes (bs_ctr.py) -- param "const P_seg &hs", exprs {"H[0]": "hs.h[0]", ...}."""
+
+    param: str  # the parameter's declaration
+    arg: str  # its name, as a caller passes it on
+    exprs: dict[str, str]  # input name -> expression
+
+
 def access(module: Module, sched: CudaSchedule, rk_type: str, reload_rk: bool = False) -> Access:
     """``reload_rk`` (rk-shared): read every round-key word from shared memory at its use (volatile), so
     that nvcc does not hoist hundreds of them into registers (the bitsliced multi-key kernel)."""
@@ -73,12 +83,14 @@ def core(
     rk_idx: dict[str, int | str] | None = None,
     offset: str | None = None,
     pressure: bool = False,
+    bound: Bound | None = None,
 ) -> str:
     """The device function; ``x_names[j]`` is the input bound to x[j], ``h_names[k]`` to h[k];
     ``balanced``: move rotations to the FMA pipe where that evens the pipes (balance.py);
     ``rk_idx``: round-key input name -> word in the struct (default: the key schedule's words), or an
     index expression over ``offset``, a parameter the function then takes (a round loop's key words);
-    ``pressure``: emit in register-pressure order (generator/mir/schedule.py; the bitsliced cores, ~128 live planes)."""
+    ``pressure``: emit in register-pressure order (generator/mir/schedule.py; the bitsliced cores, ~128 live planes);
+    ``bound``: inputs read from one more parameter (after the round keys)."""
     idx: dict[str, int | str] = dict(rk_index(module)) if rk_idx is None else rk_idx
     imad: frozenset[int] = frozenset()
     if balanced:
@@ -91,6 +103,8 @@ def core(
     for n, _, _ in fn.inputs():
         if n in idx:
             inputs[n] = isel.Val(acc.rk_expr.format(i=idx[n]), True, register=False)
+        elif bound is not None and n in bound.exprs:
+            inputs[n] = isel.Val(bound.exprs[n], True, register=False)
     env = isel.Env(inputs, lambda t, i: acc.tab_expr[t].format(i=i), imad=imad, pressure=pressure)
     body = isel.select(fn, env, flavour)
     params = [f"const uint32_t (&x)[{max(len(x_names), 1)}]"]
@@ -99,6 +113,8 @@ def core(
     params.append(f"uint32_t (&y)[{max(len(body.outputs), 1)}]")
     if acc.rk_param:  # (the lane transforms read no key)
         params.append(acc.rk_param)
+    if bound is not None:
+        params.append(bound.param)
     if offset:
         params.append(f"const int {offset}")
     params += list(acc.tab_params)
@@ -110,7 +126,14 @@ def core(
 
 
 def looped_core(
-    name: str, loop: RoundLoop, module: Module, acc: Access, flavour: str, x_names: list[str], rk_idx: dict[str, int]
+    name: str,
+    loop: RoundLoop,
+    module: Module,
+    acc: Access,
+    flavour: str,
+    x_names: list[str],
+    rk_idx: dict[str, int],
+    bound: Bound | None = None,
 ) -> str:
     """A core whose repeated rounds run in a loop (roundloop.py): <name>_pre, <name>_body (one iteration;
     its key words at one stride per iteration from the first's) and <name>_post, and <name> calling them.
@@ -131,14 +154,19 @@ def looped_core(
     se = [nm for nm, _ in loop.pre.outputs]  # S[0..L), then E[..]
     body_idx: dict[str, int | str] = {f"K[{j}]": f"o + {w}" for j, w in enumerate(first)}
     parts = [
-        core(f"{name}_pre", loop.pre, module, acc, flavour, x_names, rk_idx=dict(rk_idx), pressure=True),
-        core(f"{name}_body", loop.body, module, acc, flavour, se, rk_idx=body_idx, offset="o", pressure=True),
-        core(f"{name}_post", loop.post, module, acc, flavour, se, rk_idx=dict(rk_idx), pressure=True),
+        core(f"{name}_pre", loop.pre, module, acc, flavour, x_names, rk_idx=dict(rk_idx), pressure=True, bound=bound),
+        core(
+            f"{name}_body", loop.body, module, acc, flavour, se, rk_idx=body_idx, offset="o", pressure=True, bound=bound
+        ),
+        core(f"{name}_post", loop.post, module, acc, flavour, se, rk_idx=dict(rk_idx), pressure=True, bound=bound),
     ]
-    args = ", ".join(["rk"] * bool(acc.rk_param) + [p.rsplit(" ", 1)[-1] for p in acc.tab_params])
+    rk_arg = ["rk"] * bool(acc.rk_param) + ([bound.arg] if bound is not None else [])
+    tab_args = [p.rsplit(" ", 1)[-1] for p in acc.tab_params]
+    args = ", ".join(rk_arg + tab_args)
+    body_args = ", ".join(rk_arg + [f"i * {step}"] + tab_args)  # (the part's parameter order: keys, offset, tables)
     ny = max(len(loop.post.outputs), 1)
     params = [f"const uint32_t (&x)[{max(len(x_names), 1)}]", f"uint32_t (&y)[{ny}]"]
-    params += [acc.rk_param] * bool(acc.rk_param) + list(acc.tab_params)
+    params += [acc.rk_param] * bool(acc.rk_param) + ([bound.param] if bound is not None else []) + list(acc.tab_params)
     lines = [
         f"__device__ __forceinline__ void {name}({', '.join(params)})",
         "{",
@@ -148,7 +176,7 @@ def looped_core(
         f"    for (int i = 0; i < {loop.count}; ++i) {{  // {loop.period} round(s) an iteration; round keys at "
         f"{step:+d} words per iteration",
         f"        uint32_t t[{L}];",
-        f"        {name}_body(s, t, {args}, i * {step});",
+        f"        {name}_body(s, t, {body_args});",
         "#pragma unroll",
         f"        for (int p = 0; p < {L}; ++p) s[p] = t[p];",
         "    }",

@@ -11,6 +11,11 @@ the launch's real thread count), and the shared-memory offsets of the GHASH scra
     after:  gcm_parts(module, sched, ...) -> GcmParts(G=1, long_ks="{ const uint32_t ml = cs_prmt(lo, ...",
             batch_ks="{ m[s][0] = j0[0]; ... cs_menc_ptx(x, y, cs_smem + 0); ...", ...)
             rendered by gcm.cu.j2 into {P}_gcm_long, {P}_gcm_batch, {P}_gcm_keystream, {P}_gcm_finish, host API
+
+In a bitsliced layout (lane_keys) the finish makes a warp's 32 E(K, J0) in one core call, block b under lane b's
+own key -- each key word's bit b taken from lane b's key by a ballot ({P}_gcm_finish_lanes):
+
+    before: lane b: core(J0_b, 31 unused blocks; key_b)          after: warp: core(J0_0 .. J0_31; merged key words)
 """
 
 from __future__ import annotations
@@ -44,6 +49,8 @@ class GcmParts:
     sm_ks: int  # shared words the keystream kernel uses: tables, two key buffers
     fin_prologue: str  # tables into shared memory, one barrier (nothing when no table is staged)
     fin_ks: str  # E(K, J0) into m[0][0..3] from `j0[4]`, round keys read at `rkg` (global memory)
+    lane_keys: bool  # bit b of every lane word is block b's (bitsliced): a core call may take 32 keys, one a block
+    fin_lane_ks: str  # (lane_keys) the warp's 32 J0s, block b lane b's, under the merged key words at `kw`
     sm_batch: int  # shared words the batch kernel's cores use (its GHASH scratch follows)
     sm_fin: int  # the same for the finish kernel
     nrk: int
@@ -114,6 +121,21 @@ def _lanes_ks(f: str, G: int, uniform: list[str], core_call: str) -> str:
     return "\n".join(lines)
 
 
+def _lane_keys_ks(f: str, G: int, menc: str) -> str:
+    """E(K, J0) of a warp's 32 messages in one core call (lane_keys): block b is lane b's J0."""
+    lines = ["{", "#pragma unroll", f"    for (int b = 0; b < {G}; ++b) {{  // block b: the J0 of lane b's message"]
+    lines += [f"        m[0][b * 4 + {k}] = __shfl_sync(0xffffffffu, j0[{k}], b);" for k in range(4)]
+    lines += [
+        "    }",
+        "    uint32_t x[NWORDS], y[NWORDS];",
+        f"    cs_lanes_in_{f}(m[0], x);",
+        f"    {menc}",
+        f"    cs_lanes_out_{f}(y, m[0]);",
+        "}",
+    ]
+    return "\n".join(lines)
+
+
 def gcm_parts(
     module: Module,
     sched: CudaSchedule,
@@ -125,12 +147,14 @@ def gcm_parts(
     scalar_ctr=None,
     io=None,
     lane_uniform: list[str] | None = None,
+    lane_call: str | None = None,
     nx: int,
 ) -> GcmParts:
     """``group``: blocks per core call; ``enc_args``: the CTR core's round-key/table arguments; the scalar
     layout passes its CTR parts (``scalar_ctr``: ctr.CtrParts) and block I/O, a lane layout the lines that
     make the counter's uniform memory words um[0..2] from seg.u (``lane_uniform``); ``nx``: the words a
-    core takes (x[nx], y[nx])."""
+    core takes (x[nx], y[nx]); ``lane_call``: a lane layout's CTR core call (default: the plain encrypt core;
+    the bitsliced one reads the segment's host-computed planes, bs_ctr.py)."""
     f = sched.flavour
     G = group
     if G & (G - 1):
@@ -142,6 +166,8 @@ def gcm_parts(
     fin_args = ", ".join(["rkg"] + fills.args)
     fin_menc = f"cs_menc_{f}(x, y, {fin_args});"
     j0_uniform = ["uint32_t um[3] = {j0[0], j0[1], j0[2]};  // J0's words 0..2 (uniform)"]
+    lane_keys = sched.layout == "bs" and G == 32  # bit b of a lane word is block b's (lanes.py)
+    fin_lane_ks = _lane_keys_ks(f, G, f"cs_menc_{f}(x, y, {', '.join(['kw'] + fills.args)});") if lane_keys else ""
     if G == 1:
         assert scalar_ctr is not None and io is not None
         memword = layout.counter_memword(f, "lo")
@@ -158,7 +184,7 @@ def gcm_parts(
     else:
         assert lane_uniform is not None
         uni = ["uint32_t um[3];"] + [ln for ln in lane_uniform]
-        long_ks = _lanes_ks(f, G, uni, f"cs_enc_{f}(x, y, {enc_args});")
+        long_ks = _lanes_ks(f, G, uni, lane_call or f"cs_enc_{f}(x, y, {enc_args});")
         batch_ks = _lanes_ks(f, G, j0_uniform, menc)
         ks_ks = _lanes_ks(f, G, j0_uniform, ks_menc)
         fin_ks = "\n".join(
@@ -173,7 +199,9 @@ def gcm_parts(
                 "}",
             ]
         )
-    long_ks, batch_ks, fin_ks, ks_ks = (t.replace("NWORDS", str(nx)) for t in (long_ks, batch_ks, fin_ks, ks_ks))
+    long_ks, batch_ks, fin_ks, ks_ks, fin_lane_ks = (
+        t.replace("NWORDS", str(nx)) for t in (long_ks, batch_ks, fin_ks, ks_ks, fin_lane_ks)
+    )
     nrk_all = nrk if nrk else len(rk_index(module))
     return GcmParts(
         G=G,
@@ -191,6 +219,8 @@ def gcm_parts(
         sm_ks=_pad4(fills.words) + 2 * _pad4(nrk_all),
         fin_prologue=_fin_prologue(fills),
         fin_ks=fin_ks,
+        lane_keys=lane_keys,
+        fin_lane_ks=fin_lane_ks,
         sm_batch=fills.words + nrk,
         sm_fin=fills.words,
         nrk=nrk_all,

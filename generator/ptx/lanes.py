@@ -25,8 +25,9 @@ from dataclasses import dataclass, replace
 
 from cipherspec.errors import UsageError
 from cipherspec.ir import Function, Module
+from cipherspec.passes.hoist_uniform import Hoisted
 
-from . import bitsliced, keysplit, roundloop, swar, xor3
+from . import bitsliced, bs_ctr, keysplit, roundloop, swar, xor3
 from .abswitch import former_bitsliced
 from .irbuild import Builder
 from .lane_support import why_not
@@ -49,6 +50,8 @@ class Lanes:
     state: dict[str, list[str]]  # function -> its lane-word input names, in lane-word order (x[0], x[1], ...)
     constant_time: bool
     loops: dict[str, RoundLoop | None]  # function -> its rounds re-rolled (roundloop.py), or None: straight-line
+    ctr: Hoisted | None = None  # bs CTR: encrypt's core split at the segment-uniform planes (bs_ctr.py); its
+    # main part is cores["ctr_main"] (and loops["ctr_main"]), its pre part runs on the host
 
     @property
     def derived(self) -> int:
@@ -112,9 +115,10 @@ def _state(module: Module, fname: str, name: str) -> list[str]:
     return xs if name == "swar" else bitsliced.state_planes(module.block, xs)
 
 
-def lanes_for(module: Module, name: str, reroll: bool = False) -> Lanes:
+def lanes_for(module: Module, name: str, reroll: bool = False, ctr_hoist: bool = False) -> Lanes:
     """``module``: prepared for the layout (source.prepared_for); ``reroll``: find each core's round loop
-    (roundloop.py) so that the kernel runs the repeated rounds in a loop instead of unrolled."""
+    (roundloop.py) so that the kernel runs the repeated rounds in a loop instead of unrolled; ``ctr_hoist``
+    (bs): split encrypt for CTR at the segment-uniform planes (bs_ctr.py), its main part as core "ctr_main"."""
     why = why_not(module, name)
     if why:
         raise UsageError(why)
@@ -127,10 +131,16 @@ def lanes_for(module: Module, name: str, reroll: bool = False) -> Lanes:
             raise UsageError(f"{name} layout: the {f} core reads round-key words directly (internal)")
     state = {f: _state(module, f, name) for f in lowered}
     lin, lout, lctr = _transforms(module, name, state["encrypt"])
-    ct = name == "bs" or not module.tables
     # bitsliced: round loops cut where the fewest planes are live, then the XOR sharing that LOP3 does not need
     # dropped (xor3.py) in each part; the A/B switch (abswitch.py) turns both off (and isel's slices.py order)
     plain = name != "bs" or former_bitsliced()
+    hoisted = None
+    if ctr_hoist and name == "bs":
+        hoisted = _ctr_split(module, split, keys, reroll, not plain)
+        if hoisted is not None:
+            split = replace(split, cores=split.cores | {"ctr_main": hoisted.main})
+            state["ctr_main"] = state["encrypt"]
+    ct = name == "bs" or not module.tables
     loops = _round_loops(split.cores, split.derive, not plain) if reroll else dict.fromkeys(split.cores)
     cores = split.cores
     if not plain:
@@ -140,7 +150,33 @@ def lanes_for(module: Module, name: str, reroll: bool = False) -> Lanes:
             and replace(loop, pre=xor3.unshare(loop.pre), body=xor3.unshare(loop.body), post=xor3.unshare(loop.post))
             for f, loop in loops.items()
         }
-    return Lanes(name, GROUP[name], cores, split.derive, lin, lout, lctr, state, ct, loops)
+    return Lanes(name, GROUP[name], cores, split.derive, lin, lout, lctr, state, ct, loops, hoisted)
+
+
+def _ctr_split(module: Module, split: keysplit.KeySplit, keys: set[str], reroll: bool, narrow: bool) -> Hoisted | None:
+    """encrypt's core split for the bitsliced CTR kernels (bs_ctr.py).  Where the round loop of its main part would
+    end earlier than the core's -- rounds moved from the loop into the straight-line code after it (ARIA: the
+    loop, 2 rounds an iteration, starts at round 3 and leaves rounds 10-11 unrolled, and its CTR kernel measured
+    5% slower) -- the split keeps in main what the loop's first round computes, so that main re-rolls as the
+    core does; the loop may start later (AES: its first round, 12 S-boxes hoisted, leaves the loop), not end
+    earlier."""
+    enc = split.cores["encrypt"]
+    words = [n for n, _, _ in module.functions["encrypt"].inputs() if n not in keys]
+    derived = {n for n, _ in split.derive.outputs}
+    hoisted = bs_ctr.split(enc, module, words, derived)
+    if hoisted is None or not reroll:
+        return hoisted
+    loops = _round_loops({"encrypt": enc, "main": hoisted.main}, split.derive, narrow)
+    core_loop, main_loop = loops["encrypt"], loops["main"]
+    if core_loop is None or (main_loop is not None and _ops(main_loop.post) <= _ops(core_loop.post)):
+        return hoisted
+    rounds = [op.origin.round for op in core_loop.body.ops if op.origin is not None and op.origin.round is not None]
+    kept = bs_ctr.split(enc, module, words, derived, before_round=min(rounds)) if rounds else None
+    return kept if kept is not None else hoisted
+
+
+def _ops(fn: Function) -> int:
+    return sum(1 for op in fn.ops if op.code not in ("input", "const"))
 
 
 def _round_loops(cores: dict[str, Function], derive: Function, narrow: bool = True) -> dict[str, RoundLoop | None]:

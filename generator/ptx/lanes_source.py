@@ -6,8 +6,13 @@ Per slot, a group's G blocks are loaded as memory words m[s][b*MW + k], turned i
 layout's lanes_in core, run through the lowered core, turned back by lanes_out and stored, each block
 behind its own bounds check (the last group of a call may be partial).  CTR builds the G counters'
 memory words (the uniform ones once per thread) -- and for a call's partial last block, the same kernel launched
-with one CTA, thread 0's group whose block 0 it is --, the multi-key kernel G counters with full carry.  Round keys: the key schedule's words,
-then the layout's derived words (keysplit.py), computed by set_key.
+with one CTA, thread 0's group whose block 0 it is --, the multi-key kernel G counters with full carry.  Round
+keys: the key schedule's words, then the layout's derived words (keysplit.py), computed by set_key.  The
+bitsliced layout's single-key CTR kernels (ctr, GCM long) call ``cs_main``, whose segment-uniform part the host
+computes once per segment into ``seg.h`` (bs_ctr.py):
+
+    ctx["ctr_call"]["ptx"] == "cs_main_ptx(x, y, rkp, seg);"     (no hoisting: "cs_enc_ptx(x, y, rkp);")
+    ctx["SEGH"] == 176  (AES-128: the h words of P_seg)          ctx["seg_pre"]: the host C that fills them
 """
 
 from __future__ import annotations
@@ -16,16 +21,22 @@ from dataclasses import replace
 
 from cipherspec.ir import Module
 
-from . import cores, layout, multikey
+from . import bs_ctr, cores, layout, multikey
+from .abswitch import former_ctr
 from .blockio import block_io, lane_io
 from .lanes import CONSTANT_TIME, lanes_for
 from .placement import FLAVOURS, CudaSchedule, rk_index
 from .prologue import directions
 
 
-def _cores(module: Module, lay, sched: CudaSchedule, rk_type: str, nrk: int) -> list[str]:
+def _rk_words(module: Module, lay) -> dict[str, int]:
+    """Round-key input name -> word of the struct: the key schedule's words, then the derived ones."""
     base = len(rk_index(module))
-    rk_idx = dict(rk_index(module)) | {n: base + k for k, (n, _) in enumerate(lay.derive.outputs)}
+    return dict(rk_index(module)) | {n: base + k for k, (n, _) in enumerate(lay.derive.outputs)}
+
+
+def _cores(module: Module, lay, sched: CudaSchedule, rk_type: str, nrk: int, seg_type: str) -> list[str]:
+    rk_idx: dict = _rk_words(module, lay)  # (core and looped_core type it differently)
     acc = cores.access(module, sched, rk_type)
     acc_multi = cores.access(
         module,
@@ -47,11 +58,40 @@ def _cores(module: Module, lay, sched: CudaSchedule, rk_type: str, nrk: int) -> 
                 out.append(cores.looped_core(f"cs_{d}_{f}", loop, module, a, f, lay.state[fname], rk_idx))
             else:
                 out.append(cores.core(f"cs_{d}_{f}", lay.cores[fname], module, a, f, lay.state[fname], rk_idx=rk_idx))
+        if lay.ctr is not None:  # the single-key CTR kernels' core: the segment's uniform planes from seg.h
+            hs = cores.Bound(
+                f"const {seg_type} &hs", "hs", {n: f"hs.h[{k}]" for k, (n, _) in enumerate(lay.ctr.pre.outputs)}
+            )
+            loop, state = lay.loops["ctr_main"], lay.state["ctr_main"]
+            if loop is not None:
+                out.append(cores.looped_core(f"cs_main_{f}", loop, module, acc, f, state, rk_idx, bound=hs))
+            else:
+                main = lay.cores["ctr_main"]
+                out.append(cores.core(f"cs_main_{f}", main, module, acc, f, state, rk_idx=rk_idx, bound=hs))
     return out
 
 
+def _ctr_call(f: str, enc_args: str, hoisted: bool) -> str:
+    """The single-key CTR kernels' core call: cs_main with the segment after the round keys (its parameter
+    order: keys, the Bound, tables), or the plain encrypt core."""
+    if not hoisted:
+        return f"cs_enc_{f}(x, y, {enc_args});"
+    rk, *tabs = enc_args.split(", ")
+    return f"cs_main_{f}(x, y, {', '.join([rk, 'seg', *tabs])});"
+
+
+def _block_words(module: Module) -> list[str]:
+    keys = rk_index(module)
+    return [n for n, _, _ in module.functions["encrypt"].inputs() if n not in keys]
+
+
+def _ops(fn) -> int:
+    return sum(1 for op in fn.ops if op.code not in ("input", "const"))
+
+
 def lanes_context(module: Module, sched: CudaSchedule, P: str) -> dict:
-    lay = lanes_for(module, sched.layout, reroll=sched.layout == "bs" and not sched.unroll)
+    hoist = sched.layout == "bs" and sched.hoist and not former_ctr()
+    lay = lanes_for(module, sched.layout, reroll=sched.layout == "bs" and not sched.unroll, ctr_hoist=hoist)
     nrk = len(rk_index(module)) + lay.derived
     G, MW, B = lay.group, module.block.nbytes // 4, module.block.nbytes
     dirs = directions(module, sched, nrk)
@@ -69,7 +109,12 @@ def lanes_context(module: Module, sched: CudaSchedule, P: str) -> dict:
         B=B,
         lanes=lay.name,
         constant_time=CONSTANT_TIME[lay.name] if lay.constant_time else "no (table lookups)",
-        cores=_cores(module, lay, sched, f"{P}_rk", nrk),
+        cores=_cores(module, lay, sched, f"{P}_rk", nrk, f"{P}_seg"),
+        ctr_call={f: _ctr_call(f, dirs["enc"].args, lay.ctr is not None) for f in FLAVOURS},
+        SEGH=len(lay.ctr.frontier) if lay.ctr is not None else 0,
+        seg_pre=bs_ctr.host_c(lay.ctr, _block_words(module), _rk_words(module, lay), P) if lay.ctr is not None else "",
+        hoisted_ops=lay.ctr.hoisted_ops if lay.ctr is not None else 0,
+        core_ops=_ops(lay.cores["encrypt"]),
         ecb=[dirs["enc"], dirs["dec"]],
         enc=dirs["enc"],
         io=block_io(module),

@@ -22,23 +22,22 @@ compiles them with the host compiler and checks the plan and the counters withou
 from __future__ import annotations
 
 from cipherspec.ir import Module
+from cipherspec.schedule import Schedule
 
+from ..c.keysched import key_prep
 from .placement import DEFAULT_SHARED, CudaSchedule, rk_index
 from .prologue import table_fills
 
 MAX_REQ_BLOCKS = 1 << 31
 MAX_THREADS = 256
+FUSE_MAX_OPS = 2048  # key_schedule_cost up to which the keystream CTAs derive their round keys (fused_key_schedule)
 KEY_SCHEDULE_THREADS = 32  # threads per CTA of P_key_schedule_multi, and the most requests per CTA
 
 
 def helpers_c(P: str, B: int) -> str:
     """The request descriptor, the counter, the CTA span and the host plan: plain C99."""
     MW = B // 4
-    limbs = "\n".join(
-        f"        q->ctr[{k}] = ((uint32_t)c[{4 * k}] << 24) | ((uint32_t)c[{4 * k + 1}] << 16) | "
-        f"((uint32_t)c[{4 * k + 2}] << 8) | c[{4 * k + 3}];"
-        for k in range(MW)
-    )
+    limbs = "\n".join(_plan_limbs(MW))
     return f"""\
 typedef struct {{  /* one request of a multi-key launch */
     uint32_t ctr[{MW}];   /* its first counter V + 1 as big-endian 32-bit limbs (ctr[0] most significant) */
@@ -82,29 +81,49 @@ static uint64_t {P}_mk_ctas(const uint64_t *lens, uint64_t nreq, uint32_t ch)
     return n;
 }}
 
-/* descriptors and the CTA -> request map of a plan (q: nreq entries, cta_req: {P}_mk_ctas entries) */
+/* descriptors and the CTA -> request map of a plan (q: nreq entries, cta_req: {P}_mk_ctas entries).  V + 1 is
+ * made in scalar limbs (registers), not in a byte array re-read as words (a store-forwarding stall per request):
+ *   before: memcpy(c, v); ++c[15] (carry by bytes); q->ctr[k] = c[4k] << 24 | ...       ~8 ns a request
+ *   after:  w3 = be32(v + 12) + 1; c = w3 == 0; w2 = be32(v + 8) + c; ...; q->ctr[k] = wk  ~3 ns */
 static void {P}_mk_plan(const uint8_t *vs, const uint64_t *lens, uint64_t nreq, uint32_t ch, {P}_mreq *q,
                         uint32_t *cta_req)
 {{
     uint64_t first = 0, cta = 0, len = ~0ull;
-    uint32_t ctas = 0;  /* CTAs of a request of length len */
-    for (uint64_t r = 0; r < nreq; ++r, ++q) {{
-        uint8_t c[{B}];
-        memcpy(c, vs + r * {B}, {B});
-        for (int b = {B - 1}; b >= 0 && ++c[b] == 0; --b) {{}}  /* V + 1, big-endian, wrapping */
+    uint32_t ctas = 0, nb = 0;  /* blocks and CTAs of a request of length len */
+    for (uint64_t r = 0; r < nreq; ++r, ++q, vs += {B}) {{
 {limbs}
-        q->nblocks = (uint32_t)((lens[r] + {B - 1}) / {B});
-        q->cta0 = (uint32_t)cta;
-        q->first = first;
         if (lens[r] != len) {{
             len = lens[r];
-            ctas = (q->nblocks + ch - 1) / ch;
+            nb = (uint32_t)((len + {B - 1}) / {B});
+            ctas = (nb + ch - 1) / ch;
         }}
-        for (uint32_t k = 0; k < ctas; ++k) cta_req[cta++] = (uint32_t)r;
-        first += q->nblocks;
+        q->nblocks = nb;
+        q->cta0 = (uint32_t)cta;
+        q->first = first;
+        if (!cta_req) {{  /* no map: the kernel maps CTAs to requests by division (all requests but the last equal) */
+            cta += ctas;
+        }} else {{
+            for (uint32_t k = 0; k < ctas; ++k) cta_req[cta++] = (uint32_t)r;
+        }}
+        first += nb;
     }}
 }}
 """
+
+
+def _plan_limbs(MW: int) -> list[str]:
+    """V + 1 (big-endian over the block, wrapping) into q->ctr[] as scalar limbs, least significant first."""
+
+    def be32(k: int) -> str:
+        return " | ".join(
+            f"((uint32_t)vs[{4 * k + b}] << {24 - 8 * b})" if b < 3 else f"vs[{4 * k + 3}]" for b in range(4)
+        )
+
+    lines = [f"        const uint32_t w{MW - 1} = ({be32(MW - 1)}) + 1u;"]
+    for k in range(MW - 2, -1, -1):
+        lines.append(f"        {'uint32_t c = ' if k == MW - 2 else 'c &= '}w{k + 1} == 0u;")
+        lines.append(f"        const uint32_t w{k} = ({be32(k)}) + c;")
+    return lines + [f"        q->ctr[{k}] = w{k};" for k in range(MW)]
 
 
 def threads(sched: CudaSchedule) -> int:
@@ -139,11 +158,40 @@ def key_schedule_smem(keys: int, stride: int, kb: int) -> int:
     return 4 * keys * stride + 4 * ((keys * kb + 3) // 4) if stride else 0
 
 
-def kernel_parts(module: Module, sched: CudaSchedule, P: str, nrk: int | None = None, group: int = 1) -> dict:
+def key_schedule_cost(module: Module) -> int:
+    """The key schedule's work as one device thread runs it: its IR ops (the scalar C key schedule's, keysched.py),
+    a table lookup counted as its table's entries (constant time: a Boolean circuit over the table, not one load).
+
+        LEA-128 292, HIGHT 271, CHAM-128/128 28;  AES-128 236 ops + 40 lookups x 256 = 10,476;  ARIA-128 13,845
+    """
+    prep = key_prep(module, Schedule(module.cipher, "c", "scalar", (), None))
+    return sum(
+        len(prep.tables[op.imm[0]].values) if op.code == "lut" else 1 for op in prep.functions["key_schedule"].ops
+    )
+
+
+def fused_key_schedule(module: Module, ks_entry: str | None) -> bool:
+    """Whether the keystream kernel's CTAs derive their request's round keys themselves (one launch a call, no
+    round-key table): where the caller has the device key-schedule entry (no derived words: the round keys are
+    the schedule's words) and the schedule costs at most FUSE_MAX_OPS (every CTA of the grid pays it once, on one
+    thread, against a separate launch whose latency no GPU count shortens)."""
+    return ks_entry is not None and key_schedule_cost(module) <= FUSE_MAX_OPS
+
+
+def kernel_parts(
+    module: Module, sched: CudaSchedule, P: str, nrk: int | None = None, group: int = 1, ks_entry: str | None = None
+) -> dict:
     """What the template's multi-key kernel needs: prologue (table fills, the request's round keys into
     shared memory, one barrier), the core's arguments, shared bytes, the partial-block store.  Lane
-    layouts: ``nrk`` round-key words per request (derived ones included), ``group`` blocks per slot."""
+    layouts: ``nrk`` round-key words per request (derived ones included), ``group`` blocks per slot.
+    ``ks_entry``: the device key schedule (key bytes -> the round-key words); where fused_key_schedule holds, a
+    second kernel, P_ctr_multi_ks, whose CTA derives its request's round keys (prologue ``ks_prologue``):
+
+        before: key_schedule_multi<<<>>>(keys -> rks table); ctr_multi<<<>>>(rks[r] -> shared); memset(rks)
+        after:  ctr_multi_ks<<<>>>(thread 0: ks_entry(keys[r]) -> shared); shared round keys zeroed at the end
+    """
     B, T = module.block.nbytes, threads(sched)
+    fused = nrk is None and fused_key_schedule(module, ks_entry)
     nrk = len(rk_index(module)) if nrk is None else nrk
     word = "m[s][{k}]" if group == 1 else f"m[s][b * {B // 4} + {{k}}]"  # a lane layout stores block b of m[s]
     fills = table_fills(module, sched.copies, T)
@@ -158,8 +206,36 @@ def kernel_parts(module: Module, sched: CudaSchedule, P: str, nrk: int | None = 
         f"if ({b}u < rem) out8[i * {B} + {b}] = (uint8_t)({word.format(k=b // 4)} >> {8 * (b % 4)});" for b in range(B)
     ]
     smem = 4 * (rk_off + nrk)
-    ks_keys, ks_stride = key_schedule_shape(nrk, module.key.nbytes)
+    kb = module.key.nbytes
+    kw = (kb + 3) // 4  # the key's words, after the round keys in shared memory (fused)
+    key = f"cs_smem + {rk_off + nrk}"
+    load = (
+        f"    if (threadIdx.x < {kw}u) ({key})[threadIdx.x] = keys[(uint64_t)r * {kw} + threadIdx.x];"
+        if kb % 4 == 0
+        else f"    for (uint32_t i = threadIdx.x; i < {kb}u; i += {T}u) ((uint8_t *)({key}))[i] = "
+        f"((const uint8_t *)keys)[(uint64_t)r * {kb} + i];"
+    )
+    ks_pro = ["    extern __shared__ uint32_t cs_smem[];"] + fills.lines
+    ks_pro += [
+        "    // the request: by division where every request but the last has cpr CTAs (no map to read first), else the map",
+        "    const uint32_t r = cpr ? (blockIdx.x / cpr < last ? blockIdx.x / cpr : last) : cta_req[blockIdx.x];",
+        f"    const {P}_mreq q = reqs[r];  // (in flight beside the key's load)",
+        load,
+        "    __syncthreads();",
+        f"    if (threadIdx.x == 0) {ks_entry}((const uint8_t *)({key}), cs_smem + {rk_off});",
+        "    __syncthreads();  // tables and this request's round keys are in place before any thread reads",
+    ]
+    ks_epi = [
+        "    __syncthreads();  // the round keys and the key zeroed: nothing of them stays for a later kernel to read",
+        f"    for (uint32_t i = threadIdx.x; i < {nrk + kw}u; i += {T}u) cs_smem[{rk_off} + i] = 0;",
+    ]
+    ks_keys, ks_stride = key_schedule_shape(nrk, kb)
     return {
+        "fused": fused,
+        "ks_prologue": "\n".join(ks_pro) if fused else "",
+        "ks_epilogue": "\n".join(ks_epi) if fused else "",
+        "ks_smem_fused": smem + 4 * kw,
+        "ks_opt_in": smem + 4 * kw > DEFAULT_SHARED,
         "prologue": "\n".join(pro),
         "args": ", ".join([f"cs_smem + {rk_off}"] + fills.args),
         "smem": smem,

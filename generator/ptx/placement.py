@@ -86,7 +86,7 @@ class CudaSchedule:
             params.append(("tab-", self.tab))
         if self.ilp != 1:
             params.append(("ilp", self.ilp))
-        if not self.hoist and not self.lanes:
+        if not self.hoist and (not self.lanes or self.layout == "bs"):  # (bs: the host-computed CTR planes, bs_ctr.py)
             params.append(("no", "hoist"))
         if self.bal:
             params.append(("bal", ""))

@@ -136,6 +136,7 @@ def generate(module: Module, sched: CudaSchedule, rounds: int | None = None, wit
     dirs = directions(module, sched)
     ct = ctr.ctr_parts(module, sched, dirs["enc"])
     smem = sched.shared_bytes(module)
+    host = host_parts(module, P)
     ctx = dict(
         _summary(module, sched, name, ct.split.hoisted_ops, len(ct.split.frontier)),
         P=P,
@@ -153,6 +154,8 @@ def generate(module: Module, sched: CudaSchedule, rounds: int | None = None, wit
         smem=smem,
         smem_opt_in=smem > DEFAULT_SHARED,
         tables=_tables(module, sched),
+        SEGH=0,  # (the scalar layout hoists per thread: no host-computed segment planes)
+        seg_pre="",
         cores=cores.kernel_cores(
             module, sched, f"{P}_rk", ct.split, ctr.state_names(module, "encrypt"), ctr.state_names(module, "decrypt")
         ),
@@ -160,8 +163,8 @@ def generate(module: Module, sched: CudaSchedule, rounds: int | None = None, wit
         enc=dirs["enc"],
         io=block_io(module),
         ctr=ct,
-        mk=multikey.kernel_parts(module, sched, P),
-        host=host_parts(module, P),
+        mk=multikey.kernel_parts(module, sched, P, ks_entry=host.key.entry_enc or host.key.entry),
+        host=host,
     )
     ctx["mg"] = hostapi.context(module, P)  # every GPU of the host: multigpu.cu.j2
     ctx["gcm"] = (
@@ -198,7 +201,7 @@ def _generate_lanes(module: Module, sched: CudaSchedule, name: str, P: str, with
     """A lane layout's kernels (lanes_source.py, templates/lanes.cu.j2); the host API is the same."""
     lanes = lanes_context(module, sched, P)
     ctx = dict(
-        _summary(module, sched, name, 0, 0),
+        _summary(module, sched, name, lanes["hoisted_ops"], lanes["SEGH"]),
         **lanes,
         P=P,
         KB=module.key.nbytes,
@@ -225,6 +228,7 @@ def _generate_lanes(module: Module, sched: CudaSchedule, name: str, P: str, with
                 nrk=lanes["NRK"],
                 enc_args=lanes["enc"].args,
                 lane_uniform=lanes["counter_uniform"],
+                lane_call=lanes["ctr_call"][sched.flavour],
                 nx=lanes["NX"],
             ),
             lanes["enc"].prologue,
@@ -234,5 +238,11 @@ def _generate_lanes(module: Module, sched: CudaSchedule, name: str, P: str, with
         else None
     )
     return Source(
-        name, P, render("ptx/lanes.cu.j2", **ctx), render("ptx/kernel.h.j2", **ctx), 0, ctx["enc_ops"], ctx["host"].key
+        name,
+        P,
+        render("ptx/lanes.cu.j2", **ctx),
+        render("ptx/kernel.h.j2", **ctx),
+        lanes["hoisted_ops"],
+        lanes["core_ops"] if lanes["SEGH"] else ctx["enc_ops"],  # (bit-plane ops where the count is of them)
+        ctx["host"].key,
     )

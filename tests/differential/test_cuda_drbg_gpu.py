@@ -9,6 +9,7 @@ Skipped, with the reason, without an NVIDIA GPU; bench/gpu/run.sh runs it on the
 
 from __future__ import annotations
 
+import ctypes
 import hashlib
 import os
 
@@ -150,7 +151,7 @@ def fresh_context(g, env: dict) -> cm.GpuSet:
                 os.environ[k] = v
 
 
-@pytest.mark.parametrize("path", ["mapped", "copy", "lone-kst"])
+@pytest.mark.parametrize("path", ["mapped", "copy", "lone-kst", "two-launch"])
 @pytest.mark.parametrize("name", ["lea128", "aes128", "aria128"])
 def test_context_drbg_calls_equal_c_generate(registry, name, path):
     """The multi-GPU context's multi-key calls from a C P_drbg_plan (every visible GPU, split at every size;
@@ -158,7 +159,8 @@ def test_context_drbg_calls_equal_c_generate(registry, name, path):
     for the keystream's event) with its phases recorded, calls timed in the library (P_mg_time_multi), and
     asynchronous calls back to back (the key-stream form, alternating slots) then one sync.  Each way the plan
     reaches the GPU: read mapped by the key-schedule launch (default), copied (CIPHERSPEC_MG_PLAN_COPY=1), and
-    the lone call on the key stream (CIPHERSPEC_MG_LONE_KST=1)."""
+    the lone call on the key stream (CIPHERSPEC_MG_LONE_KST=1); and where the cipher's key schedule is fused into
+    the keystream launch (LEA-128: the default), the two launches instead (CIPHERSPEC_MG_FUSED=0)."""
     c, g = ciphers(registry, name)
     a, b = twin_c_drbgs(c, 4)
     n = 33 * REQ + 4000
@@ -168,7 +170,12 @@ def test_context_drbg_calls_equal_c_generate(registry, name, path):
     vs = np.frombuffer(b"".join(r.v for r in plan), np.uint8)
     lens = np.array([r.nbytes for r in plan], np.uint64)
     ends = np.concatenate([[0], np.cumsum(lens.astype(np.int64))])
-    env = {"mapped": {}, "copy": {"CIPHERSPEC_MG_PLAN_COPY": "1"}, "lone-kst": {"CIPHERSPEC_MG_LONE_KST": "1"}}[path]
+    env = {
+        "mapped": {},
+        "copy": {"CIPHERSPEC_MG_PLAN_COPY": "1"},
+        "lone-kst": {"CIPHERSPEC_MG_LONE_KST": "1"},
+        "two-launch": {"CIPHERSPEC_MG_FUSED": "0"},
+    }[path]
     gs = fresh_context(g, env)
     gs.set_split_min(0)
     first = gs.parts_multi(lens)
@@ -191,3 +198,47 @@ def test_context_drbg_calls_equal_c_generate(registry, name, path):
         assert dout.download().tobytes() == want
     assert b.generate(64) == a.generate(64)
     gs.close()
+
+
+@pytest.mark.parametrize("path", ["default", "two-launch"])
+@pytest.mark.parametrize("name", ["lea128", "aes128"])
+def test_context_async_pieces_equal_c_generate(registry, name, path):
+    """A pipelined caller's pattern (bench/gpu/drbg_multi.py's pipelined row): pieces of different requests, each an
+    asynchronous multi-key call on one GPU's context back to back (alternating slots, so a slot's page-locked plan is
+    rewritten while the keystream two calls back may still run), one sync, == P_drbg_generate calls.  It catches a
+    keystream that reads its plan from the page-locked staging after the host may rewrite it (the AES-128 1 GiB
+    pipelined row of the first device run of branch drbgfix)."""
+    c, g = ciphers(registry, name)
+    a, b = twin_c_drbgs(c, 6)
+    piece, npieces = 512, 6  # 32 MiB pieces (the bench's): more CTAs than fit at once, so late CTAs read the plan late
+    n = piece * npieces * REQ
+    want = requests(a, n)
+    plan = b.plan_bulk(n, REQ)
+    keys = np.frombuffer(b"".join(r.key for r in plan), np.uint8)
+    vs = np.frombuffer(b"".join(r.v for r in plan), np.uint8)
+    lens = np.array([r.nbytes for r in plan], np.uint64)
+    gs = fresh_context(g, {"CIPHERSPEC_MG_FUSED": "0"} if path == "two-launch" else {})
+    try:
+        gs.set_split_min(1 << 62)  # one GPU: every piece on GPU 0
+        fn = gs.fn("mg_ctr_multi_dev")
+        with gs.alloc([0, n] + [n] * (len(gs.devices) - 1)) as dout:
+            for rep in range(2):  # (the second pass over kept scratch)
+                dout.upload(bytes(n), [0, n] + [n] * (len(gs.devices) - 1))
+                for k in range(npieces):
+                    a0 = k * piece
+                    ptr = (ctypes.c_void_p * len(gs.devices))(*([dout.ptrs[0] + a0 * REQ] * len(gs.devices)))
+                    rc = fn(
+                        gs.handle,
+                        keys[a0 * c.key_bytes :].ctypes.data,
+                        vs[a0 * c.block_bytes :].ctypes.data,
+                        lens[a0:].ctypes.data,
+                        piece,
+                        ptr,
+                        -1,
+                        0,
+                    )
+                    gs.c.check(rc, "asynchronous piece")
+                gs.sync()
+                assert dout.download([n]).tobytes() == want, (name, path, rep)
+    finally:
+        gs.close()

@@ -44,6 +44,32 @@ def test_gcm_batch(registry, name, sched):
     check_batch(g, c, np.random.default_rng(22), BATCH)
 
 
+LANE_BATCHES = {  # (lengths, keys): many keys in a warp, lanes past the end, several CTAs; more than 256 keys
+    "40-keys": ([0, 1, 15, 16, 17, 100, 1000, 4099] * 9, 40),
+    "300-keys": ([0, 1, 16, 17, 33, 100, 255, 300] * 40, 300),
+}
+
+
+@pytest.mark.skipif(
+    not full_matrix(), reason="g++ takes about 2 minutes on the bitsliced core (CIPHERSPEC_FULL_MATRIX=1)"
+)
+@pytest.mark.parametrize("batch", list(LANE_BATCHES), ids=list(LANE_BATCHES))
+def test_gcm_batch_lane_keys(registry, batch):
+    """The finish kernel of a bitsliced layout (P_gcm_finish_lanes: a warp's 32 messages in one core call, each
+    block under its own message's key, the key words merged by ballot), on AES-128 at 2 rounds (the same layout
+    and kernels, a smaller core for g++; the C library at 2 rounds too): tags 16/12/8, AAD 0..29 bytes, empty
+    records, host and device descriptions, a tampered tag (its output zeroed)."""
+    from cuda_cpu import cpu_cipher
+
+    from generator.c import BACKEND as C_BACKEND
+
+    require("g++")
+    g, c = cpu_cipher(registry, "aes128", None, 2), C_BACKEND.load(registry, "aes128", 2, None)
+    assert "_gcm_finish_lanes" in g.source.cu  # (the route this test is for)
+    lengths, nkeys = LANE_BATCHES[batch]
+    check_batch(g, c, np.random.default_rng(23 + nkeys), lengths, nkeys=nkeys, key_of=lambda i: (i * 7) % nkeys)
+
+
 def test_gcm_errors(registry):
     g, _ = libs(registry, "lea128", None)
     check_errors(g)

@@ -55,9 +55,10 @@ def test_gcm_errors(registry):
 # 16384 blocks and up take the tensor-core GHASH (templates/tgh.cu.j2); the wrap of inc32 splits its CTR pass in two
 @pytest.mark.parametrize("nbytes", [40 * 16 + 7, (16384 << 4) + 5, (1 << 22) + 16])
 @pytest.mark.parametrize("low", [0xFFFFFF00, 0xFFFFFFFF])
-def test_gcm_inc32_wraps_mid_message(registry, nbytes, low):
+@pytest.mark.parametrize("name", ["lea128", "aes128"])  # AES: the bitsliced core with host-computed planes (bs_ctr.py)
+def test_gcm_inc32_wraps_mid_message(registry, name, nbytes, low):
     """J0's low 32 bits wrap to 0 inside the message (a 16-byte IV solved for J0): the high 96 bits stay."""
-    g, c = libs(registry, "lea128", None)
+    g, c = libs(registry, name, None)
     rng = np.random.default_rng(low ^ nbytes)
     key = rng.integers(0, 256, g.key_bytes, dtype=np.uint8).tobytes()
     rk = c.expand_key(key)
@@ -133,3 +134,13 @@ def test_gcm_batch_keystream_key_patterns(registry, pattern):
     rng = np.random.default_rng(37 + nkeys + shift)
     lengths = [int(x) for x in rng.integers(0, 600, 3000)]
     check_batch(g, c, rng, lengths, nkeys=nkeys, key_of=key_of, key_shift=shift)
+
+
+@pytest.mark.parametrize("name", ["aes128", "aria128"])
+def test_gcm_batch_former_kernels(registry, name, monkeypatch):
+    """The A/B baseline (CIPHERSPEC_GCM_AB=v1, read at every call): the finish with one core call a message, still
+    equal to the C library (the lane-key finish, the default: every other batch test)."""
+    g, c = libs(registry, name, None)
+    monkeypatch.setenv("CIPHERSPEC_GCM_AB", "v1")
+    rng = np.random.default_rng(38)
+    check_batch(g, c, rng, TILES + [int(x) for x in rng.integers(0, 20000, 40)], nkeys=11)

@@ -190,6 +190,29 @@ static thread_local std::function<void()> *cs_body;
 
 static inline void __syncthreads(void) { swapcontext(&cs_running->ctx, &cs_sched_ctx); }
 
+/* warp votes and shuffles: every thread of the CTA must reach them together (the kernels that use them call
+   them unconditionally, the same number of times): a value each, a barrier, the warp's values, a barrier */
+static thread_local uint32_t cs_warp_x[1024];
+static inline uint32_t __ballot_sync(uint32_t, int p)
+{
+    cs_warp_x[threadIdx.x] = p != 0;
+    __syncthreads();
+    const unsigned w = threadIdx.x & ~31u;
+    uint32_t r = 0;
+    for (unsigned l = 0; l < 32 && w + l < blockDim.x; ++l) r |= cs_warp_x[w + l] << l;
+    __syncthreads();
+    return r;
+}
+static inline uint32_t __shfl_sync(uint32_t, uint32_t v, int src)
+{
+    cs_warp_x[threadIdx.x] = v;
+    __syncthreads();
+    const uint32_t r = cs_warp_x[(threadIdx.x & ~31u) + ((unsigned)src & 31u)];
+    __syncthreads();
+    return r;
+}
+static inline void __syncwarp(uint32_t = 0xffffffffu) {}
+
 static void cs_trampoline(void)
 {
     (*cs_body)();

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from cuda_checks import check_ctr, check_ecb, check_multi, ctr_lengths
+from cuda_checks import _key, check_ctr, check_ecb, check_multi, ctr_lengths
 from tools import require
 
 from cipherspec import modes
+from cipherspec.drbg import BulkRequest
 
 # (cipher, schedule): shared-table fills + barrier + rk in shared; u16 words, ILP and no hoisting; the lane
 # layouts: byte-packed with two slots, bitsliced with its derived key planes staged in shared memory; AES
@@ -173,5 +174,56 @@ def test_multi_gpu_bulk_from_a_plan_runs_the_staged_key_schedule(registry, make_
             for _ in range(2):
                 g.ctr_multi_dev(keys, vs, lens, dout)
                 assert dout.download().tobytes() == want
+    finally:
+        g.close()
+
+
+@pytest.mark.parametrize(
+    "env",
+    [{}, {"CIPHERSPEC_MG_FUSED": "0"}, {"CIPHERSPEC_MG_PLAN_COPY": "1"}, {"CIPHERSPEC_MG_MAX_TRIPS": "1"}],
+    ids=["fused", "two-launch", "copied", "one-trip"],
+)
+def test_multi_key_call_with_a_fused_key_schedule(registry, make_ref, monkeypatch, env):
+    """LEA-128's default has a cheap key schedule (multikey.fused_key_schedule): the multi-GPU context's multi-key
+    call over the CPU's one device runs one launch whose CTAs derive their round keys (the default), the two
+    launches (CIPHERSPEC_MG_FUSED=0), the fused launch over a copied plan (CIPHERSPEC_MG_PLAN_COPY=1) or over CTAs of
+    one loop trip (CIPHERSPEC_MG_MAX_TRIPS=1: more CTAs a request).  Each way,
+    waited for and asynchronous (then the context's sync), over the kept scratch (growing once), requests of mixed
+    lengths and of equal lengths but the last: every request's output == its CTR keystream from V + 1 (the
+    interpreter)."""
+    from runtime.cuda_multi import GpuSet
+
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    c, ref = cipher(registry, "lea128", None), make_ref("lea128")
+    assert (
+        "_ctr_multi_ks_ptx(" in c.source.cu and "_ctr_multi_ks_c(" in c.source.cu
+    )  # (else this test checks nothing new)
+    rng = np.random.default_rng(29)
+    B = c.block_bytes
+    g = GpuSet(c, (0,))  # made after the environment is set: it reads the switches
+    try:
+        # requests of mixed lengths (the CTA map) and of equal lengths but the last (CTAs mapped by division: two a
+        # request and the last shorter, one a request and the last longer, spanning two), the last partial
+        for nreq, wait, equal in ((3, True, None), (3, False, (700, 5)), (40, True, (300, 900)), (40, True, None)):
+            nbs = (
+                [int(nb) for nb in rng.integers(1, 600, nreq)]
+                if equal is None
+                else [equal[0]] * (nreq - 1) + [equal[1]]
+            )
+            vs0 = [b"\xff" * B] + [rng.integers(0, 256, B, dtype=np.uint8).tobytes() for _ in range(nreq - 1)]
+            plan = [
+                BulkRequest(_key(c, rng), v, nb, nb * B - (3 if i == nreq - 1 else 0))
+                for i, (v, nb) in enumerate(zip(vs0, nbs))
+            ]
+            keys, vs, lens = c.multi_arrays(plan)
+            want = b"".join(
+                modes.ctr(ref, ref.expand_key(r.key), modes.ctr_next_iv(r.v, 1), bytes(r.nbytes))[0] for r in plan
+            )
+            for flavour in (0, 1):
+                with g.alloc([0, int(lens.sum())]) as dout:
+                    g.ctr_multi_dev(keys, vs, lens, dout, flavour, wait)
+                    g.sync()
+                    assert dout.download().tobytes() == want, (nreq, wait, equal, flavour)
     finally:
         g.close()

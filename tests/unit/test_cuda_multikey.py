@@ -22,6 +22,7 @@ from cipherspec.blockcipher import RefCipher, bytes_to_words, words_to_bytes
 from cipherspec.drbg import BulkRequest
 from cipherspec.errors import UsageError
 from generator.ptx import cores, emulate, multikey
+from generator.ptx.build import schedule_for
 from generator.ptx.ctchoice import default_for
 from generator.ptx.ctr import state_names
 from generator.ptx.placement import CudaSchedule, rk_index
@@ -224,3 +225,33 @@ def test_key_schedule_kernel_stages_and_stores_coalesced(registry):
     launch = src[src.index("_key_schedule_multi<<<") :].split(">>>", 1)[0]
     assert launch.endswith(f", {T}, {multikey.key_schedule_smem(t, stride, 16)}, stream")
     assert f"blockIdx.x * {t}u, p = (uint64_t)blockIdx.x * {T}u + threadIdx.x;" in body
+
+
+def test_key_schedule_fuses_into_the_keystream_kernel_where_it_is_cheap(registry):
+    """multikey.fused_key_schedule: by the key schedule's cost (IR ops, a lookup counted as its table's entries),
+    never by name.  LEA-128 (292) and CHAM-128/128 (28) fuse: their multi-key kernel has a second form whose thread 0
+    runs the device key schedule into shared memory, the CTA zeroing the round keys and the key after its
+    keystream; AES-128 (40 S-box lookups) does not, and a lane layout (derived key words) never does."""
+    cost = {n: multikey.key_schedule_cost(prepared(registry.module(n))) for n in ("lea128", "cham128_128", "aes128")}
+    assert cost["lea128"] < multikey.FUSE_MAX_OPS and cost["cham128_128"] < multikey.FUSE_MAX_OPS
+    assert cost["aes128"] > multikey.FUSE_MAX_OPS > 40 * 256 // 8  # the lookups' circuits dominate
+    lea = registry.module("lea128")
+    src = generate(lea, default_for(prepared(lea))).cu
+    body = src[src.index("_ctr_multi_ks_ptx(const uint32_t") :]
+    body = body[: body.index("\n}\n")]
+    nrk = len(rk_index(prepared(lea)))
+    assert f"if (threadIdx.x < 4u) (cs_smem + {nrk})[threadIdx.x] = keys[(uint64_t)r * 4 + threadIdx.x];" in body
+    assert (
+        "if (threadIdx.x == 0) cs_lea128_" in body
+        and f"_key_schedule((const uint8_t *)(cs_smem + {nrk}), cs_smem + 0);" in body
+    )
+    assert body.rstrip().endswith(f"for (uint32_t i = threadIdx.x; i < {nrk + 4}u; i += 256u) cs_smem[0 + i] = 0;")
+    assert "const void *kk = fused ? (const void *)kf : (const void *)k;" in src  # the context's call picks it
+    assert "if (!rc && fused) {" in src and ", cpr,\n" in src  # (CIPHERSPEC_MG_FUSED=0: the two launches)
+    # the two launches' keystream reads the plan where the key-schedule launch moved it (device scratch), never the
+    # page-locked staging, which the next call on the scratch rewrites once `staged` has fired (a race the first
+    # device run showed: AES-128, 1 GiB, pipelined)
+    assert src.count("_mk_launch_stream(k, s->d, s->d + rk_bytes, q_bytes, smem,") == 1
+    for name, sched in (("aes128", "tt_t64_tab-shared4"), ("hight", "swar_t64_ilp2")):
+        m = registry.module(name)
+        assert "_ctr_multi_ks_" not in generate(m, schedule_for(m, sched)).cu, name
