@@ -20,7 +20,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
 BASE=$ROOT/.cudamerge-base
-BASE_REV=${CUDAMERGE_BASE_REV:-574a209}
+BASE_REV=${CUDAMERGE_BASE_REV:-ae5986d}  # main when cudamerge merged it (ctrcache, drbgfix, gcmks in)
 if [ ! -d "$BASE" ]; then
   mkdir -p "$BASE"
   git archive "$BASE_REV" cipherspec generator runtime toolchain bench/gpu driver examples | tar x -C "$BASE" \
