@@ -13,9 +13,10 @@
 #      on the CPU machine), in the order now, base, now;
 #   3. both libraries' per-kernel registers/stack (cuobjdump -res-usage).
 # Everything lands in ONE file, $OUT/cudamerge.tgz (summary.md inside: ab_summary.py's table per run).
-# On the CPU machine first (prebuilds both libraries into the cache, a few minutes of nvcc):
+# Without a prebuilt cache it builds both AES-128 libraries (both flavours) and LEA-128 on the device first (about a
+# minute on 16 cores).  Optionally, on the CPU machine first (a few minutes of nvcc; the carry is at most 64 MiB):
 #     CIPHERSPEC_CACHE=$PWD/.cs-cache CUDAMERGE_PREBUILD_ONLY=1 bash bench/gpu/cudamerge.sh
-#     run(command="bash bench/gpu/cudamerge.sh", carry=[".cs-cache", ".cs-cache-base", ".cudamerge-base"])
+#     run(command="bash bench/gpu/cudamerge.sh", carry=[".cudamerge-base"] + [".cs-cache", ".cs-cache-base"] if prebuilt)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
