@@ -3,6 +3,7 @@
     python3 bench/cuda/build_time.py --all                       every shipped cipher
     python3 bench/cuda/build_time.py --spec examples/ciphers/sm4.cs   every cipher of one spec file
     python3 bench/cuda/build_time.py --spec FILE --repo ../main  the same build by another checkout (before/after)
+    python3 bench/cuda/build_time.py --cipher aes128             one shipped cipher
     -> {"what": "sm4.cs", "ciphers": 1, "cpu_s": 61.2, "wall_s": 40.3, "load1_start": 1.9, "load1_end": 2.1, ...}
 
 CPU is user+sys of the whole process tree (the driver, nvcc and everything nvcc runs: RUSAGE_CHILDREN), which
@@ -63,6 +64,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--all", action="store_true", help="every shipped cipher (cipherspec build --all)")
     ap.add_argument("--spec", action="append", default=[], help="a spec file: build all its ciphers (repeatable)")
+    ap.add_argument("--cipher", action="append", default=[], help="one shipped cipher (repeatable)")
     ap.add_argument("--repo", default=".", help="the checkout whose driver builds (default: this one)")
     ap.add_argument("--json", help="append each result as a JSON line to this file")
     a = ap.parse_args()
@@ -70,6 +72,8 @@ def main() -> int:
     runs: list[tuple[list[str], str, int]] = []
     if a.all:
         runs.append((["--all"], "--all", 0))
+    for name in a.cipher:
+        runs.append(([name], name, 1))
     for spec in a.spec:
         names = spec_ciphers(repo, Path(spec))
         runs.append((["--spec", str(Path(spec).resolve()), *names], Path(spec).name, len(names)))

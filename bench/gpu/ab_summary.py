@@ -1,5 +1,5 @@
 """One markdown table over the arms of a same-run A/B (bench/gpu/affinv.sh): per arm and schedule, bench.py's
-keystream Gbps, SASS instructions a block, the SASS roof and the share of it reached.
+keystream and XOR Gbps (inline-PTX flavour), SASS instructions a block, the SASS roof and the share of it reached.
 
     python3 bench/gpu/ab_summary.py OUT now v1   (reads OUT/now/results.json, OUT/v1/results.json)
 """
@@ -10,7 +10,7 @@ import json
 import sys
 from pathlib import Path
 
-HEAD = ("arm", "schedule", "ks ptx Gbps", "SASS instr/block", "roof Gbps (pipe)", "%roof", "verified")
+HEAD = ("arm", "schedule", "ks ptx Gbps", "xor ptx Gbps", "SASS instr/block", "roof Gbps (pipe)", "%roof", "verified")
 
 
 def rows(out: Path, arm: str) -> list[tuple[str, ...]]:
@@ -26,6 +26,7 @@ def rows(out: Path, arm: str) -> list[tuple[str, ...]]:
                 arm,
                 f"`{r['schedule']}`",
                 f"{ks['gbps']:,.0f}",
+                f"{r['xor_ptx']['gbps']:,.0f}" if "xor_ptx" in r else "",
                 f"{per:.1f}",
                 f"{ks['roof_gbps']:,.0f} ({ks['pipe']})",
                 f"{ks['pct_roof'] or 0:.1f}%",

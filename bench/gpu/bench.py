@@ -238,7 +238,7 @@ class Bench:
                 ms = self.time(c, rk, iv, xor, flavour)
                 gbps = self.size * 8 / (ms / 1e3) / 1e9
                 ok = self.verify(c, ref, rk, rkr, iv, xor)
-                fname = sass.pick(funcs, f"_ctr_{fl}I", "ILb1" if xor else "ILb0")
+                fname = sass.ctr_kernel(funcs, fl, xor)
                 mix = sass.loop_mix(funcs[fname], sass.ctr_trips(c.source.cu, fl)) if fname else None
                 roof, pipe = (
                     sass.roof_gbps(

@@ -78,7 +78,7 @@ def regs(schedule: str, cache: Path) -> str:  # the CTR keystream kernel's regis
     if not libs:
         return "?"
     text = subprocess.run(["cuobjdump", "--dump-resource-usage", str(libs[-1])], capture_output=True, text=True).stdout
-    m = re.search(r"_ctr_ptxILb0E[^\n]*\n\s*REG:(\d+) STACK:(\d+)[^\n]*LOCAL:(\d+)", text)
+    m = re.search(r"_ctr_ptx(?:ILb0)?E[^\n]*\n\s*REG:(\d+) STACK:(\d+)[^\n]*LOCAL:(\d+)", text)
     return f"{m.group(1)} (stack {m.group(2)})" if m else "?"
 caches = {"shared": nvcc.cache_dir(), "plain": Path(os.environ["CIPHERSPEC_PLAIN_CACHE"]) / "nvcc"}
 print("| build | schedule | ks ptx Gbps | xor ptx Gbps | SASS instr/block | registers | roof Gbps (pipe) | %roof | verified |")

@@ -46,11 +46,11 @@ def arm(name: str, former: bool, sms: int = 132, mhz: float = 1980) -> dict:
         env = dict(os.environ, PATH=f"{os.environ.get('PATH', '')}:{Path(tool).parent}")
         dump = subprocess.run([tool, "--dump-sass", str(cubin)], capture_output=True, text=True, env=env).stdout
     funcs = sass.functions(dump)
-    fname = sass.pick(funcs, "_ctr_ptxI", "ILb0")
+    fname = sass.ctr_kernel(funcs, "ptx", False)
     mix = sass.loop_mix(funcs[fname], sass.ctr_trips(src.cu, "ptx"))
     blocks = sched.ilp * group_of(sched)
     roof, pipe = sass.roof_gbps(mix, blocks, module.block.nbytes, sms, mhz)
-    uses = [u for k, u in rep.kernels.items() if "_ctr_ptxI" in k and "ILb0" in k]
+    uses = [u for k, u in rep.kernels.items() if k == fname]
     return {
         "name": src.name,
         "hoisted": src.hoisted_ops,

@@ -91,7 +91,7 @@ for name in ("lea128", "aes128", "aria128"):
     funcs = sass.functions(text)
     trips = sass.round_trips(src.cu)
     for needle in ("ctr_ptxILb1", "gcm_long", "gcm_batch"):
-        f = sass.pick(funcs, needle)
+        f = sass.ctr_kernel(funcs, "ptx", True) if needle.startswith("ctr_") else sass.pick(funcs, needle)
         if f is None:
             print(name, needle, "not found"); continue
         mix = sass.loop_mix(funcs[f], trips)

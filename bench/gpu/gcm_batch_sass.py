@@ -114,7 +114,7 @@ def main() -> int:
     trips = sass.round_trips(src.cu, sched.flavour)
     G = GROUP.get(sched.layout, 1)
     per_warp = 32 * G * sched.ilp  # blocks one warp's trip makes
-    ctr = _trip(funcs[sass.pick(funcs, f"ctr_{sched.flavour}ILb1")], trips)
+    ctr = _trip(funcs[sass.ctr_kernel(funcs, sched.flavour, True)], trips)
     bat0 = _trip(funcs[sass.pick(funcs, "gcm_keystream")], trips)
     bat1 = _trip(funcs[sass.pick(funcs, "gcm_batch")], trips)
     pre, tile, tail = _records(funcs[sass.pick(funcs, "tgb_records")])

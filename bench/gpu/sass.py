@@ -1,6 +1,6 @@
 """The ALU-pipe roof of a kernel from its SASS: instructions per block, by pipe, in the grid-stride loop.
 
-    mix = loop_mix(sass_text, "ctr_ptxILb0")       -> {"LOP3": 144, "IADD3": 72, "SHF": 72, ...} (per loop trip)
+    mix = loop_mix(funcs[ctr_kernel(funcs, "ptx", False)])  -> {"LOP3": 144, "IADD3": 72, "SHF": 72, ...} (per loop trip)
     roof = roof_gbps(mix, ilp, block_bytes, sms, clock_mhz)
 
 Pipe model (per SM sub-partition per clock, sm_80/sm_90; a model, stated so it can be checked):
@@ -127,3 +127,10 @@ def pick(funcs: dict, *needles: str) -> str | None:
         if all(n in name for n in needles):
             return name
     return None
+
+
+def ctr_kernel(funcs: dict, flavour: str, xor: bool) -> str | None:
+    """The CTR kernel of a flavour: one kernel for both modes (``P_ctr_ptx``, the XOR a uniform test since
+    the cudamerge branch: its loop holds both store loops, about 1% of a bitsliced trip), or in an older
+    library the template instance (``P_ctr_ptx<true>`` / ``<false>``)."""
+    return pick(funcs, f"_ctr_{flavour}ILb1" if xor else f"_ctr_{flavour}ILb0") or pick(funcs, f"_ctr_{flavour}E")

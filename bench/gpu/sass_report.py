@@ -63,11 +63,13 @@ def row(name: str, text: str, sms: int, mhz: float) -> dict:
         funcs = sass.functions(
             subprocess.run([tool, "--dump-sass", str(cubin)], capture_output=True, text=True, env=env).stdout
         )
-        fname = sass.pick(funcs, f"_ctr_{fl}I", "ILb0")
+        fname = sass.ctr_kernel(funcs, fl, False)
         mix = sass.loop_mix(funcs[fname], sass.ctr_trips(src.cu, fl))  # a round loop counts its trips
         blocks = sched.ilp * group_of(sched)
         roof, pipe = sass.roof_gbps(mix, blocks, module.block.nbytes, sms, mhz)
-        uses = [u for k, u in rep.kernels.items() if f"_ctr_{fl}I" in k and "ILb0" in k]
+        uses = [u for k, u in rep.kernels.items() if k == fname] or [
+            u for k, u in rep.kernels.items() if f"_ctr_{fl}I" in k and "ILb0" in k or f"_ctr_{fl}E" in k
+        ]
         regs = max((u.registers for u in uses), default=0)
         spills = max((max(u.spill_stores, u.spill_loads) for u in uses), default=0)
         out[fl] = {

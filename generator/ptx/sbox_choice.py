@@ -41,6 +41,7 @@ def _recorded() -> dict[str, dict]:
     return json.loads(RECORD.read_text()) if RECORD.exists() else {}
 
 
+@cache  # a cipher's S-box is lowered once per round and direction: check the record (or search) once per table
 def choose(values: tuple[int, ...], shapes: tuple[str, ...], cost) -> tuple[tuple[int, int], str, str]:
     """((a, k), shape, how) for the table ``values``: the recorded pick when there is one, else the search."""
     entry = _recorded().get(digest(values))
