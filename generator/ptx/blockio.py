@@ -29,7 +29,7 @@ class BlockIO:
     load: str  # m[s][*] = block i of `in`
     store: str  # block i of `out` = m[s][*]
     xor_in: str  # m[s][*] ^= block i of `in` (CTR with input)
-    partial: str  # the CTR kernel's byte stores of the partial last block (seg.nbytes of them)
+    partial: str  # the tail kernel's byte stores of a partial block (seg.nbytes of them)
     unpack: dict[str, str]  # flavour -> x[*] from m[s][*]
     pack: dict[str, str]  # flavour -> m[s][*] from y[*]
 

@@ -7,7 +7,7 @@ a unit's first counter into the keystream memory words m[s][*] of its G blocks (
 layout, the lane group otherwise), the batch and finish prologues (tables into shared memory, strided by
 the launch's real thread count), and the shared-memory offsets of the GHASH scratch.
 
-    before: the CTR kernel only ({P}_ctr_ptx)
+    before: the CTR kernel only ({P}_ctr_ptx<XOR>)
     after:  gcm_parts(module, sched, ...) -> GcmParts(G=1, long_ks="{ const uint32_t ml = cs_prmt(lo, ...",
             batch_ks="{ m[s][0] = j0[0]; ... cs_menc_ptx(x, y, cs_smem + 0); ...", ...)
             rendered by gcm.cu.j2 into {P}_gcm_long, {P}_gcm_batch, {P}_gcm_keystream, {P}_gcm_finish, host API

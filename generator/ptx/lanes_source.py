@@ -5,11 +5,11 @@
 Per slot, a group's G blocks are loaded as memory words m[s][b*MW + k], turned into lane words by the
 layout's lanes_in core, run through the lowered core, turned back by lanes_out and stored, each block
 behind its own bounds check (the last group of a call may be partial).  CTR builds the G counters'
-memory words (the uniform ones once per thread) -- and for a call's partial last block, the same kernel launched
-with one CTA, thread 0's group whose block 0 it is --, the multi-key kernel G counters with full carry.  Round
-keys: the key schedule's words, then the layout's derived words (keysplit.py), computed by set_key.  The
-bitsliced layout's single-key CTR kernels (ctr, GCM long) call ``cs_main``, whose segment-uniform part the host
-computes once per segment into ``seg.h`` (bs_ctr.py):
+memory words (the uniform ones once per thread), the multi-key kernel G counters with full carry, the
+tail kernel one group whose block 0 is the partial last block.  Round keys: the key schedule's words,
+then the layout's derived words (keysplit.py), computed by set_key.  The bitsliced layout's single-key CTR
+kernels (ctr, ctr_tail, GCM long) call ``cs_main``, whose segment-uniform part the host computes once per
+segment into ``seg.h`` (bs_ctr.py):
 
     ctx["ctr_call"]["ptx"] == "cs_main_ptx(x, y, rkp, seg);"     (no hoisting: "cs_enc_ptx(x, y, rkp);")
     ctx["SEGH"] == 176  (AES-128: the h words of P_seg)          ctx["seg_pre"]: the host C that fills them

@@ -3,10 +3,9 @@
     src = generate(registry.module("lea128"), CudaSchedule())
     src.name == "lea128_cuda_ctr_rk-const_t256";  src.cu, src.h: text
 
-The templates hold the skeleton: templates/kernel.cu.j2 the device side (cores, the ECB, CTR and multi-key
-kernels: one CTR kernel per flavour for its keystream, XOR and partial-block modes, so its core is compiled
-once), templates/host.cu.j2 the host API, templates/kernel.h.j2 the header.  What goes in is decided here and
-in one module per part:
+The templates hold the skeleton: templates/kernel.cu.j2 the device side (cores, the ECB, CTR, multi-key
+and tail kernels), templates/host.cu.j2 the host API, templates/kernel.h.j2 the header.  What goes in
+is decided here and in one module per part:
 
     cores.kernel_cores   the inline-PTX and plain-C cores (isel.py)      blockio    block loads/stores, unpack/pack
     prologue.directions  placement fills, barrier, core arguments       ctr        counter words, uniform hoisting

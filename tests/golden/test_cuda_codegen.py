@@ -126,17 +126,3 @@ def test_too_many_copies_names_the_limit(registry):
 def test_round_keys_in_registers_are_bounded(registry):
     with pytest.raises(UsageError, match="limit for registers"):
         _gen(registry, "aria128", "rk-reg")
-
-
-@pytest.mark.parametrize("name,text", [("lea128", None), ("hight", "swar_t64")])  # kernel.cu.j2, lanes.cu.j2
-def test_ctr_is_one_kernel_per_flavour(registry, name, text):
-    """Keystream, XOR and a call's partial last block are uniform run-time tests of one CTR kernel, so its core
-    is inlined, optimized and compiled once per flavour (bench/results/cuda-build-time.md), not in a template
-    pair and a tail kernel."""
-    src = _gen(registry, name, text)
-    assert "template <bool XOR>" not in src.cu and "_ctr_tail_" not in src.cu
-    for f in ("ptx", "c"):
-        start = src.cu.index(f"{src.symbol}_ctr_{f}(")
-        kernel = src.cu[start : src.cu.index("\n}\n", start)]
-        assert kernel.count(f"cs_main_{f}(") + kernel.count(f"cs_enc_{f}(") == 1, (name, f)
-        assert "if (in)" in kernel and "seg.nbytes < nblocks" in kernel

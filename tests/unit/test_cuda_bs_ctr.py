@@ -149,8 +149,8 @@ def test_kernels_call_main_and_the_switch_turns_it_off(registry, monkeypatch):
     module = registry.module("pipo64_128")
     src = generate(module, CudaSchedule(layout="bs", threads=32), with_gcm=False)
     assert src.hoisted_ops > 0
-    assert src.cu.count("cs_main_ptx(x, y, rkp, seg);") == 1  # ctr (its partial block too); ecb, multi-key keep theirs
-    assert src.cu.count("_seg_pre(rk->w, &seg);") == 2 and "uint32_t h[" in src.cu  # whole segments, partial block
+    assert src.cu.count("cs_main_ptx(x, y, rkp, seg);") == 2  # ctr and ctr_tail; ecb and multi-key keep theirs
+    assert src.cu.count("_seg_pre(rk->w, &seg);") == 2 and "uint32_t h[" in src.cu
     off = generate(module, CudaSchedule(layout="bs", threads=32, hoist=False), with_gcm=False)
     assert "cs_main_ptx" not in off.cu and "_bs_nohoist_" in off.name  # (the name says so: another source)
     monkeypatch.setenv("CIPHERSPEC_PTX_CTR", "v1")

@@ -59,18 +59,17 @@ def _with_gcm(name, arch) -> bool:
 
 
 def _kernels(registry, name, with_gcm: bool, sched_text: str | None = None) -> int:
-    """9 kernels (per flavour ECB enc, ECB dec, CTR -- one kernel for its keystream, XOR and partial-block modes --
-    and multi-key; the device key schedule); a cheap key schedule (multikey.fused_key_schedule, not a lane layout)
-    adds the multi-key kernel that derives its round keys (two flavours); a 128-bit block adds GCM's 7 (gcm.cu.j2:
-    long message, fused batch, the batch's keystream, join, finish, describe, wipe), a bitsliced layout's lane-key
-    finish, the tensor-core GHASH's 4 (tgh.cu.j2: columns, fragments, first, level) and the batch's 4 (tgb.cu.j2:
-    key set, key ids, powers, records)."""
+    """13 kernels; a cheap key schedule (multikey.fused_key_schedule, not a lane layout) adds the multi-key kernel
+    that derives its round keys (two flavours); a 128-bit block adds GCM's 7 (gcm.cu.j2: long message, fused batch,
+    the batch's keystream, join, finish, describe, wipe), a bitsliced layout's lane-key finish, the tensor-core
+    GHASH's 4 (tgh.cu.j2: columns, fragments, first, level) and the batch's 4 (tgb.cu.j2: key set, key ids, powers,
+    records)."""
     module = registry.module(name)
     sched = schedule_for(module, sched_text)
     fused = not sched.lanes and multikey.key_schedule_cost(prepared(module, sched)) <= multikey.FUSE_MAX_OPS
     if not (with_gcm and module.block.nbytes == 16):
-        return 9 + 2 * fused
-    return 9 + 2 * fused + 15 + (sched.layout == "bs")
+        return 13 + 2 * fused
+    return 13 + 2 * fused + 15 + (sched.layout == "bs")
 
 
 def _source(tmp_path_factory, registry, name, sched_text, with_gcm: bool = False):
@@ -90,7 +89,7 @@ def test_default_schedule_compiles_clean(tmp_path_factory, registry, name, arch)
     rep = nvcc.compile_cubin(cu, arch)
     assert len(rep.kernels) == _kernels(registry, name, _with_gcm(name, arch)), rep.text[
         -2000:
-    ]  # ecb enc/dec, ctr, multi-key (two flavours); key schedule; GCM (128-bit blocks)
+    ]  # ecb enc/dec, ctr keystream/xor, ctr tail, multi-key (two flavours); key schedule; GCM (128-bit blocks)
     for kernel, use in rep.kernels.items():
         assert clean_enough(cu.stem, use, kernel), (
             f"{cu.stem} {arch} {kernel}: {vars(use)}"
