@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# NOTE: main reverted the one-CTR-kernel change after this script measured it slower (LEA-128 XOR CTR -24%,
+# bench/results/cuda-build-time.md); the script stays as a CTR A/B of this tree against CUDAMERGE_BASE_REV.
 # The cudamerge branch on the GPU (issue 25's build time), from the repository root, one call, < 4 minutes with the
 # cache carried.  That branch compiles each library's CTR kernel once per flavour: the XOR-or-keystream choice and
 # the call's partial last block are uniform run-time tests of one kernel (P_ctr_ptx), not the template pair
