@@ -90,6 +90,10 @@ class Function:
     def copy_with(self, ops: list[Op], outputs: list[tuple[str, int]]) -> "Function":
         return Function(self.name, ops, outputs)
 
+    def work(self) -> int:
+        """Ops that compute (every op but inputs and constants)."""
+        return sum(1 for op in self.ops if op.code not in ("input", "const"))
+
     def op_counts(self) -> dict[str, int]:
         counts: dict[str, int] = {}
         for op in self.ops:

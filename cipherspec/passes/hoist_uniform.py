@@ -43,7 +43,7 @@ class Hoisted:
     @property
     def hoisted_ops(self) -> int:
         """Ops moved out of the per-block part (inputs and constants not counted)."""
-        return sum(1 for op in self.pre.ops if op.code not in ("input", "const"))
+        return self.pre.work()
 
 
 def uniform_mask(fn: Function, uniform_inputs: set[str]) -> list[bool]:

@@ -40,10 +40,6 @@ class Choice:
     why: str
 
 
-def _ops(fn) -> int:
-    return sum(1 for op in fn.ops if op.code not in ("input", "const"))
-
-
 def candidates(module: Module) -> dict[str, CudaSchedule | str]:
     """``module``: after the CUDA passes. Layout name -> a constant-time schedule, or why it does not apply."""
     from .bitsliced import supports
@@ -93,13 +89,13 @@ def estimates(module: Module, layouts: list[str] | None = None, prepared_already
     out: dict[str, float] = {}
     enc = base.functions["encrypt"]
     luts = sum(1 for op in enc.ops if op.code == "lut")
-    out["table"] = float(_ops(enc) - luts + LUT_COST * luts)
+    out["table"] = float(enc.work() - luts + LUT_COST * luts)
     for k, s in candidates(base).items():
         if not isinstance(s, CudaSchedule) or (layouts is not None and k not in layouts):
             continue
         lay = lanes.lanes_for(prepared(module, s), k)
         per = lay.group
-        out[k] = (_ops(lay.cores["encrypt"]) + _ops(lay.lanes_in) + _ops(lay.lanes_out)) / per
+        out[k] = (lay.cores["encrypt"].work() + lay.lanes_in.work() + lay.lanes_out.work()) / per
     return out
 
 

@@ -27,7 +27,7 @@ from cipherspec.errors import UsageError
 from cipherspec.ir import Function, Module
 from cipherspec.passes.hoist_uniform import Hoisted
 
-from . import bitsliced, bs_ctr, keysplit, roundloop, swar, xor3
+from . import bitsliced, bs_ctr, ctr, keysplit, roundloop, swar, xor3
 from .abswitch import former_bitsliced
 from .irbuild import Builder
 from .lane_support import why_not
@@ -134,14 +134,15 @@ def lanes_for(module: Module, name: str, reroll: bool = False, ctr_hoist: bool =
     # bitsliced: round loops cut where the fewest planes are live, then the XOR sharing that LOP3 does not need
     # dropped (xor3.py) in each part; the A/B switch (abswitch.py) turns both off (and isel's slices.py order)
     plain = name != "bs" or former_bitsliced()
-    hoisted = None
+    hoisted: Hoisted | None = None
+    found: dict[str, RoundLoop | None] = {}
     if ctr_hoist and name == "bs":
-        hoisted = _ctr_split(module, split, keys, reroll, not plain)
+        hoisted, found = _ctr_split(module, split, reroll, not plain)
         if hoisted is not None:
             split = replace(split, cores=split.cores | {"ctr_main": hoisted.main})
             state["ctr_main"] = state["encrypt"]
     ct = name == "bs" or not module.tables
-    loops = _round_loops(split.cores, split.derive, not plain) if reroll else dict.fromkeys(split.cores)
+    loops = _round_loops(split.cores, split.derive, not plain, found) if reroll else dict.fromkeys(split.cores)
     cores = split.cores
     if not plain:
         cores = {f: xor3.unshare(fn) for f, fn in cores.items()}
@@ -153,38 +154,44 @@ def lanes_for(module: Module, name: str, reroll: bool = False, ctr_hoist: bool =
     return Lanes(name, GROUP[name], cores, split.derive, lin, lout, lctr, state, ct, loops, hoisted)
 
 
-def _ctr_split(module: Module, split: keysplit.KeySplit, keys: set[str], reroll: bool, narrow: bool) -> Hoisted | None:
+def _ctr_split(
+    module: Module, split: keysplit.KeySplit, reroll: bool, narrow: bool
+) -> tuple[Hoisted | None, dict[str, RoundLoop | None]]:
     """encrypt's core split for the bitsliced CTR kernels (bs_ctr.py).  Where the round loop of its main part would
     end earlier than the core's -- rounds moved from the loop into the straight-line code after it (ARIA: the
     loop, 2 rounds an iteration, starts at round 3 and leaves rounds 10-11 unrolled, and its CTR kernel measured
     5% slower) -- the split keeps in main what the loop's first round computes, so that main re-rolls as the
     core does; the loop may start later (AES: its first round, 12 S-boxes hoisted, leaves the loop), not end
-    earlier."""
+    earlier.  Also the round loops it found ("encrypt", and "ctr_main" where main is the split returned), so that
+    lanes_for does not search them again."""
     enc = split.cores["encrypt"]
-    words = [n for n, _, _ in module.functions["encrypt"].inputs() if n not in keys]
+    words = ctr.state_names(module, "encrypt")
     derived = {n for n, _ in split.derive.outputs}
     hoisted = bs_ctr.split(enc, module, words, derived)
     if hoisted is None or not reroll:
-        return hoisted
-    loops = _round_loops({"encrypt": enc, "main": hoisted.main}, split.derive, narrow)
-    core_loop, main_loop = loops["encrypt"], loops["main"]
-    if core_loop is None or (main_loop is not None and _ops(main_loop.post) <= _ops(core_loop.post)):
-        return hoisted
+        return hoisted, {}
+    loops = _round_loops({"encrypt": enc, "ctr_main": hoisted.main}, split.derive, narrow)
+    core_loop, main_loop = loops["encrypt"], loops["ctr_main"]
+    if core_loop is None or (main_loop is not None and main_loop.post.work() <= core_loop.post.work()):
+        return hoisted, loops
     rounds = [op.origin.round for op in core_loop.body.ops if op.origin is not None and op.origin.round is not None]
     kept = bs_ctr.split(enc, module, words, derived, before_round=min(rounds)) if rounds else None
-    return kept if kept is not None else hoisted
+    return (kept, {"encrypt": core_loop}) if kept is not None else (hoisted, loops)
 
 
-def _ops(fn: Function) -> int:
-    return sum(1 for op in fn.ops if op.code not in ("input", "const"))
-
-
-def _round_loops(cores: dict[str, Function], derive: Function, narrow: bool = True) -> dict[str, RoundLoop | None]:
+def _round_loops(
+    cores: dict[str, Function], derive: Function, narrow: bool = True, found: dict[str, RoundLoop | None] | None = None
+) -> dict[str, RoundLoop | None]:
     """Each core's round loop, where it has one whose key words (derived words D[k], in the order set_key
-    stores them) sit at one stride per iteration; else None (the core stays straight-line)."""
+    stores them) sit at one stride per iteration; else None (the core stays straight-line).  ``found``: cores
+    whose loops an earlier call gave (the same core, derive and narrow), not searched again."""
     index = {n: k for k, (n, _) in enumerate(derive.outputs)}
+    found = found or {}
     out: dict[str, RoundLoop | None] = {}
     for f, fn in cores.items():
+        if f in found:
+            out[f] = found[f]
+            continue
         loop = roundloop.find(fn, index.__contains__, narrow)
         out[f] = loop if loop is not None and loop.stride(index) is not None else None
     return out

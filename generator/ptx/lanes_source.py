@@ -24,6 +24,7 @@ from cipherspec.ir import Module
 from . import bs_ctr, cores, layout, multikey
 from .abswitch import former_ctr
 from .blockio import block_io, lane_io
+from .ctr import state_names
 from .lanes import CONSTANT_TIME, lanes_for
 from .placement import FLAVOURS, CudaSchedule, rk_index
 from .prologue import directions
@@ -80,15 +81,6 @@ def _ctr_call(f: str, enc_args: str, hoisted: bool) -> str:
     return f"cs_main_{f}(x, y, {', '.join([rk, 'seg', *tabs])});"
 
 
-def _block_words(module: Module) -> list[str]:
-    keys = rk_index(module)
-    return [n for n, _, _ in module.functions["encrypt"].inputs() if n not in keys]
-
-
-def _ops(fn) -> int:
-    return sum(1 for op in fn.ops if op.code not in ("input", "const"))
-
-
 def lanes_context(module: Module, sched: CudaSchedule, P: str) -> dict:
     hoist = sched.layout == "bs" and sched.hoist and not former_ctr()
     lay = lanes_for(module, sched.layout, reroll=sched.layout == "bs" and not sched.unroll, ctr_hoist=hoist)
@@ -112,9 +104,11 @@ def lanes_context(module: Module, sched: CudaSchedule, P: str) -> dict:
         cores=_cores(module, lay, sched, f"{P}_rk", nrk, f"{P}_seg"),
         ctr_call={f: _ctr_call(f, dirs["enc"].args, lay.ctr is not None) for f in FLAVOURS},
         SEGH=len(lay.ctr.frontier) if lay.ctr is not None else 0,
-        seg_pre=bs_ctr.host_c(lay.ctr, _block_words(module), _rk_words(module, lay), P) if lay.ctr is not None else "",
+        seg_pre=bs_ctr.host_c(lay.ctr, state_names(module, "encrypt"), _rk_words(module, lay), P)
+        if lay.ctr is not None
+        else "",
         hoisted_ops=lay.ctr.hoisted_ops if lay.ctr is not None else 0,
-        core_ops=_ops(lay.cores["encrypt"]),
+        core_ops=lay.cores["encrypt"].work(),
         ecb=[dirs["enc"], dirs["dec"]],
         enc=dirs["enc"],
         io=block_io(module),

@@ -77,10 +77,6 @@ def prepared(module: Module, sched: CudaSchedule | None = None) -> Module:
     return run_passes(module, passes_for(sched) if sched is not None else CUDA_PASSES)
 
 
-def _op_count(module: Module, fn_name: str) -> int:
-    return sum(1 for op in module.functions[fn_name].ops if op.code not in ("input", "const"))
-
-
 def _tables(module: Module, sched: CudaSchedule) -> list[dict]:
     """The tables' device arrays (the source of every placement's copy) and, for tab-const, constant ones."""
     return [
@@ -106,7 +102,7 @@ def _summary(module: Module, sched: CudaSchedule, name: str, hoisted_ops: int, l
         hoisting="on" if sched.hoist else "off",
         hoisted_ops=hoisted_ops,
         NH=live_hoisted,
-        enc_ops=_op_count(module, "encrypt"),
+        enc_ops=module.functions["encrypt"].work(),
         default_flavour_text="plain CUDA C" if sched.flavour == "c" else "inline PTX",
         rk_layout="round keys, one u32 per word: "
         + ", ".join(f"{ka.name}: u{ka.width}{''.join(f'[{s}]' for s in ka.shape)}" for ka in module.key_arrays),
