@@ -44,9 +44,9 @@ d = Path(tempfile.mkdtemp())
 rep = nvcc.compile_cubin(d / f"{src.name}.cu", "sm_90")
 import re, subprocess
 for k, use in rep.kernels.items():
-    n = re.search(r"(_gcm_\w+?|_tgb_\w+?|cs_tgh_\w+?)E", k)
+    n = re.search(r"(_gcm_\w+?|_tgb_\w+?|cs_tgh_\w+?)(?:ILi(\d+)ELi(\d+)EE)?E", k)
     if n:
-        name = n.group(1).lstrip("_")
+        name = n.group(1).lstrip("_") + (f"<{n.group(2)}, {n.group(3)}>" if n.group(2) else "")
         print(f"{name:24s} regs {use.registers:3d} stack {use.stack} spills {use.spill_stores}/{use.spill_loads}")
 cubin = max(nvcc.cache_dir().glob(f"{src.name}.sm_90.*.cubin"), key=lambda f: f.stat().st_mtime, default=None)
 if cubin:  # the SASS counts and the estimate they give (bench/gpu/gcm_batch_sass.py), beside the measurement
@@ -56,7 +56,7 @@ PY
 ptxas_pid=$!
 echo "== GCM batch tests (GPU vs the C library)"
 timeout 130 python3 -m pytest tests/differential/test_cuda_gcm_gpu.py -q -n 4 -p no:cacheprovider \
-  -k "aes128-default or aria128-default or lea128-default or tensor_cores or long_records or many_keys or key_patterns or inc32 or errors or former" 2>&1 \
+  -k "aes128-default or aria128-default or lea128-default or tensor_cores or long_records or many_keys or key_patterns or inc32 or errors or former or variants" 2>&1 \
   | tee "$OUT/gcm-batch-tests.log" | tail -8
 [ "${PIPESTATUS[0]}" = 0 ] || rc=1
 echo "tests: $(( $(date +%s) - t0 )) s, rc=$rc"

@@ -117,9 +117,15 @@ def main() -> int:
     ctr = _trip(funcs[sass.ctr_kernel(funcs, sched.flavour, True)], trips)
     bat0 = _trip(funcs[sass.pick(funcs, "gcm_keystream")], trips)
     bat1 = _trip(funcs[sass.pick(funcs, "gcm_batch")], trips)
-    pre, tile, tail = _records(funcs[sass.pick(funcs, "tgb_records")])
     blocks = (a.record + 15) // 16
     tiles = (blocks + 63) // 64
+    recs = {}  # the records kernel's instances, tgb_records<CH, MINB> (CIPHERSPEC_GCM_AB picks one), or the one
+    for name in sorted(funcs):
+        if "tgb_records" in name:
+            inst = name.split("tgb_records", 1)[1]
+            key = f"<{inst[3]}, {inst[7]}>" if inst.startswith("ILi") else ""
+            recs[key] = _records(funcs[name])
+    pre, tile, tail = recs.get("<2, 3>", next(iter(recs.values())))
     rec = pre + tiles * tile + tail
     print(f"{src.name}: {G} block(s) a thread, round loop x{trips}; warp instructions per 16-byte block:")
     print(f"  CTR kernel                 {ctr / per_warp:6.2f}  ({ctr} a trip of {per_warp} blocks a warp)")
@@ -139,12 +145,20 @@ def main() -> int:
         f"  records' GHASH (BMMA)      {rec / blocks:6.2f}  ({pre} prologue + {tiles} x {tile} a tile + {tail} tail, "
         f"a {a.record}-byte record) = {32 * rec / blocks:.0f} thread instructions a block"
     )
-    lpre, ltile, _ = _records(funcs[sass.pick(funcs, "cs_tgh_first")])
-    bmma = sum(1 for _, op, _ in funcs[sass.pick(funcs, "cs_tgh_first")] if op == "BMMA")
-    print(
-        f"  long message's GHASH        {ltile / 64:6.2f}  (cs_tgh_first: {ltile} a tile of 64 blocks, {bmma} BMMA in all; "
-        "after the CTR pass)"
-    )
+    for key, (p, t, tl) in recs.items():
+        if key:
+            print(f"    tgb_records{key}: {p} + {tiles} x {t} + {tl} = {(p + tiles * t + tl) / blocks:.2f} a block")
+    for name in sorted(funcs):  # cs_tgh_first (whole-task warps) and cs_tgh_first_p<MINB, CH> (a resident grid)
+        if "cs_tgh_first" not in name:
+            continue
+        inst = name.split("cs_tgh_first", 1)[1]
+        label = f"cs_tgh_first_p<{inst[5]}, {inst[9]}>" if inst.startswith("_pILi") else "cs_tgh_first"
+        lpre, ltile, _ = _records(funcs[name])
+        bmma = sum(1 for _, op, _ in funcs[name] if op == "BMMA")
+        print(
+            f"  long message's GHASH        {ltile / 64:6.2f}  ({label}: {ltile} a tile of 64 blocks, {bmma} BMMA in all; "
+            "after the CTR pass)"
+        )
     est = ctr / (bat0 + rec * per_warp / blocks)
     print(f"  ESTIMATE (static counts, equal efficiency): batch / CTR >= ~{est:.2f} (finish and key set not counted)")
     return 0

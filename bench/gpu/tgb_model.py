@@ -7,7 +7,10 @@ definition sum_j C_j H^j over the record's blocks (cipherspec.ghash.gf128_mul). 
 the route, not the GPU; the GPU tests (tests/differential/test_cuda_gcm_gpu.py) check the kernels.  The same
 for cs_tgb_field (a record whose key has no matrices: the field multiply, a lane a column of blocks).
 
-    python3 bench/gpu/tgb_model.py 0 1 17 1040 4100     -> "0 tensor cores OK", "0 field multiply OK", ...
+    python3 bench/gpu/tgb_model.py 0 1 17 1040 4100     -> "0 tensor cores, 1 packing chain(s) OK", ...
+
+It also checks the order in which cs_tgh_first_p (the long message's first level as a resident grid) visits its
+tasks' tiles: every task's tiles once, from its last down, its values written after its first tile.
 """
 
 from __future__ import annotations
@@ -137,9 +140,10 @@ def mma128(A, Bw):  # a0 row g k 32t, a1 row g+8 k 32t; b0 col g k 32t
     ]
 
 
-def tile(a, mat, acc, hb, horner):
-    """cs_tgh_tile: a[lane] = [[a00,a01,a02,a03],[a10..]] ; returns (z0, z1) per lane"""
-    z = [[0, 0] for _ in range(32)]
+def tile(a, mat, acc, hb, horner, ch=1):
+    """cs_tgh_tile<HORNER, CH>: a[lane] = [[a00,a01,a02,a03],[a10..]] ; returns (z0, z1) per lane; ch packing
+    chains of 16 / ch n-tiles each, chain c shifted down by 32 (ch - 1 - c) / ch at the end"""
+    zc = [[[0, 0] for _ in range(32)] for _ in range(ch)]
     for nt in range(16):
         d = [[0, 0, 0, 0] for _ in range(32)]
         for kt in range(2):
@@ -154,13 +158,20 @@ def tile(a, mat, acc, hb, horner):
             for l in range(32):
                 for k in range(4):
                     d[l][k] += D[l][k]
+        z = zc[nt // (16 // ch)]
         for l in range(32):  # the funnel shifts: bit 0 of d in at bit 31, the rest one down
             for k in range(4):
                 z[l][k >> 1] = (z[l][k >> 1] >> 1) | ((d[l][k] & 1) << 31)
-    return z
+    out = zc[ch - 1]
+    for c in range(ch - 1):
+        sh = 32 * (ch - 1 - c) // ch
+        for l in range(32):
+            assert not (out[l][0] & (zc[c][l][0] >> sh)) and not (out[l][1] & (zc[c][l][1] >> sh))
+            out[l] = [out[l][0] | (zc[c][l][0] >> sh), out[l][1] | (zc[c][l][1] >> sh)]
+    return out
 
 
-def records_model(msg: bytes, h: int) -> int:
+def records_model(msg: bytes, h: int, ch: int = 1) -> int:
     n = (len(msg) + 15) // 16
     ntiles = ((n + 3) // 4 + 15) // 16
     cols0, cols3 = columns(h, 0), columns(h, 3)
@@ -186,7 +197,7 @@ def records_model(msg: bytes, h: int) -> int:
                 int.from_bytes(stage[512 + 16 * lane + 4 * k : 512 + 16 * lane + 4 * k + 4], "little") for k in range(4)
             ]
             a.append([t0, t1])
-        acc = tile(a, mat, acc, hb, True)
+        acc = tile(a, mat, acc, hb, True, ch)
     # the tail as written in tgb.cu.j2
     pw = [hpow(h, 4 * v) for v in range(16)]
     total = 0
@@ -231,14 +242,45 @@ def ghash_sum(msg: bytes, h: int) -> int:
     return s
 
 
+def first_p_order(ntiles: int, lgtw: int, nwr: int) -> bool:
+    """cs_tgh_first_p's flattened loop as written: warp gw's step s issues the running tile (one down a step, on
+    to the next task's last after a task's first) and hashes it for task cw, whose values go out after its tw
+    tiles (then cw += nwr); step s should be task gw + (s / tw) nwr, tile tw - 1 - s % tw of it.  True when every task w < nw gets its
+    tiles [w tw, w tw + tw) exactly once, from the last down, with the ones past ntiles (zeros) first, and is
+    written once, after its first tile (what cs_tgh_first's task w gives)."""
+    tw = 1 << lgtw
+    nw = (ntiles + tw - 1) // tw
+    seen: dict[int, list[int]] = {}
+    written: list[int] = []
+    for gw in range(min(nwr, nw)):
+        cnt = ((nw - gw + nwr - 1) // nwr) << lgtw
+        itile, ileft, inext = (gw << lgtw) + tw - 1, tw, (nwr << lgtw) + tw - 1  # the issue side's running tile
+        cleft, cw = tw, gw  # the hashing side's task
+        for _ in range(cnt):
+            seen.setdefault(cw, []).append(itile)
+            ileft -= 1
+            itile, ileft = (itile + inext, tw) if ileft == 0 else (itile - 1, ileft)
+            cleft -= 1
+            if cleft == 0:
+                written.append(cw)
+                cleft, cw = tw, cw + nwr
+    want = {w: list(range(w * tw + tw - 1, w * tw - 1, -1)) for w in range(nw)}
+    return seen == want and sorted(written) == list(range(nw))
+
+
 def main() -> int:
     rng = random.Random(5)
     h = rng.getrandbits(128)
     bad = 0
+    for ntiles, lgtw, nwr in ((1, 0, 4), (5, 2, 3), (1 << 12, 4, 96), (4097, 4, 100), (3, 4, 8)):
+        ok = first_p_order(ntiles, lgtw, nwr)
+        bad += not ok
+        print(f"first_p order, {ntiles} tiles, tw {1 << lgtw}, {nwr} warps:", "OK" if ok else "WRONG", flush=True)
     for ln in [int(x) for x in sys.argv[1:]] or [0, 1, 16, 17, 100, 1040, 4100]:
         msg = bytes(rng.getrandbits(8) for _ in range(ln))
         want = ghash_sum(msg, h)
-        for what, got in (("tensor cores", records_model(msg, h)), ("field multiply", field_model(msg, h))):
+        runs = [(f"tensor cores, {ch} packing chain(s)", records_model(msg, h, ch)) for ch in (1, 2, 4)]
+        for what, got in runs + [("field multiply", field_model(msg, h))]:
             bad += got != want
             print(ln, what, "OK" if got == want else f"MISMATCH {got:032x} {want:032x}", flush=True)
     return 1 if bad else 0
