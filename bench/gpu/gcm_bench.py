@@ -45,12 +45,14 @@ def _median_ms(call, reps: int, batches: int) -> float:
 
 
 # CIPHERSPEC_GCM_AB values each call is also timed with under --ab ("" = the current kernels): t0 the former
-# GHASH kernels (the long message's first level as whole-task warps, one packing chain), p4 the hashing kernels at
-# four CTAs an SM, c1 the resident first level with one packing chain (long only), v1 the former finish (batch)
+# GHASH kernels (the long message's first level as whole-task warps, one packing chain; records hashed by their own
+# kernel), p4 the hashing kernels at four CTAs an SM, c1 the resident first level with one packing chain (long
+# only), s3 the records hashed by their own kernel (tgb_records<2, 3>) instead of by the keystream kernel, v1 the
+# former finish
 AB = {
     "gcm_long": ("", "t0", "p4", "c1"),
-    "gcm_batch": ("", "t0", "v1"),
-    "gcm_records": ("", "t0", "p4", "v1"),
+    "gcm_batch": ("", "s3", "t0", "v1"),
+    "gcm_records": ("", "s3", "t0", "p4", "v1"),
 }
 
 
@@ -201,7 +203,7 @@ def table(rows: list[dict]) -> str:
             "",
             "A/B, alternating in one process (CIPHERSPEC_GCM_AB; current = the kernels as built): t0 the former GHASH",
             "kernels, p4 the hashing kernels at four CTAs an SM, c1 the resident first level with one packing chain,",
-            "v1 the former finish; Gbps (/CTR):",
+            "s3 the records hashed by their own kernel, not the keystream kernel, v1 the former finish; Gbps (/CTR):",
             "",
             "| cipher | " + " | ".join(f"{w[4:]}: {e or 'current'}" for w, e in cols) + " |",
             "|---|" + "---|" * len(cols),
