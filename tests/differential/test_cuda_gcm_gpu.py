@@ -161,3 +161,11 @@ def test_gcm_hashing_variants(registry, variant, monkeypatch):
     check_long(g, c, rng, [(64 << 20) + 5 * 1024 + 7, (40 << 20) + 3, (16384 << 4) + 5, 1 << 20])
     check_batch(g, c, rng, TILES + [int(x) for x in rng.integers(0, 20000, 40)], nkeys=11)
     check_batch(g, c, rng, [int(x) for x in rng.integers(0, 3000, 320)], nkeys=300)
+
+
+def test_gcm_batch_hashed_by_keystream_kernel_one_block_layout(registry):
+    """LEA-128's default (one block a thread) with records of at most 4 KiB: CTAs of one warp, so its keystream
+    kernel hashes the records it encrypts too; equal to the C library (AES's is every AES batch test)."""
+    g, c = libs(registry, "lea128", None)
+    rng = np.random.default_rng(40)
+    check_batch(g, c, rng, TILES[:12] + [int(x) for x in rng.integers(0, 4096, 60)], nkeys=7)
