@@ -148,17 +148,12 @@ def main() -> int:
     for key, (p, t, tl) in recs.items():
         if key:
             print(f"    tgb_records{key}: {p} + {tiles} x {t} + {tl} = {(p + tiles * t + tl) / blocks:.2f} a block")
-    for name in sorted(funcs):  # cs_tgh_first (whole-task warps) and cs_tgh_first_p<MINB, CH> (a resident grid)
-        if "cs_tgh_first" not in name:
-            continue
-        inst = name.split("cs_tgh_first", 1)[1]
-        label = f"cs_tgh_first_p<{inst[5]}, {inst[9]}>" if inst.startswith("_pILi") else "cs_tgh_first"
-        lpre, ltile, _ = _records(funcs[name])
-        bmma = sum(1 for _, op, _ in funcs[name] if op == "BMMA")
-        print(
-            f"  long message's GHASH        {ltile / 64:6.2f}  ({label}: {ltile} a tile of 64 blocks, {bmma} BMMA in all; "
-            "after the CTR pass)"
-        )
+    lpre, ltile, _ = _records(funcs[sass.pick(funcs, "cs_tgh_first")])
+    bmma = sum(1 for _, op, _ in funcs[sass.pick(funcs, "cs_tgh_first")] if op == "BMMA")
+    print(
+        f"  long message's GHASH        {ltile / 64:6.2f}  (cs_tgh_first: {ltile} a tile of 64 blocks, {bmma} BMMA in all; "
+        "after the CTR pass)"
+    )
     est = ctr / (bat0 + rec * per_warp / blocks)
     print(f"  ESTIMATE (static counts, equal efficiency): batch / CTR >= ~{est:.2f} (finish and key set not counted)")
     return 0

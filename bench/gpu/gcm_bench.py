@@ -9,8 +9,8 @@ each timed with CUDA events over `reps` back-to-back calls, the median of `batch
 warms up).  Writes gcm-bench.json and gcm-bench.md (the table) under --out.
 
     python3 bench/gpu/gcm_bench.py --out $OUT [--size 1073741824] [--ciphers aes128,aria128,lea128,lea128:ilp1_t128]
-        [--ab]   (each GCM call also under the CIPHERSPEC_GCM_AB values of AB below -- the former GHASH kernels,
-                  other hashing variants, the former finish --, alternating with the current one batch by batch)
+        [--ab]   (batch and records also under the CIPHERSPEC_GCM_AB values of AB below -- the former records'
+                  hashing kernel, the former finish --, alternating with the current one batch by batch)
 """
 
 from __future__ import annotations
@@ -45,14 +45,10 @@ def _median_ms(call, reps: int, batches: int) -> float:
 
 
 # CIPHERSPEC_GCM_AB values each call is also timed with under --ab ("" = the current kernels): t0 the former
-# GHASH kernels (the long message's first level as whole-task warps, one packing chain; records hashed by their own
-# kernel), p4 the hashing kernels at four CTAs an SM, c1 the resident first level with one packing chain (long
-# only), s3 the records hashed by their own kernel (tgb_records<2, 3>) instead of by the keystream kernel, v1 the
-# former finish
+# records' hashing kernel (tgb_records<1, 2>), v1 the former finish
 AB = {
-    "gcm_long": ("", "t0", "p4", "c1"),
-    "gcm_batch": ("", "s3", "t0", "v1"),
-    "gcm_records": ("", "s3", "t0", "p4", "v1"),
+    "gcm_batch": ("", "t0", "v1"),
+    "gcm_records": ("", "t0", "v1"),
 }
 
 
@@ -201,9 +197,8 @@ def table(rows: list[dict]) -> str:
         cols = [(w, e) for w, envs in AB.items() for e in envs]
         lines += [
             "",
-            "A/B, alternating in one process (CIPHERSPEC_GCM_AB; current = the kernels as built): t0 the former GHASH",
-            "kernels, p4 the hashing kernels at four CTAs an SM, c1 the resident first level with one packing chain,",
-            "s3 the records hashed by their own kernel, not the keystream kernel, v1 the former finish; Gbps (/CTR):",
+            "A/B, alternating in one process (CIPHERSPEC_GCM_AB; current = the kernels as built): t0 the former",
+            "records' hashing kernel (one packing chain), v1 the former finish; Gbps (/CTR):",
             "",
             "| cipher | " + " | ".join(f"{w[4:]}: {e or 'current'}" for w, e in cols) + " |",
             "|---|" + "---|" * len(cols),

@@ -8,9 +8,6 @@ the route, not the GPU; the GPU tests (tests/differential/test_cuda_gcm_gpu.py) 
 for cs_tgb_field (a record whose key has no matrices: the field multiply, a lane a column of blocks).
 
     python3 bench/gpu/tgb_model.py 0 1 17 1040 4100     -> "0 tensor cores, 1 packing chain(s) OK", ...
-
-It also checks the order in which cs_tgh_first_p (the long message's first level as a resident grid) visits its
-tasks' tiles: every task's tiles once, from its last down, its values written after its first tile.
 """
 
 from __future__ import annotations
@@ -242,40 +239,10 @@ def ghash_sum(msg: bytes, h: int) -> int:
     return s
 
 
-def first_p_order(ntiles: int, lgtw: int, nwr: int) -> bool:
-    """cs_tgh_first_p's flattened loop as written: warp gw's step s issues the running tile (one down a step, on
-    to the next task's last after a task's first) and hashes it for task cw, whose values go out after its tw
-    tiles (then cw += nwr); step s should be task gw + (s / tw) nwr, tile tw - 1 - s % tw of it.  True when every task w < nw gets its
-    tiles [w tw, w tw + tw) exactly once, from the last down, with the ones past ntiles (zeros) first, and is
-    written once, after its first tile (what cs_tgh_first's task w gives)."""
-    tw = 1 << lgtw
-    nw = (ntiles + tw - 1) // tw
-    seen: dict[int, list[int]] = {}
-    written: list[int] = []
-    for gw in range(min(nwr, nw)):
-        cnt = ((nw - gw + nwr - 1) // nwr) << lgtw
-        itile, ileft, inext = (gw << lgtw) + tw - 1, tw, (nwr << lgtw) + tw - 1  # the issue side's running tile
-        cleft, cw = tw, gw  # the hashing side's task
-        for _ in range(cnt):
-            seen.setdefault(cw, []).append(itile)
-            ileft -= 1
-            itile, ileft = (itile + inext, tw) if ileft == 0 else (itile - 1, ileft)
-            cleft -= 1
-            if cleft == 0:
-                written.append(cw)
-                cleft, cw = tw, cw + nwr
-    want = {w: list(range(w * tw + tw - 1, w * tw - 1, -1)) for w in range(nw)}
-    return seen == want and sorted(written) == list(range(nw))
-
-
 def main() -> int:
     rng = random.Random(5)
     h = rng.getrandbits(128)
     bad = 0
-    for ntiles, lgtw, nwr in ((1, 0, 4), (5, 2, 3), (1 << 12, 4, 96), (4097, 4, 100), (3, 4, 8)):
-        ok = first_p_order(ntiles, lgtw, nwr)
-        bad += not ok
-        print(f"first_p order, {ntiles} tiles, tw {1 << lgtw}, {nwr} warps:", "OK" if ok else "WRONG", flush=True)
     for ln in [int(x) for x in sys.argv[1:]] or [0, 1, 16, 17, 100, 1040, 4100]:
         msg = bytes(rng.getrandbits(8) for _ in range(ln))
         want = ghash_sum(msg, h)

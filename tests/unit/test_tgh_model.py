@@ -1,7 +1,6 @@
 """The index algebra of the tensor-core GHASH (templates/tgh.cu.j2), on the CPU through bench/gpu/tgb_model.py's
 bit-level model: cs_tgh_tile's packing of the MMA low bits in 1, 2 or 4 independent chains gives the same hash
-(GHASH's definition) for records across the chunk and tile edges, and cs_tgh_first_p's flattened loop visits
-every task's tiles once, from its last down, and writes each task once after its first tile.  The GPU tests
+(GHASH's definition) for records across the chunk and tile edges.  The GPU tests
 (tests/differential/test_cuda_gcm_gpu.py) check the kernels themselves."""
 
 from __future__ import annotations
@@ -24,10 +23,3 @@ def test_packing_chains_give_ghash(ch, length):
     h = rng.getrandbits(128)
     msg = bytes(rng.getrandbits(8) for _ in range(length))
     assert tgb_model.records_model(msg, h, ch) == tgb_model.ghash_sum(msg, h)
-
-
-@pytest.mark.parametrize(
-    "ntiles,lgtw,nwr", [(1, 0, 4), (5, 2, 3), (4096, 4, 96), (4097, 4, 100), (3, 4, 8), (65541, 2, 1584)]
-)
-def test_resident_first_level_order(ntiles, lgtw, nwr):
-    assert tgb_model.first_p_order(ntiles, lgtw, nwr)
