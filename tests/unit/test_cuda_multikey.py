@@ -36,12 +36,14 @@ HARNESS = r"""
 #include <string.h>
 #define CS_HD
 %(helpers)s
-/* stdin: T ILP ch nreq, then per request: V (hex bytes) len.  stdout: "i counter" per full block,
-   "p i rem" for a partial one -- the kernel's loop, run CTA by CTA, thread by thread. */
+/* stdin: T ILP ch nreq flat, then per request: V (hex bytes) len.  stdout: "i counter" per full block,
+   "p i rem" for a partial one -- the kernel's loop, run CTA by CTA, thread by thread, request by request (flat: a
+   CTA makes the call's blocks [cta * ch, (cta + 1) * ch), its first request from the map, "d" when division by
+   the first request's blocks, where all but the last are as long, would give another). */
 int main(void)
 {
-    unsigned T, ILP, ch; unsigned long long nreq;
-    if (scanf("%%u %%u %%u %%llu", &T, &ILP, &ch, &nreq) != 4) return 2;
+    unsigned T, ILP, ch, flat; unsigned long long nreq;
+    if (scanf("%%u %%u %%u %%llu %%u", &T, &ILP, &ch, &nreq, &flat) != 5) return 2;
     uint8_t *vs = malloc(nreq * %(B)d + 1); uint64_t *lens = malloc(nreq * 8 + 8);
     uint64_t total = 0;
     for (uint64_t r = 0; r < nreq; ++r) {
@@ -50,15 +52,26 @@ int main(void)
         for (int b = 0; b < %(B)d; ++b) { unsigned x; sscanf(hex + 2 * b, "%%2x", &x); vs[r * %(B)d + b] = (uint8_t)x; }
         lens[r] = len; total += len;
     }
-    const uint64_t nctas = t_mk_ctas(lens, nreq, ch);
+    uint64_t nctas = t_mk_ctas(lens, nreq, ch), blocks = 0;
     if (!nctas) { printf("ELEN\n"); return 0; }
+    int equal = 1;
+    for (uint64_t r = 0; r < nreq; ++r) {
+        blocks += (lens[r] + %(B)d - 1) / %(B)d;
+        equal &= r + 1 == nreq || lens[r] == lens[0];
+    }
+    if (flat) nctas = (blocks + ch - 1) / ch;
     t_mreq *q = malloc(nreq * sizeof(t_mreq)); uint32_t *cta_req = malloc(nctas * 4);
-    t_mk_plan(vs, lens, nreq, ch, q, cta_req);
-    for (uint64_t cta = 0; cta < nctas; ++cta)
-        for (uint32_t tid = 0; tid < T; ++tid) {
-            const t_mreq qq = q[cta_req[cta]];
+    t_mk_plan(vs, lens, nreq, ch, q, flat ? NULL : cta_req);
+    if (flat) t_mk_flat_map(q, nreq, ch, nctas, cta_req);
+    for (uint64_t cta = 0; cta < nctas; ++cta) {
+        const uint64_t u = q[0].nblocks ? (uint64_t)cta * ch / q[0].nblocks : 0;
+        if (flat && equal && (u < nreq - 1 ? u : nreq - 1) != cta_req[cta]) printf("d %%llu\n", (unsigned long long)cta);
+        for (uint32_t tid = 0; tid < T; ++tid)
+          for (uint32_t r = cta_req[cta];; ++r) {
+            const t_mreq qq = q[r];
             uint32_t lo, hi;
-            t_mk_span(&qq, (uint32_t)cta, ch, &lo, &hi);
+            if (flat) t_mk_flat_span(&qq, (uint32_t)cta, ch, &lo, &hi);
+            else t_mk_span(&qq, (uint32_t)cta, ch, &lo, &hi);
             for (uint32_t base = lo + tid; base < hi; base += T * ILP)
                 for (uint32_t s = 0; s < ILP; ++s) {
                     const uint32_t j = base + s * T;
@@ -72,7 +85,9 @@ int main(void)
                         printf("\n");
                     } else printf("p %%llu %%llu\n", (unsigned long long)i, (unsigned long long)(total - i * %(B)d));
                 }
-        }
+            if (!flat || r + 1 >= nreq || !t_mk_flat_span(&qq, (uint32_t)cta, ch, &lo, &hi)) break;
+          }
+    }
     return 0;
 }
 """
@@ -83,8 +98,8 @@ def harness(B: int):
     return compile_cached({"h.c": src}, ["h.c"], "exe", Toolchain.host(("-std=c99", "-O1", "-Wall", "-Werror")))
 
 
-def run_plan(B: int, T: int, ilp: int, ch: int, vs: list[bytes], lens: list[int]) -> str:
-    text = f"{T} {ilp} {ch} {len(vs)}\n" + "".join(f"{v.hex()} {n}\n" for v, n in zip(vs, lens))
+def run_plan(B: int, T: int, ilp: int, ch: int, vs: list[bytes], lens: list[int], flat: bool = False) -> str:
+    text = f"{T} {ilp} {ch} {len(vs)} {int(flat)}\n" + "".join(f"{v.hex()} {n}\n" for v, n in zip(vs, lens))
     return subprocess.run([str(harness(B))], input=text, capture_output=True, text=True, check=True).stdout
 
 
@@ -93,25 +108,14 @@ def near(B: int, bits: int, k: int, rng) -> bytes:
     return ((hi | ((1 << bits) - k)) % (1 << (8 * B))).to_bytes(B, "big")
 
 
-@pytest.mark.parametrize("B", [8, 16])
-@pytest.mark.parametrize("T,ilp,ch", [(32, 1, 32), (64, 2, 256), (32, 3, 96 * 4)])
-def test_plan_counters_cover_every_block_once(B, T, ilp, ch):
-    rng = np.random.default_rng(B * 1000 + ch)
-    vs = [
-        rng.integers(0, 256, B, dtype=np.uint8).tobytes(),
-        near(B, 32, 3, rng),
-        near(B, 64, 1, rng),
-        near(B, 8 * B, 7, rng),
-        b"\xff" * B,
-        near(B, 32, 1, rng),
-    ]
-    lens = [B * n for n in (1, 500, 77, 300, 20)] + [B * 33 + 5]  # the last one partial
-    out = run_plan(B, T, ilp, ch, vs, lens)
+def check_plan(out: str, B: int, vs: list[bytes], lens: list[int]) -> None:
+    """Every output block once, block j of request r = V_r + 1 + j, only the last block partial."""
     seen: dict[int, str] = {}
     partial = []
     for line in out.split("\n"):
         if not line:
             continue
+        assert not line.startswith("d "), "division by the first request's blocks gives another request: " + line
         if line.startswith("p "):
             partial.append(tuple(int(x) for x in line.split()[1:]))
             continue
@@ -124,9 +128,46 @@ def test_plan_counters_cover_every_block_once(B, T, ilp, ch):
             want[first + j] = ((int.from_bytes(v, "big") + 1 + j) % (1 << (8 * B))).to_bytes(B, "big").hex()
         first += -(-n // B)
     last = first - 1
-    assert partial == [(last, lens[-1] % B)]
-    del want[last]
+    assert partial == ([(last, lens[-1] % B)] if lens[-1] % B else [])
+    if lens[-1] % B:
+        del want[last]
     assert seen == want
+
+
+def drbg_vs(B: int, rng) -> list[bytes]:
+    return [
+        rng.integers(0, 256, B, dtype=np.uint8).tobytes(),
+        near(B, 32, 3, rng),
+        near(B, 64, 1, rng),
+        near(B, 8 * B, 7, rng),
+        b"\xff" * B,
+        near(B, 32, 1, rng),
+    ]
+
+
+@pytest.mark.parametrize("B", [8, 16])
+@pytest.mark.parametrize("T,ilp,ch", [(32, 1, 32), (64, 2, 256), (32, 3, 96 * 4)])
+def test_plan_counters_cover_every_block_once(B, T, ilp, ch):
+    rng = np.random.default_rng(B * 1000 + ch)
+    vs = drbg_vs(B, rng)
+    lens = [B * n for n in (1, 500, 77, 300, 20)] + [B * 33 + 5]  # the last one partial
+    check_plan(run_plan(B, T, ilp, ch, vs, lens), B, vs, lens)
+
+
+@pytest.mark.parametrize("B", [8, 16])
+@pytest.mark.parametrize("T,ilp,ch", [(32, 1, 32), (64, 2, 96), (32, 3, 1000), (32, 2, 5000)])
+def test_flat_plan_counters_cover_every_block_once(B, T, ilp, ch):
+    """Whole waves: CTAs of ch blocks of the call whatever requests they cross (starting mid-request, spanning
+    several, or within one), mixed lengths with an empty request (the map) and equal ones (division)."""
+    rng = np.random.default_rng(B * 1000 + ch + 1)
+    vs = drbg_vs(B, rng)
+    for lens in (
+        [B * n for n in (1, 500, 0, 300, 20)] + [B * 33 + 5],
+        [B * 300] * 5 + [B * 33 + 5],
+        [B * 300] * 5 + [B * 300],
+        [B * 64] * 6,
+    ):
+        check_plan(run_plan(B, T, ilp, ch, vs, lens, flat=True), B, vs, lens)
 
 
 def test_plan_refuses_bad_lengths():
