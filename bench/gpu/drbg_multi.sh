@@ -7,10 +7,11 @@
 # and per GPU the phases of the median call (host timestamps: hand-over, plan staged, enqueued, wait returned;
 # GPU events: plan copy, key schedule, keystream, clearing); every output's SHA-256 == the C DRBG's; the split
 # sweep.  Last, the A/B of the call, LEA-128 at 128 MiB and 1 GiB, library-timed on 1 and 2 GPUs with the ratio and
-# the fixed cost: the fused key schedule (the default: one launch whose CTAs derive their round keys, the plan read
-# mapped), the two launches (CIPHERSPEC_MG_FUSED=0) and CTAs of at most two loop trips (CIPHERSPEC_MG_MAX_TRIPS=2: twice
-# the CTAs, a smaller last wave), alternating, twice each.  Everything goes to $OUT; the tables are printed last.
-# About 5 minutes on 2 GPUs with a warm build cache (the A/B: 5 runs of ~20 s), 6 from an empty one.
+# the fixed cost: whole waves (the default: one wave of CTAs, each an equal share of the call's blocks across
+# requests; the fused key schedule, the plan read mapped), the former grid of CTAs per request (CIPHERSPEC_MG_WAVE=0:
+# 6.2 waves on one H200 at 128 MiB, 3.1 on each of two) and the two launches with whole waves
+# (CIPHERSPEC_MG_FUSED=0), alternating, twice each.  Everything goes to $OUT; the tables are printed last.
+# About 5 minutes on 2 GPUs with a warm build cache (the A/B: 6 runs of ~20 s), 6 from an empty one.
 #   bash bench/gpu/drbg_multi.sh            (the lead carries .whl/ as for bench/gpu/run.sh)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -48,13 +49,13 @@ stage "benchmark: 128 MiB and 1 GiB, 1 GPU$( [ "$ngpu" -gt 1 ] && echo ' and 2 G
 timeout 150 python3 bench/gpu/drbg_multi.py --out "$OUT" ${DRBG_MULTI_ARGS:-} > "$OUT/bench.log" 2>&1 || rc=1
 grep -v "^|\|^$\|^- \|^Phases" "$OUT/bench.log" | tail -30
 
-stage "A/B of the call, LEA-128 library-timed, 1 vs 2 GPUs: fused key schedule (default) | two launches (CIPHERSPEC_MG_FUSED=0) | CTAs of at most 2 loop trips (CIPHERSPEC_MG_MAX_TRIPS=2), alternating, twice each"
-for ab in "fused:" "two-launch:CIPHERSPEC_MG_FUSED=0" "fused-trips2:CIPHERSPEC_MG_MAX_TRIPS=2" "fused:" "two-launch:CIPHERSPEC_MG_FUSED=0" "fused-trips2:CIPHERSPEC_MG_MAX_TRIPS=2"; do
+stage "A/B of the call, LEA-128 library-timed, 1 vs 2 GPUs: whole waves (default) | CTAs per request, the former grid (CIPHERSPEC_MG_WAVE=0) | two launches, whole waves (CIPHERSPEC_MG_FUSED=0), alternating, twice each"
+for ab in "wave:" "ctas:CIPHERSPEC_MG_WAVE=0" "two-launch:CIPHERSPEC_MG_FUSED=0" "wave:" "ctas:CIPHERSPEC_MG_WAVE=0" "two-launch:CIPHERSPEC_MG_FUSED=0"; do
   name=${ab%%:*}
   env ${ab#*:} timeout 60 python3 bench/gpu/drbg_multi.py --ab "$name" --ciphers lea128 --mib 128,1024 --reps 15 \
     --phase-reps 9 >> "$OUT/ab.log" 2>&1 || rc=1
 done
-grep "^| switch" "$OUT/ab.log" | head -1; grep "^|---" "$OUT/ab.log" | head -1; grep "^| \(fused\|two-launch\|fused-trips2\) " "$OUT/ab.log"
+grep "^| switch" "$OUT/ab.log" | head -1; grep "^|---" "$OUT/ab.log" | head -1; grep "^| \(wave\|ctas\|two-launch\) " "$OUT/ab.log"
 
 stage "results"
 sed -n '/^| cipher/,$p' "$OUT/bench.log"

@@ -151,7 +151,7 @@ def fresh_context(g, env: dict) -> cm.GpuSet:
                 os.environ[k] = v
 
 
-@pytest.mark.parametrize("path", ["mapped", "copy", "lone-kst", "two-launch"])
+@pytest.mark.parametrize("path", ["mapped", "copy", "lone-kst", "two-launch", "ctas"])
 @pytest.mark.parametrize("name", ["lea128", "aes128", "aria128"])
 def test_context_drbg_calls_equal_c_generate(registry, name, path):
     """The multi-GPU context's multi-key calls from a C P_drbg_plan (every visible GPU, split at every size;
@@ -160,7 +160,8 @@ def test_context_drbg_calls_equal_c_generate(registry, name, path):
     asynchronous calls back to back (the key-stream form, alternating slots) then one sync.  Each way the plan
     reaches the GPU: read mapped by the key-schedule launch (default), copied (CIPHERSPEC_MG_PLAN_COPY=1), and
     the lone call on the key stream (CIPHERSPEC_MG_LONE_KST=1); and where the cipher's key schedule is fused into
-    the keystream launch (LEA-128: the default), the two launches instead (CIPHERSPEC_MG_FUSED=0)."""
+    the keystream launch (LEA-128: the default), the two launches instead (CIPHERSPEC_MG_FUSED=0); whole waves (the
+    default: one wave of CTAs crossing requests) or the former grid of CTAs per request (CIPHERSPEC_MG_WAVE=0)."""
     c, g = ciphers(registry, name)
     a, b = twin_c_drbgs(c, 4)
     n = 33 * REQ + 4000
@@ -175,6 +176,7 @@ def test_context_drbg_calls_equal_c_generate(registry, name, path):
         "copy": {"CIPHERSPEC_MG_PLAN_COPY": "1"},
         "lone-kst": {"CIPHERSPEC_MG_LONE_KST": "1"},
         "two-launch": {"CIPHERSPEC_MG_FUSED": "0"},
+        "ctas": {"CIPHERSPEC_MG_WAVE": "0"},
     }[path]
     gs = fresh_context(g, env)
     gs.set_split_min(0)
