@@ -72,9 +72,11 @@ int main(void)
             uint32_t lo, hi;
             if (flat) t_mk_flat_span(&qq, (uint32_t)cta, ch, &lo, &hi);
             else t_mk_span(&qq, (uint32_t)cta, ch, &lo, &hi);
-            for (uint32_t base = lo + tid; base < hi; base += T * ILP)
+            for (uint32_t b0 = lo; b0 < hi; b0 += T * ILP) {
+                const uint32_t step = hi - b0 < T * ILP ? (hi - b0 + ILP - 1) / ILP : T;  /* a partial trip: fewest threads */
+                if (tid >= step) continue;
                 for (uint32_t s = 0; s < ILP; ++s) {
-                    const uint32_t j = base + s * T;
+                    const uint32_t j = b0 + tid + s * step;
                     uint32_t m[%(MW)d];
                     t_mk_counter(qq.ctr, j, m);
                     if (j >= hi) continue;
@@ -85,6 +87,7 @@ int main(void)
                         printf("\n");
                     } else printf("p %%llu %%llu\n", (unsigned long long)i, (unsigned long long)(total - i * %(B)d));
                 }
+            }
             if (!flat || r + 1 >= nreq || !t_mk_flat_span(&qq, (uint32_t)cta, ch, &lo, &hi)) break;
           }
     }
