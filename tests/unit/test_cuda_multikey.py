@@ -68,7 +68,11 @@ int main(void)
         if (flat && equal && (u < nreq - 1 ? u : nreq - 1) != cta_req[cta]) printf("d %%llu\n", (unsigned long long)cta);
         for (uint32_t tid = 0; tid < T; ++tid)
           for (uint32_t r = cta_req[cta];; ++r) {
-            const t_mreq qq = q[r];
+            /* flat over equal requests: the CTA works out the descriptor from V ("v" when it differs from the plan's) */
+            const t_mreq qq = flat && equal && q[0].nblocks ? t_mk_req_v((const uint32_t *)(vs + r * %(B)d), r, q[0].nblocks,
+                                                                        (uint32_t)(nreq - 1), blocks) : q[r];
+            if (memcmp(qq.ctr, q[r].ctr, sizeof qq.ctr) || qq.first != q[r].first || qq.nblocks != q[r].nblocks)
+                printf("v %%u\n", r);
             uint32_t lo, hi;
             if (flat) t_mk_flat_span(&qq, (uint32_t)cta, ch, &lo, &hi);
             else t_mk_span(&qq, (uint32_t)cta, ch, &lo, &hi);
@@ -119,6 +123,7 @@ def check_plan(out: str, B: int, vs: list[bytes], lens: list[int]) -> None:
         if not line:
             continue
         assert not line.startswith("d "), "division by the first request's blocks gives another request: " + line
+        assert not line.startswith("v "), "the descriptor worked out from V differs from the plan's: " + line
         if line.startswith("p "):
             partial.append(tuple(int(x) for x in line.split()[1:]))
             continue
