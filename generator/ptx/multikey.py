@@ -165,6 +165,16 @@ def _plan_limbs(MW: int) -> list[str]:
     return lines + [f"        q->ctr[{k}] = w{k};" for k in range(MW)]
 
 
+def _v_load(B: int) -> str:
+    """Request r's V (flat form over equal requests: the plan holds the V's) into vw[], one vector load where the
+    block is 8 or 16 bytes (the staged V's are 16-byte aligned), else word by word."""
+    MW = B // 4
+    if MW in (2, 4):
+        vec, parts = ("uint4", "t.x, t.y, t.z, t.w") if MW == 4 else ("uint2", "t.x, t.y")
+        return f"const {vec} t = ((const {vec} *)reqs)[r];\n            const uint32_t vw[{MW}] = {{{parts}}};"
+    return f"uint32_t vw[{MW}];\n            for (int k = 0; k < {MW}; ++k) vw[k] = ((const uint32_t *)reqs)[(uint64_t)r * {MW} + k];"
+
+
 def threads(sched: CudaSchedule) -> int:
     """Threads per CTA of the multi-key kernel: the schedule's, at most 256 (it reads round keys from shared
     memory, which nvcc may keep in registers: at 1024 threads the 64-register cap would spill)."""
@@ -290,6 +300,7 @@ def kernel_parts(
         "setup": setup,
         "pick": pick,
         "stage": stage,
+        "vload": _v_load(B),
         "unit": 32 * group,  # blocks a warp makes per loop trip and ILP slot: the flat form's shares are multiples
         "args": ", ".join([f"cs_smem + {rk_off}"] + fills.args),
         "smem": smem,

@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 
 import numpy as np
@@ -304,3 +305,78 @@ def test_key_schedule_fuses_into_the_keystream_kernel_where_it_is_cheap(registry
     for name, sched in (("aes128", "tt_t64_tab-shared4"), ("hight", "swar_t64_ilp2")):
         m = registry.module(name)
         assert "_ctr_multi_ks_" not in generate(m, schedule_for(m, sched)).cu, name
+
+
+GEOMETRY = r"""
+#include <stdint.h>
+#include <stdio.h>
+enum { CS_OK = 0, CS_ELEN = 3 };
+%(geometry)s
+/* stdin: sms per max_trips flat nreq, then the lengths.  stdout: rc ch nctas total cpr flat */
+int main(void)
+{
+    int sms, per, flat; unsigned max_trips; unsigned long long nreq;
+    if (scanf("%%d %%d %%u %%d %%llu", &sms, &per, &max_trips, &flat, &nreq) != 5) return 2;
+    static uint64_t lens[4096];
+    for (unsigned long long r = 0; r < nreq; ++r) { unsigned long long l; if (scanf("%%llu", &l) != 1) return 2; lens[r] = l; }
+    uint32_t ch = 0, cpr = 0; uint64_t nctas = 0, total = 0;
+    const int rc = %(P)s_mk_geometry(lens, nreq, sms, per, &ch, &nctas, &total, &cpr, max_trips, &flat);
+    printf("%%d %%u %%llu %%llu %%u %%d\n", rc, ch, (unsigned long long)nctas, (unsigned long long)total, cpr, flat);
+    return 0;
+}
+"""
+
+
+def geometry_mirror(lens, B, tile, unit, sms, per, max_trips, flat):
+    """host.cu.j2's P_mk_geometry, its general loop, in Python: (rc, ch, nctas, total, cpr, flat)."""
+    nreq = len(lens)
+    nbs = [-(-n // B) for n in lens]
+    if any((r + 1 < nreq and n % B) or nb >= multikey.MAX_REQ_BLOCKS for r, (n, nb) in enumerate(zip(lens, nbs))):
+        return (3, 0, 0, 0, 0, flat)
+    n = [sum(-(-nb // (tile << t)) for nb in nbs) for t in range(3)]
+    mixed = any(nbs[r] != nbs[0] for r in range(1, nreq - 1))
+    if not n[0]:
+        return (3, 0, 0, 0, 0, flat)
+    blocks, total = sum(nbs), sum(lens)
+    if flat:
+        wave = sms * per
+        share = -(-(-(-blocks // wave)) // unit) * unit
+        if blocks >= nreq * tile and share < 1 << 31:
+            return (0, share, -(-blocks // share), total, 0 if mixed else nbs[0], 1)
+    t = next((k for k in (2, 1) if (1 << k) <= max_trips and n[k] >= 2 * sms * per), 0)
+    return (0, tile << t, n[t], total, 0 if mixed else -(-nbs[0] // (tile << t)), 0)
+
+
+def test_geometry_fast_path_equals_the_loop(registry):
+    """P_mk_geometry's path for equal requests but the last (counts worked out, no loop) and its loop agree with a
+    Python mirror of the loop: equal requests with the last shorter, longer, partial or alone; mixed lengths (the
+    loop); lengths that are not whole blocks before the last (ELEN either way); whole waves on and off."""
+    module = registry.module("lea128")
+    cu = generate(module, default_for(prepared(module))).cu
+    a = cu.rindex("static int ", 0, cu.index("_mk_geometry("))
+    geo = cu[a : cu.index("\n}\n", a) + 3]
+    P = geo.split("static int ", 1)[1].split("_mk_geometry(", 1)[0]
+    tc = Toolchain(cc=os.environ.get("CXX", "c++"), flags=("-O1", "-Wall", "-Werror"))
+    exe = compile_cached({"g.cpp": GEOMETRY % {"geometry": geo, "P": P}}, ["g.cpp"], "exe", tc)
+    tile, unit = 512, 32  # LEA-128's default: 256 threads x ILP 2 a loop trip; a warp's slot
+    assert f"const uint64_t cap = {tile}ull << t;" in geo
+    rng = np.random.default_rng(41)
+    cases = [
+        [65536] * 2048,
+        [65536] * 37 + [4000],
+        [65536] * 37 + [70000],
+        [65536] * 37 + [65541],
+        [16],
+        [4096, 8192],
+        [65536] * 5 + [1000] + [65536] * 5,
+        [16 * int(x) for x in rng.integers(1, 9000, 300)],
+        [65535] * 10,
+        [0] * 6,
+    ]
+    for lens in cases:
+        for sms, per, max_trips, flat in ((132, 5, 4, 1), (132, 5, 4, 0), (2, 1, 2, 1), (132, 5, 1, 0)):
+            text = f"{sms} {per} {max_trips} {flat} {len(lens)}\n" + " ".join(map(str, lens)) + "\n"
+            out = subprocess.run([str(exe)], input=text, capture_output=True, text=True, check=True).stdout.split()
+            got = tuple(int(x) for x in out)
+            want = geometry_mirror(lens, 16, tile, unit, sms, per, max_trips, flat)
+            assert (got if got[0] == 0 else got[:1]) == (want if want[0] == 0 else want[:1]), (lens[:3], len(lens), sms)
