@@ -340,7 +340,8 @@ def geometry_mirror(lens, B, tile, unit, sms, per, max_trips, flat):
     blocks, total = sum(nbs), sum(lens)
     if flat:
         wave = sms * per
-        share = -(-(-(-blocks // wave)) // unit) * unit
+        per_cta = -(-blocks // wave)
+        share = -(-per_cta // unit) * unit
         if blocks >= nreq * tile and share < 1 << 31:
             return (0, share, -(-blocks // share), total, 0 if mixed else nbs[0], 1)
     t = next((k for k in (2, 1) if (1 << k) <= max_trips and n[k] >= 2 * sms * per), 0)
