@@ -259,8 +259,11 @@ def kernel_parts(
         "    const uint64_t u = flat ? (uint64_t)blockIdx.x * ch : blockIdx.x;  // flat: the CTA's first block\n"
         "    uint32_t r = cpr ? (u / cpr < last ? (uint32_t)(u / cpr) : last) : cta_req[blockIdx.x];"
     )
+    # (at most one word a thread: not unrolled, or nvcc keeps registers for it across the request loop -- LEA-128's
+    # table-reading kernel 60 registers against 45, 4 CTAs an SM against 5; more words: unrolled, the loads in flight)
     stage = "\n".join(
-        [
+        (["#pragma unroll 1"] if nrk <= T else [])
+        + [
             f"        for (uint32_t i = threadIdx.x; i < {nrk}u; i += {T}u) cs_smem[{rk_off} + i] = rks[(uint64_t)r * {nrk} + i];",
             "        __syncthreads();  // tables and this request's round keys are in place before any thread reads",
         ]
