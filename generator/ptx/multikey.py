@@ -303,6 +303,8 @@ def kernel_parts(
         "setup": setup,
         "pick": pick,
         "stage": stage,
+        # whole waves (the flat form) where the kernel has it: not lane layouts (lanes.cu.j2 keeps a CTA per request)
+        "flat": group == 1,
         "vload": _v_load(B),
         "unit": 32 * group,  # blocks a warp makes per loop trip and ILP slot: the flat form's shares are multiples
         "args": ", ".join([f"cs_smem + {rk_off}"] + fills.args),

@@ -204,10 +204,10 @@ def test_context_drbg_calls_equal_c_generate(registry, name, path):
 
 @pytest.mark.parametrize("name", ["lea128", "aes128", "aria128"])
 def test_whole_waves_equal_c_generate(registry, name):
-    """Whole requests only (8 of 64 KiB): long enough for whole waves in every default (AES's and ARIA's bitsliced loop
-    trip is 4,096 blocks, one request), so the one-wave grid crossing requests, the V's staged as they are and each
-    CTA's descriptors worked out on the device run in the context's call (every visible GPU, split) and in the
-    one-call entry; both == P_drbg_generate.  (The other tests' last partial request keeps AES and ARIA below it.)"""
+    """Whole requests only (8 of 64 KiB): for LEA-128 the one-wave grid crossing requests, the V's staged as they are
+    and each CTA's descriptors worked out on the device, in the context's call (every visible GPU, split) and in the
+    one-call entry; AES's and ARIA's bitsliced lane kernels keep a CTA per request (their whole requests the same
+    way); all == P_drbg_generate."""
     c, g = ciphers(registry, name)
     a, b = twin_c_drbgs(c, 6)
     n = 8 * REQ

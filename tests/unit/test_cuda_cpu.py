@@ -60,16 +60,21 @@ def test_multi_key(registry, make_ref, name, sched):
     check_multi(cipher(registry, name, sched), make_ref(name), np.random.default_rng(5))
 
 
-@pytest.mark.parametrize("name,sched,trip", [("pipo64_128", "bs_t32_rk-shared", 1024), ("hight", "swar_t64_ilp2", 512)])
+@pytest.mark.parametrize(
+    "name,sched,trip",
+    [("aria128", "rk-shared_t64_tab-shared4_ilp2", 128), ("cham64_128", "rk-shared_t64_ilp2_nohoist", 128)],
+)
 def test_multi_key_whole_waves(registry, make_ref, name, sched, trip):
-    """Requests averaging at least a CTA's loop trip (``trip`` blocks: 32 threads x 32 bitsliced blocks, 64 threads x
-    ILP 2) take whole waves in the one-call entry too (the shim's wave: two CTAs, each crossing requests, the second
-    starting mid-request): equal requests but the last (the V's staged as they are, each CTA working out its
-    descriptors) and mixed ones (the plan's CTA map), in the bitsliced lane kernel and the plain one."""
+    """Requests averaging at least a CTA's loop trip (``trip`` blocks: 64 threads x ILP 2) take whole waves in the
+    one-call entry too (the shim's wave: two CTAs, each crossing requests, the second starting mid-request): equal
+    requests but the last (the V's staged as they are, each CTA working out its descriptors; 16- and 8-byte blocks)
+    and mixed ones (the plan's CTA map), over shared tables and round keys.  Lane layouts keep a CTA per request."""
     c = cipher(registry, name, sched)
-    assert f"b0 += {trip}u" in c.source.cu  # (else the lengths below do not reach whole waves)
+    assert f"b0 += {trip}u" in c.source.cu and "int flat = 1;" in c.source.cu  # (else nothing new is checked)
     for nblocks in ((trip + 77,) * 3 + (trip * 2,), (trip * 2 - 5, trip // 3, trip + 9)):
         check_multi(c, make_ref(name), np.random.default_rng(len(nblocks)), nblocks=nblocks)
+    lanes = cipher(registry, "hight", "swar_t64_ilp2").source.cu
+    assert "int flat = 0;" in lanes and "int flat = 0 && !s->no_wave;" in lanes
 
 
 def test_the_harness_sees_a_missing_barrier(registry, make_ref):
