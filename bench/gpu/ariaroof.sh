@@ -5,14 +5,15 @@
 #   1. builds the four constant-time defaults (AES-128, ARIA-128; SM4 and PRESENT-80 from examples/) and the
 #      variants in $VARIANTS (default: AES/ARIA/SM4 with `bs_rk-shared_t128`, the round-key planes staged in shared
 #      memory and read by LDS.128 in the round loop instead of LDC.64 from the constant bank);
-#   2. checks every one against the C library (bs_check.py: CTR across a 32-bit counter wrap with a partial last
-#      block, ECB both ways) and runs the GPU CTR tests of the AES/ARIA defaults (carries near 2^32/2^64/2^128,
-#      lengths);
+#   2. checks the variants against the C library (bs_check.py: CTR across a 32-bit counter wrap with a partial last
+#      block, ECB both ways; the defaults are main's kernels, checked in earlier rounds);
 #   3. times 1 GiB device-resident CTR keystream (ptx flavour) per arm with the SM clock and board power sampled
 #      while it runs (clockwatch.py: % of the roof at the boost clock and at the clock measured), arms interleaved:
 #      defaults, variants, ARIA's default again;
-#   4. profiles ARIA-128's default and its rk-shared variant with Nsight Compute: warp states (stall reasons),
-#      scheduler statistics, and the stall sampling per instruction (SourceCounters) on one 64 MiB launch.
+#   4. runs the GPU CTR tests of the AES/ARIA defaults (carries near 2^32/2^64/2^128, lengths);
+#   5. profiles ARIA-128's default, its rk-shared variant and AES-128's default with Nsight Compute (while the script
+#      is under 330 s): warp states (stall reasons), scheduler statistics and the stall sampling per instruction
+#      (SourceCounters), one 64 MiB launch each.
 # Results: $OUT/ariaroof/ (logs, clock/clockwatch.json and the clock samples, ncu-*.txt, summary.md; the summary on stdout).
 # Carry a prebuilt cache (optional):  CIPHERSPEC_CACHE=$PWD/.cs-cache ARIAROOF_PREBUILD_ONLY=1 bash bench/gpu/ariaroof.sh
 #     run(command="bash bench/gpu/ariaroof.sh", carry=[".cs-cache"])
@@ -44,28 +45,30 @@ python3 bench/gpu/build_jobs.py "$MAIN,$VARIANTS" "$W" > "$R/build.log" 2>&1 || 
 tail -n 2 "$R/build.log"
 echo "build: $(( $(date +%s) - t0 )) s"
 [ -n "${ARIAROOF_PREBUILD_ONLY:-}" ] && exit $rc
-echo "== GPU vs the C library (CTR 4 MiB + 37 bytes across a 32-bit wrap, ECB both ways)"
-python3 bench/gpu/bs_check.py ${MAIN//,/ } ${VARIANTS//,/ } 2>&1 | tee "$R/check-c.log"; [ "${PIPESTATUS[0]}" = 0 ] || rc=1
-echo "== GPU tests: CTR carries, wraps and lengths (AES/ARIA defaults)"
-T=tests/differential/test_cuda_gpu.py
-python3 -m pytest -q -p no:cacheprovider "$T::test_ctr_carries_and_lengths[aes128-default]" \
-  "$T::test_ctr_carries_and_lengths[aria128-default]" 2>&1 | tee "$R/tests.log" | tail -3
-[ "${PIPESTATUS[0]}" = 0 ] || rc=1
-echo "tests done: $(( $(date +%s) - t0 )) s"
+echo "== the variants vs the C library (CTR 4 MiB + 37 bytes across a 32-bit wrap, ECB both ways; the defaults are main's)"
+python3 bench/gpu/bs_check.py ${VARIANTS//,/ } 2>&1 | tee "$R/check-c.log"; [ "${PIPESTATUS[0]}" = 0 ] || rc=1
+echo "check done: $(( $(date +%s) - t0 )) s"
 echo "== 1 GiB CTR keystream (ptx), SM clock and power sampled: defaults, variants, ARIA's default again"
 python3 bench/gpu/clockwatch.py --out "$R/clock" ${MAIN//,/ } ${VARIANTS//,/ } aria128:bs_rk-const_t128 \
   2>&1 | tee "$R/clockwatch.log"; [ "${PIPESTATUS[0]}" = 0 ] || rc=1
 echo "clockwatch done: $(( $(date +%s) - t0 )) s"
+echo "== GPU tests: CTR carries, wraps and lengths (AES/ARIA defaults)"
+T=tests/differential/test_cuda_gpu.py
+python3 -m pytest -q -n 2 -p no:cacheprovider "$T::test_ctr_carries_and_lengths[aes128-default]" \
+  "$T::test_ctr_carries_and_lengths[aria128-default]" 2>&1 | tee "$R/tests.log" | tail -3
+[ "${PIPESTATUS[0]}" = 0 ] || rc=1
+echo "tests done: $(( $(date +%s) - t0 )) s"
 if command -v ncu >/dev/null; then
   for s in aria128:bs_rk-const_t128 aria128:bs_rk-shared_t128 aes128:bs_rk-const_t128; do
-    [ $(( $(date +%s) - t0 )) -lt 250 ] || { echo "(ncu of $s skipped: past 250 s)"; continue; }
+    [ $(( $(date +%s) - t0 )) -lt 330 ] || { echo "(ncu of $s skipped: past 330 s)"; continue; }
     c=${s%%:*}; p=${s#*:}; tag=$c-${p//[^a-z0-9]/}
     echo "== ncu warp states: $s (one 64 MiB launch)"
-    timeout 60 ncu --section WarpStateStats --section SchedulerStats --section Occupancy --section LaunchStats \
-      --section SourceCounters --metrics sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active,sm__cycles_elapsed.avg.per_second \
+    timeout 60 ncu --clock-control none --section WarpStateStats --section SchedulerStats --section Occupancy \
+      --section LaunchStats --section SourceCounters \
+      --metrics "sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active,sm__cycles_elapsed.avg.per_second,regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio$" \
       --kernel-name "regex:_ctr_ptx$" --launch-count 1 python3 bench/gpu/profile.py --launch "$c" "$p" > "$R/ncu-$tag.txt" 2>&1
-    grep -E "Stall|Warp Cycles|Issued Warp|Eligible|No Eligible|Active Warps|Achieved Occupancy|pipe_alu|cycles_elapsed" \
-      "$R/ncu-$tag.txt" | head -40 | sed "s/^/$tag: /"
+    grep -E "issue_stalled|Warp Cycles|Issued Warp|Eligible|Active Warps|Achieved Occupancy|pipe_alu|cycles_elapsed" \
+      "$R/ncu-$tag.txt" | awk '$NF+0 >= 0.05 || !/issue_stalled/' | head -40 | sed "s/^/$tag: /"
   done
 fi
 {
