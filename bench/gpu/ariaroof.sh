@@ -63,10 +63,13 @@ if command -v ncu >/dev/null; then
     [ $(( $(date +%s) - t0 )) -lt 330 ] || { echo "(ncu of $s skipped: past 330 s)"; continue; }
     c=${s%%:*}; p=${s#*:}; tag=$c-${p//[^a-z0-9]/}
     echo "== ncu warp states: $s (one 64 MiB launch)"
-    timeout 60 ncu --clock-control none --section WarpStateStats --section SchedulerStats --section Occupancy \
-      --section LaunchStats --section SourceCounters \
-      --metrics "sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active,sm__cycles_elapsed.avg.per_second,regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio$" \
-      --kernel-name "regex:_ctr_ptx$" --launch-count 1 python3 bench/gpu/profile.py --launch "$c" "$p" > "$R/ncu-$tag.txt" 2>&1
+    ncu_one() {  # extra ncu arguments; one 64 MiB keystream launch of $c $p
+      timeout 60 ncu --clock-control none --section WarpStateStats --section SchedulerStats --section Occupancy \
+        --section LaunchStats --section SourceCounters "$@" \
+        --kernel-name "regex:_ctr_ptx$" --launch-count 1 python3 bench/gpu/profile.py --launch "$c" "$p" > "$R/ncu-$tag.txt" 2>&1
+    }
+    ncu_one --metrics "sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active,sm__cycles_elapsed.avg.per_second,regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio$"
+    grep -q "==ERROR==" "$R/ncu-$tag.txt" && { mv "$R/ncu-$tag.txt" "$R/ncu-$tag-metrics-error.txt"; ncu_one --page raw; }
     grep -E "issue_stalled|Warp Cycles|Issued Warp|Eligible|Active Warps|Achieved Occupancy|pipe_alu|cycles_elapsed" \
       "$R/ncu-$tag.txt" | awk '$NF+0 >= 0.05 || !/issue_stalled/' | head -40 | sed "s/^/$tag: /"
   done
