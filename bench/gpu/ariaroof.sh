@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Issue 25: why the bitsliced CTR defaults (AES-128, ARIA-128, SM4) reach ~79% of their SASS roof and PRESENT-80 89%,
 # and the round keys in shared memory as the A/B (branch ariaroof).  On the GPU machine, from the repository root,
-# in one call (~5 min building here, ~3 min with a carried cache):
+# in one call (~6 min building here, ~4 min with a carried cache):
 #   1. builds the four constant-time defaults (AES-128, ARIA-128; SM4 and PRESENT-80 from examples/) and the
 #      variants in $VARIANTS (default: AES/ARIA/SM4 with `bs_rk-shared_t128`, the round-key planes staged in shared
 #      memory and read by LDS.128 in the round loop instead of LDC.64 from the constant bank);
@@ -10,10 +10,10 @@
 #   3. times 1 GiB device-resident CTR keystream (ptx flavour) per arm with the SM clock and board power sampled
 #      while it runs (clockwatch.py: % of the roof at the boost clock and at the clock measured), arms interleaved:
 #      defaults, variants, ARIA's default again;
-#   4. runs the GPU CTR tests of the AES/ARIA defaults (carries near 2^32/2^64/2^128, lengths);
-#   5. profiles ARIA-128's default, its rk-shared variant and AES-128's default with Nsight Compute (while the script
-#      is under 330 s): warp states (stall reasons), scheduler statistics and the stall sampling per instruction
-#      (SourceCounters), one 64 MiB launch each.
+#   4. profiles ARIA-128's default with Nsight Compute at the real clock: warp states (the stall reasons, per issued
+#      instruction), scheduler statistics and the stall sampling per instruction (SourceCounters), one 64 MiB launch;
+#   5. runs the GPU CTR tests of the AES/ARIA defaults (carries near 2^32/2^64/2^128, lengths);
+#   6. the same profile of ARIA's rk-shared variant and AES-128's default, while the script is under 420 s.
 # Results: $OUT/ariaroof/ (logs, clock/clockwatch.json and the clock samples, ncu-*.txt, summary.md; the summary on stdout).
 # Carry a prebuilt cache (optional):  CIPHERSPEC_CACHE=$PWD/.cs-cache ARIAROOF_PREBUILD_ONLY=1 bash bench/gpu/ariaroof.sh
 #     run(command="bash bench/gpu/ariaroof.sh", carry=[".cs-cache"])
@@ -49,31 +49,33 @@ echo "== the variants vs the C library (CTR 4 MiB + 37 bytes across a 32-bit wra
 python3 bench/gpu/bs_check.py ${VARIANTS//,/ } 2>&1 | tee "$R/check-c.log"; [ "${PIPESTATUS[0]}" = 0 ] || rc=1
 echo "check done: $(( $(date +%s) - t0 )) s"
 echo "== 1 GiB CTR keystream (ptx), SM clock and power sampled: defaults, variants, ARIA's default again"
-python3 bench/gpu/clockwatch.py --out "$R/clock" ${MAIN//,/ } ${VARIANTS//,/ } aria128:bs_rk-const_t128 \
+python3 bench/gpu/clockwatch.py --out "$R/clock" --reps 120 --batches 2 ${MAIN//,/ } ${VARIANTS//,/ } aria128:bs_rk-const_t128 \
   2>&1 | tee "$R/clockwatch.log"; [ "${PIPESTATUS[0]}" = 0 ] || rc=1
 echo "clockwatch done: $(( $(date +%s) - t0 )) s"
+ncu_arm() {  # CIPHER:SCHEDULE -> $R/ncu-<tag>.txt: warp states (stall reasons), scheduler, stall sampling per instruction
+  local s=$1 c=${1%%:*} p=${1#*:}; local tag=$c-${p//[^a-z0-9]/}
+  command -v ncu >/dev/null || { echo "(no ncu)"; return; }
+  echo "== ncu warp states: $s (one 64 MiB launch)"
+  ncu_one() {
+    timeout 60 ncu --clock-control none --section WarpStateStats --section SchedulerStats --section Occupancy \
+      --section LaunchStats --section SourceCounters "$@" \
+      --kernel-name "regex:_ctr_ptx$" --launch-count 1 python3 bench/gpu/profile.py --launch "$c" "$p" > "$R/ncu-$tag.txt" 2>&1
+  }
+  ncu_one --metrics "sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active,sm__cycles_elapsed.avg.per_second,regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio$"
+  grep -q "==ERROR==" "$R/ncu-$tag.txt" && { mv "$R/ncu-$tag.txt" "$R/ncu-$tag-metrics-error.txt"; ncu_one --page raw; }
+  grep -E "issue_stalled|Warp Cycles|Issued Warp|Eligible|Active Warps|Achieved Occupancy|pipe_alu|cycles_elapsed" \
+    "$R/ncu-$tag.txt" | awk '$NF+0 >= 0.05 || !/issue_stalled/' | head -40 | sed "s/^/$tag: /"
+}
+ncu_arm aria128:bs_rk-const_t128
 echo "== GPU tests: CTR carries, wraps and lengths (AES/ARIA defaults)"
 T=tests/differential/test_cuda_gpu.py
 python3 -m pytest -q -n 2 -p no:cacheprovider "$T::test_ctr_carries_and_lengths[aes128-default]" \
   "$T::test_ctr_carries_and_lengths[aria128-default]" 2>&1 | tee "$R/tests.log" | tail -3
 [ "${PIPESTATUS[0]}" = 0 ] || rc=1
 echo "tests done: $(( $(date +%s) - t0 )) s"
-if command -v ncu >/dev/null; then
-  for s in aria128:bs_rk-const_t128 aria128:bs_rk-shared_t128 aes128:bs_rk-const_t128; do
-    [ $(( $(date +%s) - t0 )) -lt 330 ] || { echo "(ncu of $s skipped: past 330 s)"; continue; }
-    c=${s%%:*}; p=${s#*:}; tag=$c-${p//[^a-z0-9]/}
-    echo "== ncu warp states: $s (one 64 MiB launch)"
-    ncu_one() {  # extra ncu arguments; one 64 MiB keystream launch of $c $p
-      timeout 60 ncu --clock-control none --section WarpStateStats --section SchedulerStats --section Occupancy \
-        --section LaunchStats --section SourceCounters "$@" \
-        --kernel-name "regex:_ctr_ptx$" --launch-count 1 python3 bench/gpu/profile.py --launch "$c" "$p" > "$R/ncu-$tag.txt" 2>&1
-    }
-    ncu_one --metrics "sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active,sm__cycles_elapsed.avg.per_second,regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio$"
-    grep -q "==ERROR==" "$R/ncu-$tag.txt" && { mv "$R/ncu-$tag.txt" "$R/ncu-$tag-metrics-error.txt"; ncu_one --page raw; }
-    grep -E "issue_stalled|Warp Cycles|Issued Warp|Eligible|Active Warps|Achieved Occupancy|pipe_alu|cycles_elapsed" \
-      "$R/ncu-$tag.txt" | awk '$NF+0 >= 0.05 || !/issue_stalled/' | head -40 | sed "s/^/$tag: /"
-  done
-fi
+for s in aria128:bs_rk-shared_t128 aes128:bs_rk-const_t128; do
+  if [ $(( $(date +%s) - t0 )) -lt 420 ]; then ncu_arm $s; else echo "(ncu of $s skipped: past 420 s)"; fi
+done
 {
   echo "| arm | schedule | Gbps | SASS/block | % roof at boost | SM MHz median (min) | W | reasons | % roof at that clock |"
   echo "|---|---|---:|---:|---:|---:|---:|---|---:|"
