@@ -1,25 +1,24 @@
 #!/usr/bin/env bash
-# Issue 25: why the bitsliced CTR defaults (AES-128, ARIA-128, SM4) reach ~79% of their SASS roof and PRESENT-80 89%,
-# and the round keys in shared memory as the A/B (branch ariaroof).  On the GPU machine, from the repository root,
-# in one call (~7 min building here, ~5 min with the caches carried):
-#   1. builds the four constant-time defaults (AES-128, ARIA-128; SM4 and PRESENT-80 from examples/) and the
-#      variants in $VARIANTS (default: AES/ARIA/SM4 with `bs_rk-shared_t128`, the round-key planes staged in shared
-#      memory and read by LDS.128 in the round loop instead of LDC.64 from the constant bank; ARIA at 256 threads a
-#      CTA), and $LOCK (ARIA at 256 threads) again with CIPHERSPEC_PTX_LOCKSTEP=1: one CTA an SM whose 8 warps
-#      open every trip at a barrier, so the two warps of each scheduler walk the same code and key words together
-#      (instruction and constant caches shared; abswitch.py);
-#   2. checks the variants and the lockstep build against the C library (bs_check.py: CTR across a 32-bit counter
-#      wrap with a partial last block, ECB both ways; the defaults are main's kernels, checked in earlier rounds);
-#   3. times 1 GiB device-resident CTR keystream (ptx flavour) per arm with the SM clock and board power sampled
-#      while it runs (clockwatch.py: % of the roof at the boost clock and at the clock measured): defaults, variants,
-#      lockstep, ARIA's default again;
-#   4. profiles ARIA-128's default with Nsight Compute at the real clock: warp states (the stall reasons, per issued
-#      instruction), scheduler statistics and the stall sampling per instruction (SourceCounters), one 64 MiB launch;
-#   5. runs the GPU CTR tests of the AES/ARIA defaults (carries near 2^32/2^64/2^128, lengths);
-#   6. the same profile of ARIA's rk-shared variant and AES-128's default, while the script is under 420 s.
-# Results: $OUT/ariaroof/ (logs, clock/clockwatch.json and the clock samples, ncu-*.txt, summary.md; the summary on stdout).
-# Carry a prebuilt cache (optional):  CIPHERSPEC_CACHE=$PWD/.cs-cache ARIAROOF_PREBUILD_ONLY=1 bash bench/gpu/ariaroof.sh
-#     run(command="bash bench/gpu/ariaroof.sh", carry=[".cs-cache", ".cs-cache-lockstep"])
+# Issue 25: the bitsliced CTR defaults (AES-128, ARIA-128, SM4, PRESENT-80) at their SASS roof (branch ariaroof).
+# The mid-session round of this script (bench/results/ariaroof.md) found the clocks at 1,980 MHz, the round keys in
+# shared memory slower, and ~0.5 warp-cycles of long-scoreboard stall per issued instruction: the keystream's
+# 16-byte stores, 512 bytes apart across a warp, whose source registers the next trip waits to reuse.  The kernel
+# now gives lane L of a warp blocks L, 32 + L, ... of the warp's 1,024 (each store instruction writes 512
+# consecutive bytes); CIPHERSPEC_PTX_STORE=v1 (abswitch.py) builds the former order, the A/B baseline.
+# On the GPU machine, from the repository root, in one call (~5-6 min building here):
+#   1. builds the four defaults (AES-128, ARIA-128; SM4 and PRESENT-80 from examples/) and PIPO-64 `bs_t64` now,
+#      the four defaults again with CIPHERSPEC_PTX_STORE=v1 (own cache), and ARIA at 256 threads a CTA with and
+#      without CIPHERSPEC_PTX_LOCKSTEP=1 (the CTA's 8 warps open each trip at a barrier: two warps a scheduler walk
+#      the same code together; ARIA's no-instruction stall was 0.46 a issue against AES's 0.16);
+#   2. checks the new kernels against the C library (bs_check.py: CTR 4 MiB + 37 bytes across a 32-bit counter
+#      wrap, ECB both ways) while the GPU CTR tests run (counters near 2^32/2^64/2^128, lengths; AES, ARIA, PIPO);
+#   3. times 1 GiB device-resident CTR keystream (ptx flavour) per arm with the SM clock sampled (clockwatch.py):
+#      now, v1, now again (AES, ARIA);
+#   4. profiles ARIA-128's new kernel with Nsight Compute (stall reasons per issued instruction), one 64 MiB launch;
+#   5. times the lockstep pair while the script is under 330 s.
+# Results: $OUT/ariaroof/ (logs, clock*/clockwatch.json, ncu-*.txt, summary.md; the summary on stdout).
+# To carry prebuilt caches:  CIPHERSPEC_CACHE=$PWD/.cs-cache ARIAROOF_PREBUILD_ONLY=1 bash bench/gpu/ariaroof.sh
+#     run(command="bash bench/gpu/ariaroof.sh", carry=[".cs-cache", ".cs-cache-v1", ".cs-cache-lockstep"])
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . bench/gpu/device_env.sh
@@ -30,9 +29,8 @@ R="$OUT/ariaroof"; mkdir -p "$R"
 rc=0
 t0=$(date +%s)
 MAIN=aes128:bs_rk-const_t128,aria128:bs_rk-const_t128,sm4:bs_rk-const_t128,present80:bs_rk-shared_t128
-VARIANTS=${VARIANTS:-aes128:bs_rk-shared_t128,aria128:bs_rk-shared_t128,sm4:bs_rk-shared_t128,aria128:bs_rk-const_t256}
-LOCK=${LOCK:-aria128:bs_rk-const_t256}  # also built with CIPHERSPEC_PTX_LOCKSTEP=1 (abswitch.py), into its own cache
-LOCK_CACHE=$CIPHERSPEC_CACHE-lockstep  # (the same schedule names, other sources)
+LOCK=aria128:bs_rk-const_t256
+V1_CACHE=$CIPHERSPEC_CACHE-v1 LOCK_CACHE=$CIPHERSPEC_CACHE-lockstep  # (the same schedule names, other sources)
 python3 - "$MAIN" <<'PY' || { echo "the defaults are not the schedules this script names: update MAIN"; rc=1; }
 import sys
 sys.path.insert(0, "bench/gpu")
@@ -45,61 +43,61 @@ for arm in sys.argv[1].split(","):
     assert got == s, (n, got, s)
 PY
 W=$(nproc)
-echo "== build: $MAIN,$VARIANTS; lockstep: $LOCK"
-python3 bench/gpu/build_jobs.py "$MAIN,$VARIANTS" "$W" > "$R/build.log" 2>&1 & b1=$!
-CIPHERSPEC_CACHE=$LOCK_CACHE CIPHERSPEC_PTX_LOCKSTEP=1 python3 bench/gpu/build_jobs.py "$LOCK" "$W" > "$R/build-lockstep.log" 2>&1 & b2=$!
-wait $b1 || rc=1; wait $b2 || rc=1
-tail -n 2 "$R/build.log" "$R/build-lockstep.log"
+echo "== build: now $MAIN,pipo64_128:bs_t64,$LOCK; v1 $MAIN; lockstep $LOCK"
+python3 bench/gpu/build_jobs.py "$MAIN,pipo64_128:bs_t64,$LOCK" "$W" > "$R/build.log" 2>&1 & b1=$!
+CIPHERSPEC_CACHE=$V1_CACHE CIPHERSPEC_PTX_STORE=v1 python3 bench/gpu/build_jobs.py "$MAIN" "$W" > "$R/build-v1.log" 2>&1 & b2=$!
+CIPHERSPEC_CACHE=$LOCK_CACHE CIPHERSPEC_PTX_LOCKSTEP=1 python3 bench/gpu/build_jobs.py "$LOCK" "$W" > "$R/build-lockstep.log" 2>&1 & b3=$!
+wait $b1 || rc=1; wait $b2 || rc=1; wait $b3 || rc=1
+tail -qn 1 "$R/build.log" "$R/build-v1.log" "$R/build-lockstep.log"
 echo "build: $(( $(date +%s) - t0 )) s"
 [ -n "${ARIAROOF_PREBUILD_ONLY:-}" ] && exit $rc
-echo "== the variants vs the C library (CTR 4 MiB + 37 bytes across a 32-bit wrap, ECB both ways; the defaults are main's)"
-python3 bench/gpu/bs_check.py ${VARIANTS//,/ } 2>&1 | tee "$R/check-c.log"; [ "${PIPESTATUS[0]}" = 0 ] || rc=1
-CIPHERSPEC_CACHE=$LOCK_CACHE CIPHERSPEC_PTX_LOCKSTEP=1 python3 bench/gpu/bs_check.py ${LOCK//,/ } 2>&1 | sed "s/^/lockstep: /" \
-  | tee -a "$R/check-c.log"; [ "${PIPESTATUS[0]}" = 0 ] || rc=1
-echo "check done: $(( $(date +%s) - t0 )) s"
-echo "== 1 GiB CTR keystream (ptx), SM clock and power sampled: defaults, variants, lockstep, ARIA's default again"
-python3 bench/gpu/clockwatch.py --out "$R/clock" --reps 120 --batches 2 ${MAIN//,/ } ${VARIANTS//,/ } \
-  2>&1 | tee "$R/clockwatch.log"; [ "${PIPESTATUS[0]}" = 0 ] || rc=1
-CIPHERSPEC_CACHE=$LOCK_CACHE CIPHERSPEC_PTX_LOCKSTEP=1 python3 bench/gpu/clockwatch.py --out "$R/clock-lockstep" --reps 120 \
-  --batches 2 ${LOCK//,/ } 2>&1 | sed "s/^/lockstep: /" | tee -a "$R/clockwatch.log"; [ "${PIPESTATUS[0]}" = 0 ] || rc=1
-python3 bench/gpu/clockwatch.py --out "$R/clock-again" --reps 120 --batches 2 aria128:bs_rk-const_t128 2>&1 \
-  | sed "s/^/again: /" | tee -a "$R/clockwatch.log"
-echo "clockwatch done: $(( $(date +%s) - t0 )) s"
-ncu_arm() {  # CIPHER:SCHEDULE -> $R/ncu-<tag>.txt: warp states (stall reasons), scheduler, stall sampling per instruction
-  local s=$1 c=${1%%:*} p=${1#*:}; local tag=$c-${p//[^a-z0-9]/}
-  command -v ncu >/dev/null || { echo "(no ncu)"; return; }
-  echo "== ncu warp states: $s (one 64 MiB launch)"
-  ncu_one() {
-    timeout 60 ncu --clock-control none --section WarpStateStats --section SchedulerStats --section Occupancy \
-      --section LaunchStats --section SourceCounters "$@" \
-      --kernel-name "regex:_ctr_ptx$" --launch-count 1 python3 bench/gpu/profile.py --launch "$c" "$p" > "$R/ncu-$tag.txt" 2>&1
-  }
-  ncu_one --metrics "sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active,sm__cycles_elapsed.avg.per_second,regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio$"
-  grep -q "==ERROR==" "$R/ncu-$tag.txt" && { mv "$R/ncu-$tag.txt" "$R/ncu-$tag-metrics-error.txt"; ncu_one --page raw; }
-  grep -E "issue_stalled|Warp Cycles|Issued Warp|Eligible|Active Warps|Achieved Occupancy|pipe_alu|cycles_elapsed" \
-    "$R/ncu-$tag.txt" | awk '$NF+0 >= 0.05 || !/issue_stalled/' | head -40 | sed "s/^/$tag: /"
-}
-ncu_arm aria128:bs_rk-const_t128
-echo "== GPU tests: CTR carries, wraps and lengths (AES/ARIA defaults)"
+echo "== the new kernels vs the C library, and the GPU CTR tests beside them"
 T=tests/differential/test_cuda_gpu.py
-python3 -m pytest -q -n 2 -p no:cacheprovider "$T::test_ctr_carries_and_lengths[aes128-default]" \
-  "$T::test_ctr_carries_and_lengths[aria128-default]" 2>&1 | tee "$R/tests.log" | tail -3
-[ "${PIPESTATUS[0]}" = 0 ] || rc=1
-echo "tests done: $(( $(date +%s) - t0 )) s"
-for s in aria128:bs_rk-shared_t128 aes128:bs_rk-const_t128; do
-  if [ $(( $(date +%s) - t0 )) -lt 420 ]; then ncu_arm $s; else echo "(ncu of $s skipped: past 420 s)"; fi
-done
+python3 -m pytest -q -n 3 -p no:cacheprovider "$T::test_ctr_carries_and_lengths[aes128-default]" \
+  "$T::test_ctr_carries_and_lengths[aria128-default]" "$T::test_ctr_carries_and_lengths[pipo64_128-bs_t64]" \
+  > "$R/tests.log" 2>&1 & tp=$!
+python3 bench/gpu/bs_check.py ${MAIN//,/ } 2>&1 | tee "$R/check-c.log"; [ "${PIPESTATUS[0]}" = 0 ] || rc=1
+CIPHERSPEC_CACHE=$LOCK_CACHE CIPHERSPEC_PTX_LOCKSTEP=1 python3 bench/gpu/bs_check.py $LOCK 2>&1 | sed "s/^/lockstep: /" \
+  | tee -a "$R/check-c.log"; [ "${PIPESTATUS[0]}" = 0 ] || rc=1
+wait $tp || rc=1
+tail -n 2 "$R/tests.log"
+echo "checks done: $(( $(date +%s) - t0 )) s"
+cw() {  # out-dir label, then CIPHER:SCHEDULE ...; the environment as given
+  local dir=$1; shift
+  python3 bench/gpu/clockwatch.py --out "$R/$dir" --reps 120 --batches 2 "$@" 2>&1 | sed "s/^/$dir: /" \
+    | tee -a "$R/clockwatch.log"; [ "${PIPESTATUS[0]}" = 0 ] || rc=1
+}
+echo "== 1 GiB CTR keystream (ptx), SM clock sampled: now, v1 (the former block order), now again"
+cw clock-now ${MAIN//,/ }
+CIPHERSPEC_CACHE=$V1_CACHE CIPHERSPEC_PTX_STORE=v1 cw clock-v1 ${MAIN//,/ }
+cw clock-now2 aria128:bs_rk-const_t128 aes128:bs_rk-const_t128
+echo "timing done: $(( $(date +%s) - t0 )) s"
+if command -v ncu >/dev/null; then
+  echo "== ncu warp states: ARIA-128's new CTR kernel (one 64 MiB launch)"
+  timeout 60 ncu --clock-control none --section WarpStateStats --section SchedulerStats --section Occupancy \
+    --section SourceCounters --metrics "sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active,regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio$" \
+    --kernel-name "regex:_ctr_ptx$" --launch-count 1 python3 bench/gpu/profile.py --launch aria128 bs_rk-const_t128 \
+    > "$R/ncu-aria128.txt" 2>&1
+  grep -E "issue_stalled|Issued Warp|Eligible Warps|Achieved Active|pipe_alu|excessive" "$R/ncu-aria128.txt" \
+    | awk '$NF+0 >= 0.05 || !/issue_stalled/' | sed "s/^/ncu: /"
+fi
+if [ $(( $(date +%s) - t0 )) -lt 330 ]; then
+  echo "== lockstep: ARIA at 256 threads, without and with the trip barrier"
+  cw clock-t256 $LOCK
+  CIPHERSPEC_CACHE=$LOCK_CACHE CIPHERSPEC_PTX_LOCKSTEP=1 cw clock-lockstep $LOCK
+else
+  echo "(lockstep arms skipped: past 330 s)"
+fi
 {
-  echo "| arm | schedule | Gbps | SASS/block | % roof at boost | SM MHz median (min) | W | reasons | % roof at that clock |"
-  echo "|---|---|---:|---:|---:|---:|---:|---|---:|"
-  python3 - "$R"/clock*/clockwatch.json <<'PY'
+  echo "| arm | schedule | Gbps | SASS/block | % roof (boost) | SM MHz median (min) |"
+  echo "|---|---|---:|---:|---:|---:|"
+  python3 - "$R"/clock-*/clockwatch.json <<'PY'
 import json, sys
 for path in sys.argv[1:]:
-  arm = path.split("/")[-2].replace("clock", "").lstrip("-")
-  for r in json.load(open(path)):
-    print(f"| {arm + ' ' if arm else ''}{r['arm']} | `{r['schedule']}` | {r['gbps']:,.0f} | {r['sass_per_block']:.1f} | {r['pct_roof_boost']:.1f}% | "
-          f"{r.get('mhz_median', 0):.0f} ({r.get('mhz_min', 0):.0f}) | {r.get('watts_median', 0):.0f} | {r.get('reasons')} | "
-          f"{r['pct_roof_at_clock']:.1f}% |")
+    arm = path.split("/")[-2].replace("clock-", "")
+    for r in json.load(open(path)):
+        print(f"| {arm} | `{r['schedule']}` | {r['gbps']:,.0f} | {r['sass_per_block']:.1f} | {r['pct_roof_boost']:.1f}% | "
+              f"{r.get('mhz_median', 0):.0f} ({r.get('mhz_min', 0):.0f}) |")
 PY
   echo "ariaroof: rc=$rc, $(( $(date +%s) - t0 )) s"
 } | tee "$R/summary.md"

@@ -35,3 +35,11 @@ def lockstep() -> bool:
     the same round-key words together (instruction and constant caches) -- an A/B of bench/gpu/ariaroof.sh; off:
     each thread leaves the grid-stride loop after its own last trip, no barrier."""
     return os.environ.get("CIPHERSPEC_PTX_LOCKSTEP") == "1"
+
+
+def former_store() -> bool:
+    """CIPHERSPEC_PTX_STORE=v1: the bitsliced CTR kernel's former block order -- a thread's 32 consecutive blocks, so
+    that the warp's 16-byte stores land 512 bytes apart (32 lines an instruction) -- instead of lane L holding
+    blocks L, 32 + L, ... of the warp's chunk (each store instruction writes 32 consecutive blocks): the A/B
+    baseline of bench/gpu/ariaroof.sh."""
+    return os.environ.get("CIPHERSPEC_PTX_STORE") == "v1"
