@@ -255,3 +255,11 @@ def test_multi_key_call_with_a_fused_key_schedule(registry, make_ref, monkeypatc
                     assert dout.download().tobytes() == want, (nreq, wait, equal, flavour)
     finally:
         g.close()
+
+
+def test_bitsliced_ctr_over_whole_warp_chunks(registry, make_ref):
+    """The bitsliced CTR kernel's block order (lane L of a warp holds blocks L, 32 + L, ... of the warp's 1,024,
+    lanes_source.py): whole chunks, a chunk and a partial one, several trips of the grid-stride loop."""
+    c = cipher(registry, "pipo64_128", "bs_t32_rk-shared")
+    B = c.block_bytes
+    check_ctr(c, make_ref("pipo64_128"), np.random.default_rng(3), lengths=(1024 * B, 2047 * B + 3, 5000 * B + 7))
