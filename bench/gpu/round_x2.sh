@@ -43,7 +43,7 @@ tail -n 3 "$OUT/gpu1/tests.log"
 grep -q "failed" "$OUT/gpu1/tests.log" && rc=1
 grep -q "ariaroof rc 0" "$OUT/ariaroof.log" || rc=1
 
-OUT=$OUT/drbg timeout 200 bash bench/gpu/drbg_multi.sh > "$OUT/drbg.log" 2>&1 || rc=1
+OUT=$OUT/drbg timeout 175 bash bench/gpu/drbg_multi.sh > "$OUT/drbg.log" 2>&1 || rc=1
 
 echo "== summaries ($(( $(date +%s) - t0 )) s)"
 grep -E "^ncu:|equal to|passed|failed|error" "$OUT/ariaroof.log" | head -20
