@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # On the GPU machine: a batch of GCM records with GHASH on the tensor cores (issue 21, the batch row;
-# templates/tgb.cu.j2) and its keystream kernel (templates/gcm.cu.j2, P_gcm_keystream: a resident grid, round
-# keys copied ahead, skipped when a CTA's next record has the same key) -- builds AES-128's, ARIA-128's and
-# LEA-128's CUDA libraries (their default schedules) in parallel, runs the GPU GCM tests of those schedules
-# against the C library (batches: mixed lengths, keys, AAD; one key; many keys; key patterns over a resident
-# grid; long records on either route; the existing batch/record, long-message, inc32 and error tests), a ptxas
-# report of the GCM kernels (spills) with the SASS counts, then the GCM vs CTR benchmark (bench/gpu/gcm_bench.py:
-# CTR, one long message, a batch of 16 KiB records with host and device descriptions; --ab: the batch and records
-# calls also with CIPHERSPEC_GCM_AB=v1 -- the former finish kernel --, alternating with the current one in the same
-# process), then, while time is left, AES-128's kernel times under ncu for the current and former finish
-# (gcm-kernels.txt, gcm-kernels-v1.txt) and the warp-state sections of the keystream and CTR kernels
+# templates/tgb.cu.j2: P_tgb_records<2, 3>, two packing chains, whole-tile copies) and its keystream kernel
+# (templates/gcm.cu.j2, P_gcm_keystream: a resident grid, round keys copied ahead, skipped when a CTA's next record
+# has the same key) -- builds AES-128's, ARIA-128's and LEA-128's CUDA libraries (their default schedules) in
+# parallel, runs the GPU GCM tests of those schedules against the C library (batches: mixed lengths, keys, AAD; one
+# key; many keys; key patterns over a resident grid; long records on either route; the former records kernel; the
+# existing batch/record, long-message, inc32 and error tests), a ptxas report of the GCM kernels (spills) with the
+# SASS counts, then the GCM vs CTR benchmark (bench/gpu/gcm_bench.py: CTR, one long message, a batch of 16 KiB
+# records with host and device descriptions; --ab: the batch and records calls also with CIPHERSPEC_GCM_AB=t0 --
+# the former records kernel -- and v1 -- the former finish --, alternating with the current ones in the same
+# process), then, while time is left, AES-128's kernel times under ncu for the current and the former records
+# kernel (gcm-kernels.txt, gcm-kernels-t0.txt) and the warp-state sections of the keystream and CTR kernels
 # (ncu-stalls.txt).  Logs and results under $OUT; about 3 to 4 minutes (the ncu stages only when the libraries
 # came prebuilt: 2 minutes of nvcc otherwise).
 #   bash bench/gpu/gcm_batch.sh
@@ -44,9 +45,9 @@ d = Path(tempfile.mkdtemp())
 rep = nvcc.compile_cubin(d / f"{src.name}.cu", "sm_90")
 import re, subprocess
 for k, use in rep.kernels.items():
-    n = re.search(r"(_gcm_\w+?|_tgb_\w+?|cs_tgh_\w+?)E", k)
+    n = re.search(r"(_gcm_\w+?|_tgb_\w+?|cs_tgh_\w+?)(?:ILi(\d+)ELi(\d+)EE)?E", k)
     if n:
-        name = n.group(1).lstrip("_")
+        name = n.group(1).lstrip("_") + (f"<{n.group(2)}, {n.group(3)}>" if n.group(2) else "")
         print(f"{name:24s} regs {use.registers:3d} stack {use.stack} spills {use.spill_stores}/{use.spill_loads}")
 cubin = max(nvcc.cache_dir().glob(f"{src.name}.sm_90.*.cubin"), key=lambda f: f.stat().st_mtime, default=None)
 if cubin:  # the SASS counts and the estimate they give (bench/gpu/gcm_batch_sass.py), beside the measurement
@@ -87,8 +88,8 @@ if command -v ncu >/dev/null && [ $(( $(date +%s) - t0 )) -lt 150 ]; then  # whe
   echo "== AES-128 GCM kernel times (ncu gpu__time_duration: 2 calls each of CTR, long, batch, records)"
   ncu_times "" CIPHERSPEC_GCM_AB=
   if [ $(( $(date +%s) - t0 )) -lt 185 ]; then
-    echo "== the same with CIPHERSPEC_GCM_AB=v1 (the former finish kernel)"
-    ncu_times -v1 CIPHERSPEC_GCM_AB=v1
+    echo "== the same with CIPHERSPEC_GCM_AB=t0 (the former records kernel)"
+    ncu_times -t0 CIPHERSPEC_GCM_AB=t0
   fi
   for k in gcm_keystream ctr_ptx; do  # why the keystream kernel takes longer than CTR's for the same bytes
     [ $(( $(date +%s) - t0 )) -lt 205 ] || break

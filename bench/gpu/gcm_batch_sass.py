@@ -117,9 +117,15 @@ def main() -> int:
     ctr = _trip(funcs[sass.ctr_kernel(funcs, sched.flavour, True)], trips)
     bat0 = _trip(funcs[sass.pick(funcs, "gcm_keystream")], trips)
     bat1 = _trip(funcs[sass.pick(funcs, "gcm_batch")], trips)
-    pre, tile, tail = _records(funcs[sass.pick(funcs, "tgb_records")])
     blocks = (a.record + 15) // 16
     tiles = (blocks + 63) // 64
+    recs = {}  # the records kernel's instances, tgb_records<CH, MINB> (CIPHERSPEC_GCM_AB picks one), or the one
+    for name in sorted(funcs):
+        if "tgb_records" in name:
+            inst = name.split("tgb_records", 1)[1]
+            key = f"<{inst[3]}, {inst[7]}>" if inst.startswith("ILi") else ""
+            recs[key] = _records(funcs[name])
+    pre, tile, tail = recs.get("<2, 3>", next(iter(recs.values())))
     rec = pre + tiles * tile + tail
     print(f"{src.name}: {G} block(s) a thread, round loop x{trips}; warp instructions per 16-byte block:")
     print(f"  CTR kernel                 {ctr / per_warp:6.2f}  ({ctr} a trip of {per_warp} blocks a warp)")
@@ -139,6 +145,9 @@ def main() -> int:
         f"  records' GHASH (BMMA)      {rec / blocks:6.2f}  ({pre} prologue + {tiles} x {tile} a tile + {tail} tail, "
         f"a {a.record}-byte record) = {32 * rec / blocks:.0f} thread instructions a block"
     )
+    for key, (p, t, tl) in recs.items():
+        if key:
+            print(f"    tgb_records{key}: {p} + {tiles} x {t} + {tl} = {(p + tiles * t + tl) / blocks:.2f} a block")
     lpre, ltile, _ = _records(funcs[sass.pick(funcs, "cs_tgh_first")])
     bmma = sum(1 for _, op, _ in funcs[sass.pick(funcs, "cs_tgh_first")] if op == "BMMA")
     print(

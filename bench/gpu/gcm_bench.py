@@ -9,8 +9,8 @@ each timed with CUDA events over `reps` back-to-back calls, the median of `batch
 warms up).  Writes gcm-bench.json and gcm-bench.md (the table) under --out.
 
     python3 bench/gpu/gcm_bench.py --out $OUT [--size 1073741824] [--ciphers aes128,aria128,lea128,lea128:ilp1_t128]
-        [--ab]   (batch and records also with CIPHERSPEC_GCM_AB=v1 -- the former finish kernel --, alternating
-                  with the current one batch by batch)
+        [--ab]   (batch and records also under the CIPHERSPEC_GCM_AB values of AB below -- the former records'
+                  hashing kernel, the former finish --, alternating with the current one batch by batch)
 """
 
 from __future__ import annotations
@@ -44,16 +44,21 @@ def _median_ms(call, reps: int, batches: int) -> float:
     return statistics.median(out)
 
 
-AB = ("", "v1")  # CIPHERSPEC_GCM_AB: the current kernels; the former finish (one core call a message)
+# CIPHERSPEC_GCM_AB values each call is also timed with under --ab ("" = the current kernels): t0 the former
+# records' hashing kernel (tgb_records<1, 2>), v1 the former finish
+AB = {
+    "gcm_batch": ("", "t0", "v1"),
+    "gcm_records": ("", "t0", "v1"),
+}
 
 
-def _median_ab(call, reps: int, batches: int) -> list[float]:
-    """ms a call for each CIPHERSPEC_GCM_AB value of AB (the library reads the variable at every call),
+def _median_ab(call, reps: int, batches: int, envs: tuple[str, ...]) -> list[float]:
+    """ms a call for each CIPHERSPEC_GCM_AB value of envs (the library reads the variable at every call),
     alternating batch by batch, the first round a warm-up."""
     ms = (ctypes.c_float * 1)()
-    out: list[list[float]] = [[] for _ in AB]
+    out: list[list[float]] = [[] for _ in envs]
     for b in range(batches + 1):
-        for env, o in zip(AB, out):
+        for env, o in zip(envs, out):
             os.environ["CIPHERSPEC_GCM_AB"] = env
             call(reps, ms)
             if b:
@@ -151,9 +156,9 @@ def bench_cipher(name: str, size: int, reps: int, batches: int, sched: str | Non
             calls = (("ctr", ctr), ("gcm_long", gcm_long), ("gcm_batch", gcm_batch), ("gcm_records", gcm_records))
             for what, call in calls:
                 t = time.time()
-                if ab and what in ("gcm_batch", "gcm_records"):
-                    ms, *others = _median_ab(call, reps, batches)
-                    for env, mo in zip(AB[1:], others):
+                if ab and what in AB:
+                    ms, *others = _median_ab(call, reps, batches, AB[what])
+                    for env, mo in zip(AB[what][1:], others):
                         row[f"{what}_{env}_ms"] = mo
                         row[f"{what}_{env}_gbps"] = 8 * size / mo / 1e6
                         print(f"{name} {what} (CIPHERSPEC_GCM_AB={env}): {mo:.3f} ms, {8 * size / mo / 1e6:.0f} Gbps")
@@ -168,8 +173,8 @@ def bench_cipher(name: str, size: int, reps: int, batches: int, sched: str | Non
     row["gcm_long_vs_ctr"] = row["gcm_long_gbps"] / row["ctr_gbps"]
     row["gcm_batch_vs_ctr"] = row["gcm_batch_gbps"] / row["ctr_gbps"]
     row["gcm_records_vs_ctr"] = row["gcm_records_gbps"] / row["ctr_gbps"]
-    for what in ("gcm_batch", "gcm_records"):
-        for env in AB[1:]:
+    for what, envs in AB.items():
+        for env in envs[1:]:
             if f"{what}_{env}_gbps" in row:
                 row[f"{what}_{env}_vs_ctr"] = row[f"{what}_{env}_gbps"] / row["ctr_gbps"]
     row["device"] = c.device
@@ -189,22 +194,23 @@ def table(rows: list[dict]) -> str:
             f"{r['gcm_records_gbps']:.0f} | {r['gcm_records_vs_ctr']:.2f} |"
         )
     if any("gcm_batch_v1_gbps" in r for r in rows):  # the A/B (--ab): same process, alternating batch by batch
+        cols = [(w, e) for w, envs in AB.items() for e in envs]
         lines += [
             "",
-            "A/B, alternating in one process: the current kernels; v1 = the former finish (CIPHERSPEC_GCM_AB=v1: one",
-            "core call a message, key words loaded as the core goes); Gbps (/CTR):",
+            "A/B, alternating in one process (CIPHERSPEC_GCM_AB; current = the kernels as built): t0 the former",
+            "records' hashing kernel (one packing chain), v1 the former finish; Gbps (/CTR):",
             "",
-            "| cipher | batch: current | v1 | records: current | v1 |",
-            "|---|---|---|---|---|",
+            "| cipher | " + " | ".join(f"{w[4:]}: {e or 'current'}" for w, e in cols) + " |",
+            "|---|" + "---|" * len(cols),
         ]
         for r in rows:
-            if "gcm_batch_v1_gbps" in r:
-                cells = [
-                    f"{r[f'{w}{e}_gbps']:.0f} ({r[f'{w}{e}_vs_ctr']:.2f})"
-                    for w in ("gcm_batch", "gcm_records")
-                    for e in ("", "_v1")
-                ]
-                lines.append(f"| {r['cipher']} | " + " | ".join(cells) + " |")
+            cells = [
+                f"{r[f'{w}_{e}_gbps' if e else f'{w}_gbps']:.0f} ({r[f'{w}_{e}_vs_ctr' if e else f'{w}_vs_ctr']:.2f})"
+                if (f"{w}_{e}_gbps" if e else f"{w}_gbps") in r
+                else "-"
+                for w, e in cols
+            ]
+            lines.append(f"| {r['cipher']} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
@@ -216,7 +222,7 @@ def main() -> int:
     ap.add_argument("--batches", type=int, default=3)
     ap.add_argument("--ciphers", default="aes128,aria128,lea128")
     ap.add_argument("--schedule", default=None)
-    ap.add_argument("--ab", action="store_true", help="also the batch's former finish (CIPHERSPEC_GCM_AB=v1)")
+    ap.add_argument("--ab", action="store_true", help="also the CIPHERSPEC_GCM_AB variants (AB)")
     a = ap.parse_args()
     rows = []
     for job in a.ciphers.split(","):  # name or name:schedule

@@ -7,7 +7,7 @@ definition sum_j C_j H^j over the record's blocks (cipherspec.ghash.gf128_mul). 
 the route, not the GPU; the GPU tests (tests/differential/test_cuda_gcm_gpu.py) check the kernels.  The same
 for cs_tgb_field (a record whose key has no matrices: the field multiply, a lane a column of blocks).
 
-    python3 bench/gpu/tgb_model.py 0 1 17 1040 4100     -> "0 tensor cores OK", "0 field multiply OK", ...
+    python3 bench/gpu/tgb_model.py 0 1 17 1040 4100     -> "0 tensor cores, 1 packing chain(s) OK", ...
 """
 
 from __future__ import annotations
@@ -137,9 +137,10 @@ def mma128(A, Bw):  # a0 row g k 32t, a1 row g+8 k 32t; b0 col g k 32t
     ]
 
 
-def tile(a, mat, acc, hb, horner):
-    """cs_tgh_tile: a[lane] = [[a00,a01,a02,a03],[a10..]] ; returns (z0, z1) per lane"""
-    z = [[0, 0] for _ in range(32)]
+def tile(a, mat, acc, hb, horner, ch=1):
+    """cs_tgh_tile<HORNER, CH>: a[lane] = [[a00,a01,a02,a03],[a10..]] ; returns (z0, z1) per lane; ch packing
+    chains of 16 / ch n-tiles each, chain c shifted down by 32 (ch - 1 - c) / ch at the end"""
+    zc = [[[0, 0] for _ in range(32)] for _ in range(ch)]
     for nt in range(16):
         d = [[0, 0, 0, 0] for _ in range(32)]
         for kt in range(2):
@@ -154,13 +155,20 @@ def tile(a, mat, acc, hb, horner):
             for l in range(32):
                 for k in range(4):
                     d[l][k] += D[l][k]
+        z = zc[nt // (16 // ch)]
         for l in range(32):  # the funnel shifts: bit 0 of d in at bit 31, the rest one down
             for k in range(4):
                 z[l][k >> 1] = (z[l][k >> 1] >> 1) | ((d[l][k] & 1) << 31)
-    return z
+    out = zc[ch - 1]
+    for c in range(ch - 1):
+        sh = 32 * (ch - 1 - c) // ch
+        for l in range(32):
+            assert not (out[l][0] & (zc[c][l][0] >> sh)) and not (out[l][1] & (zc[c][l][1] >> sh))
+            out[l] = [out[l][0] | (zc[c][l][0] >> sh), out[l][1] | (zc[c][l][1] >> sh)]
+    return out
 
 
-def records_model(msg: bytes, h: int) -> int:
+def records_model(msg: bytes, h: int, ch: int = 1) -> int:
     n = (len(msg) + 15) // 16
     ntiles = ((n + 3) // 4 + 15) // 16
     cols0, cols3 = columns(h, 0), columns(h, 3)
@@ -186,7 +194,7 @@ def records_model(msg: bytes, h: int) -> int:
                 int.from_bytes(stage[512 + 16 * lane + 4 * k : 512 + 16 * lane + 4 * k + 4], "little") for k in range(4)
             ]
             a.append([t0, t1])
-        acc = tile(a, mat, acc, hb, True)
+        acc = tile(a, mat, acc, hb, True, ch)
     # the tail as written in tgb.cu.j2
     pw = [hpow(h, 4 * v) for v in range(16)]
     total = 0
@@ -238,7 +246,8 @@ def main() -> int:
     for ln in [int(x) for x in sys.argv[1:]] or [0, 1, 16, 17, 100, 1040, 4100]:
         msg = bytes(rng.getrandbits(8) for _ in range(ln))
         want = ghash_sum(msg, h)
-        for what, got in (("tensor cores", records_model(msg, h)), ("field multiply", field_model(msg, h))):
+        runs = [(f"tensor cores, {ch} packing chain(s)", records_model(msg, h, ch)) for ch in (1, 2, 4)]
+        for what, got in runs + [("field multiply", field_model(msg, h))]:
             bad += got != want
             print(ln, what, "OK" if got == want else f"MISMATCH {got:032x} {want:032x}", flush=True)
     return 1 if bad else 0

@@ -27,3 +27,19 @@ def former_ctr() -> bool:
     """CIPHERSPEC_PTX_CTR=v1: the bitsliced CTR kernels without the host-computed segment planes (bs_ctr.py): they
     call the plain encrypt core, as before -- the A/B baseline of bench/gpu/ctrcache.sh."""
     return os.environ.get("CIPHERSPEC_PTX_CTR") == "v1"
+
+
+def lockstep() -> bool:
+    """CIPHERSPEC_PTX_LOCKSTEP=1: the lane layouts' CTR kernel runs every thread through its CTA's trips and opens each
+    trip with a CTA barrier, so that the warps of a CTA (two a scheduler at 256 threads) walk the same code and read
+    the same round-key words together (instruction and constant caches) -- an A/B of bench/gpu/ariaroof.sh; off:
+    each thread leaves the grid-stride loop after its own last trip, no barrier."""
+    return os.environ.get("CIPHERSPEC_PTX_LOCKSTEP") == "1"
+
+
+def former_store() -> bool:
+    """CIPHERSPEC_PTX_STORE=v1: the bitsliced CTR kernel's former block order -- a thread's 32 consecutive blocks, so
+    that the warp's 16-byte stores land 512 bytes apart (32 lines an instruction) -- instead of lane L holding
+    blocks L, 32 + L, ... of the warp's chunk (each store instruction writes 32 consecutive blocks): the A/B
+    baseline of bench/gpu/ariaroof.sh."""
+    return os.environ.get("CIPHERSPEC_PTX_STORE") == "v1"

@@ -74,10 +74,11 @@ static uint64_t {P}_mg_piece(uint64_t n, int streams, uint64_t grain, uint64_t m
  * the boundary byte is computed when d advances, not per request (a 64-bit division per request was ~10 ns):
  *   before: while (acc >= q * d + (rem * d + parts - 1) / parts) ...     (for every request)
  *   after:  while (acc >= at) {{ first[d++] = r; at = q * d + ...; }}     (once per part) */
-static void {P}_mg_split_requests(const uint64_t *lens, uint64_t nreq, int parts, uint64_t *first)
+/* (total: the lengths' sum where the caller has it -- P_mg_check_lens made it -- so no pass sums them again; one
+ * part: no pass at all) */
+static void {P}_mg_split_requests_total(const uint64_t *lens, uint64_t nreq, int parts, uint64_t total, uint64_t *first)
 {{
-    uint64_t total = 0, acc = 0;
-    for (uint64_t r = 0; r < nreq; ++r) total += lens[r];
+    uint64_t acc = 0;
     const uint64_t q = total / (uint64_t)parts, rem = total % (uint64_t)parts, P = (uint64_t)parts;
     int d = 1;
     uint64_t at = q + (rem + P - 1) / P;  /* where part d starts, in output bytes */
@@ -90,6 +91,13 @@ static void {P}_mg_split_requests(const uint64_t *lens, uint64_t nreq, int parts
         acc += lens[r];
     }}
     while (d <= parts) first[d++] = nreq;
+}}
+
+static void {P}_mg_split_requests(const uint64_t *lens, uint64_t nreq, int parts, uint64_t *first)
+{{
+    uint64_t total = 0;
+    for (uint64_t r = 0; r < nreq; ++r) total += lens[r];
+    {P}_mg_split_requests_total(lens, nreq, parts, total, first);
 }}
 
 /* the end of the group of requests [r0, end) from r0 (< r1) whose outputs fit in cap bytes; at least one */

@@ -22,7 +22,7 @@ from dataclasses import replace
 from cipherspec.ir import Module
 
 from . import bs_ctr, cores, layout, multikey
-from .abswitch import former_ctr
+from .abswitch import former_ctr, former_store, lockstep
 from .blockio import block_io, lane_io
 from .ctr import state_names
 from .lanes import CONSTANT_TIME, lanes_for
@@ -117,6 +117,8 @@ def lanes_context(module: Module, sched: CudaSchedule, P: str) -> dict:
         counter_uniform_z=uniform_z,  # (the grid-stride loop's copy: recomputed per iteration, lanes.cu.j2)
         mk=mk,
         smem=smem,
+        lockstep=lockstep(),  # the CTR kernel's A/B switch (abswitch.py)
+        interleave=lay.name == "bs" and sched.threads % 32 == 0 and not former_store(),  # (coalesced CTR stores)
         derive=lay.derive,  # set_key's derived words (host.py)
         derived=lay.derived,
     )

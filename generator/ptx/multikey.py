@@ -65,6 +65,45 @@ CS_HD static inline void {P}_mk_span(const {P}_mreq *q, uint32_t cta, uint32_t c
     *hi = (uint32_t)(b < q->nblocks ? b : q->nblocks);
 }}
 
+/* whole waves (the kernel's flat form): the blocks [lo, hi) of request q that CTA `cta` makes when every CTA makes
+ * `ch` consecutive blocks of the call's output, whatever request they belong to; 1 when the CTA's share goes on
+ * into the next request (a CTA may start mid-request and cross into the following ones) */
+CS_HD static inline int {P}_mk_flat_span(const {P}_mreq *q, uint32_t cta, uint32_t ch, uint32_t *lo, uint32_t *hi)
+{{
+    const uint64_t g0 = (uint64_t)cta * ch, g1 = g0 + ch, end = q->first + q->nblocks;
+    *lo = g0 > q->first ? (uint32_t)(g0 - q->first) : 0u;
+    *hi = g1 < end ? (uint32_t)(g1 - q->first) : q->nblocks;
+    return g1 > end;
+}}
+
+/* whole waves over equal requests (all but the last as long: nb blocks; `blocks` in all): request r's descriptor
+ * from its V as staged (v: its {MW} memory words, the bytes big-endian), no host plan.  V + 1 with full carry:
+ *   before: host P_mk_plan, ~3 ns a request (2,048 requests: 6.4 us on the dev VM); the CTA reads the descriptor
+ *   after:  host memcpy of the V's (~0.4 ns a request); the CTA reads V and works out the descriptor here */
+CS_HD static inline {P}_mreq {P}_mk_req_v(const uint32_t *v, uint32_t r, uint32_t nb, uint32_t last, uint64_t blocks)
+{{
+    {P}_mreq q;
+    uint32_t carry = 1u;
+    for (int k = {MW - 1}; k >= 0; --k) {{
+        const uint32_t w = v[k], t = ((w >> 24) | ((w >> 8) & 0xff00u) | ((w << 8) & 0xff0000u) | (w << 24)) + carry;
+        carry = t < carry;
+        q.ctr[k] = t;
+    }}
+    q.first = (uint64_t)r * nb;
+    q.nblocks = r < last ? nb : (uint32_t)(blocks - q.first);
+    q.cta0 = 0u;
+    return q;
+}}
+
+/* whole waves: cta_req[c] = the request holding CTA c's first block c * ch (requests without blocks skipped), from
+ * the plan's descriptors q (one merge pass: nreq + nctas steps) -- for mixed lengths; equal ones divide instead */
+static void {P}_mk_flat_map(const {P}_mreq *q, uint64_t nreq, uint32_t ch, uint64_t nctas, uint32_t *cta_req)
+{{
+    uint64_t c = 0;
+    for (uint64_t r = 0; r < nreq && c < nctas; ++r)
+        for (const uint64_t end = q[r].first + q[r].nblocks; c < nctas && c * ch < end; ++c) cta_req[c] = (uint32_t)r;
+}}
+
 /* CTAs a plan needs at `ch` blocks per CTA; 0 when a length is bad (not whole blocks before the last, too long) */
 static uint64_t {P}_mk_ctas(const uint64_t *lens, uint64_t nreq, uint32_t ch)
 {{
@@ -126,6 +165,16 @@ def _plan_limbs(MW: int) -> list[str]:
     return lines + [f"        q->ctr[{k}] = w{k};" for k in range(MW)]
 
 
+def _v_load(B: int) -> str:
+    """Request r's V (flat form over equal requests: the plan holds the V's) into vw[], one vector load where the
+    block is 8 or 16 bytes (the staged V's are 16-byte aligned), else word by word."""
+    MW = B // 4
+    if MW in (2, 4):
+        vec, parts = ("uint4", "t.x, t.y, t.z, t.w") if MW == 4 else ("uint2", "t.x, t.y")
+        return f"const {vec} t = ((const {vec} *)reqs)[r];\n            const uint32_t vw[{MW}] = {{{parts}}};"
+    return f"uint32_t vw[{MW}];\n            for (int k = 0; k < {MW}; ++k) vw[k] = ((const uint32_t *)reqs)[(uint64_t)r * {MW} + k];"
+
+
 def threads(sched: CudaSchedule) -> int:
     """Threads per CTA of the multi-key kernel: the schedule's, at most 256 (it reads round keys from shared
     memory, which nvcc may keep in registers: at 1024 threads the 64-register cap would spill)."""
@@ -181,14 +230,21 @@ def fused_key_schedule(module: Module, ks_entry: str | None) -> bool:
 def kernel_parts(
     module: Module, sched: CudaSchedule, P: str, nrk: int | None = None, group: int = 1, ks_entry: str | None = None
 ) -> dict:
-    """What the template's multi-key kernel needs: prologue (table fills, the request's round keys into
-    shared memory, one barrier), the core's arguments, shared bytes, the partial-block store.  Lane
-    layouts: ``nrk`` round-key words per request (derived ones included), ``group`` blocks per slot.
+    """What the template's multi-key kernel needs: setup (table fills), the request pick, the per-request stage
+    (its round keys into shared memory, one barrier), the core's arguments, shared bytes, the partial-block
+    store.  Lane layouts: ``nrk`` round-key words per request (derived ones included), ``group`` blocks per slot.
     ``ks_entry``: the device key schedule (key bytes -> the round-key words); where fused_key_schedule holds, a
-    second kernel, P_ctr_multi_ks, whose CTA derives its request's round keys (prologue ``ks_prologue``):
+    second kernel, P_ctr_multi_ks, whose CTA derives its request's round keys (stage ``ks_stage``):
 
         before: key_schedule_multi<<<>>>(keys -> rks table); ctr_multi<<<>>>(rks[r] -> shared); memset(rks)
         after:  ctr_multi_ks<<<>>>(thread 0: ks_entry(keys[r]) -> shared); shared round keys zeroed at the end
+
+    Both kernels have a flat form (argument ``flat``, whole waves): one wave of CTAs, each making ``ch``
+    consecutive blocks of the call whatever requests they belong to, staging each request's keys in turn; over
+    equal requests (``flat`` 2) the plan is the V's as they are, each CTA working out its descriptors (mk_req_v):
+
+        before: CTA c -> request cta_req[c], blocks [(c - cta0) * ch, +ch) of it   (6.2 waves: the last 0.2 costs 1)
+        after:  CTA c -> blocks [c * ch, (c + 1) * ch) of the call, request by request (one wave, equal shares)
     """
     B, T = module.block.nbytes, threads(sched)
     fused = nrk is None and fused_key_schedule(module, ks_entry)
@@ -196,12 +252,22 @@ def kernel_parts(
     word = "m[s][{k}]" if group == 1 else f"m[s][b * {B // 4} + {{k}}]"  # a lane layout stores block b of m[s]
     fills = table_fills(module, sched.copies, T)
     rk_off = fills.words
-    pro = ["    extern __shared__ uint32_t cs_smem[];"] + fills.lines
-    pro += [
-        "    const uint32_t r = cta_req[blockIdx.x];",
-        f"    for (uint32_t i = threadIdx.x; i < {nrk}u; i += {T}u) cs_smem[{rk_off} + i] = rks[(uint64_t)r * {nrk} + i];",
-        "    __syncthreads();  // tables and this request's round keys are in place before any thread reads",
-    ]
+    setup = "\n".join(["    extern __shared__ uint32_t cs_smem[];"] + fills.lines)
+    # the CTA's (first) request: by division where every request but the last (index `last`) is as long (cpr: its
+    # CTAs, or in the flat form its blocks), else from the map
+    pick = (
+        "    const uint64_t u = flat ? (uint64_t)blockIdx.x * ch : blockIdx.x;  // flat: the CTA's first block\n"
+        "    uint32_t r = cpr ? (u / cpr < last ? (uint32_t)(u / cpr) : last) : cta_req[blockIdx.x];"
+    )
+    # (at most one word a thread: not unrolled, or nvcc keeps registers for it across the request loop -- LEA-128's
+    # table-reading kernel 60 registers against 45, 4 CTAs an SM against 5; more words: unrolled, the loads in flight)
+    stage = "\n".join(
+        (["#pragma unroll 1"] if nrk <= T else [])
+        + [
+            f"        for (uint32_t i = threadIdx.x; i < {nrk}u; i += {T}u) cs_smem[{rk_off} + i] = rks[(uint64_t)r * {nrk} + i];",
+            "        __syncthreads();  // tables and this request's round keys are in place before any thread reads",
+        ]
+    )
     partial = [
         f"if ({b}u < rem) out8[i * {B} + {b}] = (uint8_t)({word.format(k=b // 4)} >> {8 * (b % 4)});" for b in range(B)
     ]
@@ -210,21 +276,19 @@ def kernel_parts(
     kw = (kb + 3) // 4  # the key's words, after the round keys in shared memory (fused)
     key = f"cs_smem + {rk_off + nrk}"
     load = (
-        f"    if (threadIdx.x < {kw}u) ({key})[threadIdx.x] = keys[(uint64_t)r * {kw} + threadIdx.x];"
+        f"        if (threadIdx.x < {kw}u) ({key})[threadIdx.x] = keys[(uint64_t)r * {kw} + threadIdx.x];"
         if kb % 4 == 0
-        else f"    for (uint32_t i = threadIdx.x; i < {kb}u; i += {T}u) ((uint8_t *)({key}))[i] = "
+        else f"        for (uint32_t i = threadIdx.x; i < {kb}u; i += {T}u) ((uint8_t *)({key}))[i] = "
         f"((const uint8_t *)keys)[(uint64_t)r * {kb} + i];"
     )
-    ks_pro = ["    extern __shared__ uint32_t cs_smem[];"] + fills.lines
-    ks_pro += [
-        "    // the request: by division where every request but the last has cpr CTAs (no map to read first), else the map",
-        "    const uint32_t r = cpr ? (blockIdx.x / cpr < last ? blockIdx.x / cpr : last) : cta_req[blockIdx.x];",
-        f"    const {P}_mreq q = reqs[r];  // (in flight beside the key's load)",
-        load,
-        "    __syncthreads();",
-        f"    if (threadIdx.x == 0) {ks_entry}((const uint8_t *)({key}), cs_smem + {rk_off});",
-        "    __syncthreads();  // tables and this request's round keys are in place before any thread reads",
-    ]
+    ks_stage = "\n".join(
+        [
+            load,
+            "        __syncthreads();",
+            f"        if (threadIdx.x == 0) {ks_entry}((const uint8_t *)({key}), cs_smem + {rk_off});",
+            "        __syncthreads();  // tables and this request's round keys are in place before any thread reads",
+        ]
+    )
     ks_epi = [
         "    __syncthreads();  // the round keys and the key zeroed: nothing of them stays for a later kernel to read",
         f"    for (uint32_t i = threadIdx.x; i < {nrk + kw}u; i += {T}u) cs_smem[{rk_off} + i] = 0;",
@@ -232,11 +296,17 @@ def kernel_parts(
     ks_keys, ks_stride = key_schedule_shape(nrk, kb)
     return {
         "fused": fused,
-        "ks_prologue": "\n".join(ks_pro) if fused else "",
+        "ks_stage": ks_stage if fused else "",
         "ks_epilogue": "\n".join(ks_epi) if fused else "",
         "ks_smem_fused": smem + 4 * kw,
         "ks_opt_in": smem + 4 * kw > DEFAULT_SHARED,
-        "prologue": "\n".join(pro),
+        "setup": setup,
+        "pick": pick,
+        "stage": stage,
+        # whole waves (the flat form) where the kernel has it: not lane layouts (lanes.cu.j2 keeps a CTA per request)
+        "flat": group == 1,
+        "vload": _v_load(B),
+        "unit": 32 * group,  # blocks a warp makes per loop trip and ILP slot: the flat form's shares are multiples
         "args": ", ".join([f"cs_smem + {rk_off}"] + fills.args),
         "smem": smem,
         "smem_opt_in": smem > DEFAULT_SHARED,

@@ -151,7 +151,7 @@ def fresh_context(g, env: dict) -> cm.GpuSet:
                 os.environ[k] = v
 
 
-@pytest.mark.parametrize("path", ["mapped", "copy", "lone-kst", "two-launch"])
+@pytest.mark.parametrize("path", ["mapped", "copy", "lone-kst", "two-launch", "ctas"])
 @pytest.mark.parametrize("name", ["lea128", "aes128", "aria128"])
 def test_context_drbg_calls_equal_c_generate(registry, name, path):
     """The multi-GPU context's multi-key calls from a C P_drbg_plan (every visible GPU, split at every size;
@@ -160,7 +160,8 @@ def test_context_drbg_calls_equal_c_generate(registry, name, path):
     asynchronous calls back to back (the key-stream form, alternating slots) then one sync.  Each way the plan
     reaches the GPU: read mapped by the key-schedule launch (default), copied (CIPHERSPEC_MG_PLAN_COPY=1), and
     the lone call on the key stream (CIPHERSPEC_MG_LONE_KST=1); and where the cipher's key schedule is fused into
-    the keystream launch (LEA-128: the default), the two launches instead (CIPHERSPEC_MG_FUSED=0)."""
+    the keystream launch (LEA-128: the default), the two launches instead (CIPHERSPEC_MG_FUSED=0); whole waves (the
+    default: one wave of CTAs crossing requests) or the former grid of CTAs per request (CIPHERSPEC_MG_WAVE=0)."""
     c, g = ciphers(registry, name)
     a, b = twin_c_drbgs(c, 4)
     n = 33 * REQ + 4000
@@ -175,6 +176,7 @@ def test_context_drbg_calls_equal_c_generate(registry, name, path):
         "copy": {"CIPHERSPEC_MG_PLAN_COPY": "1"},
         "lone-kst": {"CIPHERSPEC_MG_LONE_KST": "1"},
         "two-launch": {"CIPHERSPEC_MG_FUSED": "0"},
+        "ctas": {"CIPHERSPEC_MG_WAVE": "0"},
     }[path]
     gs = fresh_context(g, env)
     gs.set_split_min(0)
@@ -197,6 +199,30 @@ def test_context_drbg_calls_equal_c_generate(registry, name, path):
         gs.sync()
         assert dout.download().tobytes() == want
     assert b.generate(64) == a.generate(64)
+    gs.close()
+
+
+@pytest.mark.parametrize("name", ["lea128", "aes128", "aria128"])
+def test_whole_waves_equal_c_generate(registry, name):
+    """Whole requests only (8 of 64 KiB): for LEA-128 the one-wave grid crossing requests, the V's staged as they are
+    and each CTA's descriptors worked out on the device, in the context's call (every visible GPU, split) and in the
+    one-call entry; AES's and ARIA's bitsliced lane kernels keep a CTA per request (their whole requests the same
+    way); all == P_drbg_generate."""
+    c, g = ciphers(registry, name)
+    a, b = twin_c_drbgs(c, 6)
+    n = 8 * REQ
+    want = requests(a, n)
+    plan = b.plan_bulk(n, REQ)
+    keys = np.frombuffer(b"".join(r.key for r in plan), np.uint8)
+    vs = np.frombuffer(b"".join(r.v for r in plan), np.uint8)
+    lens = np.array([r.nbytes for r in plan], np.uint64)
+    assert g.keystream_multi(plan) == want
+    gs = fresh_context(g, {})
+    gs.set_split_min(0)
+    first = gs.parts_multi(lens)
+    with gs.alloc([int(f) * REQ for f in first]) as dout:
+        gs.ctr_multi_dev(keys, vs, lens, dout)
+        assert dout.download().tobytes() == want
     gs.close()
 
 

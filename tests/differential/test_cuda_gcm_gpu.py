@@ -144,3 +144,14 @@ def test_gcm_batch_former_kernels(registry, name, monkeypatch):
     monkeypatch.setenv("CIPHERSPEC_GCM_AB", "v1")
     rng = np.random.default_rng(38)
     check_batch(g, c, rng, TILES + [int(x) for x in rng.integers(0, 20000, 40)], nkeys=11)
+
+
+# The records' hashing kernel under the A/B switch (CIPHERSPEC_GCM_AB=t0, read at every call): the former one, one
+# packing chain (the default, two chains and whole-tile copies, is every other batch test); more than 256 keys
+# too (the later ones hashed by the field multiply).
+def test_gcm_batch_former_records_kernel(registry, monkeypatch):
+    g, c = libs(registry, "aes128", None)
+    monkeypatch.setenv("CIPHERSPEC_GCM_AB", "t0")
+    rng = np.random.default_rng(39)
+    check_batch(g, c, rng, TILES + [int(x) for x in rng.integers(0, 20000, 40)], nkeys=11)
+    check_batch(g, c, rng, [int(x) for x in rng.integers(0, 3000, 320)], nkeys=300)

@@ -151,6 +151,8 @@ def test_kernels_call_main_and_the_switch_turns_it_off(registry, monkeypatch):
     assert src.hoisted_ops > 0
     assert src.cu.count("cs_main_ptx(x, y, rkp, seg);") == 2  # ctr and ctr_tail; ecb and multi-key keep theirs
     assert src.cu.count("_seg_pre(rk->w, &seg);") == 2 and "uint32_t h[" in src.cu
+    # the CTR kernel's block order: lane L of a warp holds blocks L, 32 + L, ... (coalesced stores; both flavours)
+    assert src.cu.count("(base + (uint64_t)s * 32 - lane) * 32 + (uint64_t)b * 32 + lane;") == 2
     off = generate(module, CudaSchedule(layout="bs", threads=32, hoist=False), with_gcm=False)
     assert "cs_main_ptx" not in off.cu and "_bs_nohoist_" in off.name  # (the name says so: another source)
     monkeypatch.setenv("CIPHERSPEC_PTX_CTR", "v1")

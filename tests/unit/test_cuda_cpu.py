@@ -60,6 +60,23 @@ def test_multi_key(registry, make_ref, name, sched):
     check_multi(cipher(registry, name, sched), make_ref(name), np.random.default_rng(5))
 
 
+@pytest.mark.parametrize(
+    "name,sched,trip",
+    [("aria128", "rk-shared_t64_tab-shared4_ilp2", 128), ("cham64_128", "rk-shared_t64_ilp2_nohoist", 128)],
+)
+def test_multi_key_whole_waves(registry, make_ref, name, sched, trip):
+    """Requests averaging at least a CTA's loop trip (``trip`` blocks: 64 threads x ILP 2) take whole waves in the
+    one-call entry too (the shim's wave: two CTAs, each crossing requests, the second starting mid-request): equal
+    requests but the last (the V's staged as they are, each CTA working out its descriptors; 16- and 8-byte blocks)
+    and mixed ones (the plan's CTA map), over shared tables and round keys.  Lane layouts keep a CTA per request."""
+    c = cipher(registry, name, sched)
+    assert f"b0 += {trip}u" in c.source.cu and "int flat = 1;" in c.source.cu  # (else nothing new is checked)
+    for nblocks in ((trip + 77,) * 3 + (trip * 2,), (trip * 2 - 5, trip // 3, trip + 9)):
+        check_multi(c, make_ref(name), np.random.default_rng(len(nblocks)), nblocks=nblocks)
+    lanes = cipher(registry, "hight", "swar_t64_ilp2").source.cu
+    assert "int flat = 0;" in lanes and "int flat = 0 && !s->no_wave;" in lanes
+
+
 def test_the_harness_sees_a_missing_barrier(registry, make_ref):
     """Without its barrier the kernel reads shared tables before other threads filled them: the CPU build
     must then disagree with the interpreter (so a pass above means something)."""
@@ -180,14 +197,22 @@ def test_multi_gpu_bulk_from_a_plan_runs_the_staged_key_schedule(registry, make_
 
 @pytest.mark.parametrize(
     "env",
-    [{}, {"CIPHERSPEC_MG_FUSED": "0"}, {"CIPHERSPEC_MG_PLAN_COPY": "1"}, {"CIPHERSPEC_MG_MAX_TRIPS": "1"}],
-    ids=["fused", "two-launch", "copied", "one-trip"],
+    [
+        {},
+        {"CIPHERSPEC_MG_FUSED": "0"},
+        {"CIPHERSPEC_MG_PLAN_COPY": "1"},
+        {"CIPHERSPEC_MG_MAX_TRIPS": "1"},
+        {"CIPHERSPEC_MG_WAVE": "0"},
+    ],
+    ids=["fused", "two-launch", "copied", "one-trip", "ctas"],
 )
 def test_multi_key_call_with_a_fused_key_schedule(registry, make_ref, monkeypatch, env):
     """LEA-128's default has a cheap key schedule (multikey.fused_key_schedule): the multi-GPU context's multi-key
     call over the CPU's one device runs one launch whose CTAs derive their round keys (the default), the two
     launches (CIPHERSPEC_MG_FUSED=0), the fused launch over a copied plan (CIPHERSPEC_MG_PLAN_COPY=1) or over CTAs of
-    one loop trip (CIPHERSPEC_MG_MAX_TRIPS=1: more CTAs a request).  Each way,
+    one loop trip (CIPHERSPEC_MG_MAX_TRIPS=1: more CTAs a request), or the CTA-per-request grid everywhere
+    (CIPHERSPEC_MG_WAVE=0; else requests of at least a loop trip on average get whole waves: the shim's one wave is
+    two CTAs, each crossing requests, the second starting mid-request).  Each way,
     waited for and asynchronous (then the context's sync), over the kept scratch (growing once), requests of mixed
     lengths and of equal lengths but the last: every request's output == its CTR keystream from V + 1 (the
     interpreter)."""
@@ -204,10 +229,13 @@ def test_multi_key_call_with_a_fused_key_schedule(registry, make_ref, monkeypatc
     g = GpuSet(c, (0,))  # made after the environment is set: it reads the switches
     try:
         # requests of mixed lengths (the CTA map) and of equal lengths but the last (CTAs mapped by division: two a
-        # request and the last shorter, one a request and the last longer, spanning two), the last partial
-        for nreq, wait, equal in ((3, True, None), (3, False, (700, 5)), (40, True, (300, 900)), (40, True, None)):
+        # request and the last shorter, one a request and the last longer, spanning two), the last partial; the last
+        # two long enough for whole waves (LEA's loop trip: 512 blocks), equal (division) and mixed (the flat map)
+        cases = ((3, True, None, (1, 600)), (3, False, (700, 5), None), (40, True, (300, 900), None))
+        cases += ((40, True, None, (1, 600)), (4, True, (700, 600), None), (4, False, None, (500, 1500)))
+        for nreq, wait, equal, span in cases:
             nbs = (
-                [int(nb) for nb in rng.integers(1, 600, nreq)]
+                [int(nb) for nb in rng.integers(span[0], span[1], nreq)]
                 if equal is None
                 else [equal[0]] * (nreq - 1) + [equal[1]]
             )
@@ -227,3 +255,11 @@ def test_multi_key_call_with_a_fused_key_schedule(registry, make_ref, monkeypatc
                     assert dout.download().tobytes() == want, (nreq, wait, equal, flavour)
     finally:
         g.close()
+
+
+def test_bitsliced_ctr_over_whole_warp_chunks(registry, make_ref):
+    """The bitsliced CTR kernel's block order (lane L of a warp holds blocks L, 32 + L, ... of the warp's 1,024,
+    lanes_source.py): whole chunks, a chunk and a partial one, several trips of the grid-stride loop."""
+    c = cipher(registry, "pipo64_128", "bs_t32_rk-shared")
+    B = c.block_bytes
+    check_ctr(c, make_ref("pipo64_128"), np.random.default_rng(3), lengths=(1024 * B, 2047 * B + 3, 5000 * B + 7))

@@ -100,3 +100,18 @@ def test_ctr_lanes_in_equals_lanes_in_on_counter_blocks(registry, name, layout):
         assert (np.asarray(got[n]) == np.asarray(want[n])).all(), n
     if layout == "bs":  # cheaper than the transpose
         assert len(lay.lanes_in_ctr.ops) < len(lay.lanes_in.ops)
+
+
+def test_lockstep_switch_only_changes_the_ctr_kernels_loop(registry, monkeypatch):
+    """CIPHERSPEC_PTX_LOCKSTEP=1 (abswitch.py, the A/B of bench/gpu/ariaroof.sh): the lane layouts' CTR kernel (both
+    flavours) runs the CTA's trips in every thread and opens each with a barrier; unset, the source has neither."""
+    module = registry.module("hight")
+    sched = CudaSchedule(layout="swar", threads=64)  # (the kernel skeleton is the bitsliced layout's too)
+    barrier = "__syncthreads();  // the CTA's warps start each trip together"
+    own, cta = "if (base >= (nblocks + z + 3) / 4) break;", "if (cta >= (nblocks + z + 3) / 4) break;"
+    off = generate(module, sched, with_gcm=False).cu
+    assert barrier not in off and cta not in off
+    monkeypatch.setenv("CIPHERSPEC_PTX_LOCKSTEP", "1")
+    on = generate(module, sched, with_gcm=False).cu
+    assert on.count(barrier) == 2 and on.count(cta) == 2
+    assert on.count(own) == off.count(own) - 2  # the other kernels' loops are as before

@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 
 import numpy as np
@@ -36,12 +37,14 @@ HARNESS = r"""
 #include <string.h>
 #define CS_HD
 %(helpers)s
-/* stdin: T ILP ch nreq, then per request: V (hex bytes) len.  stdout: "i counter" per full block,
-   "p i rem" for a partial one -- the kernel's loop, run CTA by CTA, thread by thread. */
+/* stdin: T ILP ch nreq flat, then per request: V (hex bytes) len.  stdout: "i counter" per full block,
+   "p i rem" for a partial one -- the kernel's loop, run CTA by CTA, thread by thread, request by request (flat: a
+   CTA makes the call's blocks [cta * ch, (cta + 1) * ch), its first request from the map, "d" when division by
+   the first request's blocks, where all but the last are as long, would give another). */
 int main(void)
 {
-    unsigned T, ILP, ch; unsigned long long nreq;
-    if (scanf("%%u %%u %%u %%llu", &T, &ILP, &ch, &nreq) != 4) return 2;
+    unsigned T, ILP, ch, flat; unsigned long long nreq;
+    if (scanf("%%u %%u %%u %%llu %%u", &T, &ILP, &ch, &nreq, &flat) != 5) return 2;
     uint8_t *vs = malloc(nreq * %(B)d + 1); uint64_t *lens = malloc(nreq * 8 + 8);
     uint64_t total = 0;
     for (uint64_t r = 0; r < nreq; ++r) {
@@ -50,18 +53,35 @@ int main(void)
         for (int b = 0; b < %(B)d; ++b) { unsigned x; sscanf(hex + 2 * b, "%%2x", &x); vs[r * %(B)d + b] = (uint8_t)x; }
         lens[r] = len; total += len;
     }
-    const uint64_t nctas = t_mk_ctas(lens, nreq, ch);
+    uint64_t nctas = t_mk_ctas(lens, nreq, ch), blocks = 0;
     if (!nctas) { printf("ELEN\n"); return 0; }
+    int equal = 1;
+    for (uint64_t r = 0; r < nreq; ++r) {
+        blocks += (lens[r] + %(B)d - 1) / %(B)d;
+        equal &= r + 1 == nreq || lens[r] == lens[0];
+    }
+    if (flat) nctas = (blocks + ch - 1) / ch;
     t_mreq *q = malloc(nreq * sizeof(t_mreq)); uint32_t *cta_req = malloc(nctas * 4);
-    t_mk_plan(vs, lens, nreq, ch, q, cta_req);
-    for (uint64_t cta = 0; cta < nctas; ++cta)
-        for (uint32_t tid = 0; tid < T; ++tid) {
-            const t_mreq qq = q[cta_req[cta]];
+    t_mk_plan(vs, lens, nreq, ch, q, flat ? NULL : cta_req);
+    if (flat) t_mk_flat_map(q, nreq, ch, nctas, cta_req);
+    for (uint64_t cta = 0; cta < nctas; ++cta) {
+        const uint64_t u = q[0].nblocks ? (uint64_t)cta * ch / q[0].nblocks : 0;
+        if (flat && equal && (u < nreq - 1 ? u : nreq - 1) != cta_req[cta]) printf("d %%llu\n", (unsigned long long)cta);
+        for (uint32_t tid = 0; tid < T; ++tid)
+          for (uint32_t r = cta_req[cta];; ++r) {
+            /* flat over equal requests: the CTA works out the descriptor from V ("v" when it differs from the plan's) */
+            const t_mreq qq = flat && equal && q[0].nblocks ? t_mk_req_v((const uint32_t *)(vs + r * %(B)d), r, q[0].nblocks,
+                                                                        (uint32_t)(nreq - 1), blocks) : q[r];
+            if (memcmp(qq.ctr, q[r].ctr, sizeof qq.ctr) || qq.first != q[r].first || qq.nblocks != q[r].nblocks)
+                printf("v %%u\n", r);
             uint32_t lo, hi;
-            t_mk_span(&qq, (uint32_t)cta, ch, &lo, &hi);
-            for (uint32_t base = lo + tid; base < hi; base += T * ILP)
+            if (flat) t_mk_flat_span(&qq, (uint32_t)cta, ch, &lo, &hi);
+            else t_mk_span(&qq, (uint32_t)cta, ch, &lo, &hi);
+            for (uint32_t b0 = lo; b0 < hi; b0 += T * ILP) {
+                const uint32_t step = hi - b0 < T * ILP ? (hi - b0 + ILP - 1) / ILP : T;  /* a partial trip: fewest threads */
+                if (tid >= step) continue;
                 for (uint32_t s = 0; s < ILP; ++s) {
-                    const uint32_t j = base + s * T;
+                    const uint32_t j = b0 + tid + s * step;
                     uint32_t m[%(MW)d];
                     t_mk_counter(qq.ctr, j, m);
                     if (j >= hi) continue;
@@ -72,7 +92,10 @@ int main(void)
                         printf("\n");
                     } else printf("p %%llu %%llu\n", (unsigned long long)i, (unsigned long long)(total - i * %(B)d));
                 }
-        }
+            }
+            if (!flat || r + 1 >= nreq || !t_mk_flat_span(&qq, (uint32_t)cta, ch, &lo, &hi)) break;
+          }
+    }
     return 0;
 }
 """
@@ -83,8 +106,8 @@ def harness(B: int):
     return compile_cached({"h.c": src}, ["h.c"], "exe", Toolchain.host(("-std=c99", "-O1", "-Wall", "-Werror")))
 
 
-def run_plan(B: int, T: int, ilp: int, ch: int, vs: list[bytes], lens: list[int]) -> str:
-    text = f"{T} {ilp} {ch} {len(vs)}\n" + "".join(f"{v.hex()} {n}\n" for v, n in zip(vs, lens))
+def run_plan(B: int, T: int, ilp: int, ch: int, vs: list[bytes], lens: list[int], flat: bool = False) -> str:
+    text = f"{T} {ilp} {ch} {len(vs)} {int(flat)}\n" + "".join(f"{v.hex()} {n}\n" for v, n in zip(vs, lens))
     return subprocess.run([str(harness(B))], input=text, capture_output=True, text=True, check=True).stdout
 
 
@@ -93,25 +116,15 @@ def near(B: int, bits: int, k: int, rng) -> bytes:
     return ((hi | ((1 << bits) - k)) % (1 << (8 * B))).to_bytes(B, "big")
 
 
-@pytest.mark.parametrize("B", [8, 16])
-@pytest.mark.parametrize("T,ilp,ch", [(32, 1, 32), (64, 2, 256), (32, 3, 96 * 4)])
-def test_plan_counters_cover_every_block_once(B, T, ilp, ch):
-    rng = np.random.default_rng(B * 1000 + ch)
-    vs = [
-        rng.integers(0, 256, B, dtype=np.uint8).tobytes(),
-        near(B, 32, 3, rng),
-        near(B, 64, 1, rng),
-        near(B, 8 * B, 7, rng),
-        b"\xff" * B,
-        near(B, 32, 1, rng),
-    ]
-    lens = [B * n for n in (1, 500, 77, 300, 20)] + [B * 33 + 5]  # the last one partial
-    out = run_plan(B, T, ilp, ch, vs, lens)
+def check_plan(out: str, B: int, vs: list[bytes], lens: list[int]) -> None:
+    """Every output block once, block j of request r = V_r + 1 + j, only the last block partial."""
     seen: dict[int, str] = {}
     partial = []
     for line in out.split("\n"):
         if not line:
             continue
+        assert not line.startswith("d "), "division by the first request's blocks gives another request: " + line
+        assert not line.startswith("v "), "the descriptor worked out from V differs from the plan's: " + line
         if line.startswith("p "):
             partial.append(tuple(int(x) for x in line.split()[1:]))
             continue
@@ -124,9 +137,46 @@ def test_plan_counters_cover_every_block_once(B, T, ilp, ch):
             want[first + j] = ((int.from_bytes(v, "big") + 1 + j) % (1 << (8 * B))).to_bytes(B, "big").hex()
         first += -(-n // B)
     last = first - 1
-    assert partial == [(last, lens[-1] % B)]
-    del want[last]
+    assert partial == ([(last, lens[-1] % B)] if lens[-1] % B else [])
+    if lens[-1] % B:
+        del want[last]
     assert seen == want
+
+
+def drbg_vs(B: int, rng) -> list[bytes]:
+    return [
+        rng.integers(0, 256, B, dtype=np.uint8).tobytes(),
+        near(B, 32, 3, rng),
+        near(B, 64, 1, rng),
+        near(B, 8 * B, 7, rng),
+        b"\xff" * B,
+        near(B, 32, 1, rng),
+    ]
+
+
+@pytest.mark.parametrize("B", [8, 16])
+@pytest.mark.parametrize("T,ilp,ch", [(32, 1, 32), (64, 2, 256), (32, 3, 96 * 4)])
+def test_plan_counters_cover_every_block_once(B, T, ilp, ch):
+    rng = np.random.default_rng(B * 1000 + ch)
+    vs = drbg_vs(B, rng)
+    lens = [B * n for n in (1, 500, 77, 300, 20)] + [B * 33 + 5]  # the last one partial
+    check_plan(run_plan(B, T, ilp, ch, vs, lens), B, vs, lens)
+
+
+@pytest.mark.parametrize("B", [8, 16])
+@pytest.mark.parametrize("T,ilp,ch", [(32, 1, 32), (64, 2, 96), (32, 3, 1000), (32, 2, 5000)])
+def test_flat_plan_counters_cover_every_block_once(B, T, ilp, ch):
+    """Whole waves: CTAs of ch blocks of the call whatever requests they cross (starting mid-request, spanning
+    several, or within one), mixed lengths with an empty request (the map) and equal ones (division)."""
+    rng = np.random.default_rng(B * 1000 + ch + 1)
+    vs = drbg_vs(B, rng)
+    for lens in (
+        [B * n for n in (1, 500, 0, 300, 20)] + [B * 33 + 5],
+        [B * 300] * 5 + [B * 33 + 5],
+        [B * 300] * 5 + [B * 300],
+        [B * 64] * 6,
+    ):
+        check_plan(run_plan(B, T, ilp, ch, vs, lens, flat=True), B, vs, lens)
 
 
 def test_plan_refuses_bad_lengths():
@@ -255,3 +305,79 @@ def test_key_schedule_fuses_into_the_keystream_kernel_where_it_is_cheap(registry
     for name, sched in (("aes128", "tt_t64_tab-shared4"), ("hight", "swar_t64_ilp2")):
         m = registry.module(name)
         assert "_ctr_multi_ks_" not in generate(m, schedule_for(m, sched)).cu, name
+
+
+GEOMETRY = r"""
+#include <stdint.h>
+#include <stdio.h>
+enum { CS_OK = 0, CS_ELEN = 3 };
+%(geometry)s
+/* stdin: sms per max_trips flat nreq, then the lengths.  stdout: rc ch nctas total cpr flat */
+int main(void)
+{
+    int sms, per, flat; unsigned max_trips; unsigned long long nreq;
+    if (scanf("%%d %%d %%u %%d %%llu", &sms, &per, &max_trips, &flat, &nreq) != 5) return 2;
+    static uint64_t lens[4096];
+    for (unsigned long long r = 0; r < nreq; ++r) { unsigned long long l; if (scanf("%%llu", &l) != 1) return 2; lens[r] = l; }
+    uint32_t ch = 0, cpr = 0; uint64_t nctas = 0, total = 0;
+    const int rc = %(P)s_mk_geometry(lens, nreq, sms, per, &ch, &nctas, &total, &cpr, max_trips, &flat);
+    printf("%%d %%u %%llu %%llu %%u %%d\n", rc, ch, (unsigned long long)nctas, (unsigned long long)total, cpr, flat);
+    return 0;
+}
+"""
+
+
+def geometry_mirror(lens, B, tile, unit, sms, per, max_trips, flat):
+    """host.cu.j2's P_mk_geometry, its general loop, in Python: (rc, ch, nctas, total, cpr, flat)."""
+    nreq = len(lens)
+    nbs = [-(-n // B) for n in lens]
+    if any((r + 1 < nreq and n % B) or nb >= multikey.MAX_REQ_BLOCKS for r, (n, nb) in enumerate(zip(lens, nbs))):
+        return (3, 0, 0, 0, 0, flat)
+    n = [sum(-(-nb // (tile << t)) for nb in nbs) for t in range(3)]
+    mixed = any(nbs[r] != nbs[0] for r in range(1, nreq - 1))
+    if not n[0]:
+        return (3, 0, 0, 0, 0, flat)
+    blocks, total = sum(nbs), sum(lens)
+    if flat:
+        wave = sms * per
+        per_cta = -(-blocks // wave)
+        share = -(-per_cta // unit) * unit
+        if blocks >= nreq * tile and share < 1 << 31:
+            return (0, share, -(-blocks // share), total, 0 if mixed else nbs[0], 1)
+    t = next((k for k in (2, 1) if (1 << k) <= max_trips and n[k] >= 2 * sms * per), 0)
+    return (0, tile << t, n[t], total, 0 if mixed else -(-nbs[0] // (tile << t)), 0)
+
+
+def test_geometry_fast_path_equals_the_loop(registry):
+    """P_mk_geometry's path for equal requests but the last (counts worked out, no loop) and its loop agree with a
+    Python mirror of the loop: equal requests with the last shorter, longer, partial or alone; mixed lengths (the
+    loop); lengths that are not whole blocks before the last (ELEN either way); whole waves on and off."""
+    module = registry.module("lea128")
+    cu = generate(module, default_for(prepared(module))).cu
+    a = cu.rindex("static int ", 0, cu.index("_mk_geometry("))
+    geo = cu[a : cu.index("\n}\n", a) + 3]
+    P = geo.split("static int ", 1)[1].split("_mk_geometry(", 1)[0]
+    tc = Toolchain(cc=os.environ.get("CXX", "c++"), flags=("-O1", "-Wall", "-Werror"))
+    exe = compile_cached({"g.cpp": GEOMETRY % {"geometry": geo, "P": P}}, ["g.cpp"], "exe", tc)
+    tile, unit = 512, 32  # LEA-128's default: 256 threads x ILP 2 a loop trip; a warp's slot
+    assert f"const uint64_t cap = {tile}ull << t;" in geo
+    rng = np.random.default_rng(41)
+    cases = [
+        [65536] * 2048,
+        [65536] * 37 + [4000],
+        [65536] * 37 + [70000],
+        [65536] * 37 + [65541],
+        [16],
+        [4096, 8192],
+        [65536] * 5 + [1000] + [65536] * 5,
+        [16 * int(x) for x in rng.integers(1, 9000, 300)],
+        [65535] * 10,
+        [0] * 6,
+    ]
+    for lens in cases:
+        for sms, per, max_trips, flat in ((132, 5, 4, 1), (132, 5, 4, 0), (2, 1, 2, 1), (132, 5, 1, 0)):
+            text = f"{sms} {per} {max_trips} {flat} {len(lens)}\n" + " ".join(map(str, lens)) + "\n"
+            out = subprocess.run([str(exe)], input=text, capture_output=True, text=True, check=True).stdout.split()
+            got = tuple(int(x) for x in out)
+            want = geometry_mirror(lens, 16, tile, unit, sms, per, max_trips, flat)
+            assert (got if got[0] == 0 else got[:1]) == (want if want[0] == 0 else want[:1]), (lens[:3], len(lens), sms)
