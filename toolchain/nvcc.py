@@ -4,7 +4,8 @@
                                            the PyPI wheel nvidia-cuda-nvcc: site-packages/nvidia/cu13/bin)
     compile_cubin(cu_path, "sm_90")     -> Report(arch, kernels={name: KernelUsage})
     build_library(cu_path, out_so)      -> shared library for this machine's GPU (sm_90 + PTX); flavours=1|2
-                                           compiles one kernel flavour only (what `cipherspec build` ships)
+                                           compiles one kernel flavour only, ab=False no A/B baseline kernel
+                                           (what `cipherspec build` ships)
 
 The cache (CIPHERSPEC_CACHE, default ~/.cache/cipherspec/nvcc) keys each result by the hash of
 the source, the headers beside it, the nvcc version and the flags, so a test run recompiles only
@@ -182,21 +183,26 @@ def split_threads() -> int:
     return int(env) if env.isdigit() and int(env) > 0 else max(1, os.cpu_count() or 1)
 
 
-def build_library(cu: Path, out: Path, arch: str | None = None, flavours: int = 3) -> Path:
+def build_library(cu: Path, out: Path, arch: str | None = None, flavours: int = 3, ab: bool = True) -> Path:
     """A shared library of the .cu for ``arch`` (default: sm_90 plus PTX), cached by content.  ``flavours``:
     the kernel flavours compiled in (the source's CS_FLAVOURS: 1 inline PTX, 2 plain C, 3 both); `cipherspec
-    build` ships only the schedule's default one, the runtime (tests, benchmarks) builds both."""
+    build` ships only the schedule's default one, the runtime (tests, benchmarks) builds both.  ``ab``: the
+    device A/B's baseline kernels too (the source's CS_AB; `cipherspec build` leaves them out)."""
     nvcc = require_nvcc()
     arch = arch or os.environ.get("CIPHERSPEC_CUDA_ARCH", "sm_90")
     num = arch.split("_")[1]
-    flags = [
-        "-shared",
-        "-Xcompiler",
-        "-fPIC",
-        "-O3",
-        "-std=c++17",
-        f"-gencode=arch=compute_{num},code=[sm_{num},compute_{num}]",
-    ] + ([f"-DCS_FLAVOURS={flavours}"] if flavours != 3 else [])
+    flags = (
+        [
+            "-shared",
+            "-Xcompiler",
+            "-fPIC",
+            "-O3",
+            "-std=c++17",
+            f"-gencode=arch=compute_{num},code=[sm_{num},compute_{num}]",
+        ]
+        + ([f"-DCS_FLAVOURS={flavours}"] if flavours != 3 else [])
+        + ([] if ab else ["-DCS_AB=0"])
+    )
     key = _key(cu, flags, nvcc)
     hit = cache_dir() / f"{cu.stem}.{key}.so"
     if not hit.is_file():

@@ -5,7 +5,8 @@ where nvcc exists.
     out_dir/lea128_cuda_ctr_rk-const_t256.cu / .h / .so
 
 Each library holds its schedule's default kernel flavour only (-DCS_FLAVOURS; the runtime builds both for the
-benchmarks), compiled largest source first on every CPU (toolchain/jobs.py; ptxas on several threads).
+benchmarks) and no device A/B baseline kernel (-DCS_AB=0: the bitsliced GCM's one-core-a-message finish),
+compiled largest source first on every CPU (toolchain/jobs.py; ptxas on several threads).
 The schedule is the default for the cipher unless one is given: the autotuner's constant-time pick
 (tuned.json), else for a spec with tables the constant-time layout ctchoice picks (the bitsliced one), else
 the built-in default (ctchoice.default_for); a given one is a full name (``lea128_cuda_ctr_rk-shared_t512``)
@@ -109,7 +110,9 @@ def build(registry: Registry, names: list[str], schedule: str | None, out_dir: P
                 flavours = 1 << FLAVOURS.index(sched.flavour)
                 done = (lambda: progress.advance(task)) if task is not None else None
                 queue.submit(
-                    len(src.cu), partial(nvcc.build_library, cu, out_dir / f"lib{src.name}.so", flavours=flavours), done
+                    len(src.cu),
+                    partial(nvcc.build_library, cu, out_dir / f"lib{src.name}.so", flavours=flavours, ab=False),
+                    done,
                 )
             elif task is not None:
                 progress.advance(task)

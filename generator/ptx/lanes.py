@@ -21,12 +21,14 @@ the last word; bitsliced, a shared word's plane c is bit c of U[k] in all 32 lan
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, replace
 
 from cipherspec.errors import UsageError
 from cipherspec.ir import Function, Module
 from cipherspec.passes.hoist_uniform import Hoisted
 
+from ..common.memo import by_identity
 from . import bitsliced, bs_ctr, ctr, keysplit, roundloop, swar, xor3
 from .abswitch import former_bitsliced
 from .irbuild import Builder
@@ -123,9 +125,7 @@ def lanes_for(module: Module, name: str, reroll: bool = False, ctr_hoist: bool =
     if why:
         raise UsageError(why)
     keys = set(rk_index(module))
-    low = swar.lower if name == "swar" else bitsliced.lower
-    lowered = {f: low(module.functions[f], module, keys) for f in ("encrypt", "decrypt")}
-    split = keysplit.split(lowered, keys)
+    lowered, split = _lowered(module, sys.intern(name))
     for f, fn in split.cores.items():
         if keysplit.reads_keys_directly(fn, keys):
             raise UsageError(f"{name} layout: the {f} core reads round-key words directly (internal)")
@@ -145,13 +145,26 @@ def lanes_for(module: Module, name: str, reroll: bool = False, ctr_hoist: bool =
     loops = _round_loops(split.cores, split.derive, not plain, found) if reroll else dict.fromkeys(split.cores)
     cores = split.cores
     if not plain:
-        cores = {f: xor3.unshare(fn) for f, fn in cores.items()}
+        cores = {f: _unshare(fn) for f, fn in cores.items()}
         loops = {
             f: loop
             and replace(loop, pre=xor3.unshare(loop.pre), body=xor3.unshare(loop.body), post=xor3.unshare(loop.post))
             for f, loop in loops.items()
         }
     return Lanes(name, GROUP[name], cores, split.derive, lin, lout, lctr, state, ct, loops, hoisted)
+
+
+@by_identity(4)
+def _lowered(module: Module, name: str) -> tuple[dict[str, Function], keysplit.KeySplit]:
+    """encrypt and decrypt lowered to the layout's lane words, and their key-only work split off: computed once
+    for a module (ctchoice.estimates and the source both ask, seconds for a bitsliced cipher)."""
+    keys = set(rk_index(module))
+    low = swar.lower if name == "swar" else bitsliced.lower
+    lowered = {f: low(module.functions[f], module, keys) for f in ("encrypt", "decrypt")}
+    return lowered, keysplit.split(lowered, keys)
+
+
+_unshare = by_identity(8)(xor3.unshare)  # the same split cores: estimates' call and the source's
 
 
 def _ctr_split(

@@ -54,7 +54,13 @@ def test_a_failed_job_is_raised_by_finish():
 def test_build_compiles_each_cipher_once_with_its_default_flavour(tmp_path, monkeypatch):
     calls = []
     monkeypatch.setattr(nvcc, "find_nvcc", lambda: tmp_path / "nvcc")
-    monkeypatch.setattr(nvcc, "build_library", lambda cu, out, arch=None, flavours=3: calls.append((cu.name, flavours)))
+    abs_ = []
+
+    def record(cu, out, arch=None, flavours=3, ab=True):
+        calls.append((cu.name, flavours))
+        abs_.append(ab)
+
+    monkeypatch.setattr(nvcc, "build_library", record)
     names = ["lea128", "cham64_128"]
     cuda_build.build(shipped_registry(), names, None, tmp_path, None)
     reg = shipped_registry()
@@ -64,6 +70,7 @@ def test_build_compiles_each_cipher_once_with_its_default_flavour(tmp_path, monk
         want.add((f"{sched.name(cuda_build.prepared(reg.module(n), sched))}.cu", 1 << FLAVOURS.index(sched.flavour)))
     assert sorted(calls) == sorted(want)  # one compile per cipher: no probe, no second variant
     assert all(f in (1, 2) for _, f in calls)
+    assert abs_ == [False, False]  # no device A/B baseline kernel in a shipped library (-DCS_AB=0)
 
 
 def test_source_guards_each_flavour(registry):
@@ -72,6 +79,38 @@ def test_source_guards_each_flavour(registry):
     assert src.count("#if CS_FLAVOURS & 1  // the ptx flavour's kernels") == 1
     assert src.count("#if CS_FLAVOURS & 2  // the c flavour's kernels") == 1
     assert src.count("if (!cs_flavour_built(flavour)) return CS_EFLAVOUR;") == 4  # ECB, CTR, multi-key, staged
+
+
+def _without_ab(cu: str) -> str:
+    """The source as the preprocessor sees it with -DCS_AB=0: every `#if CS_AB` block dropped (nesting counted)."""
+    out, depth = [], 0  # depth > 0: inside a CS_AB block, at that #if nesting
+    for line in cu.splitlines():
+        word = line.split("//")[0].split()
+        if depth:
+            depth += word[:1] in (["#if"], ["#ifdef"], ["#ifndef"])
+            depth -= word[:1] == ["#endif"]
+            continue
+        if word[:2] == ["#if", "CS_AB"]:
+            depth = 1
+            continue
+        out.append(line)
+    return "\n".join(out)
+
+
+def test_shipped_library_leaves_out_the_gcm_ab_baseline(registry):
+    """A bitsliced layout's GCM finishes a batch with one core call a warp (P_gcm_finish_lanes); the former
+    one-call-a-message kernel (P_gcm_finish) is only the device A/B's baseline (CIPHERSPEC_GCM_AB=v1): under
+    CS_AB, which `cipherspec build` sets to 0 (issue 25: AES-128's cicc and ptxas compile one GCM kernel fewer,
+    the other 22 kernels' SASS the same).  LEA-128 at 1 round in the bitsliced layout: the same kernels as AES-128's
+    default, half a second of codegen."""
+    module = registry.module("lea128", 1)
+    cu = generate(module, schedule_for(module, "bs_rk-const_t128"), 1).cu
+    assert "#define CS_AB 1" in cu  # a plain nvcc of the .cu (the runtime, the benchmarks) keeps the A/B
+    for src, kept in ((cu, True), (_without_ab(cu), False)):
+        assert "_gcm_finish_lanes(const" in src  # the default finish, always there
+        assert ("_gcm_finish(const" in src) == kept  # the baseline's kernel ...
+        assert ("_gcm_finish;" in src) == kept  # ... and the host's only reference to it
+        assert ("_gcm_ab_v1()" in src) == kept  # (the A/B switch of the finish; main's other A/B stays)
 
 
 @pytest.mark.slow

@@ -1,0 +1,35 @@
+"""generator/common/memo.py: results remembered by the identity of the arguments (the CUDA build's prepared
+modules and bitsliced lowerings: schedule choice, estimates and source share one run)."""
+
+from __future__ import annotations
+
+from generator.common.memo import by_identity
+from generator.ptx.build import schedule_for
+from generator.ptx.source import CUDA_PASSES, passes_for, prepared
+
+
+def test_same_arguments_same_result_without_a_second_run():
+    runs = []
+
+    @by_identity(2)
+    def f(x):
+        runs.append(x)
+        return [x]
+
+    a, b, c = [1], [1], [2]  # a and b equal, not the same object
+    assert f(a) is f(a) and runs == [a]
+    assert f(b) == f(a) and f(b) is not f(a) and len(runs) == 2  # identity, not equality
+    f(c)  # a third argument: the least recently used one (b: a was asked for last) is forgotten
+    f(a)
+    assert len(runs) == 3
+    f(b)
+    assert len(runs) == 4
+
+
+def test_prepared_is_shared_per_module_and_layout(registry):
+    m = registry.module("lea128")
+    sched = schedule_for(m, None)
+    assert prepared(m) is prepared(m)
+    assert prepared(m, sched) is prepared(m, sched)
+    assert (prepared(m) is prepared(m, sched)) == (passes_for(sched) is CUDA_PASSES)
+    assert prepared(registry.module("lea192")) is not prepared(m)
