@@ -101,7 +101,7 @@ def test_shipped_library_leaves_out_the_gcm_ab_baseline(registry):
     """A bitsliced layout's GCM finishes a batch with one core call a warp (P_gcm_finish_lanes); the former
     one-call-a-message kernel (P_gcm_finish) is only the device A/B's baseline (CIPHERSPEC_GCM_AB=v1): under
     CS_AB, which `cipherspec build` sets to 0 (issue 25: AES-128's cicc and ptxas compile one GCM kernel fewer,
-    the other 22 kernels' SASS the same).  LEA-128 at 1 round in the bitsliced layout: the same kernels as AES-128's
+    the other 22 kernels' SASS the same); so is the former records kernel (CIPHERSPEC_GCM_AB=t0).  LEA-128 at 1 round in the bitsliced layout: the same kernels as AES-128's
     default, half a second of codegen."""
     module = registry.module("lea128", 1)
     cu = generate(module, schedule_for(module, "bs_rk-const_t128"), 1).cu
@@ -110,7 +110,9 @@ def test_shipped_library_leaves_out_the_gcm_ab_baseline(registry):
         assert "_gcm_finish_lanes(const" in src  # the default finish, always there
         assert ("_gcm_finish(const" in src) == kept  # the baseline's kernel ...
         assert ("_gcm_finish;" in src) == kept  # ... and the host's only reference to it
-        assert ("_gcm_ab_v1()" in src) == kept  # (the A/B switch of the finish; main's other A/B stays)
+        assert ("_gcm_ab_v1()" in src) == kept  # (the A/B switch of the finish)
+        assert "_tgb_records<2, 3>;" in src  # the records' hashing kernel, always there
+        assert ("_tgb_records<1, 2>;" in src) == kept  # the records' A/B baseline (CIPHERSPEC_GCM_AB=t0)
 
 
 @pytest.mark.slow
