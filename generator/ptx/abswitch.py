@@ -43,3 +43,9 @@ def former_store() -> bool:
     blocks L, 32 + L, ... of the warp's chunk (each store instruction writes 32 consecutive blocks): the A/B
     baseline of bench/gpu/ariaroof.sh."""
     return os.environ.get("CIPHERSPEC_PTX_STORE") == "v1"
+
+
+def state() -> tuple[tuple[str, str], ...]:
+    """Every CIPHERSPEC_PTX_* switch set in the environment, by value: part of the key under which the CUDA
+    build remembers a lowering (generator/common/memo.py), so a process that flips a switch gets the other result."""
+    return tuple(sorted((k, v) for k, v in os.environ.items() if k.startswith("CIPHERSPEC_PTX_")))

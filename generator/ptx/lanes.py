@@ -29,7 +29,7 @@ from cipherspec.ir import Function, Module
 from cipherspec.passes.hoist_uniform import Hoisted
 
 from ..common.memo import by_identity
-from . import bitsliced, bs_ctr, ctr, keysplit, roundloop, swar, xor3
+from . import abswitch, bitsliced, bs_ctr, ctr, keysplit, roundloop, swar, xor3
 from .abswitch import former_bitsliced
 from .irbuild import Builder
 from .lane_support import why_not
@@ -154,7 +154,7 @@ def lanes_for(module: Module, name: str, reroll: bool = False, ctr_hoist: bool =
     return Lanes(name, GROUP[name], cores, split.derive, lin, lout, lctr, state, ct, loops, hoisted)
 
 
-@by_identity(4)
+@by_identity(4, extra=abswitch.state)
 def _lowered(module: Module, name: str) -> tuple[dict[str, Function], keysplit.KeySplit]:
     """encrypt and decrypt lowered to the layout's lane words, and their key-only work split off: computed once
     for a module (ctchoice.estimates and the source both ask, seconds for a bitsliced cipher)."""

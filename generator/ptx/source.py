@@ -23,7 +23,7 @@ from cipherspec.pipeline import Pass, run_passes
 
 from ..common.memo import by_identity
 from ..common.templates import render
-from . import bitgather, cores, ctr, gcm, hostapi, layout, multikey
+from . import abswitch, bitgather, cores, ctr, gcm, hostapi, layout, multikey
 from .blockio import block_io
 from .host import host_parts
 from .keysched import KeySection
@@ -79,7 +79,7 @@ def prepared(module: Module, sched: CudaSchedule | None = None) -> Module:
     return _run(module, passes_for(sched) if sched is not None else CUDA_PASSES)
 
 
-@by_identity(8)
+@by_identity(8, extra=abswitch.state)
 def _run(module: Module, passes: tuple[Pass, ...]) -> Module:
     return run_passes(module, passes)
 

@@ -33,3 +33,25 @@ def test_prepared_is_shared_per_module_and_layout(registry):
     assert prepared(m, sched) is prepared(m, sched)
     assert (prepared(m) is prepared(m, sched)) == (passes_for(sched) is CUDA_PASSES)
     assert prepared(registry.module("lea192")) is not prepared(m)
+
+
+def test_a_build_switch_in_the_environment_is_part_of_the_key(monkeypatch):
+    """The device A/B's switches (CIPHERSPEC_PTX_*) change a lowering for the same module: a process that flips
+    one must not get the result remembered under the other setting."""
+    from generator.ptx import abswitch
+
+    runs = []
+
+    @by_identity(4, extra=abswitch.state)
+    def f(x):
+        runs.append(abswitch.former_bitsliced())
+        return object()
+
+    a = [1]
+    monkeypatch.delenv("CIPHERSPEC_PTX_BS", raising=False)
+    first = f(a)
+    assert f(a) is first and runs == [False]
+    monkeypatch.setenv("CIPHERSPEC_PTX_BS", "v1")
+    assert f(a) is not first and runs == [False, True]
+    monkeypatch.delenv("CIPHERSPEC_PTX_BS")
+    assert f(a) is first  # back to the first setting: its result is still remembered
