@@ -46,6 +46,12 @@ typedef struct {{  /* one request of a multi-key launch */
     uint64_t first;     /* its first block's index in the output */
 }} {P}_mreq;
 
+/* a big-endian limb <-> the little-endian memory word holding the same 4 bytes */
+CS_HD static inline uint32_t {P}_mk_bswap(uint32_t w)
+{{
+    return (w >> 24) | ((w >> 8) & 0xff00u) | ((w << 8) & 0xff0000u) | (w << 24);
+}}
+
 /* memory words m[] of counter ctr + j (full big-endian carry over the whole block, wrapping) */
 CS_HD static inline void {P}_mk_counter(const uint32_t *ctr, uint32_t j, uint32_t *m)
 {{
@@ -53,7 +59,7 @@ CS_HD static inline void {P}_mk_counter(const uint32_t *ctr, uint32_t j, uint32_
     for (int k = {MW - 1}; k >= 0; --k) {{
         const uint32_t t = ctr[k] + carry;
         carry = t < carry;
-        m[k] = (t >> 24) | ((t >> 8) & 0xff00u) | ((t << 8) & 0xff0000u) | (t << 24);
+        m[k] = {P}_mk_bswap(t);
     }}
 }}
 
@@ -85,7 +91,7 @@ CS_HD static inline {P}_mreq {P}_mk_req_v(const uint32_t *v, uint32_t r, uint32_
     {P}_mreq q;
     uint32_t carry = 1u;
     for (int k = {MW - 1}; k >= 0; --k) {{
-        const uint32_t w = v[k], t = ((w >> 24) | ((w >> 8) & 0xff00u) | ((w << 8) & 0xff0000u) | (w << 24)) + carry;
+        const uint32_t t = {P}_mk_bswap(v[k]) + carry;
         carry = t < carry;
         q.ctr[k] = t;
     }}
