@@ -124,8 +124,10 @@ def main(argv: list[str]) -> int:
         return 0 if ok else 1
     elif cmd == "report":
         rows = json.loads((Path(argv[1]) / "results.json").read_text())["rows"]
-        print("| cipher | schedule | ks Tbps ptx / c | % of SASS roof (ptx) | SASS instr./iter (top) | target |")
-        print("|---|---|---:|---:|---|---:|")
+        print(
+            "| cipher | schedule | ks Tbps ptx / c | roof Tbps (pipe) | % of own roof (ptx) | SASS instr./iter (top) | target |"
+        )
+        print("|---|---|---:|---:|---:|---|---:|")
         for r in rows:
             ks = [r[k]["gbps"] / 1000 if r[k]["verified"] else 0.0 for k in ("ks_ptx", "ks_c")]
             t = TARGETS_TBPS.get(r["cipher"]) if "tab-" not in r["params"] else None
@@ -133,7 +135,8 @@ def main(argv: list[str]) -> int:
             pct = r["ks_ptx"].get("pct_roof")
             mix = ", ".join(f"{k} {v:.0f}" for k, v in list(r["ks_ptx"].get("mix", {}).items())[:4])
             pcts = f"{pct:.0f}%" if pct is not None else "?"
-            print(f"| {r['cipher']} | {r['params']} | {ks[0]:.2f} / {ks[1]:.2f} | {pcts} | {mix} | {mark} |")
+            roof = f"{r['ks_ptx']['roof_gbps'] / 1000:.2f} ({r['ks_ptx']['pipe']})"
+            print(f"| {r['cipher']} | {r['params']} | {ks[0]:.2f} / {ks[1]:.2f} | {roof} | {pcts} | {mix} | {mark} |")
     else:
         print(__doc__)
         return 2

@@ -88,7 +88,8 @@ def main(src: str, stem: str) -> None:
         "`ptx` = the generated inline-PTX kernel, `C` = the plain-CUDA-C flavour of the same generated kernel "
         "(same IR, same schedule, no asm), built into the same library and timed in the same process. "
         "Roof = the ALU-pipe roof from the kernel's own SASS loop (bench/gpu/sass.py: alu and fma pipes 0.5 "
-        "warp-instr/clk/SMSP, issue 1) x SMs x clock; `%roof` = ks ptx / roof.  No figure exceeded its roof.",
+        "warp-instr/clk/SMSP, issue 1) x SMs x clock, or the device's measured memory roof (a cudaMemset / "
+        "device-to-device copy of the same bytes) where that is lower (pipe `mem`); `%roof` = ks ptx / roof.",
         "",
         "## What the build ships per cipher (the autotuner's pick, generator/ptx/tuned.json: the fastest "
         "verified constant-time kernel; AES and ARIA: the bitsliced layout, tables only when named)",
