@@ -16,10 +16,11 @@ t0=$(date +%s)
 slot() {  # slot NAME GPUS BOUND COMMAND
   local name=$1 gpus=$2 bound=$3 cmd=$4
   [ -n "$cmd" ] || return 0
-  mkdir -p "$OUT/$name"
-  ( export CUDA_VISIBLE_DEVICES=$gpus OUT=$OUT/$name
-    timeout "$bound" bash -c "$cmd" > "$OUT/$name/stdout.log" 2>&1
-    echo "rc $? after $(( $(date +%s) - t0 )) s" >> "$OUT/$name/stdout.log" )
+  local dir=$OUT/$name
+  mkdir -p "$dir"
+  ( export CUDA_VISIBLE_DEVICES=$gpus OUT=$dir
+    timeout "$bound" bash -c "$cmd" > "$dir/stdout.log" 2>&1
+    echo "rc $? after $(( $(date +%s) - t0 )) s" >> "$dir/stdout.log" )
 }
 slot gpu0 0 "${ROUND_T0:-330}" "${1:-}" & a=$!
 slot gpu1 1 "${ROUND_T1:-330}" "${2:-}" & b=$!
