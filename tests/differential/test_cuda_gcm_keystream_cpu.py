@@ -11,6 +11,7 @@ import ctypes
 
 import numpy as np
 import pytest
+from ci_scope import full_matrix
 from tools import require
 
 LENGTHS = [0, 1, 15, 16, 17, 255, 1000, 4096 + 3, 16384 + 13] * 3
@@ -35,7 +36,9 @@ def libs(registry):
     return _CACHE["g"], _CACHE["c"]
 
 
-def _keystream(g, keys, msgs, data: np.ndarray, dec: int, key_shift: int) -> tuple[np.ndarray, np.ndarray]:
+def _keystream(
+    g, keys, msgs, data: np.ndarray, dec: int, key_shift: int, group: int = 1
+) -> tuple[np.ndarray, np.ndarray]:
     arr, _, _ = g.gcm_plan([(k, iv, b"", n, 16) for k, iv, n in msgs])
     table = np.concatenate(keys).astype(np.uint32).view(np.uint8)
     buf = np.zeros(table.nbytes + 32, np.uint8)
@@ -45,7 +48,7 @@ def _keystream(g, keys, msgs, data: np.ndarray, dec: int, key_shift: int) -> tup
     f = g.lib.cs_cpu_gcm_keystream
     f.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint64, ctypes.c_int]
     f.argtypes += [ctypes.c_void_p, ctypes.c_void_p]
-    rc = f(buf.ctypes.data + base, arr.ctypes.data, len(msgs), 1, dec, data.ctypes.data, out.ctypes.data)
+    rc = f(buf.ctypes.data + base, arr.ctypes.data, len(msgs), group, dec, data.ctypes.data, out.ctypes.data)
     assert rc == 0, rc
     return out, arr
 
@@ -68,3 +71,37 @@ def test_gcm_keystream_key_patterns(registry, pattern, key_shift):
             plain = data[int(off) : int(off) + n].tobytes()
             want = c.gcm_encrypt(rks[k], iv, b"", plain, 16)[0]
             assert out[int(off) : int(off) + n].tobytes() == want, (pattern, n, k, dec)
+
+
+# A bitsliced layout (32 blocks a unit) runs the keystream kernel in the coalesced block order: lane L of a warp
+# holds blocks L, 32 + L, ... of the warp's 1,024 (P_gcm_keystream<true>); CIPHERSPEC_GCM_AB=k0 the former order
+# (a lane's 32 blocks consecutive).  AES-128 at 2 rounds (the same layout and kernels, a smaller core for g++).
+# Lengths around a warp's 1,024 blocks and a unit's 32, partial blocks, records sliced over several CTAs.
+CO_LENGTHS = [0, 1, 17, 511, 512, 513, 16384 - 1, 16384, 16384 + 1, 16384 + 16 * 33 + 5, 3 * 16384 + 7, 100000]
+
+
+@pytest.mark.skipif(
+    not full_matrix(), reason="g++ takes about 2 minutes on the bitsliced core (CIPHERSPEC_FULL_MATRIX=1)"
+)
+@pytest.mark.parametrize("arm", ["", "k0"], ids=["coalesced", "former-order"])
+def test_gcm_keystream_coalesced_order(registry, arm, monkeypatch):
+    from cuda_cpu import cpu_cipher
+
+    from generator.c import BACKEND as C_BACKEND
+
+    require("g++")
+    if "aes2" not in _CACHE:
+        _CACHE["aes2"] = (cpu_cipher(registry, "aes128", None, 2), C_BACKEND.load(registry, "aes128", 2, None))
+    g, c = _CACHE["aes2"]
+    assert "_gcm_keystream<true>" in g.source.cu  # (the route this test is for)
+    monkeypatch.setenv("CIPHERSPEC_GCM_AB", arm)
+    rng = np.random.default_rng(41 + len(arm))
+    raw = [rng.integers(0, 256, g.key_bytes, dtype=np.uint8).tobytes() for _ in range(3)]
+    keys, rks = [g.gcm_key(k) for k in raw], [c.expand_key(k) for k in raw]
+    msgs = [(i % 3, rng.integers(0, 256, 12, dtype=np.uint8).tobytes(), n) for i, n in enumerate(CO_LENGTHS)]
+    arr, _, total = g.gcm_plan([(k, iv, b"", n, 16) for k, iv, n in msgs])
+    data = rng.integers(0, 256, max(total, 16), dtype=np.uint8)
+    out, arr = _keystream(g, keys, msgs, data, 0, 0, group=32)
+    for (k, iv, n), off in zip(msgs, arr["off"]):
+        plain = data[int(off) : int(off) + n].tobytes()
+        assert out[int(off) : int(off) + n].tobytes() == c.gcm_encrypt(rks[k], iv, b"", plain, 16)[0], (arm, n)
