@@ -116,8 +116,9 @@ def phases(c, call, env: str, calls: int = 4) -> dict[str, float]:
     out: dict[str, float] = {}
     for i in range(1, n):
         label = names[i].decode()
-        out["between calls" if label == "enter" else label] = out.get(label, 0.0) + ms[i] / calls
-    out["one call"] = sum(ms[i] for i in range(1, n)) / calls
+        label = "between calls" if label == "enter" else label  # (calls - 1 of them)
+        out[label] = out.get(label, 0.0) + ms[i] / (calls - 1 if label == "between calls" else calls)
+    out["one call"] = sum(out.values())
     return out
 
 
