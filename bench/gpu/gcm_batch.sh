@@ -59,7 +59,7 @@ timeout 130 python3 bench/gpu/gcm_bench.py --out "$OUT" --ciphers aes128,aria128
 [ "${PIPESTATUS[0]}" = 0 ] || rc=1
 echo "== GCM batch tests (GPU vs the C library)"
 timeout 120 python3 -m pytest tests/differential/test_cuda_gcm_gpu.py -q -n 4 -p no:cacheprovider \
-  -k "aes128-default or aria128-default or lea128-default or tensor_cores or long_records or many_keys or key_patterns or inc32 or errors or former or keyed" 2>&1 \
+  -k "aes128-default or aria128-default or lea128-default or tensor_cores or long_records or many_keys or key_patterns or inc32 or errors or former or keyed or ab_arms" 2>&1 \
   | tee "$OUT/gcm-batch-tests.log" | tail -8
 [ "${PIPESTATUS[0]}" = 0 ] || rc=1
 echo "tests: $(( $(date +%s) - t0 )) s, rc=$rc"

@@ -156,8 +156,12 @@ def main() -> int:
     for key, (p, t, tl) in recs.items():
         if key:
             print(f"    tgb_records{key}: {p} + {tiles} x {t} + {tl} = {(p + tiles * t + tl) / blocks:.2f} a block")
-    lpre, ltile, _ = _records(funcs[sass.pick(funcs, "cs_tgh_first")])
-    bmma = sum(1 for _, op, _ in funcs[sass.pick(funcs, "cs_tgh_first")] if op == "BMMA")
+    lpre, ltile, _ = _records(funcs[(sass.pick(funcs, "cs_tgh_firstILi2") or sass.pick(funcs, "cs_tgh_first"))])
+    bmma = sum(
+        1
+        for _, op, _ in funcs[(sass.pick(funcs, "cs_tgh_firstILi2") or sass.pick(funcs, "cs_tgh_first"))]
+        if op == "BMMA"
+    )
     print(
         f"  long message's GHASH        {ltile / 64:6.2f}  (cs_tgh_first: {ltile} a tile of 64 blocks, {bmma} BMMA in all; "
         "after the CTR pass)"

@@ -50,13 +50,14 @@ def _median_ms(call, reps: int, batches: int) -> float:
 
 
 # CIPHERSPEC_GCM_AB values each call is also timed with under --ab ("" = the current kernels): s0 a long
-# message's key, descriptor and AAD staged by a copy the host waits for (the former staging); q0 the batch's
+# message's key, descriptor and AAD staged by a copy the host waits for (the former staging), f0 its first hashing
+# level by the former kernel (one packing chain, size arithmetic for every tile's copies); q0 the batch's
 # keystream by the resident kernel (round keys in shared memory, coalesced order) instead of a launch a key with
 # its round keys in constant memory (bitsliced layouts, up to 16 keys); k0 the resident kernel in the former block
 # order (a lane's 32 blocks consecutive: the former keystream); t0 the former records' hashing kernel
 # (tgb_records<1, 2>)
 AB = {
-    "gcm_long": ("", "s0"),
+    "gcm_long": ("", "s0", "f0"),
     "gcm_batch": ("", "q0", "k0"),
     "gcm_records": ("", "q0", "k0", "t0"),
 }
@@ -289,7 +290,8 @@ def table(rows: list[dict]) -> str:
         lines += [
             "",
             "A/B, alternating in one process (CIPHERSPEC_GCM_AB; current = the kernels as built): s0 the former",
-            "staging of a long message (a copy and a wait), q0 the batch keystream by the resident kernel (not a",
+            "staging of a long message (a copy and a wait), f0 its former first hashing level, q0 the batch",
+            "keystream by the resident kernel (not a",
             "launch a key), k0 the same in the former block order (the former keystream), t0 the former records'",
             "hashing kernel (one packing chain); Gbps (/CTR):",
             "",

@@ -174,3 +174,13 @@ def test_gcm_batch_keyed_keystream(registry, name, arm, monkeypatch):
     rng = np.random.default_rng(40 + len(arm))
     check_batch(g, c, rng, KEYED * 3 + [int(x) for x in rng.integers(0, 65536, 22)], nkeys=16)
     check_batch(g, c, rng, KEYED[:12], nkeys=12)  # a key a record
+
+
+# A long message's A/B baselines (the default is every other long test): s0 stages its key, descriptor and AAD by a
+# copy and a host wait (the default: kernel parameters), f0 hashes its first level with the former kernel (one
+# packing chain, every tile's copies with size arithmetic)
+@pytest.mark.parametrize("arm", ["s0", "f0"])
+def test_gcm_long_ab_arms(registry, arm, monkeypatch):
+    g, c = libs(registry, "aes128", None)
+    monkeypatch.setenv("CIPHERSPEC_GCM_AB", arm)
+    check_long(g, c, np.random.default_rng(42), [(16384 << 4) + 5, 1 << 20, (4 << 20) + 17])
