@@ -18,7 +18,7 @@ cd "$(dirname "$0")/../.."
 cs_gpu_start
 rc=0 t0=$(date +%s)
 echo "== build (aes128, aria128, lea128 defaults)"
-timeout 160 python3 - <<'PY' 2>&1 | tail -3
+timeout 200 python3 - <<'PY' 2>&1 | tail -3
 import sys
 sys.path[0:0] = ["bench/gpu"]
 from bench import build_all
@@ -58,7 +58,8 @@ timeout 130 python3 bench/gpu/gcm_bench.py --out "$OUT" --ciphers aes128,aria128
   --check 2>&1 | tee "$OUT/gcm-batch-bench.log" | tail -40
 [ "${PIPESTATUS[0]}" = 0 ] || rc=1
 echo "== GCM batch tests (GPU vs the C library)"
-timeout 120 python3 -m pytest tests/differential/test_cuda_gcm_gpu.py -q -n 4 -p no:cacheprovider \
+left=$(( 290 - ($(date +%s) - t0) )); [ "$left" -gt 120 ] && left=120; [ "$left" -lt 30 ] && left=30
+timeout $left python3 -m pytest tests/differential/test_cuda_gcm_gpu.py -q -n 4 -p no:cacheprovider \
   -k "aes128-default or aria128-default or lea128-default or tensor_cores or long_records or many_keys or key_patterns or inc32 or errors or former or keyed or ab_arms" 2>&1 \
   | tee "$OUT/gcm-batch-tests.log" | tail -8
 [ "${PIPESTATUS[0]}" = 0 ] || rc=1
