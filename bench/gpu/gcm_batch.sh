@@ -4,8 +4,9 @@
 # report of the GCM kernels (spills, SASS counts) in the background; then bench/gpu/gcm_bench.py --ab --phases
 # --check: first every A/B arm's output (an 8 MiB message, 296 records under 16 keys) against the C library,
 # then CTR, GCM long, batch and records at 1 GiB, each GCM call also under its CIPHERSPEC_GCM_AB baselines
-# (s0: the long message's former staging, a copy the host waits for; k0: the batch keystream's former block
-# order; t0: the former records' hashing kernel), alternating in one process, and where each call's time goes
+# (s0: the long message's former staging, a copy the host waits for; f0: its former first hashing level; e0: E(K,
+# J0) by the finish kernel, the former finish; q0: the batch's former keystream, the resident kernel; t0: the
+# former records' hashing kernel), alternating in one process, and where each call's time goes
 # (the library's phase marks: CUDA events on the stream around staging, CTR, the hashing levels, the finish);
 # then the GPU GCM tests against the C library (batches: mixed lengths, keys, AAD; one key; many keys; key
 # patterns; long records; inc32; errors; the former records kernel); then, while time is left, AES-128's GCM
@@ -87,8 +88,8 @@ if command -v ncu >/dev/null && [ $(( $(date +%s) - t0 )) -lt 190 ]; then  # whe
   echo "== AES-128 GCM kernel times (ncu gpu__time_duration: 2 calls each of CTR, long, batch, records)"
   ncu_times "" CIPHERSPEC_GCM_AB=
   if [ $(( $(date +%s) - t0 )) -lt 150 ]; then
-    echo "== the same with CIPHERSPEC_GCM_AB=k0 (the former keystream order)"
-    ncu_times -k0 CIPHERSPEC_GCM_AB=k0
+    echo "== the same with CIPHERSPEC_GCM_AB=q0 (the former keystream kernel)"
+    ncu_times -q0 CIPHERSPEC_GCM_AB=q0
   fi
   for k in gcm_keystream ctr_ptx; do  # why the keystream kernel takes longer than CTR's for the same bytes
     [ $(( $(date +%s) - t0 )) -lt 160 ] || break

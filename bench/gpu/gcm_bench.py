@@ -51,15 +51,15 @@ def _median_ms(call, reps: int, batches: int) -> float:
 
 # CIPHERSPEC_GCM_AB values each call is also timed with under --ab ("" = the current kernels): s0 a long
 # message's key, descriptor and AAD staged by a copy the host waits for (the former staging), f0 its first hashing
-# level by the former kernel (one packing chain, size arithmetic for every tile's copies); q0 the batch's
-# keystream by the resident kernel (round keys in shared memory, coalesced order) instead of a launch a key with
-# its round keys in constant memory (bitsliced layouts, up to 16 keys); k0 the resident kernel in the former block
-# order (a lane's 32 blocks consecutive: the former keystream); t0 the former records' hashing kernel
-# (tgb_records<1, 2>)
+# level by the former kernel (one packing chain, size arithmetic for every tile's copies); e0 E(K, J0) made by the
+# finish kernel (a core call there: the former finish) instead of by the CTR kernel (a long message) or the keyed
+# keystream kernel (a batch); q0 the batch's keystream by the resident kernel (round keys in shared memory: the
+# former keystream) instead of a launch a key with its round keys in constant memory (bitsliced layouts, up to 16
+# keys); t0 the former records' hashing kernel (tgb_records<1, 2>)
 AB = {
-    "gcm_long": ("", "s0", "f0"),
-    "gcm_batch": ("", "q0", "k0"),
-    "gcm_records": ("", "q0", "k0", "t0"),
+    "gcm_long": ("", "s0", "f0", "e0"),
+    "gcm_batch": ("", "q0", "e0"),
+    "gcm_records": ("", "q0", "e0", "t0"),
 }
 
 
@@ -285,15 +285,14 @@ def table(rows: list[dict]) -> str:
             f"{r['gcm_long_vs_ctr']:.2f} | {r['gcm_batch_gbps']:.0f} | {r['gcm_batch_vs_ctr']:.2f} | "
             f"{r['gcm_records_gbps']:.0f} | {r['gcm_records_vs_ctr']:.2f} |"
         )
-    if any("gcm_batch_k0_gbps" in r for r in rows):  # the A/B (--ab): same process, alternating batch by batch
+    if any("gcm_batch_q0_gbps" in r for r in rows):  # the A/B (--ab): same process, alternating batch by batch
         cols = [(w, e) for w, envs in AB.items() for e in envs]
         lines += [
             "",
             "A/B, alternating in one process (CIPHERSPEC_GCM_AB; current = the kernels as built): s0 the former",
-            "staging of a long message (a copy and a wait), f0 its former first hashing level, q0 the batch",
-            "keystream by the resident kernel (not a",
-            "launch a key), k0 the same in the former block order (the former keystream), t0 the former records'",
-            "hashing kernel (one packing chain); Gbps (/CTR):",
+            "staging of a long message (a copy and a wait), f0 its former first hashing level, e0 E(K, J0) by the",
+            "finish kernel (the former finish), q0 the batch keystream by the resident kernel (the former keystream,",
+            "not a launch a key), t0 the former records' hashing kernel (one packing chain); Gbps (/CTR):",
             "",
             "| cipher | " + " | ".join(f"{w[4:]}: {e or 'current'}" for w, e in cols) + " |",
             "|---|" + "---|" * len(cols),

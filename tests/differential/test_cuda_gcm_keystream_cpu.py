@@ -73,18 +73,19 @@ def test_gcm_keystream_key_patterns(registry, pattern, key_shift):
             assert out[int(off) : int(off) + n].tobytes() == want, (pattern, n, k, dec)
 
 
-# A bitsliced layout (32 blocks a unit) runs the keystream kernel in the coalesced block order: lane L of a warp
-# holds blocks L, 32 + L, ... of the warp's 1,024 (P_gcm_keystream<true>); CIPHERSPEC_GCM_AB=k0 the former order
-# (a lane's 32 blocks consecutive).  AES-128 at 2 rounds (the same layout and kernels, a smaller core for g++).
-# Lengths around a warp's 1,024 blocks and a unit's 32, partial blocks, records sliced over several CTAs.
-CO_LENGTHS = [0, 1, 17, 511, 512, 513, 16384 - 1, 16384, 16384 + 1, 16384 + 16 * 33 + 5, 3 * 16384 + 7, 100000]
+# A bitsliced layout's keyed route (P_gcm_keyed_run: the records listed by key on the device, a launch a key with
+# its round keys in constant memory, a warp a record in chunks of 1,024 blocks, then the records' E(K, J0), 32 a
+# lane): AES-128 at 2 rounds (the same layout and kernels, a smaller core for g++), records of 0..65,536 bytes around
+# a chunk and a lane's 32 blocks, keys that repeat (7 over the records, and one) and a key a record; the keystream
+# and every E(K, J0) against the C library.  (On a GPU it runs beside the tensor cores' GHASH, test_cuda_gcm_gpu.py.)
+KEYED = [0, 1, 17, 511, 512, 513, 16384 - 1, 16384, 16384 + 1, 16384 + 16 * 33 + 5, 3 * 16384 + 7, 65536]
 
 
 @pytest.mark.skipif(
     not full_matrix(), reason="g++ takes about 2 minutes on the bitsliced core (CIPHERSPEC_FULL_MATRIX=1)"
 )
-@pytest.mark.parametrize("arm", ["", "k0"], ids=["coalesced", "former-order"])
-def test_gcm_keystream_coalesced_order(registry, arm, monkeypatch):
+@pytest.mark.parametrize("nkeys", [7, 1, len(KEYED) + 2], ids=["7-keys", "one-key", "a-key-a-record"])
+def test_gcm_keyed_route(registry, nkeys):
     from cuda_cpu import cpu_cipher
 
     from generator.c import BACKEND as C_BACKEND
@@ -93,15 +94,22 @@ def test_gcm_keystream_coalesced_order(registry, arm, monkeypatch):
     if "aes2" not in _CACHE:
         _CACHE["aes2"] = (cpu_cipher(registry, "aes128", None, 2), C_BACKEND.load(registry, "aes128", 2, None))
     g, c = _CACHE["aes2"]
-    assert "_gcm_keystream<true>" in g.source.cu  # (the route this test is for)
-    monkeypatch.setenv("CIPHERSPEC_GCM_AB", arm)
-    rng = np.random.default_rng(41 + len(arm))
-    raw = [rng.integers(0, 256, g.key_bytes, dtype=np.uint8).tobytes() for _ in range(3)]
+    rng = np.random.default_rng(43 + nkeys)
+    raw = [rng.integers(0, 256, g.key_bytes, dtype=np.uint8).tobytes() for _ in range(nkeys)]
     keys, rks = [g.gcm_key(k) for k in raw], [c.expand_key(k) for k in raw]
-    msgs = [(i % 3, rng.integers(0, 256, 12, dtype=np.uint8).tobytes(), n) for i, n in enumerate(CO_LENGTHS)]
+    lengths = KEYED + [int(x) for x in rng.integers(0, 65537, 2)]
+    msgs = [((i * 5) % nkeys, rng.integers(0, 256, 12, dtype=np.uint8).tobytes(), n) for i, n in enumerate(lengths)]
     arr, _, total = g.gcm_plan([(k, iv, b"", n, 16) for k, iv, n in msgs])
     data = rng.integers(0, 256, max(total, 16), dtype=np.uint8)
-    out, arr = _keystream(g, keys, msgs, data, 0, 0, group=32)
-    for (k, iv, n), off in zip(msgs, arr["off"]):
+    table = np.concatenate(keys).astype(np.uint32)
+    out, ej = np.zeros_like(data), np.zeros(4 * len(msgs), np.uint32)
+    f = g.lib.cs_cpu_gcm_keyed
+    f.argtypes = [ctypes.c_void_p, ctypes.c_uint32, ctypes.c_void_p, ctypes.c_uint64]
+    f.argtypes += [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
+    ran = f(table.ctypes.data, nkeys, arr.ctypes.data, len(msgs), data.ctypes.data, out.ctypes.data, ej.ctypes.data)
+    assert ran == 1, ran
+    for r, ((k, iv, n), off) in enumerate(zip(msgs, arr["off"])):
         plain = data[int(off) : int(off) + n].tobytes()
-        assert out[int(off) : int(off) + n].tobytes() == c.gcm_encrypt(rks[k], iv, b"", plain, 16)[0], (arm, n)
+        assert out[int(off) : int(off) + n].tobytes() == c.gcm_encrypt(rks[k], iv, b"", plain, 16)[0], (n, k)
+        j0 = np.frombuffer(iv + bytes([0, 0, 0, 1]), np.uint8)
+        assert ej[4 * r : 4 * r + 4].tobytes() == c.encrypt_blocks(rks[k], j0).tobytes(), (r, k)

@@ -60,8 +60,9 @@ def _with_gcm(name, arch) -> bool:
 
 def _kernels(registry, name, with_gcm: bool, sched_text: str | None = None) -> int:
     """13 kernels; a cheap key schedule (multikey.fused_key_schedule, not a lane layout) adds the multi-key kernel
-    that derives its round keys (two flavours).  A 128-bit block adds GCM's 8 (gcm.cu.j2: long message, fused batch,
-    the batch's keystream, join, finish, describe, wipe, the staging's parameter copy), the tensor-core GHASH's 5
+    that derives its round keys (two flavours).  A 128-bit block adds GCM's 9 (gcm.cu.j2: long message, fused batch,
+    the batch's keystream, join, finish, the finish from a made E(K, J0), describe, wipe, the staging's parameter
+    copy), the tensor-core GHASH's 5
     (tgh.cu.j2: columns, fragments, first and its A/B baseline, level) and the batch's 5 (tgb.cu.j2: key set, key
     ids, powers, records and its A/B baseline); a bitsliced layout 4 more (the lane-key finish, the keyed keystream
     and its key lists, the keystream kernel's A/B baseline: the former block order).  The A/B baselines are compiled
@@ -71,7 +72,7 @@ def _kernels(registry, name, with_gcm: bool, sched_text: str | None = None) -> i
     fused = not sched.lanes and multikey.key_schedule_cost(prepared(module, sched)) <= multikey.FUSE_MAX_OPS
     if not (with_gcm and module.block.nbytes == 16):
         return 13 + 2 * fused
-    return 13 + 2 * fused + 18 + 4 * (sched.layout == "bs")
+    return 13 + 2 * fused + 19 + 4 * (sched.layout == "bs")
 
 
 def _source(tmp_path_factory, registry, name, sched_text, with_gcm: bool = False):
