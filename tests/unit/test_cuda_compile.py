@@ -64,15 +64,14 @@ def _kernels(registry, name, with_gcm: bool, sched_text: str | None = None) -> i
     the batch's keystream, join, finish, the finish from a made E(K, J0), describe, wipe, the staging's parameter
     copy), the tensor-core GHASH's 5
     (tgh.cu.j2: columns, fragments, first and its A/B baseline, level) and the batch's 5 (tgb.cu.j2: key set, key
-    ids, powers, records and its A/B baseline); a bitsliced layout 4 more (the lane-key finish, the keyed keystream
-    and its key lists, the keystream kernel's A/B baseline: the former block order).  The A/B baselines are compiled
-    in at CS_AB 1, as here; `cipherspec build` leaves them out."""
+    ids, powers, records and its A/B baseline); a bitsliced layout 3 more (the lane-key finish, the keyed keystream
+    and its key lists).  The A/B baselines are compiled in at CS_AB 1, as here; `cipherspec build` leaves them out."""
     module = registry.module(name)
     sched = schedule_for(module, sched_text)
     fused = not sched.lanes and multikey.key_schedule_cost(prepared(module, sched)) <= multikey.FUSE_MAX_OPS
     if not (with_gcm and module.block.nbytes == 16):
         return 13 + 2 * fused
-    return 13 + 2 * fused + 19 + 4 * (sched.layout == "bs")
+    return 13 + 2 * fused + 19 + 3 * (sched.layout == "bs")
 
 
 def _source(tmp_path_factory, registry, name, sched_text, with_gcm: bool = False):
