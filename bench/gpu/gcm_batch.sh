@@ -1,18 +1,17 @@
 #!/usr/bin/env bash
-# On the GPU machine: a batch of GCM records with GHASH on the tensor cores (issue 21, the batch row;
-# templates/tgb.cu.j2: P_tgb_records<2, 3>, two packing chains, whole-tile copies) and its keystream kernel
-# (templates/gcm.cu.j2, P_gcm_keystream: a resident grid, round keys copied ahead, skipped when a CTA's next record
-# has the same key) -- builds AES-128's, ARIA-128's and LEA-128's CUDA libraries (their default schedules) in
-# parallel, runs the GPU GCM tests of those schedules against the C library (batches: mixed lengths, keys, AAD; one
-# key; many keys; key patterns over a resident grid; long records on either route; the former records kernel; the
-# existing batch/record, long-message, inc32 and error tests), a ptxas report of the GCM kernels (spills) with the
-# SASS counts, then the GCM vs CTR benchmark (bench/gpu/gcm_bench.py: CTR, one long message, a batch of 16 KiB
-# records with host and device descriptions; --ab: the batch and records calls also with CIPHERSPEC_GCM_AB=t0 --
-# the former records kernel -- and v1 -- the former finish --, alternating with the current ones in the same
-# process), then, while time is left, AES-128's kernel times under ncu for the current and the former records
-# kernel (gcm-kernels.txt, gcm-kernels-t0.txt) and the warp-state sections of the keystream and CTR kernels
-# (ncu-stalls.txt).  Logs and results under $OUT; about 3 to 4 minutes (the ncu stages only when the libraries
-# came prebuilt: 2 minutes of nvcc otherwise).
+# On the GPU machine: AES-128-GCM at issue 21's GPU rows (one long message >= 0.8x CTR, 16 KiB records >= 0.6x),
+# with ARIA-128 and LEA-128 beside it.  Builds the three CUDA libraries (default schedules) in parallel; a ptxas
+# report of the GCM kernels (spills, SASS counts) in the background; then bench/gpu/gcm_bench.py --ab --phases
+# --check: first every A/B arm's output (an 8 MiB message, 296 records under 16 keys) against the C library,
+# then CTR, GCM long, batch and records at 1 GiB, each GCM call also under its CIPHERSPEC_GCM_AB baselines
+# (s0: the long message's former staging, a copy the host waits for; f0: its former first hashing level; e0: E(K,
+# J0) by the finish kernel, the former finish; q0: the batch's former keystream, the resident kernel; t0: the
+# former records' hashing kernel), alternating in one process, and where each call's time goes
+# (the library's phase marks: CUDA events on the stream around staging, CTR, the hashing levels, the finish);
+# then the GPU GCM tests against the C library (batches: mixed lengths, keys, AAD; one key; many keys; key
+# patterns; long records; inc32; errors; the former records kernel); then, while time is left, AES-128's GCM
+# kernel times under ncu (gcm-kernels.txt).  Logs and results under $OUT; about 3 to 4 minutes (2 minutes of
+# nvcc when the libraries are not prebuilt).
 #   bash bench/gpu/gcm_batch.sh
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -20,7 +19,7 @@ cd "$(dirname "$0")/../.."
 cs_gpu_start
 rc=0 t0=$(date +%s)
 echo "== build (aes128, aria128, lea128 defaults)"
-timeout 160 python3 - <<'PY' 2>&1 | tail -3
+timeout 200 python3 - <<'PY' 2>&1 | tail -3
 import sys
 sys.path[0:0] = ["bench/gpu"]
 from bench import build_all
@@ -55,16 +54,17 @@ if cubin:  # the SASS counts and the estimate they give (bench/gpu/gcm_batch_sas
                          capture_output=True, text=True).stdout)
 PY
 ptxas_pid=$!
+echo "== GCM vs CTR (1 GiB; batch = 65536 records of 16 KiB, 16 keys)"
+timeout 130 python3 bench/gpu/gcm_bench.py --out "$OUT" --ciphers aes128,aria128,lea128 --batches 3 --ab --phases \
+  --check 2>&1 | tee "$OUT/gcm-batch-bench.log" | tail -40
+[ "${PIPESTATUS[0]}" = 0 ] || rc=1
 echo "== GCM batch tests (GPU vs the C library)"
-timeout 130 python3 -m pytest tests/differential/test_cuda_gcm_gpu.py -q -n 4 -p no:cacheprovider \
-  -k "aes128-default or aria128-default or lea128-default or tensor_cores or long_records or many_keys or key_patterns or inc32 or errors or former" 2>&1 \
+left=$(( 290 - ($(date +%s) - t0) )); [ "$left" -gt 120 ] && left=120; [ "$left" -lt 30 ] && left=30
+timeout $left python3 -m pytest tests/differential/test_cuda_gcm_gpu.py -q -n 4 -p no:cacheprovider \
+  -k "aes128-default or aria128-default or lea128-default or tensor_cores or long_records or many_keys or key_patterns or inc32 or errors or former or keyed or ab_arms" 2>&1 \
   | tee "$OUT/gcm-batch-tests.log" | tail -8
 [ "${PIPESTATUS[0]}" = 0 ] || rc=1
 echo "tests: $(( $(date +%s) - t0 )) s, rc=$rc"
-echo "== GCM vs CTR (1 GiB; batch = 65536 records of 16 KiB, 16 keys)"
-timeout 100 python3 bench/gpu/gcm_bench.py --out "$OUT" --ciphers aes128,aria128,lea128 --batches 3 --ab 2>&1 \
-  | tee "$OUT/gcm-batch-bench.log" | tail -16
-[ "${PIPESTATUS[0]}" = 0 ] || rc=1
 ncu_times() {  # $1: suffix of the files, then env assignments for the run: AES-128's GCM kernels' times under ncu
   local sfx=$1; shift
   env "$@" timeout 45 ncu --metrics gpu__time_duration.sum --csv --kernel-name "regex:gcm|tgb|tgh|ctr" \
@@ -84,15 +84,15 @@ for name in sorted(tot, key=lambda k: -tot[k]):
     print(f"{name:24s} {cnt[name]:3d} launches  {tot[name]:8.3f} ms in all  {tot[name] / cnt[name]:7.3f} ms each")
 PY
 }
-if command -v ncu >/dev/null && [ $(( $(date +%s) - t0 )) -lt 150 ]; then  # where the time goes (while time is left)
+if command -v ncu >/dev/null && [ $(( $(date +%s) - t0 )) -lt 190 ]; then  # where the time goes (while time is left)
   echo "== AES-128 GCM kernel times (ncu gpu__time_duration: 2 calls each of CTR, long, batch, records)"
   ncu_times "" CIPHERSPEC_GCM_AB=
-  if [ $(( $(date +%s) - t0 )) -lt 185 ]; then
-    echo "== the same with CIPHERSPEC_GCM_AB=t0 (the former records kernel)"
-    ncu_times -t0 CIPHERSPEC_GCM_AB=t0
+  if [ $(( $(date +%s) - t0 )) -lt 150 ]; then
+    echo "== the same with CIPHERSPEC_GCM_AB=q0 (the former keystream kernel)"
+    ncu_times -q0 CIPHERSPEC_GCM_AB=q0
   fi
   for k in gcm_keystream ctr_ptx; do  # why the keystream kernel takes longer than CTR's for the same bytes
-    [ $(( $(date +%s) - t0 )) -lt 205 ] || break
+    [ $(( $(date +%s) - t0 )) -lt 160 ] || break
     echo "== ncu warp states: $k (one launch)"
     timeout 25 ncu --kernel-name "regex:$k" --launch-count 1 --section WarpStateStats --section SchedulerStats \
       --section Occupancy --section LaunchStats --section MemoryWorkloadAnalysis python3 bench/gpu/gcm_bench.py --out "$OUT/ncu-st" \

@@ -115,7 +115,11 @@ def main() -> int:
     G = GROUP.get(sched.layout, 1)
     per_warp = 32 * G * sched.ilp  # blocks one warp's trip makes
     ctr = _trip(funcs[sass.ctr_kernel(funcs, sched.flavour, True)], trips)
-    bat0 = _trip(funcs[sass.pick(funcs, "gcm_keystream")], trips)
+    bat0 = _trip(funcs[sass.pick(funcs, "gcm_keystreamILb1") or sass.pick(funcs, "gcm_keystream")], trips)
+    kb = [
+        (lbl, sass.pick(funcs, key))
+        for lbl, key in (("former order, k0", "gcm_keystreamILb0"), ("keyed", "gcm_ks_key"))
+    ]
     bat1 = _trip(funcs[sass.pick(funcs, "gcm_batch")], trips)
     blocks = (a.record + 15) // 16
     tiles = (blocks + 63) // 64
@@ -132,6 +136,10 @@ def main() -> int:
     print(
         f"  batch, keystream kernel    {bat0 / per_warp:6.2f}  ({bat0} a slice; upper bound: the partial-block code and a key copy too)"
     )
+    for lbl, name in kb:
+        if name:
+            n = _trip(funcs[name], trips)
+            print(f"  batch keystream, {lbl:16s} {n / per_warp:6.2f}  ({n} a trip)")
     print(f"  batch, fused GHASH         {bat1 / per_warp:6.2f}  ({bat1} a trip; upper bound)")
     nrk = int(src.h.split("_RK_WORDS ")[1].split()[0])
     for label, key in (
@@ -148,8 +156,12 @@ def main() -> int:
     for key, (p, t, tl) in recs.items():
         if key:
             print(f"    tgb_records{key}: {p} + {tiles} x {t} + {tl} = {(p + tiles * t + tl) / blocks:.2f} a block")
-    lpre, ltile, _ = _records(funcs[sass.pick(funcs, "cs_tgh_first")])
-    bmma = sum(1 for _, op, _ in funcs[sass.pick(funcs, "cs_tgh_first")] if op == "BMMA")
+    lpre, ltile, _ = _records(funcs[(sass.pick(funcs, "cs_tgh_firstILi2") or sass.pick(funcs, "cs_tgh_first"))])
+    bmma = sum(
+        1
+        for _, op, _ in funcs[(sass.pick(funcs, "cs_tgh_firstILi2") or sass.pick(funcs, "cs_tgh_first"))]
+        if op == "BMMA"
+    )
     print(
         f"  long message's GHASH        {ltile / 64:6.2f}  (cs_tgh_first: {ltile} a tile of 64 blocks, {bmma} BMMA in all; "
         "after the CTR pass)"

@@ -9,8 +9,13 @@ each timed with CUDA events over `reps` back-to-back calls, the median of `batch
 warms up).  Writes gcm-bench.json and gcm-bench.md (the table) under --out.
 
     python3 bench/gpu/gcm_bench.py --out $OUT [--size 1073741824] [--ciphers aes128,aria128,lea128,lea128:ilp1_t128]
-        [--ab]   (batch and records also under the CIPHERSPEC_GCM_AB values of AB below -- the former records'
-                  hashing kernel, the former finish --, alternating with the current one batch by batch)
+        [--ab]   (each call also under the CIPHERSPEC_GCM_AB values of AB below -- the former staging of a long
+                  message, the former block order of the batch's keystream, the former records' hashing kernel --,
+                  alternating with the current one batch by batch)
+        [--phases]  (where one call's time goes: the library's phase marks, CUDA events on the call's stream,
+                  the mean ms a call of each phase over back-to-back calls; each call's arms too under --ab)
+        [--check]   (before timing: each call and arm's ciphertext and tags against the C library, at a smaller
+                  size -- a 8 MiB message, 256 records of 16 KiB and 40 of other lengths under 16 keys)
 """
 
 from __future__ import annotations
@@ -44,12 +49,78 @@ def _median_ms(call, reps: int, batches: int) -> float:
     return statistics.median(out)
 
 
-# CIPHERSPEC_GCM_AB values each call is also timed with under --ab ("" = the current kernels): t0 the former
-# records' hashing kernel (tgb_records<1, 2>), v1 the former finish
+# CIPHERSPEC_GCM_AB values each call is also timed with under --ab ("" = the current kernels): s0 a long
+# message's key, descriptor and AAD staged by a copy the host waits for (the former staging), f0 its first hashing
+# level by the former kernel (one packing chain, size arithmetic for every tile's copies); e0 E(K, J0) made by the
+# finish kernel (a core call there: the former finish) instead of by the CTR kernel (a long message) or the keyed
+# keystream kernel (a batch); q0 the batch's keystream by the resident kernel (round keys in shared memory: the
+# former keystream) instead of a launch a key with its round keys in constant memory (bitsliced layouts, up to 16
+# keys); t0 the former records' hashing kernel (tgb_records<1, 2>)
 AB = {
-    "gcm_batch": ("", "t0", "v1"),
-    "gcm_records": ("", "t0", "v1"),
+    "gcm_long": ("", "s0", "f0", "e0"),
+    "gcm_batch": ("", "q0", "e0"),
+    "gcm_records": ("", "q0", "e0", "t0"),
 }
+
+
+def check_outputs(c, name: str, reg, envs: set[str]) -> list[str]:
+    """Each CIPHERSPEC_GCM_AB arm's long message (8 MiB + 5: the tensor-core route) and records (device
+    descriptions: 256 of 16 KiB and 40 of 0..20,000 bytes, keys r % 16) against the C library's GCM: ciphertext
+    and tags byte for byte.  Returns one line an arm."""
+    from generator.c import BACKEND as C_BACKEND
+
+    cl = C_BACKEND.load(reg, name, None, None)
+    rng = np.random.default_rng(11)
+    raw = [rng.bytes(c.key_bytes) for _ in range(16)]
+    ks, rks = [c.gcm_key(k) for k in raw], [cl.expand_key(k) for k in raw]
+    data, iv, aad = rng.bytes((8 << 20) + 5), rng.bytes(12), rng.bytes(13)
+    want_long = cl.gcm_encrypt(rks[0], iv, aad, data, 16)
+    lengths = [RECORD] * 256 + [int(x) for x in rng.integers(0, 20000, 40)]
+    msgs = [(r % 16, rng.bytes(12), rng.bytes(13), rng.bytes(n), 16) for r, n in enumerate(lengths)]
+    want = [cl.gcm_encrypt(rks[k], v, a, d, t) for k, v, a, d, t in msgs]
+    lines = []
+    for env in sorted(envs):
+        os.environ["CIPHERSPEC_GCM_AB"] = env
+        try:
+            ok_long = c.gcm_encrypt(ks[0], iv, aad, data, 16) == want_long
+            outs, tags = c.gcm_batch(ks, msgs, records=True)
+            ok_rec = all((o, t) == w for o, t, w in zip(outs, tags, want))
+        finally:
+            os.environ.pop("CIPHERSPEC_GCM_AB", None)
+        lines.append(
+            f"{name} check (CIPHERSPEC_GCM_AB={env or '-'}): long 8 MiB+5 {'equal' if ok_long else 'DIFFERENT'}, "
+            f"{len(msgs)} records {'equal' if ok_rec else 'DIFFERENT'} to the C library"
+        )
+        print(lines[-1], flush=True)
+    return lines
+
+
+def phases(c, call, env: str, calls: int = 4) -> dict[str, float]:
+    """Mean ms a call of each marked phase (the library's cs_gcm_mark: from the mark before to this one, on the
+    GPU's timeline, so a wait for the host counts too) over `calls` back-to-back calls after one warm-up call;
+    "between calls": from a call's last mark to the next call's first."""
+    marks = c.fn("gcm_util_marks")
+    marks.restype = ctypes.c_int
+    marks.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int]
+    names = (ctypes.c_char_p * 256)()
+    ms = (ctypes.c_float * 256)()
+    os.environ["CIPHERSPEC_GCM_AB"] = env
+    try:
+        call(1, (ctypes.c_float * 1)())
+        marks(1, None, None, 0)
+        call(calls, (ctypes.c_float * 1)())
+        n = marks(0, names, ms, 256)
+    finally:
+        os.environ.pop("CIPHERSPEC_GCM_AB", None)
+    if n < 0:
+        raise SystemExit(f"gcm_util_marks failed: {n}")
+    out: dict[str, float] = {}
+    for i in range(1, n):
+        label = names[i].decode()
+        label = "between calls" if label == "enter" else label  # (calls - 1 of them)
+        out[label] = out.get(label, 0.0) + ms[i] / (calls - 1 if label == "between calls" else calls)
+    out["one call"] = sum(out.values())
+    return out
 
 
 def _median_ab(call, reps: int, batches: int, envs: tuple[str, ...]) -> list[float]:
@@ -67,9 +138,21 @@ def _median_ab(call, reps: int, batches: int, envs: tuple[str, ...]) -> list[flo
     return [statistics.median(o) for o in out]
 
 
-def bench_cipher(name: str, size: int, reps: int, batches: int, sched: str | None, ab: bool = False) -> dict:
+def bench_cipher(
+    name: str,
+    size: int,
+    reps: int,
+    batches: int,
+    sched: str | None,
+    ab: bool = False,
+    split: bool = False,
+    check: bool = False,
+) -> dict:
     reg = Registry()
     c = CUDA_BACKEND.load(reg, name, None, sched)
+    row: dict = {"cipher": name, "schedule": c.schedule_name, "bytes": size}
+    if check:
+        row["check"] = check_outputs(c, name, reg, {e for envs in AB.values() for e in envs} if ab else {""})
     rng = np.random.default_rng(7)
     host = rng.integers(0, 256, size, dtype=np.uint8)
     key = rng.bytes(c.key_bytes)
@@ -81,7 +164,7 @@ def bench_cipher(name: str, size: int, reps: int, batches: int, sched: str | Non
     table = np.concatenate(keys).astype(np.uint32)
     arr, aad_all, total = c.gcm_plan([(r % 16, rng.bytes(12), rng.bytes(13), RECORD, 16) for r in range(nrec)])
     aad_arr = np.frombuffer(aad_all, np.uint8).copy()
-    row: dict = {"cipher": name, "schedule": c.schedule_name, "bytes": size, "records": nrec}
+    row["records"] = nrec
     with c.device_buffer(size) as din, c.device_buffer(size) as dout, c.device_buffer(16 * max(nrec, 1)) as dtag:
         din.upload(host)
         with c.device_buffer(table.nbytes) as dkeys, c.device_buffer(arr.nbytes + aad_arr.nbytes) as dmeta:
@@ -121,7 +204,7 @@ def bench_cipher(name: str, size: int, reps: int, batches: int, sched: str | Non
                         arr.ctypes.data,
                         nrec,
                         aad_arr.ctypes.data,
-                        0,
+                        16,  # the key table's size
                         din.ptr,
                         dout.ptr,
                         total,
@@ -141,7 +224,7 @@ def bench_cipher(name: str, size: int, reps: int, batches: int, sched: str | Non
                         dmeta.ptr,
                         nrec,
                         dmeta.ptr + arr.nbytes,
-                        0,
+                        16,  # the key table's size
                         din.ptr,
                         dout.ptr,
                         RECORD,
@@ -169,6 +252,15 @@ def bench_cipher(name: str, size: int, reps: int, batches: int, sched: str | Non
                 print(
                     f"{name} {what}: {ms:.3f} ms, {row[what + '_gbps']:.0f} Gbps ({time.time() - t:.1f} s)", flush=True
                 )
+                if split and what != "ctr":
+                    for env in AB[what] if ab else ("",):
+                        ph = phases(c, call, env)
+                        row[f"{what}_{env}_phases" if env else f"{what}_phases"] = ph
+                        print(
+                            f"{name} {what} phases (CIPHERSPEC_GCM_AB={env or '-'}), ms a call: "
+                            + ", ".join(f"{k} {v:.3f}" for k, v in ph.items()),
+                            flush=True,
+                        )
             dkeys.upload(np.zeros(table.nbytes, np.uint8))
     row["gcm_long_vs_ctr"] = row["gcm_long_gbps"] / row["ctr_gbps"]
     row["gcm_batch_vs_ctr"] = row["gcm_batch_gbps"] / row["ctr_gbps"]
@@ -193,12 +285,14 @@ def table(rows: list[dict]) -> str:
             f"{r['gcm_long_vs_ctr']:.2f} | {r['gcm_batch_gbps']:.0f} | {r['gcm_batch_vs_ctr']:.2f} | "
             f"{r['gcm_records_gbps']:.0f} | {r['gcm_records_vs_ctr']:.2f} |"
         )
-    if any("gcm_batch_v1_gbps" in r for r in rows):  # the A/B (--ab): same process, alternating batch by batch
+    if any("gcm_batch_q0_gbps" in r for r in rows):  # the A/B (--ab): same process, alternating batch by batch
         cols = [(w, e) for w, envs in AB.items() for e in envs]
         lines += [
             "",
-            "A/B, alternating in one process (CIPHERSPEC_GCM_AB; current = the kernels as built): t0 the former",
-            "records' hashing kernel (one packing chain), v1 the former finish; Gbps (/CTR):",
+            "A/B, alternating in one process (CIPHERSPEC_GCM_AB; current = the kernels as built): s0 the former",
+            "staging of a long message (a copy and a wait), f0 its former first hashing level, e0 E(K, J0) by the",
+            "finish kernel (the former finish), q0 the batch keystream by the resident kernel (the former keystream,",
+            "not a launch a key), t0 the former records' hashing kernel (one packing chain); Gbps (/CTR):",
             "",
             "| cipher | " + " | ".join(f"{w[4:]}: {e or 'current'}" for w, e in cols) + " |",
             "|---|" + "---|" * len(cols),
@@ -211,6 +305,15 @@ def table(rows: list[dict]) -> str:
                 for w, e in cols
             ]
             lines.append(f"| {r['cipher']} | " + " | ".join(cells) + " |")
+    split = [(r, k[: -len("_phases")], ph) for r in rows for k, ph in r.items() if k.endswith("_phases")]
+    if split:  # --phases
+        lines += ["", "Phases (the library's marks: CUDA events on the call's stream), ms a call:", ""]
+        lines += ["| cipher | call (CIPHERSPEC_GCM_AB) | " + " | ".join(["phase: ms"]) + " |", "|---|---|---|"]
+        for r, what, ph in split:
+            cells = ", ".join(f"{k} {v:.3f}" for k, v in ph.items())
+            lines.append(f"| {r['cipher']} | {what} | {cells} |")
+    if any("check" in r for r in rows):
+        lines += ["", "Outputs against the C library (--check):", ""] + [f"- {ln}" for r in rows for ln in r["check"]]
     return "\n".join(lines)
 
 
@@ -223,11 +326,13 @@ def main() -> int:
     ap.add_argument("--ciphers", default="aes128,aria128,lea128")
     ap.add_argument("--schedule", default=None)
     ap.add_argument("--ab", action="store_true", help="also the CIPHERSPEC_GCM_AB variants (AB)")
+    ap.add_argument("--phases", action="store_true", help="where a call's time goes (the library's phase marks)")
+    ap.add_argument("--check", action="store_true", help="outputs of every arm against the C library first")
     a = ap.parse_args()
     rows = []
     for job in a.ciphers.split(","):  # name or name:schedule
         n, _, sched = job.partition(":")
-        rows.append(bench_cipher(n, a.size, a.reps, a.batches, sched or a.schedule, a.ab))
+        rows.append(bench_cipher(n, a.size, a.reps, a.batches, sched or a.schedule, a.ab, a.phases, a.check))
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "gcm-bench.json").write_text(json.dumps(rows, indent=1))
@@ -237,7 +342,7 @@ def main() -> int:
     )
     (out / "gcm-bench.md").write_text(md + "\n")
     print(md)
-    return 0
+    return 1 if any("DIFFERENT" in ln for r in rows for ln in r.get("check", [])) else 0
 
 
 if __name__ == "__main__":

@@ -84,10 +84,10 @@ int main(int argc, char **argv)
         cudaEventRecord(e1);
         cudaEventSynchronize(e1);
         cudaEventElapsedTime(&a, e0, e1);
-        cs_tgh_first<<<(unsigned)((nw + 3) / 4), 128>>>(d, n, nbytes, tw, mat, mat + levels * CS_TGH_LEVEL_WORDS, v);
+        cs_tgh_first<2, true><<<(unsigned)((nw + 3) / 4), 128>>>(d, n, nbytes, tw, mat, mat + levels * CS_TGH_LEVEL_WORDS, v);
         cudaEventRecord(e0);
         for (int r = 0; r < 5; ++r)
-            cs_tgh_first<<<(unsigned)((nw + 3) / 4), 128>>>(d, n, nbytes, tw, mat, mat + levels * CS_TGH_LEVEL_WORDS, v);
+            cs_tgh_first<2, true><<<(unsigned)((nw + 3) / 4), 128>>>(d, n, nbytes, tw, mat, mat + levels * CS_TGH_LEVEL_WORDS, v);
         cudaEventRecord(e1);
         cudaEventSynchronize(e1);
         cudaEventElapsedTime(&f, e0, e1);

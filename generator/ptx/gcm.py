@@ -43,6 +43,8 @@ class GcmParts:
     batch_ks: str  # the same from `lo` and the J0 memory words `j0[4]`, round keys staged in shared memory
     batch_prologue: str  # tables and the message's round keys into shared memory, one barrier
     ks_ks: str  # batch_ks with the round keys read at `rkb` (the keystream kernel's current key buffer)
+    ks_keyed: str  # (lane_keys) the plain core on m[0] in place (blocks in, keystream out), round keys at `rkp`
+    counter_word: str  # the last memory word of a block whose counter bits 0..31 are lo + b
     ks_tables: str  # the keystream kernel's table fills (no barrier: its first key barrier covers them)
     sm_ks_rk: int  # shared word offset of its first key buffer (16-byte aligned)
     nrk_pad: int  # words a key buffer takes (nrk rounded up to whole 16-byte chunks)
@@ -121,6 +123,12 @@ def _lanes_ks(f: str, G: int, uniform: list[str], core_call: str) -> str:
     return "\n".join(lines)
 
 
+def _lanes_core(f: str, core_call: str) -> str:
+    """m[0]'s G blocks (memory words, whatever they hold) through the core, in place."""
+    lines = ["{", "    uint32_t x[NWORDS], y[NWORDS];", f"    cs_lanes_in_{f}(m[0], x);", f"    {core_call}"]
+    return "\n".join(lines + [f"    cs_lanes_out_{f}(y, m[0]);", "}"])
+
+
 def _lane_keys_ks(f: str, G: int, menc: str) -> str:
     """E(K, J0) of a warp's 32 messages in one core call (lane_keys): block b is lane b's J0."""
     lines = ["{", "#pragma unroll", f"    for (int b = 0; b < {G}; ++b) {{  // block b: the J0 of lane b's message"]
@@ -187,6 +195,7 @@ def gcm_parts(
         long_ks = _lanes_ks(f, G, uni, lane_call or f"cs_enc_{f}(x, y, {enc_args});")
         batch_ks = _lanes_ks(f, G, j0_uniform, menc)
         ks_ks = _lanes_ks(f, G, j0_uniform, ks_menc)
+        ks_keyed = _lanes_core(f, f"cs_enc_{f}(x, y, {enc_args});") if lane_keys else ""
         fin_ks = "\n".join(
             [
                 "{",
@@ -199,8 +208,10 @@ def gcm_parts(
                 "}",
             ]
         )
-    long_ks, batch_ks, fin_ks, ks_ks, fin_lane_ks = (
-        t.replace("NWORDS", str(nx)) for t in (long_ks, batch_ks, fin_ks, ks_ks, fin_lane_ks)
+    if G == 1:
+        ks_keyed = ""
+    long_ks, batch_ks, fin_ks, ks_ks, ks_keyed, fin_lane_ks = (
+        t.replace("NWORDS", str(nx)) for t in (long_ks, batch_ks, fin_ks, ks_ks, ks_keyed, fin_lane_ks)
     )
     nrk_all = nrk if nrk else len(rk_index(module))
     return GcmParts(
@@ -213,6 +224,8 @@ def gcm_parts(
         batch_ks=batch_ks,
         batch_prologue=_batch_prologue(fills, nrk),
         ks_ks=ks_ks,
+        ks_keyed=ks_keyed,
+        counter_word=layout.counter_memword(f, "(lo + (uint32_t)b)"),
         ks_tables="\n".join(fills.lines),
         sm_ks_rk=_pad4(fills.words),
         nrk_pad=_pad4(nrk_all),

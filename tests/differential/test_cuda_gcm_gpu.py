@@ -155,3 +155,34 @@ def test_gcm_batch_former_records_kernel(registry, monkeypatch):
     rng = np.random.default_rng(39)
     check_batch(g, c, rng, TILES + [int(x) for x in rng.integers(0, 20000, 40)], nkeys=11)
     check_batch(g, c, rng, [int(x) for x in rng.integers(0, 3000, 320)], nkeys=300)
+
+
+# Up to 16 keys and records up to 64 KiB (a bitsliced layout): the keystream a launch a key, its round keys in
+# constant memory (P_gcm_ks_key, the records listed by key on the device), and the records' E(K, J0) there too
+# (the finish then takes them: P_gcm_finish_ej); CIPHERSPEC_GCM_AB=q0 the resident kernel (round keys in shared
+# memory) and the finish's own E(K, J0), e0 the keyed keystream with the finish's own E(K, J0).  Keys that repeat (16 over
+# 64 records, records of one key far apart) and keys that do not (a key a record); lengths around a warp's 1,024
+# blocks and a lane's 32, partial blocks, empty records, AAD 0..29 bytes, tags 16/12/8, host and device
+# descriptions, decryption with one tampered tag (its output zeroed).
+KEYED = [0, 1, 15, 16, 17, 511, 512, 513, 16383, 16384, 16385, 3 * 16384 + 7, 65536, 65535]
+
+
+@pytest.mark.parametrize("arm", ["", "q0", "e0"], ids=["keyed", "resident", "finish-e0"])
+@pytest.mark.parametrize("name", ["aes128", "aria128"])
+def test_gcm_batch_keyed_keystream(registry, name, arm, monkeypatch):
+    g, c = libs(registry, name, None)
+    monkeypatch.setenv("CIPHERSPEC_GCM_AB", arm)
+    rng = np.random.default_rng(40 + len(arm))
+    check_batch(g, c, rng, KEYED * 3 + [int(x) for x in rng.integers(0, 65536, 22)], nkeys=16)
+    check_batch(g, c, rng, KEYED[:12], nkeys=12)  # a key a record
+
+
+# A long message's A/B baselines (the default is every other long test): s0 stages its key, descriptor and AAD by a
+# copy and a host wait (the default: kernel parameters), f0 hashes its first level with the former kernel (one
+# packing chain, every tile's copies with size arithmetic), e0 makes E(K, J0) in the finish kernel (the default:
+# one block of the library's CTR kernel)
+@pytest.mark.parametrize("arm", ["s0", "f0", "e0"])
+def test_gcm_long_ab_arms(registry, arm, monkeypatch):
+    g, c = libs(registry, "aes128", None)
+    monkeypatch.setenv("CIPHERSPEC_GCM_AB", arm)
+    check_long(g, c, np.random.default_rng(42), [(16384 << 4) + 5, 1 << 20, (4 << 20) + 17])

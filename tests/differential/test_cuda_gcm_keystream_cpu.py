@@ -11,6 +11,7 @@ import ctypes
 
 import numpy as np
 import pytest
+from ci_scope import full_matrix
 from tools import require
 
 LENGTHS = [0, 1, 15, 16, 17, 255, 1000, 4096 + 3, 16384 + 13] * 3
@@ -35,7 +36,9 @@ def libs(registry):
     return _CACHE["g"], _CACHE["c"]
 
 
-def _keystream(g, keys, msgs, data: np.ndarray, dec: int, key_shift: int) -> tuple[np.ndarray, np.ndarray]:
+def _keystream(
+    g, keys, msgs, data: np.ndarray, dec: int, key_shift: int, group: int = 1
+) -> tuple[np.ndarray, np.ndarray]:
     arr, _, _ = g.gcm_plan([(k, iv, b"", n, 16) for k, iv, n in msgs])
     table = np.concatenate(keys).astype(np.uint32).view(np.uint8)
     buf = np.zeros(table.nbytes + 32, np.uint8)
@@ -45,7 +48,7 @@ def _keystream(g, keys, msgs, data: np.ndarray, dec: int, key_shift: int) -> tup
     f = g.lib.cs_cpu_gcm_keystream
     f.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint64, ctypes.c_int]
     f.argtypes += [ctypes.c_void_p, ctypes.c_void_p]
-    rc = f(buf.ctypes.data + base, arr.ctypes.data, len(msgs), 1, dec, data.ctypes.data, out.ctypes.data)
+    rc = f(buf.ctypes.data + base, arr.ctypes.data, len(msgs), group, dec, data.ctypes.data, out.ctypes.data)
     assert rc == 0, rc
     return out, arr
 
@@ -68,3 +71,45 @@ def test_gcm_keystream_key_patterns(registry, pattern, key_shift):
             plain = data[int(off) : int(off) + n].tobytes()
             want = c.gcm_encrypt(rks[k], iv, b"", plain, 16)[0]
             assert out[int(off) : int(off) + n].tobytes() == want, (pattern, n, k, dec)
+
+
+# A bitsliced layout's keyed route (P_gcm_keyed_run: the records listed by key on the device, a launch a key with
+# its round keys in constant memory, a warp a record in chunks of 1,024 blocks, then the records' E(K, J0), 32 a
+# lane): AES-128 at 2 rounds (the same layout and kernels, a smaller core for g++), records of 0..65,536 bytes around
+# a chunk and a lane's 32 blocks, keys that repeat (7 over the records, and one) and a key a record; the keystream
+# and every E(K, J0) against the C library.  (On a GPU it runs beside the tensor cores' GHASH, test_cuda_gcm_gpu.py.)
+KEYED = [0, 1, 17, 511, 512, 513, 16384 - 1, 16384, 16384 + 1, 16384 + 16 * 33 + 5, 3 * 16384 + 7, 65536]
+
+
+@pytest.mark.skipif(
+    not full_matrix(), reason="g++ takes about 2 minutes on the bitsliced core (CIPHERSPEC_FULL_MATRIX=1)"
+)
+@pytest.mark.parametrize("nkeys", [7, 1, len(KEYED) + 2], ids=["7-keys", "one-key", "a-key-a-record"])
+def test_gcm_keyed_route(registry, nkeys):
+    from cuda_cpu import cpu_cipher
+
+    from generator.c import BACKEND as C_BACKEND
+
+    require("g++")
+    if "aes2" not in _CACHE:
+        _CACHE["aes2"] = (cpu_cipher(registry, "aes128", None, 2), C_BACKEND.load(registry, "aes128", 2, None))
+    g, c = _CACHE["aes2"]
+    rng = np.random.default_rng(43 + nkeys)
+    raw = [rng.integers(0, 256, g.key_bytes, dtype=np.uint8).tobytes() for _ in range(nkeys)]
+    keys, rks = [g.gcm_key(k) for k in raw], [c.expand_key(k) for k in raw]
+    lengths = KEYED + [int(x) for x in rng.integers(0, 65537, 2)]
+    msgs = [((i * 5) % nkeys, rng.integers(0, 256, 12, dtype=np.uint8).tobytes(), n) for i, n in enumerate(lengths)]
+    arr, _, total = g.gcm_plan([(k, iv, b"", n, 16) for k, iv, n in msgs])
+    data = rng.integers(0, 256, max(total, 16), dtype=np.uint8)
+    table = np.concatenate(keys).astype(np.uint32)
+    out, ej = np.zeros_like(data), np.zeros(4 * len(msgs), np.uint32)
+    f = g.lib.cs_cpu_gcm_keyed
+    f.argtypes = [ctypes.c_void_p, ctypes.c_uint32, ctypes.c_void_p, ctypes.c_uint64]
+    f.argtypes += [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
+    ran = f(table.ctypes.data, nkeys, arr.ctypes.data, len(msgs), data.ctypes.data, out.ctypes.data, ej.ctypes.data)
+    assert ran == 1, ran
+    for r, ((k, iv, n), off) in enumerate(zip(msgs, arr["off"])):
+        plain = data[int(off) : int(off) + n].tobytes()
+        assert out[int(off) : int(off) + n].tobytes() == c.gcm_encrypt(rks[k], iv, b"", plain, 16)[0], (n, k)
+        j0 = np.frombuffer(iv + bytes([0, 0, 0, 1]), np.uint8)
+        assert ej[4 * r : 4 * r + 4].tobytes() == c.encrypt_blocks(rks[k], j0).tobytes(), (r, k)

@@ -87,7 +87,7 @@ enum { cudaSuccess = 0, cudaErrorInvalidValue = 1, cudaErrorMemoryAllocation = 2
        cudaErrorNoDevice = 100, cudaErrorHostMemoryAlreadyRegistered = 712 };
 typedef void *cudaStream_t;
 typedef void *cudaEvent_t;
-enum cudaMemcpyKind { cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToHost = 2 };
+enum cudaMemcpyKind { cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToHost = 2, cudaMemcpyDeviceToDevice = 3 };
 enum { cudaDevAttrMultiProcessorCount = 16, cudaDevAttrClockRate = 13, cudaDevAttrComputeCapabilityMajor = 75 };
 enum { cudaFuncAttributeMaxDynamicSharedMemorySize = 8 };
 enum { cudaStreamNonBlocking = 1, cudaHostRegisterDefault = 0, cudaHostRegisterPortable = 1, cudaHostAllocPortable = 1,
@@ -163,6 +163,7 @@ static inline cudaError_t cudaFreeHost(void *p) { cs_unlock_range(p); free(p); r
 static inline cudaError_t cudaMemcpy(void *d, const void *s, size_t n, int) { memmove(d, s, n); return cudaSuccess; }
 static inline cudaError_t cudaMemcpyAsync(void *d, const void *s, size_t n, int, cudaStream_t) { memmove(d, s, n); return cudaSuccess; }
 static inline cudaError_t cudaMemsetAsync(void *d, int v, size_t n, cudaStream_t) { memset(d, v, n); return cudaSuccess; }
+template <class T> static inline cudaError_t cudaGetSymbolAddress(void **p, T &sym) { *p = (void *)&sym; return cudaSuccess; }
 static inline cudaError_t cudaMemset(void *d, int v, size_t n) { memset(d, v, n); return cudaSuccess; }
 static inline cudaError_t cudaHostRegister(void *p, size_t n, int) { cs_lock_range(p, n); return cudaSuccess; }
 static inline cudaError_t cudaHostUnregister(void *p) { return cs_unlock_range(p) ? cudaSuccess : cudaErrorInvalidValue; }

@@ -83,9 +83,38 @@ extern "C" int cs_cpu_gcm_keystream(const {P}_gcm_key *keys, const {P}_gcm_msg *
 """
 
 
+def gcm_keyed_entry(P: str) -> str:
+    """A C entry to a bitsliced layout's keyed GCM keystream alone (P_gcm_keyed_run: the records listed by key,
+    a launch a key with its round keys in constant memory, then the records' E(K, J0)), which on a GPU runs
+    only beside the tensor cores' GHASH.  Descriptors as P_gcm_batch_dev makes them.
+
+        cs_cpu_gcm_keyed(keys, nkeys, msgs, nmsg, in, out, ej) -> 1 (the route ran), 0 (the batch is not its
+        shape) or a negative error code; out = in XOR the keystreams, ej + 16 r: record r's E(K, J0)
+    """
+    return f"""
+extern "C" int cs_cpu_gcm_keyed(const {P}_gcm_key *keys, uint32_t nkeys, const {P}_gcm_msg *msgs, uint64_t nmsg,
+                                const uint8_t *in, uint8_t *out, uint32_t *ej)
+{{
+    std::vector<{P}_gdesc> d(nmsg);
+    uint64_t max_len = 0;
+    for (uint64_t r = 0; r < nmsg; ++r) {{
+        uint8_t j0[16] = {{0}};
+        memcpy(j0, msgs[r].iv, 12);
+        j0[15] = 1;
+        {P}_gcm_desc(j0, msgs[r].off, msgs[r].len, 0, 0, msgs[r].key, (uint32_t)r, 1, 16, &d[r]);
+        if (msgs[r].len > max_len) max_len = msgs[r].len;
+    }}
+    int rc = 0;
+    const int ran = {P}_gcm_keyed_run(keys, nkeys, d.data(), nmsg, max_len, in, out, ej, 0, &rc);
+    return rc ? -rc : ran;
+}}
+"""
+
+
 def build(src) -> Path:
     """The CPU shared library of a generate() result (cached by content)."""
     cu = cpu_text(src.cu) + (gcm_keystream_entry(src.symbol) if "_gcm_keystream_run(" in src.cu else "")
+    cu += gcm_keyed_entry(src.symbol) if "_gcm_keyed_run(" in src.cu else ""
     sources = {f"{src.name}.cpp": cu, f"{src.name}.h": cpu_text(src.h), "cuda_cpu.h": SHIM.read_text()}
     tc = Toolchain(cc="g++", flags=("-std=c++17", "-O1", "-w", "-fno-strict-aliasing"))
     return compile_cached(sources, [f"{src.name}.cpp"], "shared", tc)
