@@ -348,6 +348,118 @@ def ab_run(reg, label: str, names: list[str], sizes_mib: list[int], reps: int, p
             )
 
 
+def parse_arms(text: str) -> list[tuple[str, dict]]:
+    """ "label:VAR=v,VAR=v;label2:..." -> [(label, {VAR: v, ...}), ...] (an empty switch list: the defaults)."""
+    arms = []
+    for part in filter(None, text.split(";")):
+        label, _, sw = part.partition(":")
+        arms.append((label, dict(kv.split("=", 1) for kv in filter(None, sw.split(",")))))
+    return arms
+
+
+def context(g, devs: list[int], env: dict) -> cm.GpuSet:
+    """A context of its own over ``devs`` made with the switches ``env`` set (the library reads them when a
+    context is made), the process environment as it was afterwards."""
+    old = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    try:
+        return cm.GpuSet(g, devs)
+    finally:
+        for k, v in old.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def ab_mix(
+    reg, arms: list[tuple[str, dict]], names: list[str], sizes_mib: list[int], rounds: int, per: int, phase_reps: int
+) -> list[dict]:
+    """--ab-mix ARMS: the arms measured side by side in one process, interleaved (a context per arm and GPU set;
+    ``rounds`` rounds, each running every arm for ``per`` library-timed calls, the arms' order rotating), so a
+    drift of the clocks or of the host touches every arm alike.  Per cipher, size, GPU set and arm: the median
+    call, its ratio to the first arm's, 2 GPUs vs 1; the median phased call's fixed cost and per-GPU keystream;
+    every arm's output == the C DRBG's (SHA-256)."""
+    db = drbg_bench()
+    loop = db.loop_lib()
+    rows = []
+    for name in names:
+        c = C_BACKEND.load(reg, name, None, None)
+        g = CUDA_BACKEND.load(reg, name, None, None)
+        sets = [[0]] + ([[0, 1]] if g.device_count() > 1 else [])
+        for mib in sizes_mib:
+            case = Case(db, c, g, mib * MIB)
+            want, _ = case.reference(loop)
+            case.reset()
+            case.plan()
+            for devs in sets:
+                ctxs = [context(g, devs, env) for _, env in arms]
+                try:
+                    for gs in ctxs:
+                        gs.set_split_min(0 if len(devs) > 1 else cm.SPLIT_MIN)
+                    first = ctxs[0].parts_multi(case.lens)
+                    at = [int(case.ends[r]) for r in first]
+                    times: list[list[float]] = [[] for _ in arms]
+                    with ctxs[0].alloc(at) as dout:
+                        for gs in ctxs:  # warm-up (each context's scratch grows once)
+                            gs.ctr_multi_dev(case.keys, case.vs, case.lens, dout)
+                        for k in range(rounds):
+                            for j in range(len(arms)):
+                                a = (j + k) % len(arms)
+                                times[a] += ctxs[a].time_multi(case.keys, case.vs, case.lens, dout, per)
+                        for a, ((arm, _), gs) in enumerate(zip(arms, ctxs)):
+                            dout.upload(np.zeros(case.n, np.uint8), at)  # so a call that wrote nothing fails
+                            ph = phases(gs, case, dout, phase_reps)
+                            used = [p for p in ph["devices"] if p["gpu"] >= 0]
+                            rows.append(
+                                {
+                                    "arm": arm,
+                                    "cipher": name,
+                                    "mib": mib,
+                                    "gpus": len(devs),
+                                    "ms": statistics.median(times[a]) * 1e3,
+                                    "min_ms": min(times[a]) * 1e3,
+                                    "calls": len(times[a]),
+                                    "fixed_us": ph["fixed_us"],
+                                    "keystream_us": [round(p["keystream"], 1) for p in used],
+                                    "phases": ph,
+                                    "verified": sha(dout) == want,
+                                }
+                            )
+                finally:
+                    for gs in ctxs:
+                        gs.close()
+    return rows
+
+
+def ab_mix_table(rows: list[dict]) -> str:
+    """The --ab-mix rows: per cipher and size, each arm's 1- and 2-GPU medians, the ratio, vs the first arm."""
+    lines = [
+        "| arm | cipher | output | 1 GPU ms (vs first arm) | 2 GPUs ms (vs first arm) | 2 vs 1 | fixed us, 1 / 2 GPUs "
+        "| keystream us: 1 GPU / 2 GPUs (GPU 0, 1) | verified |",
+        "|---|---|---:|---:|---:|---:|---|---|---|",
+    ]
+    by = {(r["arm"], r["cipher"], r["mib"], r["gpus"]): r for r in rows}
+    arms = list(dict.fromkeys(r["arm"] for r in rows))
+    for cipher, mib in dict.fromkeys((r["cipher"], r["mib"]) for r in rows):
+        for arm in arms:
+            one, two = by.get((arm, cipher, mib, 1)), by.get((arm, cipher, mib, 2))
+            b1, b2 = by.get((arms[0], cipher, mib, 1)), by.get((arms[0], cipher, mib, 2))
+
+            def cell(r, b):
+                return f"{r['ms']:.4f} ({r['ms'] / b['ms']:.3f})" if r and b else "-"
+
+            ratio = f"x{one['ms'] / two['ms']:.3f}" if one and two else "-"
+            fixed = " / ".join(f"{r['fixed_us']:.1f}" for r in (one, two) if r)
+            ks = " / ".join(", ".join(f"{k:.1f}" for k in r["keystream_us"]) for r in (one, two) if r)
+            ok = all(r["verified"] for r in (one, two) if r)
+            lines.append(
+                f"| {arm} | {cipher} | {mib} MiB | {cell(one, b1)} | {cell(two, b2)} | {ratio} | {fixed} | {ks} "
+                f"| {'yes' if ok else '**NO**'} |"
+            )
+    return "\n".join(lines)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=Path(os.environ.get("OUT", "/tmp")))
@@ -359,8 +471,17 @@ def main() -> None:
     ap.add_argument("--sweep-mib", type=lambda s: [int(x) for x in s.split(",")], default=[8, 16, 32, 64, 128])
     ap.add_argument("--phases", action="store_true", help="the phase breakdown only")
     ap.add_argument("--ab", metavar="LABEL", help="the A/B rows only (library-timed 1 vs 2 GPUs), labelled LABEL")
+    ap.add_argument("--ab-mix", metavar="ARMS", help='arms interleaved in one process: "label:VAR=v,..;label2:.."')
+    ap.add_argument("--rounds", type=int, default=9, help="--ab-mix: rounds over the arms")
+    ap.add_argument("--per", type=int, default=3, help="--ab-mix: library-timed calls per arm and round")
     a = ap.parse_args()
     reg = Registry()
+    if a.ab_mix:
+        rows = ab_mix(reg, parse_arms(a.ab_mix), a.ciphers.split(","), a.mib, a.rounds, a.per, a.phase_reps)
+        a.out.mkdir(parents=True, exist_ok=True)
+        (a.out / "ab_mix.json").write_text(json.dumps(rows, indent=1))
+        print(ab_mix_table(rows))
+        return
     if a.ab:
         ab_run(reg, a.ab, a.ciphers.split(","), a.mib, a.reps, a.phase_reps)
         return

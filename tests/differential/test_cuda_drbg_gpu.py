@@ -202,6 +202,46 @@ def test_context_drbg_calls_equal_c_generate(registry, name, path):
     gs.close()
 
 
+@pytest.mark.parametrize(
+    "path",
+    ["default", "unit-share", "prefetch", "prefetch-two-launch", "prefetch-copy", "serial"],
+)
+def test_context_drbg_whole_waves_cross_requests(registry, path):
+    """LEA-128, 1,500 requests and a partial one (94 MiB: each CTA's share of the one-wave grid crosses requests,
+    on one GPU and on each of two): the context's call == P_drbg_generate with whole waves' shares in whole loop
+    trips (default) or warp slots (CIPHERSPEC_MG_SHARE=unit); the next request's V and key fetched into shared
+    memory during the one before (CIPHERSPEC_MG_PREFETCH=1: fused, two launches, the plan copied); every device
+    enqueued from the caller's thread (CIPHERSPEC_MG_ENQ=serial)."""
+    c, g = ciphers(registry, "lea128")
+    a, b = twin_c_drbgs(c, 7)
+    n = 1500 * REQ + 4000
+    want = requests(a, n)
+    plan = b.plan_bulk(n, REQ)
+    keys = np.frombuffer(b"".join(r.key for r in plan), np.uint8)
+    vs = np.frombuffer(b"".join(r.v for r in plan), np.uint8)
+    lens = np.array([r.nbytes for r in plan], np.uint64)
+    ends = np.concatenate([[0], np.cumsum(lens.astype(np.int64))])
+    env = {
+        "default": {},
+        "unit-share": {"CIPHERSPEC_MG_SHARE": "unit"},
+        "prefetch": {"CIPHERSPEC_MG_PREFETCH": "1"},
+        "prefetch-two-launch": {"CIPHERSPEC_MG_PREFETCH": "1", "CIPHERSPEC_MG_FUSED": "0"},
+        "prefetch-copy": {"CIPHERSPEC_MG_PREFETCH": "1", "CIPHERSPEC_MG_PLAN_COPY": "1"},
+        "serial": {"CIPHERSPEC_MG_ENQ": "serial"},
+    }[path]
+    for split_min in (0, 1 << 40):  # every visible GPU, then the first alone
+        gs = fresh_context(g, env)
+        gs.set_split_min(split_min)
+        first = gs.parts_multi(lens)
+        at = [int(ends[f]) for f in first]
+        with gs.alloc(at) as dout:
+            for _ in range(2):  # (the second call: each device's other slot)
+                dout.upload(bytes(n), at)
+                gs.ctr_multi_dev(keys, vs, lens, dout)
+                assert dout.download().tobytes() == want, (path, split_min)
+        gs.close()
+
+
 @pytest.mark.parametrize("name", ["lea128", "aes128", "aria128"])
 def test_whole_waves_equal_c_generate(registry, name):
     """Whole requests only (8 of 64 KiB): for LEA-128 the one-wave grid crossing requests, the V's staged as they are

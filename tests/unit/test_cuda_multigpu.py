@@ -204,7 +204,9 @@ def test_generated_host_code_over_fake_devices(registry, name):
     assert re.match(r"ok \d+ checks", res.stdout), res.stdout
     if name == "lea128":  # a waited-for multi-key call through the key stream too; enqueued serially (the A/Bs)
         for switch in ({"CIPHERSPEC_MG_LONE_KST": "1"}, {"CIPHERSPEC_MG_ENQ": "serial"}):
-            res = subprocess.run([str(exe), "quick"], capture_output=True, text=True, env=dict(env, **switch), timeout=600)
+            res = subprocess.run(
+                [str(exe), "quick"], capture_output=True, text=True, env=dict(env, **switch), timeout=600
+            )
             assert res.returncode == 0, res.stderr[-3000:] + res.stdout[-1000:]
     res = subprocess.run([str(exe), "nodev"], capture_output=True, text=True, env=dict(env, STUB_DEVICES="0"))
     assert res.returncode == 0, res.stderr[-3000:]
@@ -546,8 +548,8 @@ def test_runtime_phases_and_library_timer_over_fake_gpus(fake_gpus):
 def test_multi_key_ab_switches_over_fake_gpus(fake_gpus, monkeypatch, switches):
     """The device A/B's switches, read when a context is made (bench/gpu/drbg_multi.py --ab-mix makes one context
     per arm): every device enqueued from the caller's thread, the last first, then each waited for (ENQ=serial);
-    whole waves' shares in warp slots (SHARE=unit).  Output == the toy keystream on 1, 2 and 3 fake GPUs; the
-    phases' host timestamps in order per GPU; a device that gets no request is neither enqueued nor waited for."""
+    whole waves' shares in warp slots (SHARE=unit).  Output == the toy keystream on 1, 2 and 3 fake GPUs, twice
+    (each device's two slots); the phases' host timestamps in order per GPU."""
     c, ref, _ = fake_gpus
     for k, v in switches.items():
         monkeypatch.setenv(k, v)
@@ -580,7 +582,7 @@ def test_multi_key_ab_switches_over_fake_gpus(fake_gpus, monkeypatch, switches):
                     ph = g.phases()
                     g.set_phases(False)
                     assert dout.download().tobytes() == want, devices
-                    for d, p in enumerate(ph["devices"]):
+                    for p in ph["devices"]:
                         assert 0 <= p["start"] <= p["planned"] <= p["enqueued"] <= p["waited"] <= ph["call_us"], p
         finally:
             g.close()
