@@ -457,7 +457,24 @@ def ab_mix_table(rows: list[dict]) -> str:
                 f"| {arm} | {cipher} | {mib} MiB | {cell(one, b1)} | {cell(two, b2)} | {ratio} | {fixed} | {ks} "
                 f"| {'yes' if ok else '**NO**'} |"
             )
-    return "\n".join(lines)
+    ph = [
+        "",
+        "Phases of each arm's median phased call (host us after entry: job began / plan staged / enqueued / wait "
+        "returned; GPU us: keystream):",
+        "",
+        "| arm | output | GPUs | call us | GPU | host | keystream |",
+        "|---|---:|---:|---:|---:|---|---:|",
+    ]
+    for r in rows:
+        for d, p in enumerate(r["phases"]["devices"]):
+            if p["gpu"] < 0:
+                continue
+            host = " / ".join(f"{p[k]:.1f}" for k in ("start", "planned", "enqueued", "waited"))
+            ph.append(
+                f"| {r['arm']} | {r['mib']} MiB | {r['gpus']} | {r['phases']['call_us']:.1f} | {d} | {host} "
+                f"| {p['keystream']:.1f} |"
+            )
+    return "\n".join(lines + ph)
 
 
 def main() -> None:
@@ -480,7 +497,9 @@ def main() -> None:
         rows = ab_mix(reg, parse_arms(a.ab_mix), a.ciphers.split(","), a.mib, a.rounds, a.per, a.phase_reps)
         a.out.mkdir(parents=True, exist_ok=True)
         (a.out / "ab_mix.json").write_text(json.dumps(rows, indent=1))
-        print(ab_mix_table(rows))
+        table_text = ab_mix_table(rows)
+        print(table_text.split("\n\nPhases")[0])
+        (a.out / "ab_mix.md").write_text(table_text + "\n")
         return
     if a.ab:
         ab_run(reg, a.ab, a.ciphers.split(","), a.mib, a.reps, a.phase_reps)
