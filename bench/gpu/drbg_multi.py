@@ -22,7 +22,8 @@ OUT/drbg_multi.json and prints the tables.
 
     python3 bench/gpu/drbg_multi.py --out $OUT [--ciphers lea128,aes128,aria128] [--mib 128,1024]
     python3 bench/gpu/drbg_multi.py --phases [--ciphers lea128] [--mib 8,128]   (the phase breakdown only)
-    CIPHERSPEC_MG_FUSED=0 python3 bench/gpu/drbg_multi.py --ab two-launch --ciphers lea128   (an A/B row set)
+    python3 bench/gpu/drbg_multi.py --ab-mix "unit:CIPHERSPEC_MG_SHARE=unit;trip:" --ciphers lea128   (arms
+        interleaved in one process, a context per arm made under its switches: the A/B table)
 """
 
 from __future__ import annotations
@@ -304,50 +305,6 @@ def phases_only(reg, names: list[str], sizes_mib: list[int], reps: int) -> None:
     print("\n".join(lines))
 
 
-def ab_run(reg, label: str, names: list[str], sizes_mib: list[int], reps: int, phase_reps: int) -> None:
-    """--ab LABEL: the call's A/B (drbg_multi.sh runs it once per switch setting, twice over): per cipher and size,
-    the library-timed median of ``reps`` calls on 1 GPU and on 2 GPUs (when present), their ratio, each set's
-    fixed cost (the median phased call minus its slowest keystream) and key-schedule + keystream GPU times;
-    every output's SHA-256 == the C DRBG's."""
-    db = drbg_bench()
-    loop = db.loop_lib()
-    print(
-        "| switch | cipher | output | 1 GPU ms | 2 GPUs ms | 2 vs 1 | fixed us, 1 / 2 GPUs | GPU 0 key schedule + keystream us, 1 / 2 GPUs | verified |"
-    )
-    print("|---|---|---:|---:|---:|---:|---|---|---|")
-    for name in names:
-        c = C_BACKEND.load(reg, name, None, None)
-        g = CUDA_BACKEND.load(reg, name, None, None)
-        sets = [[0]] + ([[0, 1]] if g.device_count() > 1 else [])
-        for mib in sizes_mib:
-            case = Case(db, c, g, mib * MIB)
-            want, _ = case.reference(loop)
-            case.reset()
-            case.plan()
-            ms, fixed, gpu, ok = [], [], [], True
-            for devs in sets:
-                gs = g.gpus(devs)
-                gs.set_split_min(0 if len(devs) > 1 else cm.SPLIT_MIN)
-                first = gs.parts_multi(case.lens)
-                at = [int(case.ends[r]) for r in first]
-                with gs.alloc(at) as dout:
-                    gs.ctr_multi_dev(case.keys, case.vs, case.lens, dout)  # warm-up (the scratch grows once)
-                    dout.upload(np.zeros(case.n, np.uint8), at)  # so a call that wrote nothing fails the check
-                    ms.append(statistics.median(gs.time_multi(case.keys, case.vs, case.lens, dout, reps)) * 1e3)
-                    ph = phases(gs, case, dout, phase_reps)
-                    ok = ok and sha(dout) == want
-                fixed.append(f"{ph['fixed_us']:.1f}")
-                p0 = ph["devices"][0]
-                gpu.append(f"{p0['keys']:.1f} + {p0['keystream']:.1f}")
-            two = f"{ms[1]:.3f}" if len(ms) > 1 else "-"
-            ratio = f"x{ms[0] / ms[1]:.2f}" if len(ms) > 1 else "-"
-            print(
-                f"| {label} | {name} | {mib} MiB | {ms[0]:.3f} | {two} | {ratio} | {' / '.join(fixed)} "
-                f"| {' / '.join(gpu)} | {'yes' if ok else '**NO**'} |",
-                flush=True,
-            )
-
-
 def parse_arms(text: str) -> list[tuple[str, dict]]:
     """ "label:VAR=v,VAR=v;label2:..." -> [(label, {VAR: v, ...}), ...] (an empty switch list: the defaults)."""
     arms = []
@@ -487,7 +444,6 @@ def main() -> None:
     ap.add_argument("--phase-reps", type=int, default=7)
     ap.add_argument("--sweep-mib", type=lambda s: [int(x) for x in s.split(",")], default=[8, 16, 32, 64, 128])
     ap.add_argument("--phases", action="store_true", help="the phase breakdown only")
-    ap.add_argument("--ab", metavar="LABEL", help="the A/B rows only (library-timed 1 vs 2 GPUs), labelled LABEL")
     ap.add_argument("--ab-mix", metavar="ARMS", help='arms interleaved in one process: "label:VAR=v,..;label2:.."')
     ap.add_argument("--rounds", type=int, default=9, help="--ab-mix: rounds over the arms")
     ap.add_argument("--per", type=int, default=3, help="--ab-mix: library-timed calls per arm and round")
@@ -500,9 +456,6 @@ def main() -> None:
         table_text = ab_mix_table(rows)
         print(table_text.split("\n\nPhases")[0])
         (a.out / "ab_mix.md").write_text(table_text + "\n")
-        return
-    if a.ab:
-        ab_run(reg, a.ab, a.ciphers.split(","), a.mib, a.reps, a.phase_reps)
         return
     if a.phases:
         phases_only(reg, a.ciphers.split(","), a.mib, a.phase_reps)
