@@ -283,18 +283,21 @@ def kernel_parts(
     kb = module.key.nbytes
     kw = (kb + 3) // 4  # the key's words, after the round keys in shared memory (fused)
     key = f"cs_smem + {rk_off + nrk}"
-    # (whole words: the key may come from the word thread t prefetched during the previous request, pk)
+    # (whole words: the key may come from the words fetched into pv: the prefetch, CIPHERSPEC_MG_PREFETCH=1)
     load = (
         f"        if (threadIdx.x < {kw}u) ({key})[threadIdx.x] = pf ? pv[{MW} + threadIdx.x] : keys[(uint64_t)r * {kw} + threadIdx.x];"
         if kb % 4 == 0
         else f"        for (uint32_t i = threadIdx.x; i < {kb}u; i += {T}u) ((uint8_t *)({key}))[i] = "
         f"((const uint8_t *)keys)[(uint64_t)r * {kb} + i];"
     )
-    key_next = (
-        f"if (threadIdx.x - {MW}u < {kw}u) cs_mk_fetch4(pv + threadIdx.x, keys + (uint64_t)(r + 1u) * {kw} + threadIdx.x - {MW}u);"
-        if kb % 4 == 0
-        else ""
-    )
+
+    def fetch(idx: str, key: bool) -> str:  # request idx's V (threads 0 .. MW-1), key words (the next kw) into pv
+        v = f"if (threadIdx.x < {MW}u) cs_mk_fetch4(pv + threadIdx.x, (const uint32_t *)reqs + (uint64_t)({idx}) * {MW}u + threadIdx.x);"
+        if not key or kb % 4:
+            return v
+        k = f"if (threadIdx.x - {MW}u < {kw}u) cs_mk_fetch4(pv + threadIdx.x, keys + (uint64_t)({idx}) * {kw} + threadIdx.x - {MW}u);"
+        return f"{v}\n            {k}"
+
     ks_stage = "\n".join(
         [
             load,
@@ -320,7 +323,12 @@ def kernel_parts(
         # whole waves (the flat form) where the kernel has it: not lane layouts (lanes.cu.j2 keeps a CTA per request)
         "flat": group == 1,
         "vload": _v_load(B, "vw", "r"),
-        "key_next": key_next if fused else "",  # the next request's key words, prefetched (flat 2, fused)
+        # the prefetch's fetches (flat 2): the CTA's first request's V (and, fused, key words), then the next one's
+        "fetch_first": fetch("r", False),
+        "fetch_next": fetch("r + 1u", False),
+        "ks_fetch_first": fetch("r", True),
+        "ks_fetch_next": fetch("r + 1u", True),
+        "key_fetched": fused and kb % 4 == 0,  # whether the key words come fetched too
         "nx_off": rk_off + nrk,  # the prefetched V's words in shared memory, after the round keys
         "ks_nx_off": rk_off + nrk + kw,  # (fused: after the key; the V's words, then the key's)
         "unit": 32 * group,  # blocks a warp makes per loop trip and ILP slot: the flat form's shares are multiples
