@@ -9,8 +9,8 @@
 # present) 2 GPUs in the same run: from a plan timed inside the library (P_mg_time_multi) and from Python, plan +
 # GPU, pipelined, and per GPU the phases of the median call (host timestamps: hand-over, plan staged, enqueued, wait
 # returned; GPU events: plan copy, key schedule, keystream, clearing); every output's SHA-256 == the C DRBG's; the
-# split sweep.  Everything goes to $OUT.  Each stage bounded (build 100 s, A/B 65 + 50, tests 60, benchmark 40 + 35:
-# about 4.5 minutes at most with the libraries carried, the build then ~20 s).
+# split sweep.  Everything goes to $OUT.  Each stage bounded (build 100 s, A/B 45, tests 55, LEA rows 40, AES 30,
+# ARIA-128 last in what is left of ~195 s: about 3 minutes with the libraries carried, the build then ~20 s).
 # LEA-128's A/B runs first.  An empty build cache may not finish the AES/ARIA bitsliced nvcc builds in the build
 # stage (~2.5 min in parallel): build them on the CPU machine first and carry .cs-cache --
 #   CIPHERSPEC_CACHE=$PWD/.cs-cache bash bench/gpu/drbg_multi.sh prebuild     (CPU machine: the build stage only)
@@ -47,38 +47,35 @@ PY
 
 # The A/B: arms interleaved in one process (bench/gpu/drbg_multi.py --ab-mix: a context per arm, made under its
 # switches; rounds over the arms in rotating order), LEA-128 library-timed at 128 MiB and 1 GiB on 1 and 2 GPUs.
-#   unit    whole waves, shares in warp slots: main before this branch (CIPHERSPEC_MG_SHARE=unit)
-#   trip    whole waves, shares in whole loop trips (the default now)
-#   ctas    CTAs per request, a plan of descriptors (CIPHERSPEC_MG_WAVE=0)
-#   serial  trip, a 2-GPU call's devices enqueued from the caller's thread (CIPHERSPEC_MG_ENQ=serial)
-#   copy    trip, the plan copied to the device (CIPHERSPEC_MG_PLAN_COPY=1)
-#   pf      trip, the next request's V and key fetched into shared memory ahead (CIPHERSPEC_MG_PREFETCH=1; its own
-#           process, with unit and trip again, so a fault of the new code cannot take the first table with it)
-stage "A/B, LEA-128 library-timed, 1 vs 2 GPUs, arms interleaved in one process: unit | trip | ctas | serial | copy"
-timeout 65 python3 bench/gpu/drbg_multi.py --out "$OUT/ab1" --ab-mix \
-  "unit:CIPHERSPEC_MG_SHARE=unit;trip:;ctas:CIPHERSPEC_MG_WAVE=0;serial:CIPHERSPEC_MG_ENQ=serial;copy:CIPHERSPEC_MG_PLAN_COPY=1" \
-  --ciphers lea128 --mib 128,1024 --rounds 15 --per 3 --phase-reps 7 > "$OUT/ab1.log" 2>&1 || rc=1
-tail -12 "$OUT/ab1.log"; grep "^| [a-z+]* | 128 MiB | 2 |" "$OUT/ab1/ab_mix.md"
-stage "A/B, the prefetch: unit | trip | pf | pf+serial | pf+unit"
-timeout 50 python3 bench/gpu/drbg_multi.py --out "$OUT/ab2" --ab-mix \
-  "unit:CIPHERSPEC_MG_SHARE=unit;trip:;pf:CIPHERSPEC_MG_PREFETCH=1;pf+serial:CIPHERSPEC_MG_PREFETCH=1,CIPHERSPEC_MG_ENQ=serial;pf+unit:CIPHERSPEC_MG_PREFETCH=1,CIPHERSPEC_MG_SHARE=unit" \
-  --ciphers lea128 --mib 128,1024 --rounds 15 --per 3 --phase-reps 7 > "$OUT/ab2.log" 2>&1 || rc=1
-tail -12 "$OUT/ab2.log"; grep "^| [a-z+]* | 128 MiB | 2 |" "$OUT/ab2/ab_mix.md"
+#   noprefetch  each CTA loads a request's V and key when it reaches it: main before drbg3 (CIPHERSPEC_MG_PREFETCH=0)
+#   default     whole waves, each CTA's V's and keys fetched into shared memory ahead (cp.async)
+#   ctas        CTAs per request, a plan of descriptors (CIPHERSPEC_MG_WAVE=0): the shortest keystream in round 1
+stage "A/B, LEA-128 library-timed, 1 vs 2 GPUs, arms interleaved in one process: noprefetch | default | ctas"
+timeout 45 python3 bench/gpu/drbg_multi.py --out "$OUT/ab" --ab-mix \
+  "noprefetch:CIPHERSPEC_MG_PREFETCH=0;default:;ctas:CIPHERSPEC_MG_WAVE=0" \
+  --ciphers lea128 --mib 128,1024 --rounds 15 --per 3 --phase-reps 7 > "$OUT/ab.log" 2>&1 || rc=1
+tail -8 "$OUT/ab.log"; grep "^| [a-z+]* | 128 MiB | 2 |" "$OUT/ab/ab_mix.md"
 
 stage "GPU tests: DRBG bulk == the C DRBG (1 GPU; on 2 GPUs also split at every size and under the threshold)"
-timeout 60 python3 -m pytest tests/differential/test_cuda_drbg_gpu.py tests/differential/test_cuda_multigpu_gpu.py \
+timeout 55 python3 -m pytest tests/differential/test_cuda_drbg_gpu.py tests/differential/test_cuda_multigpu_gpu.py \
   -k "drbg and (lea128 or aes128 or aria128 or many_independent or whole_waves_cross)" -q -p no:cacheprovider -n "$(( ngpu > 1 ? 4 : 2 ))" 2>&1 | tee "$OUT/tests.log" | tail -6
 [ "${PIPESTATUS[0]}" = 0 ] || rc=1
 
-stage "benchmark: LEA-128 at 128 MiB and 1 GiB, AES-128 and ARIA-128 at 1 GiB; 1 GPU$( [ "$ngpu" -gt 1 ] && echo ' and 2 GPUs'), with the phases"
+stage "benchmark: LEA-128 at 128 MiB and 1 GiB; 1 GPU$( [ "$ngpu" -gt 1 ] && echo ' and 2 GPUs'), with the phases"
 timeout 40 python3 bench/gpu/drbg_multi.py --out "$OUT/lea" --ciphers lea128 --mib 128,1024 --reps 5 --phase-reps 5 \
   --sweep-mib 16,32,64,128 > "$OUT/bench.log" 2>&1 || rc=1
 grep -hv "^|\|^$\|^- \|^Phases" "$OUT/bench.log" | tail -12
 sed -n '/^| cipher/,$p' "$OUT/bench.log"
-stage "benchmark: AES-128 and ARIA-128 at 1 GiB (last: the stage bound may cut ARIA)"
-timeout 35 python3 bench/gpu/drbg_multi.py --out "$OUT/aes-aria" --ciphers aes128,aria128 --mib 1024 --reps 3 \
-  --phase-reps 3 > "$OUT/bench-aes-aria.log" 2>&1 || rc=1
-grep -hv "^|\|^$\|^- \|^Phases" "$OUT/bench-aes-aria.log" | tail -8
-sed -n '/^| cipher/,/^$/p' "$OUT/bench-aes-aria.log"
+stage "benchmark: AES-128 at 1 GiB"
+timeout 30 python3 bench/gpu/drbg_multi.py --out "$OUT/aes" --ciphers aes128 --mib 1024 --reps 3 \
+  --phase-reps 3 > "$OUT/bench-aes.log" 2>&1 || rc=1
+grep -hv "^|\|^$\|^- \|^Phases" "$OUT/bench-aes.log" | tail -4
+left=$(( 195 - ($(date +%s) - t0) ))  # ARIA-128 last, in what is left of about 200 s (its plan alone is ~66 ms/GiB)
+if [ "$left" -gt 20 ]; then
+  stage "benchmark: ARIA-128 at 1 GiB (bounded at ${left} s)"
+  timeout "$left" python3 bench/gpu/drbg_multi.py --out "$OUT/aria" --ciphers aria128 --mib 1024 --reps 3 \
+    --phase-reps 3 > "$OUT/bench-aria.log" 2>&1 || echo "(ARIA-128 cut by the bound: not a failure of the run)"
+  grep -hv "^|\|^$\|^- \|^Phases" "$OUT/bench-aria.log" | tail -4
+fi
 stage "done rc=$rc"
 exit $rc

@@ -202,16 +202,13 @@ def test_context_drbg_calls_equal_c_generate(registry, name, path):
     gs.close()
 
 
-@pytest.mark.parametrize(
-    "path",
-    ["default", "unit-share", "prefetch", "prefetch-two-launch", "prefetch-copy", "serial"],
-)
+@pytest.mark.parametrize("path", ["default", "no-prefetch", "two-launch", "copy"])
 def test_context_drbg_whole_waves_cross_requests(registry, path):
     """LEA-128, 1,500 requests and a partial one (94 MiB: each CTA's share of the one-wave grid crosses requests,
-    on one GPU and on each of two): the context's call == P_drbg_generate with whole waves' shares in whole loop
-    trips (default) or warp slots (CIPHERSPEC_MG_SHARE=unit); the next request's V and key fetched into shared
-    memory during the one before (CIPHERSPEC_MG_PREFETCH=1: fused, two launches, the plan copied); every device
-    enqueued from the caller's thread (CIPHERSPEC_MG_ENQ=serial)."""
+    on one GPU and on each of two): the context's call == P_drbg_generate with each request's V and key fetched
+    into shared memory ahead -- the first at the CTA's start, the next during the one before (default: fused; two
+    launches, CIPHERSPEC_MG_FUSED=0; the plan copied, CIPHERSPEC_MG_PLAN_COPY=1) -- or loaded when the CTA reaches
+    the request (CIPHERSPEC_MG_PREFETCH=0)."""
     c, g = ciphers(registry, "lea128")
     a, b = twin_c_drbgs(c, 7)
     n = 1500 * REQ + 4000
@@ -223,11 +220,9 @@ def test_context_drbg_whole_waves_cross_requests(registry, path):
     ends = np.concatenate([[0], np.cumsum(lens.astype(np.int64))])
     env = {
         "default": {},
-        "unit-share": {"CIPHERSPEC_MG_SHARE": "unit"},
-        "prefetch": {"CIPHERSPEC_MG_PREFETCH": "1"},
-        "prefetch-two-launch": {"CIPHERSPEC_MG_PREFETCH": "1", "CIPHERSPEC_MG_FUSED": "0"},
-        "prefetch-copy": {"CIPHERSPEC_MG_PREFETCH": "1", "CIPHERSPEC_MG_PLAN_COPY": "1"},
-        "serial": {"CIPHERSPEC_MG_ENQ": "serial"},
+        "no-prefetch": {"CIPHERSPEC_MG_PREFETCH": "0"},
+        "two-launch": {"CIPHERSPEC_MG_FUSED": "0"},
+        "copy": {"CIPHERSPEC_MG_PLAN_COPY": "1"},
     }[path]
     for split_min in (0, 1 << 40):  # every visible GPU, then the first alone
         gs = fresh_context(g, env)

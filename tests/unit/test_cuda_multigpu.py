@@ -202,12 +202,11 @@ def test_generated_host_code_over_fake_devices(registry, name):
     )
     assert res.returncode == 0, res.stderr[-3000:] + res.stdout[-1000:]
     assert re.match(r"ok \d+ checks", res.stdout), res.stdout
-    if name == "lea128":  # a waited-for multi-key call through the key stream too; enqueued serially (the A/Bs)
-        for switch in ({"CIPHERSPEC_MG_LONE_KST": "1"}, {"CIPHERSPEC_MG_ENQ": "serial"}):
-            res = subprocess.run(
-                [str(exe), "quick"], capture_output=True, text=True, env=dict(env, **switch), timeout=600
-            )
-            assert res.returncode == 0, res.stderr[-3000:] + res.stdout[-1000:]
+    if name == "lea128":  # a waited-for multi-key call through the key stream too (the benchmark's A/B)
+        res = subprocess.run(
+            [str(exe), "quick"], capture_output=True, text=True, env=dict(env, CIPHERSPEC_MG_LONE_KST="1"), timeout=600
+        )
+        assert res.returncode == 0, res.stderr[-3000:] + res.stdout[-1000:]
     res = subprocess.run([str(exe), "nodev"], capture_output=True, text=True, env=dict(env, STUB_DEVICES="0"))
     assert res.returncode == 0, res.stderr[-3000:]
 
@@ -542,47 +541,3 @@ def test_runtime_phases_and_library_timer_over_fake_gpus(fake_gpus):
             secs = g.time_multi(keys, vs, lens, dout, 4)
             assert len(secs) == 4 and all(s >= 0 for s in secs)
             assert dout.download().tobytes() == want
-
-
-@pytest.mark.parametrize("switches", [{"CIPHERSPEC_MG_ENQ": "serial"}, {"CIPHERSPEC_MG_SHARE": "unit"}])
-def test_multi_key_ab_switches_over_fake_gpus(fake_gpus, monkeypatch, switches):
-    """The device A/B's switches, read when a context is made (bench/gpu/drbg_multi.py --ab-mix makes one context
-    per arm): every device enqueued from the caller's thread, the last first, then each waited for (ENQ=serial);
-    whole waves' shares in warp slots (SHARE=unit).  Output == the toy keystream on 1, 2 and 3 fake GPUs, twice
-    (each device's two slots); the phases' host timestamps in order per GPU."""
-    c, ref, _ = fake_gpus
-    for k, v in switches.items():
-        monkeypatch.setenv(k, v)
-    rng = np.random.default_rng(5)
-    nreq, req = 9, 4096
-    keys = rng.integers(0, 256, nreq * 16, dtype=np.uint8)
-    vs = rng.integers(0, 256, nreq * 16, dtype=np.uint8)
-    lens = np.full(nreq, req, np.uint64)
-    lens[-1] = 1000
-    want = b"".join(
-        modes.ctr(
-            ref,
-            ref.expand_key(keys[16 * r : 16 * r + 16].tobytes()),
-            modes.ctr_next_iv(vs[16 * r : 16 * r + 16].tobytes(), 1),
-            bytes(int(lens[r])),
-        )[0]
-        for r in range(nreq)
-    )
-    for devices in ([0], [2, 0], [1, 2, 0]):
-        g = cm.GpuSet(c, devices)  # a context of its own: the switches are read now
-        try:
-            g.set_split_min(0)
-            first = g.parts_multi(lens)
-            ends = np.concatenate([[0], np.cumsum(lens.astype(np.int64))])
-            with g.alloc([int(ends[f]) for f in first]) as dout:
-                for _ in range(2):  # (the second call: the other slot of each device)
-                    dout.upload(np.zeros(int(ends[-1]), np.uint8), [int(ends[f]) for f in first])
-                    g.set_phases(True)
-                    g.ctr_multi_dev(keys, vs, lens, dout)
-                    ph = g.phases()
-                    g.set_phases(False)
-                    assert dout.download().tobytes() == want, devices
-                    for p in ph["devices"]:
-                        assert 0 <= p["start"] <= p["planned"] <= p["enqueued"] <= p["waited"] <= ph["call_us"], p
-        finally:
-            g.close()

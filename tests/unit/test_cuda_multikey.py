@@ -291,7 +291,7 @@ def test_key_schedule_fuses_into_the_keystream_kernel_where_it_is_cheap(registry
     body = body[: body.index("\n}\n")]
     nrk = len(rk_index(prepared(lea)))
     key = f"if (threadIdx.x < 4u) (cs_smem + {nrk})[threadIdx.x] = pf ? pv[4 + threadIdx.x] : keys[(uint64_t)r * 4 + threadIdx.x];"
-    assert key in body  # (pv: the next request's V and key, fetched during the one before: CIPHERSPEC_MG_PREFETCH=1)
+    assert key in body  # (pv: the request's V and key fetched ahead into shared memory, the default; see below)
     assert f"uint32_t *pv = cs_smem + {nrk + 4};" in body and "cs_mk_fetch4(pv + threadIdx.x, keys + " in body
     assert (
         "if (threadIdx.x == 0) cs_lea128_" in body
@@ -315,22 +315,22 @@ GEOMETRY = r"""
 #include <stdio.h>
 enum { CS_OK = 0, CS_ELEN = 3 };
 %(geometry)s
-/* stdin: sms per max_trips flat trip_share nreq, then the lengths.  stdout: rc ch nctas total cpr flat */
+/* stdin: sms per max_trips flat nreq, then the lengths.  stdout: rc ch nctas total cpr flat */
 int main(void)
 {
-    int sms, per, flat, trip_share; unsigned max_trips; unsigned long long nreq;
-    if (scanf("%%d %%d %%u %%d %%d %%llu", &sms, &per, &max_trips, &flat, &trip_share, &nreq) != 6) return 2;
+    int sms, per, flat; unsigned max_trips; unsigned long long nreq;
+    if (scanf("%%d %%d %%u %%d %%llu", &sms, &per, &max_trips, &flat, &nreq) != 5) return 2;
     static uint64_t lens[4096];
     for (unsigned long long r = 0; r < nreq; ++r) { unsigned long long l; if (scanf("%%llu", &l) != 1) return 2; lens[r] = l; }
     uint32_t ch = 0, cpr = 0; uint64_t nctas = 0, total = 0;
-    const int rc = %(P)s_mk_geometry(lens, nreq, sms, per, &ch, &nctas, &total, &cpr, max_trips, &flat, trip_share);
+    const int rc = %(P)s_mk_geometry(lens, nreq, sms, per, &ch, &nctas, &total, &cpr, max_trips, &flat);
     printf("%%d %%u %%llu %%llu %%u %%d\n", rc, ch, (unsigned long long)nctas, (unsigned long long)total, cpr, flat);
     return 0;
 }
 """
 
 
-def geometry_mirror(lens, B, tile, unit, sms, per, max_trips, flat, trip_share=1):
+def geometry_mirror(lens, B, tile, unit, sms, per, max_trips, flat):
     """host.cu.j2's P_mk_geometry, its general loop, in Python: (rc, ch, nctas, total, cpr, flat)."""
     nreq = len(lens)
     nbs = [-(-n // B) for n in lens]
@@ -344,8 +344,7 @@ def geometry_mirror(lens, B, tile, unit, sms, per, max_trips, flat, trip_share=1
     if flat:
         wave = sms * per
         per_cta = -(-blocks // wave)
-        align = tile if trip_share else unit
-        share = -(-per_cta // align) * align
+        share = -(-per_cta // unit) * unit
         if blocks >= nreq * tile and share < 1 << 31:
             return (0, share, -(-blocks // share), total, 0 if mixed else nbs[0], 1)
     t = next((k for k in (2, 1) if (1 << k) <= max_trips and n[k] >= 2 * sms * per), 0)
@@ -379,19 +378,9 @@ def test_geometry_fast_path_equals_the_loop(registry):
         [0] * 6,
     ]
     for lens in cases:
-        for sms, per, max_trips, flat, ts in (
-            (132, 5, 4, 1, 1),
-            (132, 5, 4, 1, 0),
-            (132, 5, 4, 0, 1),
-            (2, 1, 2, 1, 1),
-            (132, 5, 1, 0, 0),
-        ):
-            text = f"{sms} {per} {max_trips} {flat} {ts} {len(lens)}\n" + " ".join(map(str, lens)) + "\n"
+        for sms, per, max_trips, flat in ((132, 5, 4, 1), (132, 5, 4, 0), (2, 1, 2, 1), (132, 5, 1, 0)):
+            text = f"{sms} {per} {max_trips} {flat} {len(lens)}\n" + " ".join(map(str, lens)) + "\n"
             out = subprocess.run([str(exe)], input=text, capture_output=True, text=True, check=True).stdout.split()
             got = tuple(int(x) for x in out)
-            want = geometry_mirror(lens, 16, tile, unit, sms, per, max_trips, flat, ts)
+            want = geometry_mirror(lens, 16, tile, unit, sms, per, max_trips, flat)
             assert (got if got[0] == 0 else got[:1]) == (want if want[0] == 0 else want[:1]), (lens[:3], len(lens), sms)
-            if lens == [65536] * 2048 and (sms, per, flat) == (132, 5, 1):
-                # 128 MiB of 64 KiB requests on an H200 (132 SMs x 5): whole trips (25 of 512 blocks, none partial)
-                # against warp slots (24.9 trips)
-                assert got[1:3] == ((12800, 656) if ts else (12736, 659)), got
