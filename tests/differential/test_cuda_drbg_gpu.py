@@ -151,6 +151,20 @@ def fresh_context(g, env: dict) -> cm.GpuSet:
                 os.environ[k] = v
 
 
+def plan_case(registry, name: str, seed: int, n: int):
+    """Twin C DRBGs of ``name`` seeded alike: ``want`` = n bytes of P_drbg_generate calls from the first, the plan of
+    the same n bytes (P_drbg_plan) from the second as the arrays the context's call takes, and the requests' ends."""
+    c, g = ciphers(registry, name)
+    a, b = twin_c_drbgs(c, seed)
+    want = requests(a, n)
+    plan = b.plan_bulk(n, REQ)
+    keys = np.frombuffer(b"".join(r.key for r in plan), np.uint8)
+    vs = np.frombuffer(b"".join(r.v for r in plan), np.uint8)
+    lens = np.array([r.nbytes for r in plan], np.uint64)
+    ends = np.concatenate([[0], np.cumsum(lens.astype(np.int64))])
+    return g, a, b, want, keys, vs, lens, ends
+
+
 @pytest.mark.parametrize("path", ["mapped", "copy", "lone-kst", "two-launch", "ctas"])
 @pytest.mark.parametrize("name", ["lea128", "aes128", "aria128"])
 def test_context_drbg_calls_equal_c_generate(registry, name, path):
@@ -162,15 +176,8 @@ def test_context_drbg_calls_equal_c_generate(registry, name, path):
     the lone call on the key stream (CIPHERSPEC_MG_LONE_KST=1); and where the cipher's key schedule is fused into
     the keystream launch (LEA-128: the default), the two launches instead (CIPHERSPEC_MG_FUSED=0); whole waves (the
     default: one wave of CTAs crossing requests) or the former grid of CTAs per request (CIPHERSPEC_MG_WAVE=0)."""
-    c, g = ciphers(registry, name)
-    a, b = twin_c_drbgs(c, 4)
     n = 33 * REQ + 4000
-    want = requests(a, n)
-    plan = b.plan_bulk(n, REQ)
-    keys = np.frombuffer(b"".join(r.key for r in plan), np.uint8)
-    vs = np.frombuffer(b"".join(r.v for r in plan), np.uint8)
-    lens = np.array([r.nbytes for r in plan], np.uint64)
-    ends = np.concatenate([[0], np.cumsum(lens.astype(np.int64))])
+    g, a, b, want, keys, vs, lens, ends = plan_case(registry, name, 4, n)
     env = {
         "mapped": {},
         "copy": {"CIPHERSPEC_MG_PLAN_COPY": "1"},
@@ -209,15 +216,8 @@ def test_context_drbg_whole_waves_cross_requests(registry, path):
     into shared memory ahead -- the first at the CTA's start, the next during the one before (default: fused; two
     launches, CIPHERSPEC_MG_FUSED=0; the plan copied, CIPHERSPEC_MG_PLAN_COPY=1) -- or loaded when the CTA reaches
     the request (CIPHERSPEC_MG_PREFETCH=0)."""
-    c, g = ciphers(registry, "lea128")
-    a, b = twin_c_drbgs(c, 7)
     n = 1500 * REQ + 4000
-    want = requests(a, n)
-    plan = b.plan_bulk(n, REQ)
-    keys = np.frombuffer(b"".join(r.key for r in plan), np.uint8)
-    vs = np.frombuffer(b"".join(r.v for r in plan), np.uint8)
-    lens = np.array([r.nbytes for r in plan], np.uint64)
-    ends = np.concatenate([[0], np.cumsum(lens.astype(np.int64))])
+    g, _, _, want, keys, vs, lens, ends = plan_case(registry, "lea128", 7, n)
     env = {
         "default": {},
         "no-prefetch": {"CIPHERSPEC_MG_PREFETCH": "0"},
