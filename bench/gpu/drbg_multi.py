@@ -22,7 +22,8 @@ OUT/drbg_multi.json and prints the tables.
 
     python3 bench/gpu/drbg_multi.py --out $OUT [--ciphers lea128,aes128,aria128] [--mib 128,1024]
     python3 bench/gpu/drbg_multi.py --phases [--ciphers lea128] [--mib 8,128]   (the phase breakdown only)
-    CIPHERSPEC_MG_FUSED=0 python3 bench/gpu/drbg_multi.py --ab two-launch --ciphers lea128   (an A/B row set)
+    python3 bench/gpu/drbg_multi.py --ab-mix "unit:CIPHERSPEC_MG_SHARE=unit;trip:" --ciphers lea128   (arms
+        interleaved in one process, a context per arm made under its switches: the A/B table)
 """
 
 from __future__ import annotations
@@ -304,17 +305,41 @@ def phases_only(reg, names: list[str], sizes_mib: list[int], reps: int) -> None:
     print("\n".join(lines))
 
 
-def ab_run(reg, label: str, names: list[str], sizes_mib: list[int], reps: int, phase_reps: int) -> None:
-    """--ab LABEL: the call's A/B (drbg_multi.sh runs it once per switch setting, twice over): per cipher and size,
-    the library-timed median of ``reps`` calls on 1 GPU and on 2 GPUs (when present), their ratio, each set's
-    fixed cost (the median phased call minus its slowest keystream) and key-schedule + keystream GPU times;
-    every output's SHA-256 == the C DRBG's."""
+def parse_arms(text: str) -> list[tuple[str, dict]]:
+    """ "label:VAR=v,VAR=v;label2:..." -> [(label, {VAR: v, ...}), ...] (an empty switch list: the defaults)."""
+    arms = []
+    for part in filter(None, text.split(";")):
+        label, _, sw = part.partition(":")
+        arms.append((label, dict(kv.split("=", 1) for kv in filter(None, sw.split(",")))))
+    return arms
+
+
+def context(g, devs: list[int], env: dict) -> cm.GpuSet:
+    """A context of its own over ``devs`` made with the switches ``env`` set (the library reads them when a
+    context is made), the process environment as it was afterwards."""
+    old = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    try:
+        return cm.GpuSet(g, devs)
+    finally:
+        for k, v in old.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def ab_mix(
+    reg, arms: list[tuple[str, dict]], names: list[str], sizes_mib: list[int], rounds: int, per: int, phase_reps: int
+) -> list[dict]:
+    """--ab-mix ARMS: the arms measured side by side in one process, interleaved (a context per arm and GPU set;
+    ``rounds`` rounds, each running every arm for ``per`` library-timed calls, the arms' order rotating), so a
+    drift of the clocks or of the host touches every arm alike.  Per cipher, size, GPU set and arm: the median
+    call, its ratio to the first arm's, 2 GPUs vs 1; the median phased call's fixed cost and per-GPU keystream;
+    every arm's output == the C DRBG's (SHA-256)."""
     db = drbg_bench()
     loop = db.loop_lib()
-    print(
-        "| switch | cipher | output | 1 GPU ms | 2 GPUs ms | 2 vs 1 | fixed us, 1 / 2 GPUs | GPU 0 key schedule + keystream us, 1 / 2 GPUs | verified |"
-    )
-    print("|---|---|---:|---:|---:|---:|---|---|---|")
+    rows = []
     for name in names:
         c = C_BACKEND.load(reg, name, None, None)
         g = CUDA_BACKEND.load(reg, name, None, None)
@@ -324,28 +349,89 @@ def ab_run(reg, label: str, names: list[str], sizes_mib: list[int], reps: int, p
             want, _ = case.reference(loop)
             case.reset()
             case.plan()
-            ms, fixed, gpu, ok = [], [], [], True
             for devs in sets:
-                gs = g.gpus(devs)
-                gs.set_split_min(0 if len(devs) > 1 else cm.SPLIT_MIN)
-                first = gs.parts_multi(case.lens)
-                at = [int(case.ends[r]) for r in first]
-                with gs.alloc(at) as dout:
-                    gs.ctr_multi_dev(case.keys, case.vs, case.lens, dout)  # warm-up (the scratch grows once)
-                    dout.upload(np.zeros(case.n, np.uint8), at)  # so a call that wrote nothing fails the check
-                    ms.append(statistics.median(gs.time_multi(case.keys, case.vs, case.lens, dout, reps)) * 1e3)
-                    ph = phases(gs, case, dout, phase_reps)
-                    ok = ok and sha(dout) == want
-                fixed.append(f"{ph['fixed_us']:.1f}")
-                p0 = ph["devices"][0]
-                gpu.append(f"{p0['keys']:.1f} + {p0['keystream']:.1f}")
-            two = f"{ms[1]:.3f}" if len(ms) > 1 else "-"
-            ratio = f"x{ms[0] / ms[1]:.2f}" if len(ms) > 1 else "-"
-            print(
-                f"| {label} | {name} | {mib} MiB | {ms[0]:.3f} | {two} | {ratio} | {' / '.join(fixed)} "
-                f"| {' / '.join(gpu)} | {'yes' if ok else '**NO**'} |",
-                flush=True,
+                ctxs = [context(g, devs, env) for _, env in arms]
+                try:
+                    for gs in ctxs:
+                        gs.set_split_min(0 if len(devs) > 1 else cm.SPLIT_MIN)
+                    first = ctxs[0].parts_multi(case.lens)
+                    at = [int(case.ends[r]) for r in first]
+                    times: list[list[float]] = [[] for _ in arms]
+                    with ctxs[0].alloc(at) as dout:
+                        for gs in ctxs:  # warm-up (each context's scratch grows once)
+                            gs.ctr_multi_dev(case.keys, case.vs, case.lens, dout)
+                        for k in range(rounds):
+                            for j in range(len(arms)):
+                                a = (j + k) % len(arms)
+                                times[a] += ctxs[a].time_multi(case.keys, case.vs, case.lens, dout, per)
+                        for a, ((arm, _), gs) in enumerate(zip(arms, ctxs)):
+                            dout.upload(np.zeros(case.n, np.uint8), at)  # so a call that wrote nothing fails
+                            ph = phases(gs, case, dout, phase_reps)
+                            used = [p for p in ph["devices"] if p["gpu"] >= 0]
+                            rows.append(
+                                {
+                                    "arm": arm,
+                                    "cipher": name,
+                                    "mib": mib,
+                                    "gpus": len(devs),
+                                    "ms": statistics.median(times[a]) * 1e3,
+                                    "min_ms": min(times[a]) * 1e3,
+                                    "calls": len(times[a]),
+                                    "fixed_us": ph["fixed_us"],
+                                    "keystream_us": [round(p["keystream"], 1) for p in used],
+                                    "phases": ph,
+                                    "verified": sha(dout) == want,
+                                }
+                            )
+                finally:
+                    for gs in ctxs:
+                        gs.close()
+    return rows
+
+
+def ab_mix_table(rows: list[dict]) -> str:
+    """The --ab-mix rows: per cipher and size, each arm's 1- and 2-GPU medians, the ratio, vs the first arm."""
+    lines = [
+        "| arm | cipher | output | 1 GPU ms (vs first arm) | 2 GPUs ms (vs first arm) | 2 vs 1 | fixed us, 1 / 2 GPUs "
+        "| keystream us: 1 GPU / 2 GPUs (GPU 0, 1) | verified |",
+        "|---|---|---:|---:|---:|---:|---|---|---|",
+    ]
+    by = {(r["arm"], r["cipher"], r["mib"], r["gpus"]): r for r in rows}
+    arms = list(dict.fromkeys(r["arm"] for r in rows))
+    for cipher, mib in dict.fromkeys((r["cipher"], r["mib"]) for r in rows):
+        for arm in arms:
+            one, two = by.get((arm, cipher, mib, 1)), by.get((arm, cipher, mib, 2))
+            b1, b2 = by.get((arms[0], cipher, mib, 1)), by.get((arms[0], cipher, mib, 2))
+
+            def cell(r, b):
+                return f"{r['ms']:.4f} ({r['ms'] / b['ms']:.3f})" if r and b else "-"
+
+            ratio = f"x{one['ms'] / two['ms']:.3f}" if one and two else "-"
+            fixed = " / ".join(f"{r['fixed_us']:.1f}" for r in (one, two) if r)
+            ks = " / ".join(", ".join(f"{k:.1f}" for k in r["keystream_us"]) for r in (one, two) if r)
+            ok = all(r["verified"] for r in (one, two) if r)
+            lines.append(
+                f"| {arm} | {cipher} | {mib} MiB | {cell(one, b1)} | {cell(two, b2)} | {ratio} | {fixed} | {ks} "
+                f"| {'yes' if ok else '**NO**'} |"
             )
+    ph = [
+        "",
+        "Phases of each arm's median phased call (host us after entry: job began / plan staged / enqueued / wait "
+        "returned; GPU us: keystream):",
+        "",
+        "| arm | output | GPUs | call us | GPU | host | keystream |",
+        "|---|---:|---:|---:|---:|---|---:|",
+    ]
+    for r in rows:
+        for d, p in enumerate(r["phases"]["devices"]):
+            if p["gpu"] < 0:
+                continue
+            host = " / ".join(f"{p[k]:.1f}" for k in ("start", "planned", "enqueued", "waited"))
+            ph.append(
+                f"| {r['arm']} | {r['mib']} MiB | {r['gpus']} | {r['phases']['call_us']:.1f} | {d} | {host} "
+                f"| {p['keystream']:.1f} |"
+            )
+    return "\n".join(lines + ph)
 
 
 def main() -> None:
@@ -358,11 +444,18 @@ def main() -> None:
     ap.add_argument("--phase-reps", type=int, default=7)
     ap.add_argument("--sweep-mib", type=lambda s: [int(x) for x in s.split(",")], default=[8, 16, 32, 64, 128])
     ap.add_argument("--phases", action="store_true", help="the phase breakdown only")
-    ap.add_argument("--ab", metavar="LABEL", help="the A/B rows only (library-timed 1 vs 2 GPUs), labelled LABEL")
+    ap.add_argument("--ab-mix", metavar="ARMS", help='arms interleaved in one process: "label:VAR=v,..;label2:.."')
+    ap.add_argument("--rounds", type=int, default=9, help="--ab-mix: rounds over the arms")
+    ap.add_argument("--per", type=int, default=3, help="--ab-mix: library-timed calls per arm and round")
     a = ap.parse_args()
     reg = Registry()
-    if a.ab:
-        ab_run(reg, a.ab, a.ciphers.split(","), a.mib, a.reps, a.phase_reps)
+    if a.ab_mix:
+        rows = ab_mix(reg, parse_arms(a.ab_mix), a.ciphers.split(","), a.mib, a.rounds, a.per, a.phase_reps)
+        a.out.mkdir(parents=True, exist_ok=True)
+        (a.out / "ab_mix.json").write_text(json.dumps(rows, indent=1))
+        table_text = ab_mix_table(rows)
+        print(table_text.split("\n\nPhases")[0])
+        (a.out / "ab_mix.md").write_text(table_text + "\n")
         return
     if a.phases:
         phases_only(reg, a.ciphers.split(","), a.mib, a.phase_reps)

@@ -171,14 +171,15 @@ def _plan_limbs(MW: int) -> list[str]:
     return lines + [f"        q->ctr[{k}] = w{k};" for k in range(MW)]
 
 
-def _v_load(B: int) -> str:
-    """Request r's V (flat form over equal requests: the plan holds the V's) into vw[], one vector load where the
-    block is 8 or 16 bytes (the staged V's are 16-byte aligned), else word by word."""
+def _v_load(B: int, dst: str, idx: str) -> str:
+    """Request ``idx``'s V (flat form over equal requests: the plan holds the V's) into the words ``dst``[], one
+    vector load where the block is 8 or 16 bytes (the staged V's are 16-byte aligned), else word by word."""
     MW = B // 4
     if MW in (2, 4):
-        vec, parts = ("uint4", "t.x, t.y, t.z, t.w") if MW == 4 else ("uint2", "t.x, t.y")
-        return f"const {vec} t = ((const {vec} *)reqs)[r];\n            const uint32_t vw[{MW}] = {{{parts}}};"
-    return f"uint32_t vw[{MW}];\n            for (int k = 0; k < {MW}; ++k) vw[k] = ((const uint32_t *)reqs)[(uint64_t)r * {MW} + k];"
+        vec, parts = ("uint4", "xyzw") if MW == 4 else ("uint2", "xy")
+        sets = " ".join(f"{dst}[{k}] = t.{c};" for k, c in enumerate(parts))
+        return f"{{ const {vec} t = ((const {vec} *)reqs)[{idx}]; {sets} }}"
+    return f"for (int k = 0; k < {MW}; ++k) {dst}[k] = ((const uint32_t *)reqs)[(uint64_t)({idx}) * {MW} + k];"
 
 
 def threads(sched: CudaSchedule) -> int:
@@ -277,16 +278,26 @@ def kernel_parts(
     partial = [
         f"if ({b}u < rem) out8[i * {B} + {b}] = (uint8_t)({word.format(k=b // 4)} >> {8 * (b % 4)});" for b in range(B)
     ]
-    smem = 4 * (rk_off + nrk)
+    MW = B // 4
+    smem = 4 * (rk_off + nrk + MW)  # (+ MW: the prefetched V, flat 2)
     kb = module.key.nbytes
     kw = (kb + 3) // 4  # the key's words, after the round keys in shared memory (fused)
     key = f"cs_smem + {rk_off + nrk}"
+    # (whole words: the key may come from the words fetched into pv: the prefetch, CIPHERSPEC_MG_PREFETCH=1)
     load = (
-        f"        if (threadIdx.x < {kw}u) ({key})[threadIdx.x] = keys[(uint64_t)r * {kw} + threadIdx.x];"
+        f"        if (threadIdx.x < {kw}u) ({key})[threadIdx.x] = pf ? pv[{MW} + threadIdx.x] : keys[(uint64_t)r * {kw} + threadIdx.x];"
         if kb % 4 == 0
         else f"        for (uint32_t i = threadIdx.x; i < {kb}u; i += {T}u) ((uint8_t *)({key}))[i] = "
         f"((const uint8_t *)keys)[(uint64_t)r * {kb} + i];"
     )
+
+    def fetch(idx: str, key: bool) -> str:  # request idx's V (threads 0 .. MW-1), key words (the next kw) into pv
+        v = f"if (threadIdx.x < {MW}u) cs_mk_fetch4(pv + threadIdx.x, (const uint32_t *)reqs + (uint64_t)({idx}) * {MW}u + threadIdx.x);"
+        if not key or kb % 4:
+            return v
+        k = f"if (threadIdx.x - {MW}u < {kw}u) cs_mk_fetch4(pv + threadIdx.x, keys + (uint64_t)({idx}) * {kw} + threadIdx.x - {MW}u);"
+        return f"{v}\n            {k}"
+
     ks_stage = "\n".join(
         [
             load,
@@ -296,22 +307,30 @@ def kernel_parts(
         ]
     )
     ks_epi = [
-        "    __syncthreads();  // the round keys and the key zeroed: nothing of them stays for a later kernel to read",
-        f"    for (uint32_t i = threadIdx.x; i < {nrk + kw}u; i += {T}u) cs_smem[{rk_off} + i] = 0;",
+        "    __syncthreads();  // the round keys and the keys zeroed: nothing of them stays for a later kernel to read",
+        f"    for (uint32_t i = threadIdx.x; i < {nrk + kw + MW + kw}u; i += {T}u) cs_smem[{rk_off} + i] = 0;",
     ]
     ks_keys, ks_stride = key_schedule_shape(nrk, kb)
     return {
         "fused": fused,
         "ks_stage": ks_stage if fused else "",
         "ks_epilogue": "\n".join(ks_epi) if fused else "",
-        "ks_smem_fused": smem + 4 * kw,
-        "ks_opt_in": smem + 4 * kw > DEFAULT_SHARED,
+        "ks_smem_fused": 4 * (rk_off + nrk + kw + MW + kw),  # round keys, the key, the prefetched V and key
+        "ks_opt_in": 4 * (rk_off + nrk + kw + MW + kw) > DEFAULT_SHARED,
         "setup": setup,
         "pick": pick,
         "stage": stage,
         # whole waves (the flat form) where the kernel has it: not lane layouts (lanes.cu.j2 keeps a CTA per request)
         "flat": group == 1,
-        "vload": _v_load(B),
+        "vload": _v_load(B, "vw", "r"),
+        # the prefetch's fetches (flat 2): the CTA's first request's V (and, fused, key words), then the next one's
+        "fetch_first": fetch("r", False),
+        "fetch_next": fetch("r + 1u", False),
+        "ks_fetch_first": fetch("r", True),
+        "ks_fetch_next": fetch("r + 1u", True),
+        "key_fetched": fused and kb % 4 == 0,  # whether the key words come fetched too
+        "nx_off": rk_off + nrk,  # the prefetched V's words in shared memory, after the round keys
+        "ks_nx_off": rk_off + nrk + kw,  # (fused: after the key; the V's words, then the key's)
         "unit": 32 * group,  # blocks a warp makes per loop trip and ILP slot: the flat form's shares are multiples
         "args": ", ".join([f"cs_smem + {rk_off}"] + fills.args),
         "smem": smem,

@@ -120,6 +120,7 @@ typedef struct {
     int fused;      /* (the real scratch's choice of one launch deriving the round keys, or two: the same output) */
     uint32_t max_trips;  /* (the real scratch's most loop trips a CTA: the same output) */
     int no_wave;         /* (the real scratch's CTA-per-request grid instead of whole waves: the same output) */
+    int no_prefetch;     /* (the real scratch's CTAs loading each request's V and key when they reach it) */
 } T_mk_scratch;
 
 static std::atomic<long> fake_unwiped(0);  /* over every scratch: staged and not yet wiped */

@@ -151,6 +151,20 @@ def fresh_context(g, env: dict) -> cm.GpuSet:
                 os.environ[k] = v
 
 
+def plan_case(registry, name: str, seed: int, n: int):
+    """Twin C DRBGs of ``name`` seeded alike: ``want`` = n bytes of P_drbg_generate calls from the first, the plan of
+    the same n bytes (P_drbg_plan) from the second as the arrays the context's call takes, and the requests' ends."""
+    c, g = ciphers(registry, name)
+    a, b = twin_c_drbgs(c, seed)
+    want = requests(a, n)
+    plan = b.plan_bulk(n, REQ)
+    keys = np.frombuffer(b"".join(r.key for r in plan), np.uint8)
+    vs = np.frombuffer(b"".join(r.v for r in plan), np.uint8)
+    lens = np.array([r.nbytes for r in plan], np.uint64)
+    ends = np.concatenate([[0], np.cumsum(lens.astype(np.int64))])
+    return g, a, b, want, keys, vs, lens, ends
+
+
 @pytest.mark.parametrize("path", ["mapped", "copy", "lone-kst", "two-launch", "ctas"])
 @pytest.mark.parametrize("name", ["lea128", "aes128", "aria128"])
 def test_context_drbg_calls_equal_c_generate(registry, name, path):
@@ -162,15 +176,8 @@ def test_context_drbg_calls_equal_c_generate(registry, name, path):
     the lone call on the key stream (CIPHERSPEC_MG_LONE_KST=1); and where the cipher's key schedule is fused into
     the keystream launch (LEA-128: the default), the two launches instead (CIPHERSPEC_MG_FUSED=0); whole waves (the
     default: one wave of CTAs crossing requests) or the former grid of CTAs per request (CIPHERSPEC_MG_WAVE=0)."""
-    c, g = ciphers(registry, name)
-    a, b = twin_c_drbgs(c, 4)
     n = 33 * REQ + 4000
-    want = requests(a, n)
-    plan = b.plan_bulk(n, REQ)
-    keys = np.frombuffer(b"".join(r.key for r in plan), np.uint8)
-    vs = np.frombuffer(b"".join(r.v for r in plan), np.uint8)
-    lens = np.array([r.nbytes for r in plan], np.uint64)
-    ends = np.concatenate([[0], np.cumsum(lens.astype(np.int64))])
+    g, a, b, want, keys, vs, lens, ends = plan_case(registry, name, 4, n)
     env = {
         "mapped": {},
         "copy": {"CIPHERSPEC_MG_PLAN_COPY": "1"},
@@ -200,6 +207,34 @@ def test_context_drbg_calls_equal_c_generate(registry, name, path):
         assert dout.download().tobytes() == want
     assert b.generate(64) == a.generate(64)
     gs.close()
+
+
+@pytest.mark.parametrize("path", ["default", "no-prefetch", "two-launch", "copy"])
+def test_context_drbg_whole_waves_cross_requests(registry, path):
+    """LEA-128, 1,500 requests and a partial one (94 MiB: each CTA's share of the one-wave grid crosses requests,
+    on one GPU and on each of two): the context's call == P_drbg_generate with each request's V and key fetched
+    into shared memory ahead -- the first at the CTA's start, the next during the one before (default: fused; two
+    launches, CIPHERSPEC_MG_FUSED=0; the plan copied, CIPHERSPEC_MG_PLAN_COPY=1) -- or loaded when the CTA reaches
+    the request (CIPHERSPEC_MG_PREFETCH=0)."""
+    n = 1500 * REQ + 4000
+    g, _, _, want, keys, vs, lens, ends = plan_case(registry, "lea128", 7, n)
+    env = {
+        "default": {},
+        "no-prefetch": {"CIPHERSPEC_MG_PREFETCH": "0"},
+        "two-launch": {"CIPHERSPEC_MG_FUSED": "0"},
+        "copy": {"CIPHERSPEC_MG_PLAN_COPY": "1"},
+    }[path]
+    for split_min in (0, 1 << 40):  # every visible GPU, then the first alone
+        gs = fresh_context(g, env)
+        gs.set_split_min(split_min)
+        first = gs.parts_multi(lens)
+        at = [int(ends[f]) for f in first]
+        with gs.alloc(at) as dout:
+            for _ in range(2):  # (the second call: each device's other slot)
+                dout.upload(bytes(n), at)
+                gs.ctr_multi_dev(keys, vs, lens, dout)
+                assert dout.download().tobytes() == want, (path, split_min)
+        gs.close()
 
 
 @pytest.mark.parametrize("name", ["lea128", "aes128", "aria128"])

@@ -290,12 +290,15 @@ def test_key_schedule_fuses_into_the_keystream_kernel_where_it_is_cheap(registry
     body = src[src.index("_ctr_multi_ks_ptx(const uint32_t") :]
     body = body[: body.index("\n}\n")]
     nrk = len(rk_index(prepared(lea)))
-    assert f"if (threadIdx.x < 4u) (cs_smem + {nrk})[threadIdx.x] = keys[(uint64_t)r * 4 + threadIdx.x];" in body
+    key = f"if (threadIdx.x < 4u) (cs_smem + {nrk})[threadIdx.x] = pf ? pv[4 + threadIdx.x] : keys[(uint64_t)r * 4 + threadIdx.x];"
+    assert key in body  # (pv: the request's V and key fetched ahead into shared memory, the default; see below)
+    assert f"uint32_t *pv = cs_smem + {nrk + 4};" in body and "cs_mk_fetch4(pv + threadIdx.x, keys + " in body
     assert (
         "if (threadIdx.x == 0) cs_lea128_" in body
         and f"_key_schedule((const uint8_t *)(cs_smem + {nrk}), cs_smem + 0);" in body
     )
-    assert body.rstrip().endswith(f"for (uint32_t i = threadIdx.x; i < {nrk + 4}u; i += 256u) cs_smem[0 + i] = 0;")
+    # the round keys, the key, the fetched V and key zeroed last
+    assert body.rstrip().endswith(f"for (uint32_t i = threadIdx.x; i < {nrk + 12}u; i += 256u) cs_smem[0 + i] = 0;")
     assert "const void *kk = fused ? (const void *)kf : (const void *)k;" in src  # the context's call picks it
     assert "if (!rc && fused) {" in src and ", cpr,\n" in src  # (CIPHERSPEC_MG_FUSED=0: the two launches)
     # the two launches' keystream reads the plan where the key-schedule launch moved it (device scratch), never the
