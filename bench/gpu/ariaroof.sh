@@ -1,24 +1,26 @@
 #!/usr/bin/env bash
-# Issue 25: the bitsliced CTR defaults (AES-128, ARIA-128, SM4, PRESENT-80) at their SASS roof (branch ariaroof).
-# The mid-session round of this script (bench/results/ariaroof.md) found the clocks at 1,980 MHz, the round keys in
-# shared memory slower, and ~0.5 warp-cycles of long-scoreboard stall per issued instruction: the keystream's
-# 16-byte stores, 512 bytes apart across a warp, whose source registers the next trip waits to reuse.  The kernel
-# now gives lane L of a warp blocks L, 32 + L, ... of the warp's 1,024 (each store instruction writes 512
-# consecutive bytes); CIPHERSPEC_PTX_STORE=v1 (abswitch.py) builds the former order, the A/B baseline.
-# On the GPU machine, from the repository root, in one call (~5-6 min building here):
-#   1. builds the four defaults (AES-128, ARIA-128; SM4 and PRESENT-80 from examples/) and PIPO-64 `bs_t64` now,
-#      the four defaults again with CIPHERSPEC_PTX_STORE=v1 (own cache), and ARIA at 256 threads a CTA with and
-#      without CIPHERSPEC_PTX_LOCKSTEP=1 (the CTA's 8 warps open each trip at a barrier: two warps a scheduler walk
-#      the same code together; ARIA's no-instruction stall was 0.46 a issue against AES's 0.16);
-#   2. checks the new kernels against the C library (bs_check.py: CTR 4 MiB + 37 bytes across a 32-bit counter
-#      wrap, ECB both ways) while the GPU CTR tests run (counters near 2^32/2^64/2^128, lengths; AES, ARIA, PIPO);
-#   3. times 1 GiB device-resident CTR keystream (ptx flavour) per arm with the SM clock sampled (clockwatch.py):
-#      now, v1, now again (AES, ARIA);
-#   4. profiles ARIA-128's new kernel with Nsight Compute (stall reasons per issued instruction), one 64 MiB launch;
-#   5. times the lockstep pair while the script is under 330 s.
-# Results: $OUT/ariaroof/ (logs, clock*/clockwatch.json, ncu-*.txt, summary.md; the summary on stdout).
-# To carry prebuilt caches:  CIPHERSPEC_CACHE=$PWD/.cs-cache ARIAROOF_PREBUILD_ONLY=1 bash bench/gpu/ariaroof.sh
-#     run(command="bash bench/gpu/ariaroof.sh", carry=[".cs-cache", ".cs-cache-v1", ".cs-cache-lockstep"])
+# Issue 25: the bitsliced CTR defaults at their SASS roof; ARIA-128 at 3.0 Tbps and 85% (branch ariaroof2).
+# After the coalesced block order ARIA-128 ran 2,932 Gbps = 82.7% of its roof (AES 85.0%, SM4 87.1%, PRESENT 95.1%).
+# ncu (before that fix) put 0.46 warp-cycles per issued instruction on "no instruction" for ARIA against 0.16 for
+# AES: ARIA's round loop is 3,369 SASS instructions (~54 KB; AES 1,571), and the two warps of a scheduler (one from
+# each of the SM's two 128-thread CTAs) run it at different places.  The A/B here: one 256-thread CTA an SM
+# (t256, the same 255 registers) with the CTR kernel's warps kept in step (generator/ptx/lockstep.py):
+#   sync-trip   every thread runs its CTA's trips, each opened at __syncthreads()
+#   sync-round  and __syncthreads() at the top of each round-loop iteration
+#   sync-pair   and there bar.sync 1 + warp % 4, 64: only the two warps of a scheduler meet
+# On the GPU machine, from the repository root, in one call (~4-5 min, the libraries built here on 16 cores):
+#   1. builds the four defaults, PIPO-64 `bs_t64`, ARIA-128 at t256 free and with each sync, AES-128 at t256 free
+#      and sync-pair (one cache: the schedule names differ);
+#   2. checks every arm against the C library (bs_check.py: CTR 4 MiB + 37 bytes across a 32-bit counter wrap,
+#      ECB both ways), every t256 arm against its cipher's default over 256 MiB (ctr_same.py: many grid-stride
+#      trips, keystream and XOR), and runs the GPU CTR tests of AES/ARIA/PIPO beside them;
+#   3. times 1 GiB device-resident CTR keystream (ptx flavour, SM clock sampled, clockwatch.py): ARIA's five arms
+#      and its default again, AES's three, then SM4 and PRESENT-80's defaults;
+#   4. Nsight Compute (one 64 MiB launch each; warp states, scheduler and instruction stats): ARIA default,
+#      ARIA sync-pair, AES default, ARIA t256; then the i-cache metrics this ncu knows (ncu --query-metrics).
+# Results: $OUT/ariaroof/ (logs, clock-*/clockwatch.json, ncu-*.txt, summary.md; the summary on stdout).
+# To carry prebuilt libraries:  CIPHERSPEC_CACHE=$PWD/.cs-cache ARIAROOF_PREBUILD_ONLY=1 bash bench/gpu/ariaroof.sh
+#     run(command="bash bench/gpu/ariaroof.sh", carry=[".cs-cache"])
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . bench/gpu/device_env.sh
@@ -28,9 +30,10 @@ if [ -z "${ARIAROOF_PREBUILD_ONLY:-}" ]; then cs_gpu_start; else OUT=${OUT:-/tmp
 R="$OUT/ariaroof"; mkdir -p "$R"
 rc=0
 t0=$(date +%s)
-MAIN=aes128:bs_rk-const_t128,aria128:bs_rk-const_t128,sm4:bs_rk-const_t128,present80:bs_rk-shared_t128
-LOCK=aria128:bs_rk-const_t256
-V1_CACHE=$CIPHERSPEC_CACHE-v1 LOCK_CACHE=$CIPHERSPEC_CACHE-lockstep  # (the same schedule names, other sources)
+A=aria128:bs_rk-const; E=aes128:bs_rk-const
+MAIN=${E}_t128,${A}_t128,sm4:bs_rk-const_t128,present80:bs_rk-shared_t128
+ARIA=${A}_t256,${A}_t256_sync-trip,${A}_t256_sync-round,${A}_t256_sync-pair
+AES=${E}_t256,${E}_t256_sync-pair
 python3 - "$MAIN" <<'PY' || { echo "the defaults are not the schedules this script names: update MAIN"; rc=1; }
 import sys
 sys.path.insert(0, "bench/gpu")
@@ -42,51 +45,63 @@ for arm in sys.argv[1].split(","):
     got = schedule_for(reg.module(n), None).name(reg.module(n)).split("_cuda_ctr_", 1)[1]
     assert got == s, (n, got, s)
 PY
-W=$(nproc)
-echo "== build: now $MAIN,pipo64_128:bs_t64,$LOCK; v1 $MAIN; lockstep $LOCK"
-python3 bench/gpu/build_jobs.py "$MAIN,pipo64_128:bs_t64,$LOCK" "$W" > "$R/build.log" 2>&1 & b1=$!
-CIPHERSPEC_CACHE=$V1_CACHE CIPHERSPEC_PTX_STORE=v1 python3 bench/gpu/build_jobs.py "$MAIN" "$W" > "$R/build-v1.log" 2>&1 & b2=$!
-CIPHERSPEC_CACHE=$LOCK_CACHE CIPHERSPEC_PTX_LOCKSTEP=1 python3 bench/gpu/build_jobs.py "$LOCK" "$W" > "$R/build-lockstep.log" 2>&1 & b3=$!
-wait $b1 || rc=1; wait $b2 || rc=1; wait $b3 || rc=1
-tail -qn 1 "$R/build.log" "$R/build-v1.log" "$R/build-lockstep.log"
+echo "== build: $MAIN,pipo64_128:bs_t64,$ARIA,$AES"
+python3 bench/gpu/build_jobs.py "$MAIN,pipo64_128:bs_t64,$ARIA,$AES" "$(nproc)" > "$R/build.log" 2>&1 || rc=1
+tail -n 1 "$R/build.log"
 echo "build: $(( $(date +%s) - t0 )) s"
 [ -n "${ARIAROOF_PREBUILD_ONLY:-}" ] && exit $rc
-echo "== the new kernels vs the C library, and the GPU CTR tests beside them"
+echo "== every arm vs the C library; the t256 arms vs the default over 256 MiB; the GPU CTR tests beside them"
 T=tests/differential/test_cuda_gpu.py
 python3 -m pytest -q -n 3 -p no:cacheprovider "$T::test_ctr_carries_and_lengths[aes128-default]" \
   "$T::test_ctr_carries_and_lengths[aria128-default]" "$T::test_ctr_carries_and_lengths[pipo64_128-bs_t64]" \
   > "$R/tests.log" 2>&1 & tp=$!
-python3 bench/gpu/bs_check.py ${MAIN//,/ } 2>&1 | tee "$R/check-c.log"; [ "${PIPESTATUS[0]}" = 0 ] || rc=1
-CIPHERSPEC_CACHE=$LOCK_CACHE CIPHERSPEC_PTX_LOCKSTEP=1 python3 bench/gpu/bs_check.py $LOCK 2>&1 | sed "s/^/lockstep: /" \
-  | tee -a "$R/check-c.log"; [ "${PIPESTATUS[0]}" = 0 ] || rc=1
+python3 bench/gpu/ctr_same.py ${A}_t128 ${ARIA//,/ } ${E}_t128 ${AES//,/ } > "$R/same.log" 2>&1 & ts=$!
+python3 bench/gpu/bs_check.py ${MAIN//,/ } ${ARIA//,/ } ${AES//,/ } 2>&1 | tee "$R/check-c.log"
+[ "${PIPESTATUS[0]}" = 0 ] || rc=1
+wait $ts || rc=1
+sed "s/^/256 MiB: /" "$R/same.log"
 wait $tp || rc=1
 tail -n 2 "$R/tests.log"
 echo "checks done: $(( $(date +%s) - t0 )) s"
-cw() {  # out-dir label, then CIPHER:SCHEDULE ...; the environment as given
+cw() {  # out-dir, then CIPHER:SCHEDULE ...
   local dir=$1; shift
   python3 bench/gpu/clockwatch.py --out "$R/$dir" --reps 120 --batches 2 "$@" 2>&1 | sed "s/^/$dir: /" \
     | tee -a "$R/clockwatch.log"; [ "${PIPESTATUS[0]}" = 0 ] || rc=1
 }
-echo "== 1 GiB CTR keystream (ptx), SM clock sampled: now, v1 (the former block order), now again"
-cw clock-now ${MAIN//,/ }
-CIPHERSPEC_CACHE=$V1_CACHE CIPHERSPEC_PTX_STORE=v1 cw clock-v1 ${MAIN//,/ }
-cw clock-now2 aria128:bs_rk-const_t128 aes128:bs_rk-const_t128
+echo "== 1 GiB CTR keystream (ptx), SM clock sampled"
+cw clock-aria ${A}_t128 ${ARIA//,/ } ${A}_t128
+cw clock-aes ${E}_t128 ${AES//,/ }
+cw clock-other sm4:bs_rk-const_t128 present80:bs_rk-shared_t128
 echo "timing done: $(( $(date +%s) - t0 )) s"
+STALLS="sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active,regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio$"
+prof() {  # file tag, CIPHER, SCHEDULE
+  timeout 60 ncu --clock-control none --section WarpStateStats --section SchedulerStats --section InstructionStats \
+    --section LaunchStats --metrics "$STALLS" --kernel-name "regex:_ctr_ptx$" --launch-count 1 \
+    python3 bench/gpu/profile.py --launch "$2" "$3" > "$R/ncu-$1.txt" 2>&1
+  grep -E "issue_stalled|Issued Warp|Eligible Warps|Active Warps|pipe_alu|Warp Cycles Per Issued" "$R/ncu-$1.txt" \
+    | awk '$NF+0 >= 0.05 || !/issue_stalled/' | sed "s/^/ncu $1: /"
+}
 if command -v ncu >/dev/null; then
-  echo "== ncu warp states: ARIA-128's new CTR kernel (one 64 MiB launch)"
-  timeout 60 ncu --clock-control none --section WarpStateStats --section SchedulerStats --section Occupancy \
-    --section SourceCounters --metrics "sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active,regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio$" \
-    --kernel-name "regex:_ctr_ptx$" --launch-count 1 python3 bench/gpu/profile.py --launch aria128 bs_rk-const_t128 \
-    > "$R/ncu-aria128.txt" 2>&1
-  grep -E "issue_stalled|Issued Warp|Eligible Warps|Achieved Active|pipe_alu|excessive" "$R/ncu-aria128.txt" \
-    | awk '$NF+0 >= 0.05 || !/issue_stalled/' | sed "s/^/ncu: /"
-fi
-if [ $(( $(date +%s) - t0 )) -lt 330 ]; then
-  echo "== lockstep: ARIA at 256 threads, without and with the trip barrier"
-  cw clock-t256 $LOCK
-  CIPHERSPEC_CACHE=$LOCK_CACHE CIPHERSPEC_PTX_LOCKSTEP=1 cw clock-lockstep $LOCK
-else
-  echo "(lockstep arms skipped: past 330 s)"
+  echo "== ncu warp states (one 64 MiB launch each)"
+  for arm in aria-t128:aria128:bs_rk-const_t128 aria-pair:aria128:bs_rk-const_t256_sync-pair \
+             aes-t128:aes128:bs_rk-const_t128 aria-t256:aria128:bs_rk-const_t256; do
+    IFS=: read -r tag n s <<< "$arm"
+    if [ $(( $(date +%s) - t0 )) -lt 300 ]; then prof "$tag" "$n" "$s"; else echo "(ncu $tag skipped: past 300 s)"; fi
+  done
+  if [ $(( $(date +%s) - t0 )) -lt 320 ]; then
+    timeout 20 ncu --query-metrics > "$R/ncu-query.txt" 2>&1
+    ICC=$(grep -oiE "^(sm|smsp)__[a-z0-9_]*(icc|icache|l0i|l1i|imc)[a-z0-9_]*" "$R/ncu-query.txt" | sort -u | head -12 \
+      | sed 's/$/.sum/' | paste -sd, -)
+    echo "i-cache metrics found: ${ICC:-none}"
+    if [ -n "$ICC" ]; then
+      for arm in aria-t128:aria128:bs_rk-const_t128 aria-pair:aria128:bs_rk-const_t256_sync-pair aes-t128:aes128:bs_rk-const_t128; do
+        IFS=: read -r tag n s <<< "$arm"
+        timeout 40 ncu --clock-control none --metrics "$ICC,smsp__inst_executed.sum" --kernel-name "regex:_ctr_ptx$" \
+          --launch-count 1 python3 bench/gpu/profile.py --launch "$n" "$s" > "$R/ncu-icc-$tag.txt" 2>&1
+        grep -E "__(icc|icache|l0i|l1i|imc)|inst_executed" "$R/ncu-icc-$tag.txt" | sed "s/^/ncu-icc $tag: /"
+      done
+    fi
+  fi
 fi
 {
   echo "| arm | schedule | Gbps | SASS/block | % roof (boost) | SM MHz median (min) |"
