@@ -186,7 +186,9 @@ class CudaSchedule:
         if self.sync in ("round", "pair") and (self.layout != "bs" or self.unroll):
             raise UsageError(f"sync-{self.sync}: needs the bs layout's round loop (without unroll); sync-trip does not")
         if self.sync == "pair" and self.threads % 128:
-            raise UsageError(f"sync-pair: t{self.threads} is not a multiple of 128 (the warps of a CTA pair up per scheduler)")
+            raise UsageError(
+                f"sync-pair: t{self.threads} is not a multiple of 128 (the warps of a CTA pair up per scheduler)"
+            )
         need = self.shared_bytes(module)
         if need > SHARED_LIMIT:
             raise UsageError(

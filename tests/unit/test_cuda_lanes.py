@@ -115,6 +115,7 @@ def test_sync_trip_only_changes_the_ctr_kernels_loop(registry):
     assert on.count(own) == off.count(own) - 2  # the other kernels' loops are as before
     assert "SYNC" not in on  # no round barrier: the swar cores have no round loop
 
+
 def test_sync_round_barriers_only_in_the_ctr_kernels_core(registry):
     """sync-pair / sync-round (lockstep.py): the CTR kernel (both flavours) calls its looped core with the round
     barrier on; the tail kernel calls the same template with it off; pair meets T / 4 threads per scheduler."""
@@ -127,8 +128,10 @@ def test_sync_round_barriers_only_in_the_ctr_kernels_core(registry):
     cta = generate(module, CudaSchedule.parse("bs_t256_rk-shared_sync-round", module), with_gcm=False).cu
     assert "bar.sync" not in cta and cta.count("            __syncthreads();\n") == 2
     off = generate(module, CudaSchedule.parse("bs_t256_rk-shared", module), with_gcm=False).cu
-    assert "if (SYNC)" not in off and "_main_ptx<true>" not in off and off.count("__syncthreads();") < cta.count(
-        "__syncthreads();"
+    assert (
+        "if (SYNC)" not in off
+        and "_main_ptx<true>" not in off
+        and off.count("__syncthreads();") < cta.count("__syncthreads();")
     )
 
 
