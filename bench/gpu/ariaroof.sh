@@ -8,18 +8,19 @@
 #   sync-trip   every thread runs its CTA's trips, each opened at __syncthreads()
 #   sync-round  and __syncthreads() at the top of each round-loop iteration
 #   sync-pair   and there bar.sync 1 + warp % 4, 64: only the two warps of a scheduler meet
-# On the GPU machine, from the repository root, in one call (~5 min, the libraries built here on 16 cores):
+# On the GPU machine, from the repository root, in one call (the libraries built there on 16 cores):
 #   1. builds AES-128's and ARIA-128's defaults (t128), PIPO-64 `bs_t64` (the GPU tests), ARIA-128 at t256 free and
 #      with each sync, AES-128 at t256 free and sync-pair (one cache: the schedule names differ); ARIAROOF_ALL=1
 #      adds SM4's and PRESENT-80's defaults (build, check, time);
-#   2. checks every arm against the C library (bs_check.py: CTR 4 MiB + 37 bytes across a 32-bit counter wrap,
+#   2. checks the defaults against the C library (bs_check.py: CTR 4 MiB + 37 bytes across a 32-bit counter wrap,
 #      ECB both ways), every t256 arm against its cipher's default over 256 MiB (ctr_same.py: many grid-stride
 #      trips, keystream and XOR), and runs the GPU CTR tests of AES/ARIA/PIPO beside them;
 #   3. times 1 GiB device-resident CTR keystream (ptx flavour, SM clock sampled, clockwatch.py): ARIA's default
-#      and its four t256 arms, AES's default and its two; the table goes to summary.md at once;
-#   4. Nsight Compute while under 270 s (one 64 MiB launch each; warp states, scheduler and instruction stats):
-#      ARIA default, ARIA sync-pair, AES default, ARIA t256; then the i-cache metrics this ncu knows
-#      (ncu --query-metrics) on ARIA default and sync-pair while under 290 / 310 s.
+#      (twice) and its four t256 arms, AES's default and its two -- one process an arm generating at once, timed
+#      one at a time (--lock); the table goes to summary.md at once;
+#   4. Nsight Compute while under 330 s (one 64 MiB launch each; warp states, scheduler and instruction stats, and
+#      the i-cache counters this ncu lists in --query-metrics): ARIA default, ARIA sync-pair, AES default, ARIA t256,
+#      AES sync-pair.  Timings are in summary.md before this step (~4 min in); the whole call ~5-6 min.
 # Results: $OUT/ariaroof/ (logs, clock-*/clockwatch.json, ncu-*.txt, summary.md; the summary on stdout).
 # To carry prebuilt libraries:  CIPHERSPEC_CACHE=$PWD/.cs-cache ARIAROOF_PREBUILD_ONLY=1 bash bench/gpu/ariaroof.sh
 #     run(command="bash bench/gpu/ariaroof.sh", carry=[".cs-cache"])
@@ -33,8 +34,8 @@ R="$OUT/ariaroof"; mkdir -p "$R"
 rc=0
 t0=$(date +%s)
 A=aria128:bs_rk-const; E=aes128:bs_rk-const
-MAIN=${E}_t128,${A}_t128
-[ -n "${ARIAROOF_ALL:-}" ] && MAIN=$MAIN,sm4:bs_rk-const_t128,present80:bs_rk-shared_t128  # (87.1% / 95.1% last round)
+OTHER=""; [ -n "${ARIAROOF_ALL:-}" ] && OTHER=sm4:bs_rk-const_t128,present80:bs_rk-shared_t128  # (87.1 / 95.1% last round)
+MAIN=${E}_t128,${A}_t128${OTHER:+,$OTHER}
 ARIA=${A}_t256,${A}_t256_sync-trip,${A}_t256_sync-round,${A}_t256_sync-pair
 AES=${E}_t256,${E}_t256_sync-pair
 python3 - "$MAIN" <<'PY' || { echo "the defaults are not the schedules this script names: update MAIN"; rc=1; }
@@ -58,27 +59,27 @@ T=tests/differential/test_cuda_gpu.py
 python3 -m pytest -q -n 3 -p no:cacheprovider "$T::test_ctr_carries_and_lengths[aes128-default]" \
   "$T::test_ctr_carries_and_lengths[aria128-default]" "$T::test_ctr_carries_and_lengths[pipo64_128-bs_t64]" \
   > "$R/tests.log" 2>&1 & tp=$!
-pids=()
-for arms in "${MAIN//,/ }" "${ARIA//,/ }" "${AES//,/ }"; do  # (three processes: the check's codegen is the slow part)
-  python3 bench/gpu/bs_check.py $arms > "$R/check-c-$(( ${#pids[@]} )).log" 2>&1 & pids+=($!)
+# (the codegen of each library load is the slow part: one process per arm, all at once)
+python3 bench/gpu/bs_check.py ${MAIN//,/ } > "$R/check-c.log" 2>&1 & pids=($!)
+n=0
+for arm in ${ARIA//,/ } ${AES//,/ }; do
+  ref=${A}_t128; [ "${arm%%:*}" = aes128 ] && ref=${E}_t128
+  python3 bench/gpu/ctr_same.py "$ref" "$arm" > "$R/same-$n.log" 2>&1 & pids+=($!); n=$((n + 1))
 done
-python3 bench/gpu/ctr_same.py ${A}_t128 ${ARIA//,/ } > "$R/same-aria.log" 2>&1 & pids+=($!)
-python3 bench/gpu/ctr_same.py ${E}_t128 ${AES//,/ } > "$R/same-aes.log" 2>&1 & pids+=($!)
 for p in "${pids[@]}"; do wait "$p" || rc=1; done
-cat "$R"/check-c-*.log > "$R/check-c.log"; cat "$R/check-c.log"
-cat "$R"/same-*.log | sed "s/^/256 MiB: /"
+cat "$R/check-c.log"
+grep -h -v "_t128: same" "$R"/same-*.log | sed "s/^/256 MiB vs the default: /"
 wait $tp || rc=1
 tail -n 2 "$R/tests.log"
 echo "checks done: $(( $(date +%s) - t0 )) s"
-cw() {  # out-dir, then CIPHER:SCHEDULE ...
-  local dir=$1; shift
-  python3 bench/gpu/clockwatch.py --out "$R/$dir" --reps 120 --batches 2 "$@" 2>&1 | sed "s/^/$dir: /" \
-    | tee -a "$R/clockwatch.log"; [ "${PIPESTATUS[0]}" = 0 ] || rc=1
-}
-echo "== 1 GiB CTR keystream (ptx), SM clock sampled"
-cw clock-aria ${A}_t128 ${ARIA//,/ }
-cw clock-aes ${E}_t128 ${AES//,/ }
-[ -n "${ARIAROOF_ALL:-}" ] && cw clock-other sm4:bs_rk-const_t128 present80:bs_rk-shared_t128
+echo "== 1 GiB CTR keystream (ptx), SM clock sampled; one process an arm, timed one at a time (clockwatch --lock)"
+n=0; pids=()
+for arm in ${A}_t128 ${ARIA//,/ } ${E}_t128 ${AES//,/ } ${A}_t128 ${OTHER//,/ }; do
+  python3 bench/gpu/clockwatch.py --lock "$R/time.lock" --out "$R/clock-$n" --reps 120 --batches 2 "$arm" \
+    > "$R/clock-$n.log" 2>&1 & pids+=($!); n=$((n + 1))
+done
+for p in "${pids[@]}"; do wait "$p" || rc=1; done
+cat "$R"/clock-*.log >> "$R/clockwatch.log"; cat "$R/clockwatch.log"
 echo "timing done: $(( $(date +%s) - t0 )) s"
 {
   echo "| arm | schedule | Gbps | SASS/block | % roof (boost) | SM MHz median (min) |"
@@ -86,41 +87,43 @@ echo "timing done: $(( $(date +%s) - t0 )) s"
   python3 - "$R"/clock-*/clockwatch.json <<'PY'
 import json, sys
 for path in sys.argv[1:]:
-    arm = path.split("/")[-2].replace("clock-", "")
+    arm = path.split("/")[-2].replace("clock-", "")  # (the arm's number in the order started)
     for r in json.load(open(path)):
         print(f"| {arm} | `{r['schedule']}` | {r['gbps']:,.0f} | {r['sass_per_block']:.1f} | {r['pct_roof_boost']:.1f}% | "
               f"{r.get('mhz_median', 0):.0f} ({r.get('mhz_min', 0):.0f}) |")
 PY
 } | tee "$R/summary.md"
 STALLS="sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active,regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio$"
-prof() {  # file tag, CIPHER, SCHEDULE
+ICC=""
+if command -v ncu >/dev/null; then  # the i-cache counters this ncu knows (names vary by version): added to each profile
+  timeout 30 ncu --query-metrics > "$R/ncu-query.txt" 2>&1
+  ICC=$(grep -oiE "^(sm|smsp)__[a-z0-9_]*(icc|icache|l0i|l1i)[a-z0-9_]*" "$R/ncu-query.txt" | grep -viE "rate|pct|ratio|per_" \
+    | sort -u | head -12 | sed 's/$/.sum/' | paste -sd, -)
+  echo "i-cache metrics found: ${ICC:-none}"
+fi
+ncu_run() {  # out file, metrics, CIPHER, SCHEDULE
   timeout 60 ncu --clock-control none --section WarpStateStats --section SchedulerStats --section InstructionStats \
-    --section LaunchStats --metrics "$STALLS" --kernel-name "regex:_ctr_ptx$" --launch-count 1 \
-    python3 bench/gpu/profile.py --launch "$2" "$3" > "$R/ncu-$1.txt" 2>&1
-  grep -E "issue_stalled|Issued Warp|Eligible Warps|Active Warps|pipe_alu|Warp Cycles Per Issued" "$R/ncu-$1.txt" \
+    --section LaunchStats --metrics "$2" --kernel-name "regex:_ctr_ptx$" --launch-count 1 \
+    python3 bench/gpu/profile.py --launch "$3" "$4" > "$1" 2>&1
+}
+prof() {  # file tag, CIPHER, SCHEDULE
+  local f="$R/ncu-$1.txt"
+  ncu_run "$f" "$STALLS${ICC:+,$ICC}" "$2" "$3"
+  if ! grep -q "Warp Cycles Per Issued" "$f" && [ -n "$ICC" ]; then  # ncu refused an i-cache counter: without them
+    mv "$f" "$R/ncu-$1-refused.txt"
+    ncu_run "$f" "$STALLS" "$2" "$3"
+  fi
+  grep -E "issue_stalled|Issued Warp|Eligible Warps|Active Warps|pipe_alu|Warp Cycles Per Issued|icc|icache|l0i|l1i" "$f" \
     | awk '$NF+0 >= 0.05 || !/issue_stalled/' | sed "s/^/ncu $1: /"
 }
 left() { [ $(( $(date +%s) - t0 )) -lt "$1" ]; }  # still under $1 seconds
 if command -v ncu >/dev/null; then
-  echo "== ncu warp states (one 64 MiB launch each)"
+  echo "== ncu warp states (one 64 MiB launch each, while under 330 s)"
   for arm in aria-t128:aria128:bs_rk-const_t128 aria-pair:aria128:bs_rk-const_t256_sync-pair \
-             aes-t128:aes128:bs_rk-const_t128 aria-t256:aria128:bs_rk-const_t256; do
+             aes-t128:aes128:bs_rk-const_t128 aria-t256:aria128:bs_rk-const_t256 aes-pair:aes128:bs_rk-const_t256_sync-pair; do
     IFS=: read -r tag n s <<< "$arm"
-    if left 270; then prof "$tag" "$n" "$s"; else echo "(ncu $tag skipped: past 270 s)"; fi
+    if left 330; then prof "$tag" "$n" "$s"; else echo "(ncu $tag skipped: past 330 s)"; fi
   done
-  if left 290; then
-    timeout 20 ncu --query-metrics > "$R/ncu-query.txt" 2>&1
-    ICC=$(grep -oiE "^(sm|smsp)__[a-z0-9_]*(icc|icache|l0i|l1i|imc)[a-z0-9_]*" "$R/ncu-query.txt" | sort -u | head -12 \
-      | sed 's/$/.sum/' | paste -sd, -)
-    echo "i-cache metrics found: ${ICC:-none}"
-    for arm in aria-t128:aria128:bs_rk-const_t128 aria-pair:aria128:bs_rk-const_t256_sync-pair; do
-      IFS=: read -r tag n s <<< "$arm"
-      [ -n "$ICC" ] && left 310 || continue
-      timeout 40 ncu --clock-control none --metrics "$ICC,smsp__inst_executed.sum" --kernel-name "regex:_ctr_ptx$" \
-        --launch-count 1 python3 bench/gpu/profile.py --launch "$n" "$s" > "$R/ncu-icc-$tag.txt" 2>&1
-      grep -E "__(icc|icache|l0i|l1i|imc)|inst_executed" "$R/ncu-icc-$tag.txt" | sed "s/^/ncu-icc $tag: /"
-    done
-  fi
 fi
 echo "ariaroof: rc=$rc, $(( $(date +%s) - t0 )) s" | tee -a "$R/summary.md"
 exit $rc

@@ -9,11 +9,15 @@ boost clock and at the median clock measured, and both shares.
 
     python3 bench/gpu/clockwatch.py --out DIR aria128:bs_rk-const_t128 aria128:bs_rk-shared_t128 ...
         -> one line each on stdout, DIR/clockwatch.json, DIR/clocks-<n>.csv (the raw samples)
+    --lock FILE: each arm's timed loop (and its clock sampling) holds an exclusive lock on FILE, so that several
+    clockwatch processes generate their libraries at once (the slow part) and time one at a time
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import fcntl
 import json
 import statistics
 import subprocess
@@ -80,12 +84,27 @@ def summary(path: Path, t0: float, t1: float) -> dict:
     }
 
 
+@contextlib.contextmanager
+def held(path: str | None):
+    """An exclusive lock on ``path`` for the block (none when None)."""
+    if path is None:
+        yield
+        return
+    with open(path, "a") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
     ap.add_argument("--size-mib", type=int, default=1024)
     ap.add_argument("--reps", type=int, default=150, help="launches per timed batch (1 GiB: ~0.4-0.5 s a batch)")
     ap.add_argument("--batches", type=int, default=3)
+    ap.add_argument("--lock", help="a file locked while an arm is timed: processes generate at once, time in turn")
     ap.add_argument("arms", nargs="+", help="CIPHER:SCHEDULE")
     args = ap.parse_args()
     out = Path(args.out)
@@ -101,12 +120,13 @@ def main() -> int:
         iv = rng.integers(0, 256, c.block_bytes, dtype=np.uint8).tobytes()
         dev = c.device
         csv = out / f"clocks-{n}.csv"
-        p = sampler(csv)
-        t0 = time.time()
-        ms = b.time(c, rk, iv, False, 0)
-        t1 = time.time()
-        p.terminate()
-        p.wait()
+        with held(args.lock):
+            p = sampler(csv)
+            t0 = time.time()
+            ms = b.time(c, rk, iv, False, 0)
+            t1 = time.time()
+            p.terminate()
+            p.wait()
         clk = summary(csv, t0, t1)
         gbps = b.size * 8 / (ms / 1e3) / 1e9
         funcs = b.sass_funcs(c)
