@@ -10,7 +10,8 @@ boost clock and at the median clock measured, and both shares.
     python3 bench/gpu/clockwatch.py --out DIR aria128:bs_rk-const_t128 aria128:bs_rk-shared_t128 ...
         -> one line each on stdout, DIR/clockwatch.json, DIR/clocks-<n>.csv (the raw samples)
     --lock FILE: each arm's timed loop (and its clock sampling) holds an exclusive lock on FILE, so that several
-    clockwatch processes generate their libraries at once (the slow part) and time one at a time
+    clockwatch processes generate their libraries at once (the slow part) and time one at a time;
+    --same FILE: before timing, append "cipher schedule sha256(keystream) sha256(xor)" (ctr_same.outputs)
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import ctr_same  # noqa: E402
 import sass  # noqa: E402
 
 from bench import Bench, group_of  # noqa: E402
@@ -105,6 +107,7 @@ def main() -> int:
     ap.add_argument("--reps", type=int, default=150, help="launches per timed batch (1 GiB: ~0.4-0.5 s a batch)")
     ap.add_argument("--batches", type=int, default=3)
     ap.add_argument("--lock", help="a file locked while an arm is timed: processes generate at once, time in turn")
+    ap.add_argument("--same", help="append each arm's output digests here first (ctr_same.py; under the lock)")
     ap.add_argument("arms", nargs="+", help="CIPHER:SCHEDULE")
     args = ap.parse_args()
     out = Path(args.out)
@@ -115,12 +118,16 @@ def main() -> int:
     for n, arm in enumerate(args.arms):
         name, text = arm.split(":", 1)
         c = b.cipher(name, text)
-        b.buffers(c)
         rk = c.expand_key(rng.integers(0, 256, c.key_bytes, dtype=np.uint8).tobytes())
         iv = rng.integers(0, 256, c.block_bytes, dtype=np.uint8).tobytes()
         dev = c.device
         csv = out / f"clocks-{n}.csv"
-        with held(args.lock):
+        with held(args.lock):  # (the 1 GiB buffers' upload too: nothing of this process on the GPU while another times)
+            b.buffers(c)
+            if args.same:  # (256 MiB + 37 bytes of keystream and an XOR: equal per cipher across schedules)
+                ks, xor = ctr_same.outputs(c, (256 << 20) + 37, np.random.default_rng(sum(name.encode())))
+                with open(args.same, "a") as fh:
+                    fh.write(f"{name} {c.schedule_name} {ks} {xor}\n")
             p = sampler(csv)
             t0 = time.time()
             ms = b.time(c, rk, iv, False, 0)
