@@ -10,16 +10,14 @@ block in the CTR kernel's grid-stride loop (sass.py), registers and spills, the 
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import sass  # noqa: E402
-from sass_report import cuobjdump  # noqa: E402
+from sass_report import ptx_sass  # noqa: E402
 
 from bench import group_of, registry  # noqa: E402
 
@@ -27,7 +25,6 @@ from bench import group_of, registry  # noqa: E402
 def arm(name: str, former: bool, sms: int = 132, mhz: float = 1980) -> dict:
     from generator.ptx.build import schedule_for
     from generator.ptx.source import generate
-    from toolchain import nvcc
 
     if former:
         os.environ["CIPHERSPEC_PTX_CTR"] = "v1"
@@ -36,15 +33,7 @@ def arm(name: str, former: bool, sms: int = 132, mhz: float = 1980) -> dict:
     module = registry().module(name)
     sched = schedule_for(module, None)
     src = generate(module, sched, with_gcm=False)
-    with tempfile.TemporaryDirectory() as d:
-        cu = Path(d) / f"{src.name}.cu"
-        cu.write_text("#define CS_FLAVOURS 1\n" + src.cu)
-        (Path(d) / f"{src.name}.h").write_text(src.h)
-        rep = nvcc.compile_cubin(cu, "sm_90")
-        cubin = nvcc.cubin_path(cu, "sm_90")
-        tool = cuobjdump()
-        env = dict(os.environ, PATH=f"{os.environ.get('PATH', '')}:{Path(tool).parent}")
-        dump = subprocess.run([tool, "--dump-sass", str(cubin)], capture_output=True, text=True, env=env).stdout
+    rep, dump = ptx_sass(src)
     funcs = sass.functions(dump)
     fname = sass.ctr_kernel(funcs, "ptx", False)
     mix = sass.loop_mix(funcs[fname], sass.ctr_trips(src.cu, "ptx"))

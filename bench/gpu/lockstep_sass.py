@@ -9,10 +9,7 @@ flavour only and no GCM kernels (to bound nvcc time); ptxas for sm_90, cuobjdump
 
 from __future__ import annotations
 
-import os
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
@@ -20,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import sass  # noqa: E402
 import sass_static  # noqa: E402
-from sass_report import cuobjdump  # noqa: E402
+from sass_report import ptx_sass  # noqa: E402
 
 from bench import group_of, registry  # noqa: E402
 
@@ -28,22 +25,12 @@ from bench import group_of, registry  # noqa: E402
 def arm(job: str, sms: int = 132, mhz: float = 1980) -> dict:
     from generator.ptx.placement import CudaSchedule
     from generator.ptx.source import generate
-    from toolchain import nvcc
 
     cipher, text = job.split(":", 1)
     module = registry().module(cipher)
     sched = CudaSchedule.parse(text, module)
     src = generate(module, sched, with_gcm=False)
-    with tempfile.TemporaryDirectory() as d:
-        cu = Path(d) / f"{src.name}.cu"
-        cu.write_text("#define CS_FLAVOURS 1\n" + src.cu)
-        (Path(d) / f"{src.name}.h").write_text(src.h)
-        rep = nvcc.compile_cubin(cu, "sm_90")
-        tool = cuobjdump()
-        env = dict(os.environ, PATH=f"{os.environ.get('PATH', '')}:{Path(tool).parent}")
-        dump = subprocess.run(
-            [tool, "--dump-sass", str(nvcc.cubin_path(cu, "sm_90"))], capture_output=True, text=True, env=env
-        ).stdout
+    rep, dump = ptx_sass(src)
     funcs = sass.functions(dump)
     fname = sass.ctr_kernel(funcs, "ptx", False)
     mix = sass.loop_mix(funcs[fname], sass.ctr_trips(src.cu, "ptx"))

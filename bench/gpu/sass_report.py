@@ -41,6 +41,21 @@ def cuobjdump() -> str:
     raise SystemExit("cuobjdump not found (the CUDA toolkit, or pip install nvidia-cuda-cuobjdump)")
 
 
+def ptx_sass(src) -> tuple:
+    """(ptxas -v's report, cuobjdump's SASS text) of a generated source's inline-PTX flavour alone, for sm_90."""
+    from toolchain import nvcc
+
+    with tempfile.TemporaryDirectory() as d:
+        cu = Path(d) / f"{src.name}.cu"
+        cu.write_text("#define CS_FLAVOURS 1\n" + src.cu)
+        (Path(d) / f"{src.name}.h").write_text(src.h)
+        rep = nvcc.compile_cubin(cu, "sm_90")
+        tool = cuobjdump()
+        env = dict(os.environ, PATH=f"{os.environ.get('PATH', '')}:{Path(tool).parent}")  # nvdisasm beside it
+        cubin = str(nvcc.cubin_path(cu, "sm_90"))
+        return rep, subprocess.run([tool, "--dump-sass", cubin], capture_output=True, text=True, env=env).stdout
+
+
 def row(name: str, text: str, sms: int, mhz: float) -> dict:
     from generator.ptx.build import schedule_for
     from generator.ptx.source import generate
