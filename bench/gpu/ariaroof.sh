@@ -8,20 +8,22 @@
 #   sync-trip   every thread runs its CTA's trips, each opened at __syncthreads()
 #   sync-round  and __syncthreads() at the top of each round-loop iteration
 #   sync-pair   and there bar.sync 1 + warp % 4, 64: only the two warps of a scheduler meet
+# and lever 2, a round loop of one round (~27 KB): ARIA-128 as bench/gpu/specs/aria_frames.cs writes it (aria128f, the
+# same cipher: its even round is its odd round through a byte swap), at t128 and t256 sync-pair.
 # On the GPU machine, from the repository root, in one call (the libraries built there on 16 cores):
 #   1. builds AES-128's and ARIA-128's defaults (t128), PIPO-64 `bs_t64` (the GPU tests), ARIA-128 at t256 free and
-#      with each sync, AES-128 at t256 free and sync-pair (one cache: the schedule names differ); ARIAROOF_ALL=1
+#      with each sync, AES-128 at t256 free and sync-pair, aria128f's two (one cache: the names differ); ARIAROOF_ALL=1
 #      adds SM4's and PRESENT-80's defaults (build, check, time);
 #   2. checks the defaults against the C library (bs_check.py: CTR 4 MiB + 37 bytes across a 32-bit counter wrap,
 #      ECB both ways); meanwhile one process an arm (clockwatch.py) makes its library (codegen) and then, in turn
 #      under one lock: the digests of 256 MiB of keystream + 37 bytes and a 32 MiB XOR across a 32-bit counter wrap
-#      (ctr_same.py; many grid-stride trips; equal per cipher across its arms, so each t256 arm matches its default,
-#      which matches the C library) and 1 GiB device-resident CTR keystream timed (ptx flavour, SM clock sampled):
-#      ARIA's default (twice) and its four t256 arms, AES's default and its two; the table goes to summary.md at
-#      once;
+#      (ctr_same.py; many grid-stride trips; equal per cipher across its arms, aria128f's with aria128's, so each
+#      arm matches its default, which matches the C library) and 1 GiB device-resident CTR keystream timed (ptx
+#      flavour, SM clock sampled): ARIA's default (twice) and its four t256 arms, aria128f's two, AES's default and
+#      its two; the table goes to summary.md at once;
 #   3. Nsight Compute while under 330 s (one 64 MiB launch each; warp states, scheduler and instruction stats, and
-#      the i-cache counters this ncu lists in --query-metrics): ARIA default, ARIA sync-pair, AES default, ARIA t256,
-#      AES sync-pair; then, while under 330 s, the GPU CTR tests of AES/ARIA/PIPO (their kernels are main's).
+#      the i-cache counters this ncu lists in --query-metrics): ARIA default, ARIA sync-pair, aria128f t128, AES
+#      default, ARIA t256, AES sync-pair; then, while under 330 s, the GPU CTR tests of AES/ARIA/PIPO (their kernels are main's).
 #      The timings are in summary.md before ncu; the whole call ~5-6 min.
 # Results: $OUT/ariaroof/ (logs, clock-*/clockwatch.json, ncu-*.txt, summary.md; the summary on stdout).
 # To carry prebuilt libraries:  CIPHERSPEC_CACHE=$PWD/.cs-cache ARIAROOF_PREBUILD_ONLY=1 bash bench/gpu/ariaroof.sh
@@ -29,7 +31,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . bench/gpu/device_env.sh
-SPECS=examples/ciphers/sm4.cs:examples/ciphers/present.cs
+SPECS=examples/ciphers/sm4.cs:examples/ciphers/present.cs:bench/gpu/specs/aria_frames.cs
 export CIPHERSPEC_BENCH_SPECS=$SPECS
 if [ -z "${ARIAROOF_PREBUILD_ONLY:-}" ]; then cs_gpu_start; else OUT=${OUT:-/tmp/cipherspec-gpu}; mkdir -p "$OUT"; fi
 R="$OUT/ariaroof"; mkdir -p "$R"
@@ -40,6 +42,7 @@ OTHER=""; [ -n "${ARIAROOF_ALL:-}" ] && OTHER=sm4:bs_rk-const_t128,present80:bs_
 MAIN=${E}_t128,${A}_t128${OTHER:+,$OTHER}
 ARIA=${A}_t256,${A}_t256_sync-trip,${A}_t256_sync-round,${A}_t256_sync-pair
 AES=${E}_t256,${E}_t256_sync-pair
+FRAMES=aria128f:bs_rk-const_t128,aria128f:bs_rk-const_t256_sync-pair  # (ARIA written one round a loop iteration)
 python3 - "$MAIN" <<'PY' || { echo "the defaults are not the schedules this script names: update MAIN"; rc=1; }
 import sys
 sys.path.insert(0, "bench/gpu")
@@ -51,8 +54,8 @@ for arm in sys.argv[1].split(","):
     got = schedule_for(reg.module(n), None).name(reg.module(n)).split("_cuda_ctr_", 1)[1]
     assert got == s, (n, got, s)
 PY
-echo "== build: $MAIN,pipo64_128:bs_t64,$ARIA,$AES"
-python3 bench/gpu/build_jobs.py "$MAIN,pipo64_128:bs_t64,$ARIA,$AES" "$(nproc)" > "$R/build.log" 2>&1 || rc=1
+echo "== build: $MAIN,pipo64_128:bs_t64,$ARIA,$AES,$FRAMES"
+python3 bench/gpu/build_jobs.py "$MAIN,pipo64_128:bs_t64,$ARIA,$AES,$FRAMES" "$(nproc)" > "$R/build.log" 2>&1 || rc=1
 tail -n 1 "$R/build.log"
 echo "build: $(( $(date +%s) - t0 )) s"
 [ -n "${ARIAROOF_PREBUILD_ONLY:-}" ] && exit $rc
@@ -64,9 +67,10 @@ command -v flock >/dev/null || flock() { shift; "$@"; }  # (no util-linux: unloc
 flock "$LOCK" python3 bench/gpu/bs_check.py ${MAIN//,/ } > "$R/check-c.log" 2>&1 & tc=$!
 sleep 2  # (the check holds the lock first)
 n=0; pids=()
-for arm in ${A}_t128 ${ARIA//,/ } ${E}_t128 ${AES//,/ } ${A}_t128 ${OTHER//,/ }; do
-  python3 bench/gpu/clockwatch.py --lock "$LOCK" --same "$R/same.txt" --out "$R/clock-$n" --reps 120 --batches 2 \
-    "$arm" > "$R/clock-$n.log" 2>&1 & pids+=($!); n=$((n + 1))
+for arm in ${A}_t128 ${ARIA//,/ } ${FRAMES//,/ } ${E}_t128 ${AES//,/ } ${A}_t128 ${OTHER//,/ }; do
+  g=${arm%%:*}; g=${g%f}  # (aria128f's outputs must equal aria128's)
+  python3 bench/gpu/clockwatch.py --lock "$LOCK" --same "$R/same.txt" --same-group "$g" --out "$R/clock-$n" \
+    --reps 120 --batches 2 "$arm" > "$R/clock-$n.log" 2>&1 & pids+=($!); n=$((n + 1))
 done
 wait $tc || rc=1
 cat "$R/check-c.log"
@@ -117,7 +121,8 @@ left() { [ $(( $(date +%s) - t0 )) -lt "$1" ]; }  # still under $1 seconds
 if command -v ncu >/dev/null; then
   echo "== ncu warp states (one 64 MiB launch each, while under 330 s)"
   for arm in aria-t128:aria128:bs_rk-const_t128 aria-pair:aria128:bs_rk-const_t256_sync-pair \
-             aes-t128:aes128:bs_rk-const_t128 aria-t256:aria128:bs_rk-const_t256 aes-pair:aes128:bs_rk-const_t256_sync-pair; do
+             ariaf-t128:aria128f:bs_rk-const_t128 aes-t128:aes128:bs_rk-const_t128 \
+             aria-t256:aria128:bs_rk-const_t256 aes-pair:aes128:bs_rk-const_t256_sync-pair; do
     IFS=: read -r tag n s <<< "$arm"
     if left 330; then prof "$tag" "$n" "$s"; else echo "(ncu $tag skipped: past 330 s)"; fi
   done

@@ -11,7 +11,8 @@ boost clock and at the median clock measured, and both shares.
         -> one line each on stdout, DIR/clockwatch.json, DIR/clocks-<n>.csv (the raw samples)
     --lock FILE: each arm's timed loop (and its clock sampling) holds an exclusive lock on FILE, so that several
     clockwatch processes generate their libraries at once (the slow part) and time one at a time;
-    --same FILE: before timing, append "cipher schedule sha256(keystream) sha256(xor)" (ctr_same.outputs)
+    --same FILE: before timing, append "cipher schedule sha256(keystream) sha256(xor)" (ctr_same.outputs; --same-group
+    LABEL writes and seeds with LABEL instead of the cipher, for another spec of the same cipher)
 """
 
 from __future__ import annotations
@@ -108,6 +109,7 @@ def main() -> int:
     ap.add_argument("--batches", type=int, default=3)
     ap.add_argument("--lock", help="a file locked while an arm is timed: processes generate at once, time in turn")
     ap.add_argument("--same", help="append each arm's output digests here first (ctr_same.py; under the lock)")
+    ap.add_argument("--same-group", help="--same's label and seed (default: the cipher): equal outputs expected")
     ap.add_argument("arms", nargs="+", help="CIPHER:SCHEDULE")
     args = ap.parse_args()
     out = Path(args.out)
@@ -125,9 +127,10 @@ def main() -> int:
         with held(args.lock):  # (the 1 GiB buffers' upload too: nothing of this process on the GPU while another times)
             b.buffers(c)
             if args.same:  # (256 MiB + 37 bytes of keystream and an XOR: equal per cipher across schedules)
-                ks, xor = ctr_same.outputs(c, (256 << 20) + 37, np.random.default_rng(sum(name.encode())))
+                group = args.same_group or name
+                ks, xor = ctr_same.outputs(c, (256 << 20) + 37, np.random.default_rng(sum(group.encode())))
                 with open(args.same, "a") as fh:
-                    fh.write(f"{name} {c.schedule_name} {ks} {xor}\n")
+                    fh.write(f"{group} {c.schedule_name} {ks} {xor}\n")
             p = sampler(csv)
             t0 = time.time()
             ms = b.time(c, rk, iv, False, 0)
