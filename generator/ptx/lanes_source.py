@@ -65,7 +65,7 @@ def _cores(module: Module, lay, sched: CudaSchedule, rk_type: str, nrk: int, seg
             )
             loop, state = lay.loops["ctr_main"], lay.state["ctr_main"]
             if loop is not None:
-                sync = lockstep.round_barrier(sched)
+                sync = lockstep.round_barrier(_sync(lay, sched), sched.threads)
                 out.append(cores.looped_core(f"cs_main_{f}", loop, module, acc, f, state, rk_idx, bound=hs, sync=sync))
             else:
                 main = lay.cores["ctr_main"]
@@ -82,11 +82,18 @@ def _ctr_call(f: str, enc_args: str, hoisted: bool) -> str:
     return f"cs_main_{f}(x, y, {', '.join([rk, 'seg', *tabs])});"
 
 
+def _sync(lay, sched: CudaSchedule) -> str:
+    """The CTR kernel's resolved sync mode (lockstep.resolve: sync-auto by the CTR core's code size)."""
+    fname = "ctr_main" if lay.ctr is not None else "encrypt"
+    return lockstep.resolve(sched, lay.loops.get(fname), lay.cores[fname])
+
+
 def _own_call(lay, sched: CudaSchedule, enc_args: str) -> dict[str, str]:
     """The CTR kernel's core call: ctr_call's, or with the round barriers on (sync-round / sync-pair, a looped
     cs_main: lockstep.py), whose template the other kernels (tail, GCM) call without."""
     hoisted = lay.ctr is not None
-    on = hoisted and lay.loops["ctr_main"] is not None and lockstep.round_barrier(sched) is not None
+    barrier = lockstep.round_barrier(_sync(lay, sched), sched.threads) is not None
+    on = hoisted and lay.loops["ctr_main"] is not None and barrier
     return {f: (lockstep.synced if on else str)(_ctr_call(f, enc_args, hoisted)) for f in FLAVOURS}
 
 
@@ -127,7 +134,7 @@ def lanes_context(module: Module, sched: CudaSchedule, P: str) -> dict:
         counter_uniform_z=uniform_z,  # (the grid-stride loop's copy: recomputed per iteration, lanes.cu.j2)
         mk=mk,
         smem=smem,
-        lockstep=bool(sched.sync),  # every thread runs its CTA's trips, each opened at a barrier (lockstep.py)
+        lockstep=bool(_sync(lay, sched)),  # every thread runs its CTA's trips, each opened at a barrier (lockstep.py)
         interleave=lay.name == "bs" and sched.threads % 32 == 0 and not former_store(),  # (coalesced CTR stores)
         derive=lay.derive,  # set_key's derived words (host.py)
         derived=lay.derived,

@@ -23,10 +23,12 @@ Parameters (a name's tokens after cipher_cuda_ctr, any order when parsing):
                                      roundloop.py, which ptxas compiles in seconds; shown when set)
     ctasN                            the ECB/CTR kernels' __launch_bounds__ minimum of N resident blocks per SM
                                      (ptxas caps registers at 64K / (N x threads)); default 1, shown when > 1
-    sync-trip | sync-round | sync-pair   lane layouts: the CTR kernel's warps kept in step (lockstep.py) -- every
-                                     thread runs its CTA's trips, each opened at a CTA barrier; round: also a
-                                     CTA barrier at each round-loop iteration; pair: a named barrier there of the
-                                     warps that share a scheduler (bs; default: none, shown when set)
+    sync-trip | sync-round | sync-pair | sync-auto   lane layouts: the CTR kernel's warps kept in step
+                                     (lockstep.py) -- every thread runs its CTA's trips, each opened at a CTA
+                                     barrier; round: also a CTA barrier at each round-loop iteration; pair: a
+                                     named barrier there of the warps that share a scheduler (bs); auto: pair
+                                     where the round-loop body is large, trip where an unrolled core is, else
+                                     none (the bitsliced default); default: none, shown when set
 Every schedule runs a grid-stride loop over a grid of (SMs x resident blocks per SM).
 """
 
@@ -46,7 +48,7 @@ from .lane_support import why_not
 RK_PLACES = ("const", "shared", "reg")
 LAYOUTS = ("scalar", "swar", "bs")
 TAB_BASES = ("const", "global", "shared")
-SYNCS = ("trip", "round", "pair")  # the CTR kernel's lockstep (lockstep.py)
+SYNCS = ("trip", "round", "pair", "auto")  # the CTR kernel's lockstep (lockstep.py; auto: by the code size)
 SHARED_LIMIT = 227 * 1024  # bytes of shared memory one block may use on sm_90 (opt-in above 48 KB)
 DEFAULT_SHARED = 48 * 1024  # bytes of dynamic shared memory a launch gets without cudaFuncSetAttribute
 PARAM_LIMIT = 4096  # bytes of kernel parameters we allow (the classic limit, all archs)
@@ -156,7 +158,7 @@ class CudaSchedule:
                 raise UsageError(
                     f"unknown cuda schedule part {t!r} (rk-const|rk-shared|rk-reg, "
                     "tab-const|tab-global|tab-shared|tab-sharedN, tN, ilpN, nohoist, bal, fl-c|fl-ptx, tt|tt4, swar|bs, unroll, ctasN, "
-                    "sync-trip|sync-round|sync-pair)"
+                    "sync-trip|sync-round|sync-pair|sync-auto)"
                 )
         if validate:
             s.validate(module)
