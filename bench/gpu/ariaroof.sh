@@ -1,48 +1,49 @@
 #!/usr/bin/env bash
-# Issue 25: the bitsliced CTR defaults at their SASS roof; ARIA-128 at 3.0 Tbps and 85% (branch ariaroof2).
-# After the coalesced block order ARIA-128 ran 2,932 Gbps = 82.7% of its roof (AES 85.0%, SM4 87.1%, PRESENT 95.1%).
-# ncu (before that fix) put 0.46 warp-cycles per issued instruction on "no instruction" for ARIA against 0.16 for
-# AES: ARIA's round loop is 3,369 SASS instructions (~54 KB; AES 1,571), and the two warps of a scheduler (one from
-# each of the SM's two 128-thread CTAs) run it at different places.  The A/B here: one 256-thread CTA an SM
-# (t256, the same 255 registers) with the CTR kernel's warps kept in step (generator/ptx/lockstep.py):
-#   sync-trip   every thread runs its CTA's trips, each opened at __syncthreads()
-#   sync-round  and __syncthreads() at the top of each round-loop iteration
-#   sync-pair   and there bar.sync 1 + warp % 4, 64: only the two warps of a scheduler meet
-# and lever 2, a round loop of one round (~27 KB): ARIA-128 as bench/gpu/specs/aria_frames.cs writes it (aria128f, the
-# same cipher: its even round is its odd round through a byte swap), at t128 and t256 sync-pair.
-# On the GPU machine, from the repository root, in one call (the libraries built there on 16 cores):
-#   1. builds AES-128's and ARIA-128's defaults (t128), PIPO-64 `bs_t64` (the GPU tests), ARIA-128 at t256 free and
-#      with each sync, AES-128 at t256 free and sync-pair, aria128f's two (one cache: the names differ); ARIAROOF_ALL=1
-#      adds SM4's and PRESENT-80's defaults (build, check, time);
+# Issue 25: the bitsliced CTR defaults at their SASS roof; ARIA-128 at 3.0 Tbps and 85% (branches ariaroof, ariaroof2).
+# The mid-session round of this script (bench/results/ariaroof2.md, H200, 1 GiB CTR keystream) measured one 256-thread
+# CTA an SM faster than two of 128 for both ciphers, and ARIA's warps kept in step (a barrier of the two warps of a
+# scheduler at each iteration of its 54 KB round loop) at 3,334 Gbps = 94.1% of its roof (2,933 at t128); AES's
+# 25 KB loop is best free-running.  The default is now bs_rk-const_sync-auto_t256 (generator/ptx/lockstep.py: the
+# barriers where the code between them is large); the explicit bs_rk-const_t128 builds the former default.
+# On the GPU machine, from the repository root, in one call (the libraries built there on 16 cores, or carried):
+#   1. builds the defaults and former defaults (t128) of AES-128 and ARIA-128, PIPO-64 `bs_t64` (the GPU tests),
+#      ARIA-128 at t256 free and with each sync (trip, round, pair), AES-128 at t256 free and sync-pair, and
+#      aria128f at t128 and t256 sync-pair (bench/gpu/specs/aria_frames.cs: ARIA written one round a loop
+#      iteration, the same cipher);
 #   2. checks the defaults against the C library (bs_check.py: CTR 4 MiB + 37 bytes across a 32-bit counter wrap,
 #      ECB both ways); meanwhile one process an arm (clockwatch.py) makes its library (codegen) and then, in turn
 #      under one lock: the digests of 256 MiB of keystream + 37 bytes and a 32 MiB XOR across a 32-bit counter wrap
-#      (ctr_same.py; many grid-stride trips; equal per cipher across its arms, aria128f's with aria128's, so each
-#      arm matches its default, which matches the C library) and 1 GiB device-resident CTR keystream timed (ptx
-#      flavour, SM clock sampled): ARIA's default (twice) and its four t256 arms, aria128f's two, AES's default and
-#      its two; the table goes to summary.md at once;
+#      (ctr_same.py; equal per cipher across its arms, aria128f's with aria128's) and 1 GiB device-resident CTR
+#      keystream timed (ptx flavour, SM clock sampled); the table goes to summary.md at once;
 #   3. Nsight Compute while under 330 s (one 64 MiB launch each; warp states, scheduler and instruction stats, and
-#      the i-cache counters this ncu lists in --query-metrics): ARIA default, ARIA sync-pair, aria128f t128, AES
-#      default, ARIA t256, AES sync-pair; then, while under 330 s, the GPU CTR tests of AES/ARIA/PIPO (their kernels are main's).
-#      The timings are in summary.md before ncu; the whole call ~5-6 min.
+#      the i-cache counters this ncu lists): the two defaults, aria128f, ARIA t128; then the GPU CTR tests.
+# ARIAROOF_QUICK=1: only default vs former default (t128) for AES-128, ARIA-128, SM4, PRESENT-80 and nearinv_u32_be
+#   (tests/conformance/sbox_inv.cs; also at t256 free), checked and timed as in 2 -- no ncu, no tests (~2 min with
+#   the libraries carried).
 # Results: $OUT/ariaroof/ (logs, clock-*/clockwatch.json, ncu-*.txt, summary.md; the summary on stdout).
-# To carry prebuilt libraries:  CIPHERSPEC_CACHE=$PWD/.cs-cache ARIAROOF_PREBUILD_ONLY=1 bash bench/gpu/ariaroof.sh
-#     run(command="bash bench/gpu/ariaroof.sh", carry=[".cs-cache"])
+# To carry prebuilt libraries:  CIPHERSPEC_CACHE=$PWD/.cs-cache [ARIAROOF_QUICK=1] ARIAROOF_PREBUILD_ONLY=1 bash bench/gpu/ariaroof.sh
+#     run(command="ARIAROOF_QUICK=1 bash bench/gpu/ariaroof.sh", carry=[".cs-cache"])
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . bench/gpu/device_env.sh
-SPECS=examples/ciphers/sm4.cs:examples/ciphers/present.cs:bench/gpu/specs/aria_frames.cs
+SPECS=examples/ciphers/sm4.cs:examples/ciphers/present.cs:tests/conformance/sbox_inv.cs:bench/gpu/specs/aria_frames.cs
 export CIPHERSPEC_BENCH_SPECS=$SPECS
 if [ -z "${ARIAROOF_PREBUILD_ONLY:-}" ]; then cs_gpu_start; else OUT=${OUT:-/tmp/cipherspec-gpu}; mkdir -p "$OUT"; fi
 R="$OUT/ariaroof"; mkdir -p "$R"
 rc=0
 t0=$(date +%s)
-A=aria128:bs_rk-const; E=aes128:bs_rk-const
-OTHER=""; [ -n "${ARIAROOF_ALL:-}" ] && OTHER=sm4:bs_rk-const_t128,present80:bs_rk-shared_t128  # (87.1 / 95.1% last round)
-MAIN=${E}_t128,${A}_t128${OTHER:+,$OTHER}
+A=aria128:bs_rk-const; E=aes128:bs_rk-const; D=bs_rk-const_sync-auto_t256  # (D: the bitsliced default since ariaroof2)
+MAIN=aes128:$D,aria128:$D            # the defaults (checked against the C library and against these names)
+FORMER=${E}_t128,${A}_t128           # the defaults before (t128, free-running): the A/B baseline
 ARIA=${A}_t256,${A}_t256_sync-trip,${A}_t256_sync-round,${A}_t256_sync-pair
 AES=${E}_t256,${E}_t256_sync-pair
 FRAMES=aria128f:bs_rk-const_t128,aria128f:bs_rk-const_t256_sync-pair  # (ARIA written one round a loop iteration)
+if [ -n "${ARIAROOF_QUICK:-}" ]; then  # default vs former for the five bitsliced defaults only (no ncu, no tests)
+  MAIN=$MAIN,sm4:$D,present80:bs_rk-shared_sync-auto_t256,nearinv_u32_be:$D
+  FORMER=$FORMER,sm4:bs_rk-const_t128,present80:bs_rk-shared_t128,nearinv_u32_be:bs_rk-const_t128,nearinv_u32_be:bs_rk-const_t256
+  ARIA=""; AES=""; FRAMES=""
+fi
+JOBS=$(echo "$MAIN,$FORMER,pipo64_128:bs_t64,$ARIA,$AES,$FRAMES" | tr -s , | sed 's/,$//')
 python3 - "$MAIN" <<'PY' || { echo "the defaults are not the schedules this script names: update MAIN"; rc=1; }
 import sys
 sys.path.insert(0, "bench/gpu")
@@ -54,8 +55,8 @@ for arm in sys.argv[1].split(","):
     got = schedule_for(reg.module(n), None).name(reg.module(n)).split("_cuda_ctr_", 1)[1]
     assert got == s, (n, got, s)
 PY
-echo "== build: $MAIN,pipo64_128:bs_t64,$ARIA,$AES,$FRAMES"
-python3 bench/gpu/build_jobs.py "$MAIN,pipo64_128:bs_t64,$ARIA,$AES,$FRAMES" "$(nproc)" > "$R/build.log" 2>&1 || rc=1
+echo "== build: $JOBS"
+python3 bench/gpu/build_jobs.py "$JOBS" "$(nproc)" > "$R/build.log" 2>&1 || rc=1
 tail -n 1 "$R/build.log"
 echo "build: $(( $(date +%s) - t0 )) s"
 [ -n "${ARIAROOF_PREBUILD_ONLY:-}" ] && exit $rc
@@ -67,7 +68,7 @@ command -v flock >/dev/null || flock() { shift; "$@"; }  # (no util-linux: unloc
 flock "$LOCK" python3 bench/gpu/bs_check.py ${MAIN//,/ } > "$R/check-c.log" 2>&1 & tc=$!
 sleep 2  # (the check holds the lock first)
 n=0; pids=()
-for arm in ${A}_t128 ${ARIA//,/ } ${FRAMES//,/ } ${E}_t128 ${AES//,/ } ${A}_t128 ${OTHER//,/ }; do
+for arm in ${MAIN//,/ } ${FORMER//,/ } ${ARIA//,/ } ${FRAMES//,/ } ${AES//,/ } ${A}_t128; do
   g=${arm%%:*}; g=${g%f}  # (aria128f's outputs must equal aria128's)
   python3 bench/gpu/clockwatch.py --lock "$LOCK" --same "$R/same.txt" --same-group "$g" --out "$R/clock-$n" \
     --reps 120 --batches 2 "$arm" > "$R/clock-$n.log" 2>&1 & pids+=($!); n=$((n + 1))
@@ -94,6 +95,7 @@ for path in sys.argv[1:]:
               f"{r.get('mhz_median', 0):.0f} ({r.get('mhz_min', 0):.0f}) |")
 PY
 } | tee "$R/summary.md"
+[ -n "${ARIAROOF_QUICK:-}" ] && { echo "ariaroof: rc=$rc, $(( $(date +%s) - t0 )) s" | tee -a "$R/summary.md"; exit $rc; }
 STALLS="sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active,regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio$"
 ICC=""
 if command -v ncu >/dev/null; then  # the i-cache counters this ncu knows (names vary by version): added to each profile
@@ -120,9 +122,8 @@ prof() {  # file tag, CIPHER, SCHEDULE
 left() { [ $(( $(date +%s) - t0 )) -lt "$1" ]; }  # still under $1 seconds
 if command -v ncu >/dev/null; then
   echo "== ncu warp states (one 64 MiB launch each, while under 330 s)"
-  for arm in aria-t128:aria128:bs_rk-const_t128 aria-pair:aria128:bs_rk-const_t256_sync-pair \
-             ariaf-t128:aria128f:bs_rk-const_t128 aes-t128:aes128:bs_rk-const_t128 \
-             aria-t256:aria128:bs_rk-const_t256 aes-pair:aes128:bs_rk-const_t256_sync-pair; do
+  for arm in aria-default:aria128:$D ariaf-t128:aria128f:bs_rk-const_t128 aes-default:aes128:$D \
+             ariaf-pair:aria128f:bs_rk-const_t256_sync-pair aria-t128:aria128:bs_rk-const_t128; do
     IFS=: read -r tag n s <<< "$arm"
     if left 330; then prof "$tag" "$n" "$s"; else echo "(ncu $tag skipped: past 330 s)"; fi
   done

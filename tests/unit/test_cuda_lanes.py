@@ -155,3 +155,22 @@ def test_sync_schedule_names_round_trip(registry):
     for text in ("bs_rk-const_t256_sync-pair", "bs_rk-const_t256_sync-trip"):
         s = CudaSchedule.parse(text, module)
         assert CudaSchedule.parse(s.name(module), module) == s and f"_sync-{s.sync}_" in s.name(module)
+
+
+def test_sync_auto_follows_the_code_between_barriers(registry, monkeypatch):
+    """sync-auto (lockstep.resolve, the bitsliced default): a pair barrier at each round-loop iteration where the
+    CTR core's loop body exceeds lockstep.BODY_OPS plane ops, none below; an unrolled core above it: a trip barrier."""
+    from generator.ptx import lockstep
+
+    module = registry.module("pipo64_128")
+    pair = 'asm volatile("bar.sync %0, 64;"'
+    trip = "__syncthreads();  // the CTA's warps start each trip together"
+    gen = lambda text: generate(module, CudaSchedule.parse(text, module), with_gcm=False).cu  # noqa: E731
+    monkeypatch.setattr(lockstep, "BODY_OPS", 0)
+    big = gen("bs_t256_rk-shared_sync-auto")
+    assert pair in big and "cs_main_ptx<true>(" in big and trip in big
+    unrolled = gen("bs_t256_rk-shared_unroll_sync-auto")
+    assert trip in unrolled and "if (SYNC)" not in unrolled
+    monkeypatch.setattr(lockstep, "BODY_OPS", 10**9)
+    small = gen("bs_t256_rk-shared_sync-auto")
+    assert "if (SYNC)" not in small and trip not in small
