@@ -8,8 +8,8 @@
 # On the GPU machine, from the repository root, in one call (the libraries built there on 16 cores, or carried):
 #   1. builds the defaults and former defaults (t128) of AES-128 and ARIA-128, PIPO-64 `bs_t64` (the GPU tests),
 #      ARIA-128 at t256 free and with each sync (trip, round, pair), AES-128 at t256 free and sync-pair, and
-#      aria128f at t128 and t256 sync-pair (bench/gpu/specs/aria_frames.cs: ARIA written one round a loop
-#      iteration, the same cipher);
+#      aria128f at t128 and t256 sync-pair (the spec `bench/gpu/aria_frames.py --spec` writes: ARIA one round a
+#      loop iteration, the same cipher);
 #   2. checks the defaults against the C library (bs_check.py: CTR 4 MiB + 37 bytes across a 32-bit counter wrap,
 #      ECB both ways); meanwhile one process an arm (clockwatch.py) makes its library (codegen) and then, in turn
 #      under one lock: the digests of 256 MiB of keystream + 37 bytes and a 32 MiB XOR across a 32-bit counter wrap
@@ -26,10 +26,10 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . bench/gpu/device_env.sh
-SPECS=examples/ciphers/sm4.cs:examples/ciphers/present.cs:tests/conformance/sbox_inv.cs:bench/gpu/specs/aria_frames.cs
-export CIPHERSPEC_BENCH_SPECS=$SPECS
 if [ -z "${ARIAROOF_PREBUILD_ONLY:-}" ]; then cs_gpu_start; else OUT=${OUT:-/tmp/cipherspec-gpu}; mkdir -p "$OUT"; fi
 R="$OUT/ariaroof"; mkdir -p "$R"
+python3 bench/gpu/aria_frames.py --spec "$R/aria_frames.cs"  # (aria128f: ARIA written one round a loop iteration)
+export CIPHERSPEC_BENCH_SPECS=examples/ciphers/sm4.cs:examples/ciphers/present.cs:tests/conformance/sbox_inv.cs:$R/aria_frames.cs
 rc=0
 t0=$(date +%s)
 A=aria128:bs_rk-const; E=aes128:bs_rk-const; D=bs_rk-const_sync-auto_t256  # (D: the bitsliced default since ariaroof2)

@@ -1,9 +1,10 @@
-"""bench/gpu/specs/aria_frames.cs (issue 25's lever 2, a bench spec): ARIA written so that every round is the same
+"""The spec bench/gpu/aria_frames.py --spec writes (issue 25's lever 2, a bench spec): ARIA written so that every round is the same
 code, U = M(FO(U, K')), with M the byte swap i <-> i ^ 2 and the FE rounds' keys stored through M.  It must be the
 same cipher as the shipped ARIA: encryption equal to aria128's, decryption its inverse, RFC 5794's vector."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -11,11 +12,15 @@ import numpy as np
 from cipherspec.blockcipher import RefCipher
 from cipherspec.registry import Registry
 
-SPEC = Path(__file__).resolve().parents[2] / "bench" / "gpu" / "specs" / "aria_frames.cs"
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench" / "gpu"))
 
 
-def test_aria_frames_is_aria():
-    reg = Registry(extra=[str(SPEC)])
+def test_aria_frames_is_aria(tmp_path):
+    import aria_frames
+
+    spec = tmp_path / "aria_frames.cs"
+    spec.write_text(aria_frames.spec_text())
+    reg = Registry(extra=[str(spec)])
     aria, frames = RefCipher(reg.module("aria128")), RefCipher(reg.module("aria128f"))
     rng = np.random.default_rng(25)
     for _ in range(3):
