@@ -31,7 +31,7 @@ HEADER = """\
 # 128-bit block as 16 bytes x0..x15, everything big-endian; 128/192/256-bit keys; 12/14/16 rounds.
 
 """
-ROUNDS = """\
+FNS = """\
   # round functions: odd (FO) and even (FE); M: the byte swap that maps one onto the other
   fn M(x: u8[16]) -> u8[16] = [x[i ^ 2] for i in 0..16];
   fn FO(D: u8[16], RK: u8[16]) -> u8[16] = A(SL1(D ^ RK));
@@ -40,26 +40,8 @@ ROUNDS = """\
   # key schedule (RFC 5794 2.2), then the round keys of the FE-type rounds stored through M: encryption round i
   # (from 0) is FE for odd i, decryption step j is FE when rounds - j is odd.
   key_schedule(K) -> ek: u8[rounds + 1][16], dk: u8[rounds + 1][16] {
-    let q = (nk - 4) / 2;
-    let CK = [[(C[(q + k) % 3] >> (120 - 8 * j)) & 0xff for j in 0..16] for k in 0..3];
-    let KL = [K[j] for j in 0..16];
-    var KR: u8[16] = [0 for j in 0..16];
-    for j in 16..4 * nk { KR[j - 16] = K[j]; }
-    let W0 = KL;
-    let W1 = FO(W0, CK[0]) ^ KR;
-    let W2 = FE(W1, CK[1]) ^ W0;
-    let W3 = FO(W2, CK[2]) ^ W1;
-    let W = [W0, W1, W2, W3];
-    var E: u8[rounds + 1][16] = [[0 for j in 0..16] for i in 0..rounds + 1];
-    for i in 0..rounds + 1 {
-      let a = W[i % 4];
-      let b = W[(i + 1) % 4];
-      if i < 4 { E[i] = a ^ rotr_be(b, 19); }
-      else if i < 8 { E[i] = a ^ rotr_be(b, 31); }
-      else if i < 12 { E[i] = a ^ rotl_be(b, 61); }
-      else if i < 16 { E[i] = a ^ rotl_be(b, 31); }
-      else { E[i] = a ^ rotl_be(b, 19); }
-    }
+"""
+KS_TAIL = """\
     for i in 0..rounds + 1 {
       if i % 2 == 1 { ek[i] = M(E[i]); } else { ek[i] = E[i]; }
     }
@@ -95,7 +77,14 @@ def spec_text() -> str:
     encrypt/decrypt (every round U = M(FO(U, K')), the FE rounds' keys stored through M)."""
     src = ARIA.read_text()
     layers = src[src.index("family aria(nk, rounds) {") : src.index("  # round functions: odd (FO) and even (FE)")]
-    return HEADER + layers.replace("family aria(", "family ariaf(", 1) + ROUNDS
+    ks = src[src.index("    let q = (nk - 4) / 2;") : src.index("    dk[0] = ek[rounds];")]  # W0..W3, ek1..ek(n+1)
+    ks = ks.replace("ek[i] = a ^", "E[i] = a ^").replace(
+        "    for i in 0..rounds + 1 {",
+        "    var E: u8[rounds + 1][16] = [[0 for j in 0..16] for i in 0..rounds + 1];\n"
+        + "    for i in 0..rounds + 1 {",
+        1,
+    )
+    return HEADER + layers.replace("family aria(", "family ariaf(", 1) + FNS + ks + KS_TAIL
 
 
 ROWS = [  # y_i = XOR of x_j (aria.cs's A with T1..T4 expanded)
