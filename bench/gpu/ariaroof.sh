@@ -10,11 +10,11 @@
 #      ARIA-128 at t256 free and with each sync (trip, round, pair), AES-128 at t256 free and sync-pair, and
 #      aria128f at t128 and t256 sync-pair (the spec `bench/gpu/aria_frames.py --spec` writes: ARIA one round a
 #      loop iteration, the same cipher);
-#   2. checks the defaults against the C library (bs_check.py: CTR 4 MiB + 37 bytes across a 32-bit counter wrap,
-#      ECB both ways); meanwhile one process an arm (clockwatch.py) makes its library (codegen) and then, in turn
-#      under one lock: the digests of 256 MiB of keystream + 37 bytes and a 32 MiB XOR across a 32-bit counter wrap
-#      (ctr_same.py; equal per cipher across its arms, aria128f's with aria128's) and 1 GiB device-resident CTR
-#      keystream timed (ptx flavour, SM clock sampled); the table goes to summary.md at once;
+#   2. one process an arm (clockwatch.py) makes its library (codegen) and then, in turn under one lock: the
+#      digests of 256 MiB of keystream + 37 bytes and a 32 MiB XOR across a 32-bit counter wrap (ctr_same.py;
+#      equal per cipher across its arms, aria128f's with aria128's) and 1 GiB device-resident CTR
+#      keystream timed (ptx flavour, SM clock sampled); the table goes to summary.md at once; then the defaults
+#      against the C library (bs_check.py: CTR 4 MiB + 37 bytes across a 32-bit counter wrap, ECB both ways);
 #   3. Nsight Compute while under 330 s (one 64 MiB launch each; warp states, scheduler and instruction stats, and
 #      the i-cache counters this ncu lists): the two defaults, aria128f, ARIA t128; then the GPU CTR tests.
 # ARIAROOF_QUICK=1: only default vs former default (t128) for AES-128, ARIA-128, SM4, PRESENT-80 and nearinv_u32_be
@@ -59,22 +59,29 @@ echo "== build: $JOBS"
 python3 bench/gpu/build_jobs.py "$JOBS" "$(nproc)" > "$R/build.log" 2>&1 || rc=1
 tail -n 1 "$R/build.log"
 echo "build: $(( $(date +%s) - t0 )) s"
-[ -n "${ARIAROOF_PREBUILD_ONLY:-}" ] && exit $rc
-echo "== the defaults vs the C library, then per arm 256 MiB digests and 1 GiB CTR keystream (ptx, SM clock sampled)"
+if [ -n "${ARIAROOF_PREBUILD_ONLY:-}" ]; then  # (and the C libraries bs_check.py compares with)
+  python3 - ${MAIN//,/ } <<'PY' || rc=1
+import os, sys
+sys.path.insert(0, ".")
+from cipherspec.registry import Registry
+from driver.targets import make_cipher
+reg = Registry(extra=[p for p in os.environ["CIPHERSPEC_BENCH_SPECS"].split(os.pathsep) if p])
+for arm in sys.argv[1:]:
+    make_cipher(reg, arm.split(":")[0], None, "c")
+PY
+  exit $rc
+fi
+echo "== per arm 256 MiB digests and 1 GiB CTR keystream (ptx, SM clock sampled), then the defaults vs the C library"
 # One process an arm: the library loads' codegen (the slow part) runs at once; the GPU work takes turns under one
-# lock: the C-library check first, then each arm's 256 MiB digests (equal per cipher across schedules) and its timing.
+# lock: each arm's 256 MiB digests (equal per cipher across schedules) and its timing.
 LOCK="$R/gpu.lock"; : > "$LOCK"
 command -v flock >/dev/null || flock() { shift; "$@"; }  # (no util-linux: unlocked)
-flock "$LOCK" python3 bench/gpu/bs_check.py ${MAIN//,/ } > "$R/check-c.log" 2>&1 & tc=$!
-sleep 2  # (the check holds the lock first)
 n=0; pids=()
 for arm in ${MAIN//,/ } ${FORMER//,/ } ${ARIA//,/ } ${FRAMES//,/ } ${AES//,/ } ${A}_t128; do
   g=${arm%%:*}; g=${g%f}  # (aria128f's outputs must equal aria128's)
   python3 bench/gpu/clockwatch.py --lock "$LOCK" --same "$R/same.txt" --same-group "$g" --out "$R/clock-$n" \
     --reps 120 --batches 2 "$arm" > "$R/clock-$n.log" 2>&1 & pids+=($!); n=$((n + 1))
 done
-wait $tc || rc=1
-cat "$R/check-c.log"
 for p in "${pids[@]}"; do wait "$p" || rc=1; done
 cat "$R"/clock-*.log >> "$R/clockwatch.log"; cat "$R/clockwatch.log"
 echo "== 256 MiB keystream + 32 MiB XOR (a 32-bit counter wrap inside), per cipher: distinct digests (1 = all arms equal)"
@@ -82,7 +89,7 @@ awk '{ k = $1 SUBSEP $3 " " $4; if (!(k in seen)) { seen[k] = 1; n[$1]++ } a[$1]
      END { for (c in n) print c ": " n[c] (n[c] == 1 ? " (equal)" : " DIFFER") ":" a[c] }' \
   "$R/same.txt" | tee "$R/same.log"
 grep -q DIFFER "$R/same.log" && rc=1
-echo "checks and timing done: $(( $(date +%s) - t0 )) s"
+echo "timing done: $(( $(date +%s) - t0 )) s"
 {
   echo "| arm | schedule | Gbps | SASS/block | % roof (boost) | SM MHz median (min) |"
   echo "|---|---|---:|---:|---:|---:|"
@@ -95,6 +102,8 @@ for path in sys.argv[1:]:
               f"{r.get('mhz_median', 0):.0f} ({r.get('mhz_min', 0):.0f}) |")
 PY
 } | tee "$R/summary.md"
+python3 bench/gpu/bs_check.py ${MAIN//,/ } 2>&1 | tee "$R/check-c.log"; [ "${PIPESTATUS[0]}" = 0 ] || rc=1
+echo "checks done: $(( $(date +%s) - t0 )) s"
 [ -n "${ARIAROOF_QUICK:-}" ] && { echo "ariaroof: rc=$rc, $(( $(date +%s) - t0 )) s" | tee -a "$R/summary.md"; exit $rc; }
 STALLS="sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active,regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio$"
 ICC=""
