@@ -9,11 +9,17 @@ boost clock and at the median clock measured, and both shares.
 
     python3 bench/gpu/clockwatch.py --out DIR aria128:bs_rk-const_t128 aria128:bs_rk-shared_t128 ...
         -> one line each on stdout, DIR/clockwatch.json, DIR/clocks-<n>.csv (the raw samples)
+    --lock FILE: each arm's timed loop (and its clock sampling) holds an exclusive lock on FILE, so that several
+    clockwatch processes generate their libraries at once (the slow part) and time one at a time;
+    --same FILE: before timing, append "cipher schedule sha256(keystream) sha256(xor)" (ctr_same.outputs; --same-group
+    LABEL writes and seeds with LABEL instead of the cipher, for another spec of the same cipher)
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import fcntl
 import json
 import statistics
 import subprocess
@@ -26,6 +32,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import ctr_same  # noqa: E402
 import sass  # noqa: E402
 
 from bench import Bench, group_of  # noqa: E402
@@ -80,12 +87,29 @@ def summary(path: Path, t0: float, t1: float) -> dict:
     }
 
 
+@contextlib.contextmanager
+def held(path: str | None):
+    """An exclusive lock on ``path`` for the block (none when None)."""
+    if path is None:
+        yield
+        return
+    with open(path, "a") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
     ap.add_argument("--size-mib", type=int, default=1024)
     ap.add_argument("--reps", type=int, default=150, help="launches per timed batch (1 GiB: ~0.4-0.5 s a batch)")
     ap.add_argument("--batches", type=int, default=3)
+    ap.add_argument("--lock", help="a file locked while an arm is timed: processes generate at once, time in turn")
+    ap.add_argument("--same", help="append each arm's output digests here first (ctr_same.py; under the lock)")
+    ap.add_argument("--same-group", help="--same's label and seed (default: the cipher): equal outputs expected")
     ap.add_argument("arms", nargs="+", help="CIPHER:SCHEDULE")
     args = ap.parse_args()
     out = Path(args.out)
@@ -96,17 +120,23 @@ def main() -> int:
     for n, arm in enumerate(args.arms):
         name, text = arm.split(":", 1)
         c = b.cipher(name, text)
-        b.buffers(c)
         rk = c.expand_key(rng.integers(0, 256, c.key_bytes, dtype=np.uint8).tobytes())
         iv = rng.integers(0, 256, c.block_bytes, dtype=np.uint8).tobytes()
         dev = c.device
         csv = out / f"clocks-{n}.csv"
-        p = sampler(csv)
-        t0 = time.time()
-        ms = b.time(c, rk, iv, False, 0)
-        t1 = time.time()
-        p.terminate()
-        p.wait()
+        with held(args.lock):  # (the 1 GiB buffers' upload too: nothing of this process on the GPU while another times)
+            b.buffers(c)
+            if args.same:  # (256 MiB + 37 bytes of keystream and an XOR: equal per cipher across schedules)
+                group = args.same_group or name
+                ks, xor = ctr_same.outputs(c, (256 << 20) + 37, np.random.default_rng(sum(group.encode())))
+                with open(args.same, "a") as fh:
+                    fh.write(f"{group} {c.schedule_name} {ks} {xor}\n")
+            p = sampler(csv)
+            t0 = time.time()
+            ms = b.time(c, rk, iv, False, 0)
+            t1 = time.time()
+            p.terminate()
+            p.wait()
         clk = summary(csv, t0, t1)
         gbps = b.size * 8 / (ms / 1e3) / 1e9
         funcs = b.sass_funcs(c)

@@ -10,57 +10,27 @@ block in the CTR kernel's grid-stride loop (sass.py), registers and spills, the 
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import sass  # noqa: E402
-from sass_report import cuobjdump  # noqa: E402
+from sass_report import ctr_sass  # noqa: E402
 
-from bench import group_of, registry  # noqa: E402
+from bench import registry  # noqa: E402
 
 
 def arm(name: str, former: bool, sms: int = 132, mhz: float = 1980) -> dict:
     from generator.ptx.build import schedule_for
-    from generator.ptx.source import generate
-    from toolchain import nvcc
 
     if former:
         os.environ["CIPHERSPEC_PTX_CTR"] = "v1"
     else:
         os.environ.pop("CIPHERSPEC_PTX_CTR", None)
     module = registry().module(name)
-    sched = schedule_for(module, None)
-    src = generate(module, sched, with_gcm=False)
-    with tempfile.TemporaryDirectory() as d:
-        cu = Path(d) / f"{src.name}.cu"
-        cu.write_text("#define CS_FLAVOURS 1\n" + src.cu)
-        (Path(d) / f"{src.name}.h").write_text(src.h)
-        rep = nvcc.compile_cubin(cu, "sm_90")
-        cubin = nvcc.cubin_path(cu, "sm_90")
-        tool = cuobjdump()
-        env = dict(os.environ, PATH=f"{os.environ.get('PATH', '')}:{Path(tool).parent}")
-        dump = subprocess.run([tool, "--dump-sass", str(cubin)], capture_output=True, text=True, env=env).stdout
-    funcs = sass.functions(dump)
-    fname = sass.ctr_kernel(funcs, "ptx", False)
-    mix = sass.loop_mix(funcs[fname], sass.ctr_trips(src.cu, "ptx"))
-    blocks = sched.ilp * group_of(sched)
-    roof, pipe = sass.roof_gbps(mix, blocks, module.block.nbytes, sms, mhz)
-    uses = [u for k, u in rep.kernels.items() if k == fname]
-    return {
-        "name": src.name,
-        "hoisted": src.hoisted_ops,
-        "ops": src.encrypt_ops,
-        "total": sum(mix.values()) / blocks,
-        "regs": max((u.registers for u in uses), default=0),
-        "spills": max((max(u.spill_stores, u.spill_loads) for u in uses), default=0),
-        "roof": roof,
-        "pipe": pipe,
-    }
+    out = ctr_sass(module, schedule_for(module, None), sms, mhz)
+    return out | {"hoisted": out["src"].hoisted_ops, "ops": out["src"].encrypt_ops}
 
 
 def main() -> int:

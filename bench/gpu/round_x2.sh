@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # The lead's check of a merged tree on two GPUs in ONE bounded call (< 10 min), from the repository root:
 #   GPU 0: bench/gpu/ariaroof.sh -- the bitsliced CTR defaults against the C library, their GPU CTR tests, the
-#          1 GiB keystream A/B of the coalesced block order (now vs CIPHERSPEC_PTX_STORE=v1), ncu on ARIA-128;
+#          1 GiB keystream A/B of the lockstep schedules (sync-*, generator/ptx/lockstep.py), ncu on ARIA/AES;
 #   GPU 1, at the same time: the GPU GCM tests (long, batch, records), the AES/ARIA/LEA default CTR tests, the
 #          one-GPU CTR_DRBG tests (== the C DRBG), then GCM vs CTR with the A/B arms (bench/gpu/gcm_bench.py --ab);
 #   then both GPUs: bench/gpu/drbg_multi.sh (whole-wave A/B, 1 vs 2 GPUs, every row == the C DRBG).
 # Build the libraries on the CPU machine first and carry them (the device's build time is device time):
-#   bash bench/gpu/round_x2.sh prebuild && tar cJf .cs-cache.tar.xz .cs-cache .cs-cache-v1 .cs-cache-lockstep
+#   bash bench/gpu/round_x2.sh prebuild && tar cJf .cs-cache.tar.xz .cs-cache
 #   run(command="bash bench/gpu/round_x2.sh", kind="nvidia-h200-x2")     (untracked .whl/, .vectors/, the tarball)
 # Results under $OUT/{ariaroof,gpu1,drbg}; the summaries are printed last.
 set -uo pipefail
@@ -46,7 +46,7 @@ grep -q "ariaroof rc 0" "$OUT/ariaroof.log" || rc=1
 OUT=$OUT/drbg timeout 175 bash bench/gpu/drbg_multi.sh > "$OUT/drbg.log" 2>&1 || rc=1
 
 echo "== summaries ($(( $(date +%s) - t0 )) s)"
-grep -E "^ncu:|equal to|passed|failed|error" "$OUT/ariaroof.log" | head -20
+grep -E "^ncu|equal to|passed|failed|error" "$OUT/ariaroof.log" | head -20
 cat "$OUT/ariaroof/summary.md" 2>/dev/null
 sed -n '/^| cipher/,$p' "$OUT/gpu1/gcm.log" | head -30
 grep -E "^\| (wave|ctas) |passed|failed" "$OUT/drbg.log"

@@ -41,6 +41,47 @@ def cuobjdump() -> str:
     raise SystemExit("cuobjdump not found (the CUDA toolkit, or pip install nvidia-cuda-cuobjdump)")
 
 
+def ptx_sass(src) -> tuple:
+    """(ptxas -v's report, cuobjdump's SASS text) of a generated source's inline-PTX flavour alone, for sm_90."""
+    from toolchain import nvcc
+
+    with tempfile.TemporaryDirectory() as d:
+        cu = Path(d) / f"{src.name}.cu"
+        cu.write_text("#define CS_FLAVOURS 1\n" + src.cu)
+        (Path(d) / f"{src.name}.h").write_text(src.h)
+        rep = nvcc.compile_cubin(cu, "sm_90")
+        tool = cuobjdump()
+        env = dict(os.environ, PATH=f"{os.environ.get('PATH', '')}:{Path(tool).parent}")  # nvdisasm beside it
+        cubin = str(nvcc.cubin_path(cu, "sm_90"))
+        return rep, subprocess.run([tool, "--dump-sass", cubin], capture_output=True, text=True, env=env).stdout
+
+
+def ctr_sass(module, sched, sms: int = 132, mhz: float = 1980) -> dict:
+    """The CTR keystream kernel (inline PTX, no GCM kernels) of ``sched`` from SASS: the source, the SASS text, the
+    kernel's name, SASS a block in its grid-stride loop, the pipe model's roof (sass.py), registers and spill bytes."""
+    from generator.ptx.source import generate
+
+    src = generate(module, sched, with_gcm=False)
+    rep, dump = ptx_sass(src)
+    funcs = sass.functions(dump)
+    fname = sass.ctr_kernel(funcs, "ptx", False)
+    mix = sass.loop_mix(funcs[fname], sass.ctr_trips(src.cu, "ptx"))
+    blocks = sched.ilp * group_of(sched)
+    roof, pipe = sass.roof_gbps(mix, blocks, module.block.nbytes, sms, mhz)
+    uses = [u for k, u in rep.kernels.items() if k == fname]
+    return {
+        "src": src,
+        "dump": dump,
+        "kernel": fname,
+        "name": src.name,
+        "total": sum(mix.values()) / blocks,
+        "regs": max((u.registers for u in uses), default=0),
+        "spills": max((max(u.spill_stores, u.spill_loads) for u in uses), default=0),
+        "roof": roof,
+        "pipe": pipe,
+    }
+
+
 def row(name: str, text: str, sms: int, mhz: float) -> dict:
     from generator.ptx.build import schedule_for
     from generator.ptx.source import generate

@@ -29,14 +29,6 @@ def former_ctr() -> bool:
     return os.environ.get("CIPHERSPEC_PTX_CTR") == "v1"
 
 
-def lockstep() -> bool:
-    """CIPHERSPEC_PTX_LOCKSTEP=1: the lane layouts' CTR kernel runs every thread through its CTA's trips and opens each
-    trip with a CTA barrier, so that the warps of a CTA (two a scheduler at 256 threads) walk the same code and read
-    the same round-key words together (instruction and constant caches) -- an A/B of bench/gpu/ariaroof.sh; off:
-    each thread leaves the grid-stride loop after its own last trip, no barrier."""
-    return os.environ.get("CIPHERSPEC_PTX_LOCKSTEP") == "1"
-
-
 def former_store() -> bool:
     """CIPHERSPEC_PTX_STORE=v1: the bitsliced CTR kernel's former block order -- a thread's 32 consecutive blocks, so
     that the warp's 16-byte stores land 512 bytes apart (32 lines an instruction) -- instead of lane L holding

@@ -55,6 +55,7 @@ def ct_note(module: Module, sched: CudaSchedule) -> str:
 def layout_notes(module: Module, sched: CudaSchedule, given: bool) -> list[str]:
     """Which layout the library uses and why, with the estimated cost of the table layout beside it (a spec
     with tables; nothing for one without)."""
+    from . import lockstep
     from .ctchoice import choose, estimates
 
     base = prepared(module)
@@ -63,8 +64,9 @@ def layout_notes(module: Module, sched: CudaSchedule, given: bool) -> list[str]:
     name = sched.name(prepared(module, sched))
     pick = choose(base)
     table = table_base(base).name(base)
+    sync = [f"{name}: {lockstep.note(sched)}"] if sched.sync else []
     if not given and module.cipher in load_tuned():  # measured on a GPU: no estimate needed
-        return [f"{name}: layout {sched.layout} (the autotuner's measured constant-time pick, tuned.json)"]
+        return [f"{name}: layout {sched.layout} (the autotuner's measured constant-time pick, tuned.json)"] + sync
     if given:
         why = "given with --schedule"
     elif pick.sched is None:
@@ -74,7 +76,7 @@ def layout_notes(module: Module, sched: CudaSchedule, given: bool) -> list[str]:
     est = estimates(module)
     parts = [f"{k} ~{v:.0f}" for k, v in est.items() if k != "table"]
     cost = ", ".join(parts + [f"table layout {table} ~{est['table']:.0f} (not constant-time)"])
-    return [f"{name}: layout {sched.layout} ({why}); estimated instructions per block: {cost}"]
+    return [f"{name}: layout {sched.layout} ({why}); estimated instructions per block: {cost}"] + sync
 
 
 def ct_default_text(module: Module) -> str:

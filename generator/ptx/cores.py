@@ -134,9 +134,11 @@ def looped_core(
     x_names: list[str],
     rk_idx: dict[str, int],
     bound: Bound | None = None,
+    sync: list[str] | None = None,
 ) -> str:
     """A core whose repeated rounds run in a loop (roundloop.py): <name>_pre, <name>_body (one iteration;
     its key words at one stride per iteration from the first's) and <name>_post, and <name> calling them.
+    ``sync``: lines run at the top of each iteration where the caller says <name><true> (lockstep.py).
 
         __device__ __forceinline__ void cs_enc_ptx(const uint32_t (&x)[128], uint32_t (&y)[128], const P_rk &rk)
         {
@@ -168,6 +170,7 @@ def looped_core(
     params = [f"const uint32_t (&x)[{max(len(x_names), 1)}]", f"uint32_t (&y)[{ny}]"]
     params += [acc.rk_param] * bool(acc.rk_param) + ([bound.param] if bound is not None else []) + list(acc.tab_params)
     lines = [
+        *["template <bool SYNC = false>  // (true: the warps meet at each iteration, lockstep.py)"] * bool(sync),
         f"__device__ __forceinline__ void {name}({', '.join(params)})",
         "{",
         f"    uint32_t s[{n}];  // the {L} carried values S, then {n - L} more that the last part reads (E)",
@@ -175,6 +178,7 @@ def looped_core(
         "#pragma unroll 1",
         f"    for (int i = 0; i < {loop.count}; ++i) {{  // {loop.period} round(s) an iteration; round keys at "
         f"{step:+d} words per iteration",
+        *_sync_lines(sync),
         f"        uint32_t t[{L}];",
         f"        {name}_body(s, t, {body_args});",
         "#pragma unroll",
@@ -184,6 +188,13 @@ def looped_core(
         "}",
     ]
     return "".join(parts) + "\n".join(lines) + "\n"
+
+
+def _sync_lines(sync: list[str] | None) -> list[str]:
+    """The round loop's barrier, inside ``if (SYNC)`` (preprocessor lines kept at column 0)."""
+    if not sync:
+        return []
+    return ["        if (SYNC) {", *(ln if ln.startswith("#") else f"            {ln}" for ln in sync), "        }"]
 
 
 def kernel_cores(

@@ -1,7 +1,7 @@
 """The constant-time default for a spec the autotuner has not measured: among the layouts that read no table
 with a secret index and take the spec, the one with the fewest estimated instructions per block.
 
-    choose(prepared(sm4))      -> Choice(CudaSchedule(layout="bs", threads=128, ...),
+    choose(prepared(sm4))      -> Choice(CudaSchedule(layout="bs", threads=256, sync="auto", ...),
                                          why="bs: the only constant-time layout that takes it")
     choose(prepared(u64_lut))  -> Choice(CudaSchedule(layout="bs", ...), ...)   (u64 words: 64 planes a word)
     estimates(sm4)             -> {"table": 1296.0, "bs": 996.0}   (instructions per block, estimated)
@@ -27,11 +27,20 @@ from dataclasses import dataclass, replace
 from cipherspec.errors import UsageError
 from cipherspec.ir import Module
 
+from .lockstep import BODY_OPS
 from .placement import CudaSchedule, load_tuned, table_base
 
 LUT_COST = 3  # a table lookup on the one-block layout: index arithmetic + LDS
 CONST_WORKING_SET = 8192  # bytes: the constant cache's working set per SM (CUDA programming guide, sm_50 .. sm_90)
-BS_THREADS = 128  # the bitsliced cores use ~240 registers: 128 threads per block keeps them resident (sm_90)
+BS_THREADS = 256  # the bitsliced cores use 255 registers: one 256-thread CTA an SM (8 warps, as 2 x 128), measured
+# faster on an H200 (1 GiB CTR: AES-128 3,897 -> 4,305 Gbps, ARIA-128 2,933 -> 3,039; bench/results/ariaroof2.md)
+BS_SYNC = "auto"  # the CTR kernel's warps in step where its round-loop body is large (lockstep.py)
+
+
+THREADS_WHY = (
+    f"t{BS_THREADS}: one CTA of {BS_THREADS} threads an SM at 255 registers; sync-{BS_SYNC}: the CTR kernel's warps "
+    f"kept in step where its round-loop body exceeds {BODY_OPS:,} plane ops"
+)
 
 
 @dataclass(frozen=True)
@@ -46,7 +55,7 @@ def candidates(module: Module) -> dict[str, CudaSchedule | str]:
 
     why = supports(module)  # (after split_u64 the interfaces are 32-bit; u64 ops inside are 64 planes a word)
     rk = "shared" if key_plane_bytes(module) > CONST_WORKING_SET else "const"
-    bs = replace(table_base(module), rk=rk, threads=BS_THREADS, layout="bs")  # = parse("bs_rk-const_t128")
+    bs = replace(table_base(module), rk=rk, threads=BS_THREADS, layout="bs", sync=BS_SYNC)  # bs_rk-const_sync-auto_t256
     return {"bs": why if why else bs}
 
 
@@ -72,7 +81,7 @@ def choose(module: Module) -> Choice:
             if s.rk == "shared"
             else ""
         )
-        return Choice(s, f"{k}: the only constant-time layout that takes it{rk}")
+        return Choice(s, f"{k}: the only constant-time layout that takes it{rk}; {THREADS_WHY}")
     est = estimates(module, list(ok), prepared_already=True)
     best = min(ok, key=lambda k: est[k])
     return Choice(ok[best], f"{best}: fewest estimated instructions per block among {', '.join(sorted(ok))}")

@@ -21,8 +21,8 @@ from dataclasses import replace
 
 from cipherspec.ir import Module
 
-from . import bs_ctr, cores, layout, multikey
-from .abswitch import former_ctr, former_store, lockstep
+from . import bs_ctr, cores, layout, lockstep, multikey
+from .abswitch import former_ctr, former_store
 from .blockio import block_io, lane_io
 from .ctr import state_names
 from .lanes import CONSTANT_TIME, lanes_for
@@ -65,7 +65,8 @@ def _cores(module: Module, lay, sched: CudaSchedule, rk_type: str, nrk: int, seg
             )
             loop, state = lay.loops["ctr_main"], lay.state["ctr_main"]
             if loop is not None:
-                out.append(cores.looped_core(f"cs_main_{f}", loop, module, acc, f, state, rk_idx, bound=hs))
+                sync = lockstep.round_barrier(_sync(lay, sched), sched.threads)
+                out.append(cores.looped_core(f"cs_main_{f}", loop, module, acc, f, state, rk_idx, bound=hs, sync=sync))
             else:
                 main = lay.cores["ctr_main"]
                 out.append(cores.core(f"cs_main_{f}", main, module, acc, f, state, rk_idx=rk_idx, bound=hs))
@@ -79,6 +80,21 @@ def _ctr_call(f: str, enc_args: str, hoisted: bool) -> str:
         return f"cs_enc_{f}(x, y, {enc_args});"
     rk, *tabs = enc_args.split(", ")
     return f"cs_main_{f}(x, y, {', '.join([rk, 'seg', *tabs])});"
+
+
+def _sync(lay, sched: CudaSchedule) -> str:
+    """The CTR kernel's resolved sync mode (lockstep.resolve: sync-auto by the CTR core's code size)."""
+    fname = "ctr_main" if lay.ctr is not None else "encrypt"
+    return lockstep.resolve(sched, lay.loops.get(fname), lay.cores[fname])
+
+
+def _own_call(lay, sched: CudaSchedule, enc_args: str) -> dict[str, str]:
+    """The CTR kernel's core call: ctr_call's, or with the round barriers on (sync-round / sync-pair, a looped
+    cs_main: lockstep.py), whose template the other kernels (tail, GCM) call without."""
+    hoisted = lay.ctr is not None
+    barrier = lockstep.round_barrier(_sync(lay, sched), sched.threads) is not None
+    on = hoisted and lay.loops["ctr_main"] is not None and barrier
+    return {f: (lockstep.synced if on else str)(_ctr_call(f, enc_args, hoisted)) for f in FLAVOURS}
 
 
 def lanes_context(module: Module, sched: CudaSchedule, P: str) -> dict:
@@ -103,6 +119,7 @@ def lanes_context(module: Module, sched: CudaSchedule, P: str) -> dict:
         constant_time=CONSTANT_TIME[lay.name] if lay.constant_time else "no (table lookups)",
         cores=_cores(module, lay, sched, f"{P}_rk", nrk, f"{P}_seg"),
         ctr_call={f: _ctr_call(f, dirs["enc"].args, lay.ctr is not None) for f in FLAVOURS},
+        ctr_call_own=_own_call(lay, sched, dirs["enc"].args),  # the CTR kernel's (lockstep: with round barriers)
         SEGH=len(lay.ctr.frontier) if lay.ctr is not None else 0,
         seg_pre=bs_ctr.host_c(lay.ctr, state_names(module, "encrypt"), _rk_words(module, lay), P)
         if lay.ctr is not None
@@ -117,7 +134,7 @@ def lanes_context(module: Module, sched: CudaSchedule, P: str) -> dict:
         counter_uniform_z=uniform_z,  # (the grid-stride loop's copy: recomputed per iteration, lanes.cu.j2)
         mk=mk,
         smem=smem,
-        lockstep=lockstep(),  # the CTR kernel's A/B switch (abswitch.py)
+        lockstep=bool(_sync(lay, sched)),  # every thread runs its CTA's trips, each opened at a barrier (lockstep.py)
         interleave=lay.name == "bs" and sched.threads % 32 == 0 and not former_store(),  # (coalesced CTR stores)
         derive=lay.derive,  # set_key's derived words (host.py)
         derived=lay.derived,

@@ -23,6 +23,12 @@ Parameters (a name's tokens after cipher_cuda_ctr, any order when parsing):
                                      roundloop.py, which ptxas compiles in seconds; shown when set)
     ctasN                            the ECB/CTR kernels' __launch_bounds__ minimum of N resident blocks per SM
                                      (ptxas caps registers at 64K / (N x threads)); default 1, shown when > 1
+    sync-trip | sync-round | sync-pair | sync-auto   lane layouts: the CTR kernel's warps kept in step
+                                     (lockstep.py) -- every thread runs its CTA's trips, each opened at a CTA
+                                     barrier; round: also a CTA barrier at each round-loop iteration; pair: a
+                                     named barrier there of the warps that share a scheduler (bs); auto: pair
+                                     where the round-loop body is large, trip where an unrolled core is, else
+                                     none (the bitsliced default); default: none, shown when set
 Every schedule runs a grid-stride loop over a grid of (SMs x resident blocks per SM).
 """
 
@@ -42,6 +48,7 @@ from .lane_support import why_not
 RK_PLACES = ("const", "shared", "reg")
 LAYOUTS = ("scalar", "swar", "bs")
 TAB_BASES = ("const", "global", "shared")
+SYNCS = ("trip", "round", "pair", "auto")  # the CTR kernel's lockstep (lockstep.py; auto: by the code size)
 SHARED_LIMIT = 227 * 1024  # bytes of shared memory one block may use on sm_90 (opt-in above 48 KB)
 DEFAULT_SHARED = 48 * 1024  # bytes of dynamic shared memory a launch gets without cudaFuncSetAttribute
 PARAM_LIMIT = 4096  # bytes of kernel parameters we allow (the classic limit, all archs)
@@ -63,6 +70,7 @@ class CudaSchedule:
     ttable: int = 0  # 32-bit T-tables (scalar layout): 0 off, 1 one table + rotations, 4 tables without
     unroll: bool = False  # bs: keep the cores straight-line (default: the repeated rounds in a loop, roundloop.py)
     ctas: int = 1  # __launch_bounds__ minimum resident blocks per SM of the ECB/CTR kernels (a register cap)
+    sync: str = ""  # lane layouts' CTR kernel: "" free-running warps, "trip" | "round" | "pair" (lockstep.py)
 
     @property
     def lanes(self) -> bool:
@@ -94,6 +102,8 @@ class CudaSchedule:
             params.append(("unroll", ""))
         if self.ctas != 1:
             params.append(("ctas", self.ctas))
+        if self.sync:
+            params.append(("sync-", self.sync))
         if self.flavour != "ptx":
             params.append(("fl-", self.flavour))
         return Schedule(module.cipher, "cuda", "ctr", tuple(params), rounds)
@@ -138,6 +148,8 @@ class CudaSchedule:
                 s = replace(s, unroll=True)
             elif t.startswith("fl-"):
                 s = replace(s, flavour=t[3:])
+            elif t.startswith("sync-"):
+                s = replace(s, sync=t[5:])
             elif t in LAYOUTS:
                 s = replace(s, layout=t)
             elif t in ("tt", "tt4"):
@@ -145,7 +157,8 @@ class CudaSchedule:
             else:
                 raise UsageError(
                     f"unknown cuda schedule part {t!r} (rk-const|rk-shared|rk-reg, "
-                    "tab-const|tab-global|tab-shared|tab-sharedN, tN, ilpN, nohoist, bal, fl-c|fl-ptx, tt|tt4, swar|bs, unroll, ctasN)"
+                    "tab-const|tab-global|tab-shared|tab-sharedN, tN, ilpN, nohoist, bal, fl-c|fl-ptx, tt|tt4, swar|bs, unroll, ctasN, "
+                    "sync-trip|sync-round|sync-pair|sync-auto)"
                 )
         if validate:
             s.validate(module)
@@ -168,6 +181,16 @@ class CudaSchedule:
             raise UsageError(f"ilp{self.ilp}: blocks per thread must be 1..8")
         if not 1 <= self.ctas or self.ctas * self.threads > 2048:
             raise UsageError(f"ctas{self.ctas}: resident blocks per SM times threads must be at most 2048")
+        if self.sync and self.sync not in SYNCS:
+            raise UsageError(f"sync-{self.sync}: the CTR kernel's lockstep is one of {', '.join(SYNCS)}")
+        if self.sync and not self.lanes:
+            raise UsageError(f"sync-{self.sync}: only the lane layouts' CTR kernel (swar, bs) keeps its warps in step")
+        if self.sync in ("round", "pair") and (self.layout != "bs" or self.unroll):
+            raise UsageError(f"sync-{self.sync}: needs the bs layout's round loop (without unroll); sync-trip does not")
+        if self.sync == "pair" and self.threads % 128:
+            raise UsageError(
+                f"sync-pair: t{self.threads} is not a multiple of 128 (the warps of a CTA pair up per scheduler)"
+            )
         need = self.shared_bytes(module)
         if need > SHARED_LIMIT:
             raise UsageError(

@@ -263,3 +263,12 @@ def test_bitsliced_ctr_over_whole_warp_chunks(registry, make_ref):
     c = cipher(registry, "pipo64_128", "bs_t32_rk-shared")
     B = c.block_bytes
     check_ctr(c, make_ref("pipo64_128"), np.random.default_rng(3), lengths=(1024 * B, 2047 * B + 3, 5000 * B + 7))
+
+
+def test_bitsliced_ctr_with_warps_in_step(registry, make_ref):
+    """sync-pair (generator/ptx/lockstep.py): every thread runs its CTA's trips and meets the others at each trip
+    and each round-loop iteration (here __syncthreads: the harness has no named barriers), also in a call's last,
+    partial CTA trip, whose threads past the end compute but store nothing; XOR and keystream, several trips."""
+    c = cipher(registry, "pipo64_128", "bs_t128_rk-shared_sync-pair")
+    B = c.block_bytes
+    check_ctr(c, make_ref("pipo64_128"), np.random.default_rng(5), lengths=(B, 4096 * B + 5, 20000 * B + 7))

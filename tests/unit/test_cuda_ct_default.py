@@ -58,7 +58,7 @@ def test_a_schedule_string_keeps_the_table_layout():
     m = prepared(REG.module("sm4"))
     s = CudaSchedule.parse("rk-const_t256_tab-shared32", m)
     assert s.layout == "scalar" and s == table_base(m)
-    assert schedule_for(REG.module("sm4"), "bs_rk-const_t128") == schedule_for(REG.module("sm4"), None)
+    assert schedule_for(REG.module("sm4"), "bs_rk-const_sync-auto_t256") == schedule_for(REG.module("sm4"), None)
 
 
 def _notes(monkeypatch, tmp_path, name: str, schedule: str | None) -> list[str]:
@@ -78,7 +78,7 @@ def test_notes_and_warning(monkeypatch, tmp_path, given):
         assert "layout bs (constant-time default" in layout[0] and not warn
     else:
         assert "given with --schedule" in layout[0]
-        assert len(warn) == 1 and "(sbox4_u8_cuda_ctr_bs_rk-const_t128)" in warn[0], warn
+        assert len(warn) == 1 and "(sbox4_u8_cuda_ctr_bs_rk-const_sync-auto_t256)" in warn[0], warn
         assert "tab-shared32)." not in warn[0]  # (it used to name the leaky schedule itself)
 
 

@@ -102,16 +102,75 @@ def test_ctr_lanes_in_equals_lanes_in_on_counter_blocks(registry, name, layout):
         assert len(lay.lanes_in_ctr.ops) < len(lay.lanes_in.ops)
 
 
-def test_lockstep_switch_only_changes_the_ctr_kernels_loop(registry, monkeypatch):
-    """CIPHERSPEC_PTX_LOCKSTEP=1 (abswitch.py, the A/B of bench/gpu/ariaroof.sh): the lane layouts' CTR kernel (both
-    flavours) runs the CTA's trips in every thread and opens each with a barrier; unset, the source has neither."""
+def test_sync_trip_only_changes_the_ctr_kernels_loop(registry):
+    """sync-trip (lockstep.py, an A/B of bench/gpu/ariaroof.sh): the lane layouts' CTR kernel (both flavours) runs
+    the CTA's trips in every thread and opens each with a barrier; without it the source has neither."""
     module = registry.module("hight")
-    sched = CudaSchedule(layout="swar", threads=64)  # (the kernel skeleton is the bitsliced layout's too)
     barrier = "__syncthreads();  // the CTA's warps start each trip together"
     own, cta = "if (base >= (nblocks + z + 3) / 4) break;", "if (cta >= (nblocks + z + 3) / 4) break;"
-    off = generate(module, sched, with_gcm=False).cu
+    off = generate(module, CudaSchedule(layout="swar", threads=64), with_gcm=False).cu
     assert barrier not in off and cta not in off
-    monkeypatch.setenv("CIPHERSPEC_PTX_LOCKSTEP", "1")
-    on = generate(module, sched, with_gcm=False).cu
+    on = generate(module, CudaSchedule(layout="swar", threads=64, sync="trip"), with_gcm=False).cu
     assert on.count(barrier) == 2 and on.count(cta) == 2
     assert on.count(own) == off.count(own) - 2  # the other kernels' loops are as before
+    assert "SYNC" not in on  # no round barrier: the swar cores have no round loop
+
+
+def test_sync_round_barriers_only_in_the_ctr_kernels_core(registry):
+    """sync-pair / sync-round (lockstep.py): the CTR kernel (both flavours) calls its looped core with the round
+    barrier on; the tail kernel calls the same template with it off; pair meets T / 4 threads per scheduler."""
+    module = registry.module("pipo64_128")
+    pair = generate(module, CudaSchedule.parse("bs_t256_rk-shared_sync-pair", module), with_gcm=False).cu
+    assert pair.count('asm volatile("bar.sync %0, 64;" :: "r"(1u + ((threadIdx.x >> 5) & 3u)));') == 2
+    assert pair.count("cs_main_ptx<true>(") == 1 and pair.count("cs_main_c<true>(") == 1
+    assert pair.count("cs_main_ptx(x, y") == 1 and pair.count("cs_main_c(x, y") == 1  # the tail kernel's
+    assert pair.count("if (SYNC) {") == 2 and pair.count("template <bool SYNC = false>") == 2
+    cta = generate(module, CudaSchedule.parse("bs_t256_rk-shared_sync-round", module), with_gcm=False).cu
+    assert "bar.sync" not in cta and cta.count("            __syncthreads();\n") == 2
+    off = generate(module, CudaSchedule.parse("bs_t256_rk-shared", module), with_gcm=False).cu
+    assert (
+        "if (SYNC)" not in off
+        and "_main_ptx<true>" not in off
+        and off.count("__syncthreads();") < cta.count("__syncthreads();")
+    )
+
+
+@pytest.mark.parametrize(
+    "text,err",
+    [
+        ("bs_sync-lane", "sync-lane: the CTR kernel's lockstep is one of trip, round, pair"),
+        ("rk-const_sync-trip", "sync-trip: only the lane layouts' CTR kernel"),
+        ("swar_sync-round", "sync-round: needs the bs layout's round loop"),
+        ("bs_unroll_sync-pair", "sync-pair: needs the bs layout's round loop"),
+        ("bs_t96_sync-pair", "sync-pair: t96 is not a multiple of 128"),
+    ],
+)
+def test_sync_schedule_errors(registry, text, err):
+    with pytest.raises(UsageError, match=err):
+        CudaSchedule.parse(text, registry.module("pipo64_128"))
+
+
+def test_sync_schedule_names_round_trip(registry):
+    module = registry.module("aria128")
+    for text in ("bs_rk-const_t256_sync-pair", "bs_rk-const_t256_sync-trip"):
+        s = CudaSchedule.parse(text, module)
+        assert CudaSchedule.parse(s.name(module), module) == s and f"_sync-{s.sync}_" in s.name(module)
+
+
+def test_sync_auto_follows_the_code_between_barriers(registry, monkeypatch):
+    """sync-auto (lockstep.resolve, the bitsliced default): a pair barrier at each round-loop iteration where the
+    CTR core's loop body exceeds lockstep.BODY_OPS plane ops, none below; an unrolled core above it: a trip barrier."""
+    from generator.ptx import lockstep
+
+    module = registry.module("pipo64_128")
+    pair = 'asm volatile("bar.sync %0, 64;"'
+    trip = "__syncthreads();  // the CTA's warps start each trip together"
+    gen = lambda text: generate(module, CudaSchedule.parse(text, module), with_gcm=False).cu  # noqa: E731
+    monkeypatch.setattr(lockstep, "BODY_OPS", 0)
+    big = gen("bs_t256_rk-shared_sync-auto")
+    assert pair in big and "cs_main_ptx<true>(" in big and trip in big
+    unrolled = gen("bs_t256_rk-shared_unroll_sync-auto")
+    assert trip in unrolled and "if (SYNC)" not in unrolled
+    monkeypatch.setattr(lockstep, "BODY_OPS", 10**9)
+    small = gen("bs_t256_rk-shared_sync-auto")
+    assert "if (SYNC)" not in small and trip not in small
