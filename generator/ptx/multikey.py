@@ -182,10 +182,25 @@ def _v_load(B: int, dst: str, idx: str) -> str:
     return f"for (int k = 0; k < {MW}; ++k) {dst}[k] = ((const uint32_t *)reqs)[(uint64_t)({idx}) * {MW} + k];"
 
 
-def threads(sched: CudaSchedule) -> int:
+REQUEST_BYTES = 1 << 16  # a CTR_DRBG request's most bytes (SP 800-90A: 2^19 bits), the multi-key kernel's main use
+
+
+def threads(sched: CudaSchedule, block_bytes: int = 16) -> int:
     """Threads per CTA of the multi-key kernel: the schedule's, at most 256 (it reads round keys from shared
-    memory, which nvcc may keep in registers: at 1024 threads the 64-register cap would spill)."""
-    return min(sched.threads, MAX_THREADS)
+    memory, which nvcc may keep in registers: at 1024 threads the 64-register cap would spill).  A lane layout
+    keeps a CTA per request and a thread per ``group`` blocks, so its CTA is at most one largest DRBG request
+    wide: more threads would idle on every such request (the t256 CTR default halved AES-128's 1 GiB DRBG bulk on
+    the H200, 277 -> 173 GB/s: 4,096-block requests on 8,192-block CTAs).
+
+        bs_rk-const_sync-auto_t256, 16-byte blocks: 256 -> 128 (65,536 / 16 / 32)
+    """
+    from .lanes import GROUP
+
+    cap = MAX_THREADS
+    group = GROUP.get(sched.layout, 1)
+    if group > 1:
+        cap = min(cap, max(32, REQUEST_BYTES // block_bytes // group))
+    return min(sched.threads, cap)
 
 
 def key_schedule_shape(nrk: int, kb: int, budget: int = DEFAULT_SHARED) -> tuple[int, int]:
@@ -253,7 +268,8 @@ def kernel_parts(
         before: CTA c -> request cta_req[c], blocks [(c - cta0) * ch, +ch) of it   (6.2 waves: the last 0.2 costs 1)
         after:  CTA c -> blocks [c * ch, (c + 1) * ch) of the call, request by request (one wave, equal shares)
     """
-    B, T = module.block.nbytes, threads(sched)
+    B = module.block.nbytes
+    T = threads(sched, B)
     fused = nrk is None and fused_key_schedule(module, ks_entry)
     nrk = len(rk_index(module)) if nrk is None else nrk
     word = "m[s][{k}]" if group == 1 else f"m[s][b * {B // 4} + {{k}}]"  # a lane layout stores block b of m[s]
