@@ -7,11 +7,12 @@ import re
 
 import numpy as np
 import pytest
+from cuda_support import kernel_round_keys
 
 from cipherspec.blockcipher import RefCipher, bytes_to_words
 from generator.ptx import asmblock, cores, emulate
 from generator.ptx.ctr import state_names
-from generator.ptx.placement import CudaSchedule, rk_index
+from generator.ptx.placement import CudaSchedule
 from generator.ptx.source import prepared
 
 
@@ -68,9 +69,7 @@ def test_fused_core_equals_statements_on_the_emulator(registry):
     rng = np.random.default_rng(3)
     key = rng.integers(0, 256, ref.key_bytes, dtype=np.uint8).tobytes()
     rkd = ref.expand_key(key)
-    rk = np.zeros(len(rk_index(module)), np.uint64)
-    for n, i in rk_index(module).items():
-        rk[i] = int(np.asarray(rkd[n]).reshape(-1)[0])
+    rk = kernel_round_keys(module, rkd)
     blocks = rng.integers(0, 256, (32, ref.block_bytes), dtype=np.uint8)
     x = [w.astype(np.uint64) for w in bytes_to_words(module.block, blocks)]
     want = np.stack(bytes_to_words(module.block, ref.encrypt_blocks(rkd, blocks)), 1)
