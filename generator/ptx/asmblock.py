@@ -5,15 +5,17 @@ library's build walking them, once per kernel that inlines the core.  This pass 
 of them as one ``asm`` statement per group of at most ``CAP`` operands: the values the run reads from outside
 become its inputs, the values read after it its outputs, the rest PTX registers local to the block.  The PTX
 instructions, their order and their operands are the ones the statements held; only who names the registers
-changes.  Every other line (a table load, a C definition) ends a run and is printed as it was.
+changes.  Every other line (a table load, a C definition) ends a run and is printed as it was, and a statement
+stays alone where a block would change what nvcc makes of the code around it (``fuse``: one that reads memory,
+one that reads no state).
 
-    before:  uint32_t v5; asm("xor.b32 %0, %1, %2;" : "=r"(v5) : "r"(x[0]), "r"(rk.w[0]));   // %5 xor ...
-             uint32_t v6; asm("and.b32 %0, %1, %2;" : "=r"(v6) : "r"(v5), "r"(x[1]));         // %6 and ...
-    after:   uint32_t v6;  // asm block: 2 statements, 1 value out
+    before:  uint32_t v5; asm("xor.b32 %0, %1, %2;" : "=r"(v5) : "r"(x[0]), "r"(x[1]));   // %5 xor ...
+             uint32_t v6; asm("and.b32 %0, %1, %2;" : "=r"(v6) : "r"(v5), "r"(x[2]));     // %6 and ...
+    after:   uint32_t v6;  // asm block: 2 statements, 1 values out (asmblock.py)
              asm("{\\n\\t.reg .b32 v5, v6;\\n\\t"
                  "xor.b32 v5, %1, %2;\\n\\t"  // %5 xor ...
                  "and.b32 v6, v5, %3;\\n\\t"  // %6 and ...
-                 "mov.b32 %0, v6;\\n\\t}" : "=r"(v6) : "r"(x[0]), "r"(rk.w[0]), "r"(x[1]));
+                 "mov.b32 %0, v6;\\n\\t}" : "=r"(v6) : "r"(x[0]), "r"(x[1]), "r"(x[2]));
 
 Outputs are written only by the trailing ``mov``s, after every input is read, so an output may share a
 register with an input.  ``expand`` turns a block back into the one-statement form (the CPU emulator and the
