@@ -29,6 +29,9 @@ import re
 from dataclasses import dataclass
 
 CAP = 96  # operands (inputs + outputs) per block; CIPHERSPEC_PTX_ASMBLOCK=0 prints the statements one by one
+# statements a block holds at least: a shorter one saves nvcc little and still moves the code around it (the
+# ARX ciphers' runs of 2-3 between round-key reads changed LEA-192's CTR and CHAM's GCM kernels' SASS)
+MIN_RUN = 8
 _ONE = re.compile(r'^uint32_t (\w+); asm\("([^"]+)" : "=r"\(\1\) : (.*)\);$')
 _TWO = re.compile(r'^uint32_t (\w+), (\w+); asm\("([^"]+)" : "=r"\(\1\), "=r"\(\2\) : (.*)\);$')
 _IN = re.compile(r'"r"\(((?:[^()]|\([^()]*\))*)\)')
@@ -43,6 +46,7 @@ class Stmt:
     template: str  # over %0.. (dsts) then the inputs
     srcs: list[str]  # input expressions
     comment: str
+    line: str = ""  # as emitted (printed back unchanged where the statement stays alone)
 
 
 def cap() -> int:
@@ -55,10 +59,10 @@ def _parse(line: str) -> Stmt | None:
     code = code.strip()
     m = _ONE.match(code)
     if m:
-        return Stmt([m.group(1)], m.group(2), _IN.findall(m.group(3)), (sep + comment).strip())
+        return Stmt([m.group(1)], m.group(2), _IN.findall(m.group(3)), (sep + comment).strip(), line)
     m = _TWO.match(code)
     if m:
-        return Stmt([m.group(1), m.group(2)], m.group(3), _IN.findall(m.group(4)), (sep + comment).strip())
+        return Stmt([m.group(1), m.group(2)], m.group(3), _IN.findall(m.group(4)), (sep + comment).strip(), line)
     return None
 
 
@@ -83,9 +87,10 @@ def _ids(text: str) -> list[str]:
     return _ID.findall(text.partition("//")[0])
 
 
-def fuse(lines: list[str], after: list[str], limit: int | None = None) -> list[str]:
-    """``lines`` printed with each run of inline-PTX statements as blocks of at most ``limit`` operands;
-    ``after``: expressions read after the lines (the core's outputs), which keep a value live."""
+def fuse(lines: list[str], after: list[str], limit: int | None = None, min_run: int = MIN_RUN) -> list[str]:
+    """``lines`` printed with each run of inline-PTX statements as blocks of at most ``limit`` operands and at
+    least ``min_run`` statements; ``after``: expressions read after the lines (the core's outputs), which keep a
+    value live."""
     limit = cap() if limit is None else limit
     if limit < 2:
         return list(lines)
@@ -116,15 +121,15 @@ def fuse(lines: list[str], after: list[str], limit: int | None = None) -> list[s
     run: list[Stmt] = []
     for ln, st in zip(lines, stmts, strict=True):
         if st is None:
-            out += _blocks(run, uses, limit)
+            out += _blocks(run, uses, limit, min_run)
             run = []
             out.append(ln)
         else:
             run.append(st)
-    return out + _blocks(run, uses, limit)
+    return out + _blocks(run, uses, limit, min_run)
 
 
-def _blocks(run: list[Stmt], uses: dict[str, int], limit: int) -> list[str]:
+def _blocks(run: list[Stmt], uses: dict[str, int], limit: int, min_run: int) -> list[str]:
     """One straight-line run, cut greedily into groups whose inputs + live outputs stay within ``limit``."""
     out: list[str] = []
     group: list[Stmt] = []
@@ -133,7 +138,7 @@ def _blocks(run: list[Stmt], uses: dict[str, int], limit: int) -> list[str]:
     live = 0  # the group's values read after it (its outputs)
     for st in run:
         if group and len(ins) + live + _growth(st, ins, inside, uses) > limit:
-            out += _print(group, uses)
+            out += _print(group, uses, min_run)
             group, ins, inside, live = [], set(), {}, 0
         for s in st.srcs:
             if s in inside:
@@ -145,7 +150,7 @@ def _blocks(run: list[Stmt], uses: dict[str, int], limit: int) -> list[str]:
             inside[d] = 0
             live += uses.get(d, 0) > 0
         group.append(st)
-    return out + _print(group, uses)
+    return out + _print(group, uses, min_run)
 
 
 def _growth(st: Stmt, ins: set[str], inside: dict[str, int], uses: dict[str, int]) -> int:
@@ -156,7 +161,7 @@ def _growth(st: Stmt, ins: set[str], inside: dict[str, int], uses: dict[str, int
     return grow
 
 
-def _print(group: list[Stmt], uses: dict[str, int]) -> list[str]:
+def _print(group: list[Stmt], uses: dict[str, int], min_run: int) -> list[str]:
     if not group:
         return []
     defs = {d: 0 for st in group for d in st.dsts}
@@ -165,8 +170,8 @@ def _print(group: list[Stmt], uses: dict[str, int]) -> list[str]:
             if s in defs:
                 defs[s] += 1
     outs = [d for d, n in defs.items() if uses.get(d, 0) > n]
-    if len(group) == 1 or not outs:  # nothing to gain (or a dead run: leave it to nvcc to drop)
-        return [_single(st) for st in group]
+    if len(group) < max(min_run, 2) or not outs:  # little to gain (or a dead run: leave it to nvcc to drop)
+        return [st.line for st in group]
     ins: list[str] = []
     for st in group:
         ins += [s for s in st.srcs if s not in defs and s not in ins]

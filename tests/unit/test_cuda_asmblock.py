@@ -36,7 +36,7 @@ LINES = [
 
 
 def test_runs_join_and_the_rest_stays():
-    out = asmblock.fuse(LINES, ["v9", "v4"], limit=96)
+    out = asmblock.fuse(LINES, ["v9", "v4"], limit=96, min_run=2)
     text = "\n".join(out)
     blocks = re.findall(r"// asm block: (\d+) statements, (\d+) values out", text)
     # v1-v2 | v4-v5 | v8-v9 (v3, v7 alone); out: v1 (read by v4), v2 | v4 (the caller), v5 (the lookup) | v9
@@ -48,14 +48,15 @@ def test_runs_join_and_the_rest_stays():
     assert "uint32_t v8;" not in text  # v8 lives only inside its block
     assert re.findall(r"^uint32_t ([\w, ]+);  // asm block", text, re.M) == ["v1, v2", "v4, v5", "v9"]
     assert "mov.b32 %0, v1;\\n\\tmov.b32 %1, v2;" in text and "xor.b32 v1, %2, %3;" in text  # outputs, then inputs
-    assert asmblock.fuse(LINES, ["v9"], limit=0) == LINES  # CIPHERSPEC_PTX_ASMBLOCK=0: the statements as they were
+    assert asmblock.fuse(LINES, ["v9", "v4"], limit=96) == LINES  # runs of 2: shorter than MIN_RUN
+    assert asmblock.fuse(LINES, ["v9"], limit=0, min_run=2) == LINES  # CIPHERSPEC_PTX_ASMBLOCK=0: as they were
 
 
 def test_operand_cap_and_expand_round_trip():
     chain = [_st("v1", "xor.b32", "x[0]", "x[1]")]
     chain += [_st(f"v{k}", "xor.b32", f"v{k - 1}", f"x[{k}]") for k in range(2, 40)]
     for limit in (4, 10, 96):
-        out = asmblock.fuse(chain, ["v39"], limit=limit)
+        out = asmblock.fuse(chain, ["v39"], limit=limit, min_run=2)
         for m in re.finditer(r'"\}" : (.*?) : (.*?)\);', "\n".join(out)):
             assert m.group(1).count('"=r"') + m.group(2).count('"r"') <= limit
         back = asmblock.expand("\n".join(out))
@@ -87,4 +88,4 @@ def test_fused_core_equals_statements_on_the_emulator(registry):
 @pytest.mark.parametrize("value", ["0", "1"])
 def test_switch_off_prints_statements(monkeypatch, value):
     monkeypatch.setenv("CIPHERSPEC_PTX_ASMBLOCK", value)
-    assert asmblock.fuse(LINES, ["v9"]) == LINES
+    assert asmblock.fuse(LINES, ["v9"], min_run=2) == LINES
