@@ -6,9 +6,9 @@
 # so some kernels' SASS changed (AES-128's default, shipped build, bench/cuda/sass_trips.py, 9 round trips):
 #   ecb_dec  23,929 -> 23,392 instructions a grid-stride trip (-2.2%), but now 8 bytes of spills (1 STL, 2 LDL a trip)
 #   gcm_batch 50,577 -> 50,623 (+0.09%);  ctr_multi 22,377 -> 22,376;  CTR, ECB encrypt, GCM long/keystream: identical
-# A/B in ONE tree: CIPHERSPEC_PTX_ASMBLOCK=0 prints the statements one by one (the sources are then byte-identical
-# to main's before the branch), so "off" is the base.  This runs, for AES-128's default (bs_rk-const_t128):
-#   1. the GPU tests of ECB/CTR, GCM and CTR_DRBG/multi-key (this tree, blocks on) against the C library;
+# A/B in ONE tree: the blocks are off by default (no device A/B yet; the sources are then byte-identical to main's
+# before the branch), CIPHERSPEC_PTX_ASMBLOCK=1 turns them on: "now" is the blocks, "off" the base.  This runs, for AES-128's default (bs_rk-const_t128):
+#   1. the GPU tests of ECB/CTR, GCM and CTR_DRBG/multi-key (blocks on) against the C library;
 #   2. gcm_bench.py (GCM long message and 16 KiB-record batch, CTR beside them), arms now / off / now;
 #   3. kernel times under ncu (ECB decrypt 256 MiB, multi-key CTR, GCM batch) for both arms, if ncu is there;
 #   4. per-kernel registers/stack of both arms' libraries (cuobjdump -res-usage).
@@ -25,7 +25,7 @@ OFF=$CIPHERSPEC_CACHE-off  # the arms' libraries have the same names: one cache 
 
 stage "build AES-128's default, blocks on and off (both flavours, as the tests and benchmarks load it)"
 build() {  # ARM
-  local env=(); [ "$1" = off ] && env=(CIPHERSPEC_PTX_ASMBLOCK=0 CIPHERSPEC_CACHE="$OFF")
+  local env=(CIPHERSPEC_PTX_ASMBLOCK=1); [ "$1" = off ] && env=(CIPHERSPEC_PTX_ASMBLOCK=0 CIPHERSPEC_CACHE="$OFF")
   env "${env[@]}" timeout 200 python3 - <<'PY'
 import sys
 sys.path[0:0] = ["bench/gpu"]
@@ -38,7 +38,7 @@ build now > "$R/build-now.log" 2>&1 & build off > "$R/build-off.log" 2>&1 & wait
 tail -n 1 "$R/build-now.log" "$R/build-off.log" | tee -a "$R/summary.txt"
 
 stage "GPU tests: ECB, CTR, GCM, CTR_DRBG / multi-key of AES-128's default (blocks on)"
-timeout 150 python3 -m pytest tests/differential/test_cuda_gpu.py tests/differential/test_cuda_gcm_gpu.py \
+CIPHERSPEC_PTX_ASMBLOCK=1 timeout 150 python3 -m pytest tests/differential/test_cuda_gpu.py tests/differential/test_cuda_gcm_gpu.py \
   tests/differential/test_cuda_drbg_gpu.py -k "aes128-default or (aes128 and (tensor_cores_mixed or drbg or multi))" \
   -q -p no:cacheprovider -n 4 2>&1 | tee "$R/tests.log" | tail -6
 [ "${PIPESTATUS[0]}" = 0 ] || rc=1
@@ -46,7 +46,7 @@ tail -n 1 "$R/tests.log" >> "$R/summary.txt"
 
 stage "GCM (long, 16 KiB records) and CTR, AES-128, arms now / off / now"
 gcm() {  # ARM RUN
-  local env=(); [ "$1" = off ] && env=(CIPHERSPEC_PTX_ASMBLOCK=0 CIPHERSPEC_CACHE="$OFF")
+  local env=(CIPHERSPEC_PTX_ASMBLOCK=1); [ "$1" = off ] && env=(CIPHERSPEC_PTX_ASMBLOCK=0 CIPHERSPEC_CACHE="$OFF")
   env "${env[@]}" timeout 60 python3 bench/gpu/gcm_bench.py --out "$R/gcm-$1$2" --ciphers aes128 --batches 3 \
     > "$R/gcm-$1$2.log" 2>&1 || rc=1
   echo "-- $1$2" >> "$R/summary.txt"; tail -n 8 "$R/gcm-$1$2.log" >> "$R/summary.txt"
@@ -70,7 +70,7 @@ for _ in range(3):
     c.device_ecb(rk, data, decrypt=True)
 PY
   for arm in now off; do
-    env=(); [ "$arm" = off ] && env=(CIPHERSPEC_PTX_ASMBLOCK=0 CIPHERSPEC_CACHE="$OFF")
+    env=(CIPHERSPEC_PTX_ASMBLOCK=1); [ "$arm" = off ] && env=(CIPHERSPEC_PTX_ASMBLOCK=0 CIPHERSPEC_CACHE="$OFF")
     env "${env[@]}" timeout 40 ncu --metrics gpu__time_duration.sum --print-units base --csv --kernel-name "regex:ecb_dec" \
       python3 "$R/kernels.py" > "$R/ncu-ecb-$arm.csv" 2>&1 || echo "ncu ecb $arm failed (see the csv)" >> "$R/summary.txt"
     grep -h '"gpu__time_duration.sum"' "$R/ncu-ecb-$arm.csv" | awk -F'","' -v a="$arm" '{gsub(/[",]/, "", $NF); s+=$NF; n++} END {if (n) printf "ecb_dec %s: %d launches, %.3f ms each\n", a, n, s/n/1e6}' | tee -a "$R/summary.txt"

@@ -28,7 +28,10 @@ import os
 import re
 from dataclasses import dataclass
 
-CAP = 96  # operands (inputs + outputs) per block; CIPHERSPEC_PTX_ASMBLOCK=0 prints the statements one by one
+CAP = 96  # operands (inputs + outputs) per block
+# Off by default: AES-128/192/256's ECB decrypt (an 8-byte spill), GCM batch and multi-key CTR kernels compile to
+# other SASS with blocks, and no device A/B has measured them yet (bench/gpu/buildtime3.sh).  The switch:
+# CIPHERSPEC_PTX_ASMBLOCK=1 prints blocks of up to CAP operands, =N (N >= 2) of up to N, unset or 0 statements.
 # statements a block holds at least: a shorter one saves nvcc little and still moves the code around it (the
 # ARX ciphers' runs of 2-3 between round-key reads changed LEA-192's CTR and CHAM's GCM kernels' SASS)
 MIN_RUN = 8
@@ -50,8 +53,10 @@ class Stmt:
 
 
 def cap() -> int:
-    env = os.environ.get("CIPHERSPEC_PTX_ASMBLOCK", "")
-    return int(env) if env.isdigit() else CAP
+    """The operand cap CIPHERSPEC_PTX_ASMBLOCK asks for (0: no blocks, the default)."""
+    env = os.environ.get("CIPHERSPEC_PTX_ASMBLOCK", "0")
+    n = int(env) if env.isdigit() else 0
+    return CAP if n == 1 else n
 
 
 def _parse(line: str) -> Stmt | None:

@@ -63,8 +63,9 @@ def test_operand_cap_and_expand_round_trip():
         assert re.findall(r"^uint32_t (\w+); asm", back, re.M) == [f"v{k}" for k in range(1, 40)]
 
 
-def test_fused_core_equals_statements_on_the_emulator(registry):
+def test_fused_core_equals_statements_on_the_emulator(registry, monkeypatch):
     """HIGHT's scalar encryption core: blocks on and off give the interpreter's ciphertext."""
+    monkeypatch.setenv("CIPHERSPEC_PTX_ASMBLOCK", "1")
     module = prepared(registry.module("hight"))
     ref = RefCipher(registry.module("hight"))
     rng = np.random.default_rng(3)
@@ -85,7 +86,12 @@ def test_fused_core_equals_statements_on_the_emulator(registry):
         assert (got == want).all()
 
 
-@pytest.mark.parametrize("value", ["0", "1"])
-def test_switch_off_prints_statements(monkeypatch, value):
-    monkeypatch.setenv("CIPHERSPEC_PTX_ASMBLOCK", value)
-    assert asmblock.fuse(LINES, ["v9"], min_run=2) == LINES
+@pytest.mark.parametrize("value,cap", [(None, 0), ("0", 0), ("1", asmblock.CAP), ("40", 40)])
+def test_switch(monkeypatch, value, cap):
+    """Off unless CIPHERSPEC_PTX_ASMBLOCK asks (no device A/B yet); off prints the statements as they were."""
+    if value is None:
+        monkeypatch.delenv("CIPHERSPEC_PTX_ASMBLOCK", raising=False)
+    else:
+        monkeypatch.setenv("CIPHERSPEC_PTX_ASMBLOCK", value)
+    assert asmblock.cap() == cap
+    assert (asmblock.fuse(LINES, ["v9"], min_run=2) == LINES) == (cap == 0)
