@@ -4,6 +4,7 @@
     python3 bench/cuda/build_time.py --spec examples/ciphers/sm4.cs   every cipher of one spec file
     python3 bench/cuda/build_time.py --spec FILE --repo ../main  the same build by another checkout (before/after)
     python3 bench/cuda/build_time.py --cipher aes128             one shipped cipher
+    python3 bench/cuda/build_time.py --cipher aes128 --keep DIR  ... its cache and libraries kept in DIR
     -> {"what": "sm4.cs", "ciphers": 1, "cpu_s": 61.2, "wall_s": 40.3, "load1_start": 1.9, "load1_end": 2.1, ...}
 
 CPU is user+sys of the whole process tree (the driver, nvcc and everything nvcc runs: RUSAGE_CHILDREN), which
@@ -33,8 +34,15 @@ def spec_ciphers(repo: Path, spec: Path) -> list[str]:
     return out.stdout.split()
 
 
-def measure(repo: Path, args: list[str], what: str, ciphers: int) -> dict:
-    with tempfile.TemporaryDirectory() as cache, tempfile.TemporaryDirectory() as out:
+def measure(repo: Path, args: list[str], what: str, ciphers: int, keep: Path | None = None) -> dict:
+    """``keep``: build into keep/cache and keep/out (left there, e.g. for bench/cuda/sass_same.py), not temporaries."""
+    if keep is not None:
+        (keep / "cache").mkdir(parents=True)  # (fails if there: an empty cache is the point)
+        (keep / "out").mkdir()
+    with (
+        tempfile.TemporaryDirectory() if keep is None else _Kept(keep / "cache") as cache,
+        tempfile.TemporaryDirectory() if keep is None else _Kept(keep / "out") as out,
+    ):
         env = dict(os.environ, CIPHERSPEC_CACHE=cache)
         cmd = [sys.executable, "-m", "driver", "build", *args, "--target", "cuda", "-o", out]
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -60,6 +68,19 @@ def measure(repo: Path, args: list[str], what: str, ciphers: int) -> dict:
     }
 
 
+class _Kept:
+    """A directory that stays after the ``with`` (TemporaryDirectory's interface)."""
+
+    def __init__(self, path: Path):
+        self.path = path
+
+    def __enter__(self) -> str:
+        return str(self.path)
+
+    def __exit__(self, *exc) -> None:
+        return None
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--all", action="store_true", help="every shipped cipher (cipherspec build --all)")
@@ -67,6 +88,7 @@ def main() -> int:
     ap.add_argument("--cipher", action="append", default=[], help="one shipped cipher (repeatable)")
     ap.add_argument("--repo", default=".", help="the checkout whose driver builds (default: this one)")
     ap.add_argument("--json", help="append each result as a JSON line to this file")
+    ap.add_argument("--keep", help="build into KEEP/cache and KEEP/out and keep them (one build only)")
     a = ap.parse_args()
     repo = Path(a.repo).resolve()
     runs: list[tuple[list[str], str, int]] = []
@@ -78,7 +100,7 @@ def main() -> int:
         names = spec_ciphers(repo, Path(spec))
         runs.append((["--spec", str(Path(spec).resolve()), *names], Path(spec).name, len(names)))
     for args, what, n in runs:
-        row = measure(repo, args, what, n)
+        row = measure(repo, args, what, n, Path(a.keep) if a.keep else None)
         line = json.dumps(row)
         print(line, flush=True)
         if a.json:

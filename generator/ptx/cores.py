@@ -20,7 +20,7 @@ from cipherspec.errors import UsageError
 from cipherspec.ir import Function, Module
 from cipherspec.passes.hoist_uniform import Hoisted
 
-from . import balance, isel
+from . import asmblock, balance, isel
 from .placement import FLAVOURS, CudaSchedule, rk_index
 from .roundloop import RoundLoop
 
@@ -84,13 +84,17 @@ def core(
     offset: str | None = None,
     pressure: bool = False,
     bound: Bound | None = None,
+    fuse: bool = True,
 ) -> str:
     """The device function; ``x_names[j]`` is the input bound to x[j], ``h_names[k]`` to h[k];
     ``balanced``: move rotations to the FMA pipe where that evens the pipes (balance.py);
     ``rk_idx``: round-key input name -> word in the struct (default: the key schedule's words), or an
     index expression over ``offset``, a parameter the function then takes (a round loop's key words);
     ``pressure``: emit in register-pressure order (generator/mir/schedule.py; the bitsliced cores, ~128 live planes);
-    ``bound``: inputs read from one more parameter (after the round keys)."""
+    ``bound``: inputs read from one more parameter (after the round keys);
+    ``fuse``: print the inline-PTX statements' straight-line runs as asm blocks (asmblock.py: far less for
+    nvcc's optimizer to walk; not with ``bound``, below); off for the lane transforms, whose callers pass one value to many inputs (the
+    CTR counter's shared words), so that nvcc merges and drops their statements, which a block would keep."""
     idx: dict[str, int | str] = dict(rk_index(module)) if rk_idx is None else rk_idx
     imad: frozenset[int] = frozenset()
     if balanced:
@@ -119,7 +123,11 @@ def core(
         params.append(f"const int {offset}")
     params += list(acc.tab_params)
     lines = [f"__device__ __forceinline__ void {name}({', '.join(params)})", "{"]
-    lines += ["    " + ln for ln in body.lines]
+    # (a core with bound inputs -- the bitsliced CTR core -- stays statements: fused, nvcc placed the CTR kernels'
+    # loop values otherwise, and AES-128's two CTR kernels came out 2 and 12 SASS instructions a trip longer)
+    fuse = fuse and flavour == "ptx" and bound is None
+    printed = asmblock.fuse(body.lines, [e for _, e in body.outputs]) if fuse else body.lines
+    lines += ["    " + ln for ln in printed]
     lines += [f"    y[{k}] = {expr};  // out {n}" for k, (n, expr) in enumerate(body.outputs)]
     lines.append("}")
     return "\n".join(lines) + "\n"

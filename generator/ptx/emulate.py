@@ -16,6 +16,8 @@ import re
 
 import numpy as np
 
+from . import asmblock
+
 M32 = np.uint64(0xFFFFFFFF)
 M64 = np.uint64(0xFFFFFFFFFFFFFFFF)
 _ASM = re.compile(r'^uint32_t (\w+); asm\("([^"]+)" : "=r"\(\w+\) : (.*)\);')
@@ -130,7 +132,7 @@ def run_core(
         ns[f"c_{name}"] = ns[f"g_{name}"] = np.asarray(arr, np.uint64)
         ns[f"s_{name}"] = np.repeat(np.asarray(arr, np.uint64), copies)
     outs: dict[int, np.ndarray] = {}
-    for raw in text.splitlines():
+    for raw in asmblock.expand(text).splitlines():
         line = raw.strip().split("//")[0].strip()
         if not line or line.startswith(("__device__", "{", "}")):
             continue

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from cipherspec.errors import UsageError
-from generator.ptx import lop3
+from generator.ptx import asmblock, lop3
 from generator.ptx.ctchoice import default_for
 from generator.ptx.placement import CudaSchedule
 from generator.ptx.source import generate, prepared
@@ -22,7 +22,7 @@ def _gen(registry, name, text=None):
 
 def _ptx_core(src, core="cs_enc_ptx"):
     start = src.cu.index(f"void {core}(")
-    return src.cu[start : src.cu.index("\n}\n", start)]
+    return asmblock.expand(src.cu[start : src.cu.index("\n}\n", start) + 1])  # one statement an instruction
 
 
 def test_lea_core_is_add_xor_funnel_shift(registry):

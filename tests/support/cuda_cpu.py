@@ -21,6 +21,7 @@ import ctypes
 import re
 from pathlib import Path
 
+from generator.ptx import asmblock
 from generator.ptx.build import schedule_for
 from generator.ptx.source import generate
 from runtime.cuda_target import CudaCipher
@@ -45,7 +46,7 @@ def cpu_text(text: str) -> str:
     text = text.replace("#include <cuda_runtime.h>", '#include "cuda_cpu.h"')
     # a block-scope extern inside the anonymous namespace would name a new symbol: use the shim's array
     text = text.replace("extern __shared__ uint32_t cs_smem[];", "/* cs_smem: the shim's shared memory */")
-    text = _ASM.sub(_asm_call, text)
+    text = _ASM.sub(_asm_call, asmblock.expand(text))
     return _LAUNCH.sub(lambda m: f"cs_launch({m.group(1)}, {m.group(2)}, ", text)
 
 

@@ -15,6 +15,14 @@ from generator.ptx.keysched import key_section
 from generator.ptx.placement import rk_index
 
 
+def kernel_round_keys(module, rkd: dict) -> np.ndarray:
+    """The interpreter's round keys (RefCipher.expand_key of a prepared module) as the kernels' word array."""
+    rk = np.zeros(len(rk_index(module)), np.uint64)
+    for n, i in rk_index(module).items():
+        rk[i] = int(np.asarray(rkd[n]).reshape(-1)[0])
+    return rk
+
+
 def host_cxx() -> str:
     cxx = os.environ.get("CXX", "g++")
     return require(cxx)[cxx]

@@ -1,0 +1,97 @@
+"""asmblock.py: a core's inline-PTX statements printed as asm blocks -- which statements join, the operand cap,
+the live values, and the same results as the one-statement form on the emulator."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+from cuda_support import kernel_round_keys
+
+from cipherspec.blockcipher import RefCipher, bytes_to_words
+from generator.ptx import asmblock, cores, emulate
+from generator.ptx.ctr import state_names
+from generator.ptx.placement import CudaSchedule
+from generator.ptx.source import prepared
+
+
+def _st(dst: str, op: str, *srcs: str) -> str:
+    tpl = f"{op} %0, " + ", ".join(f"%{k + 1}" for k in range(len(srcs))) + ";"
+    ins = ", ".join(f'"r"({s})' for s in srcs)
+    return f'uint32_t {dst}; asm("{tpl}" : "=r"({dst}) : {ins});  // %{dst[1:]} {op}'
+
+
+LINES = [
+    _st("v1", "xor.b32", "x[0]", "x[1]"),
+    _st("v2", "and.b32", "v1", "x[2]"),
+    _st("v3", "xor.b32", "v2", "rk.w[o + 3]"),  # reads memory: stays a statement
+    _st("v4", "or.b32", "v3", "v1"),
+    _st("v5", "not.b32", "v4"),
+    "const uint32_t v6 = S_LOOKUP(v5);  // a table load ends the run",
+    _st("v7", "xor.b32", "rk.w[1]", "rk.w[2]"),  # reads no state: stays a statement
+    _st("v8", "xor.b32", "v6", "v7"),
+    _st("v9", "and.b32", "v8", "v5"),
+]
+
+
+def test_runs_join_and_the_rest_stays():
+    out = asmblock.fuse(LINES, ["v9", "v4"], limit=96, min_run=2)
+    text = "\n".join(out)
+    blocks = re.findall(r"// asm block: (\d+) statements, (\d+) values out", text)
+    # v1-v2 | v4-v5 | v8-v9 (v3, v7 alone); out: v1 (read by v4), v2 | v4 (the caller), v5 (the lookup) | v9
+    assert blocks == [("2", "2"), ("2", "2"), ("2", "1")]
+    assert LINES[5] in out
+    assert any(ln.startswith("uint32_t v3; asm(") for ln in out) and any(
+        ln.startswith("uint32_t v7; asm(") for ln in out
+    )
+    assert "uint32_t v8;" not in text  # v8 lives only inside its block
+    assert re.findall(r"^uint32_t ([\w, ]+);  // asm block", text, re.M) == ["v1, v2", "v4, v5", "v9"]
+    assert "mov.b32 %0, v1;\\n\\tmov.b32 %1, v2;" in text and "xor.b32 v1, %2, %3;" in text  # outputs, then inputs
+    assert asmblock.fuse(LINES, ["v9", "v4"], limit=96) == LINES  # runs of 2: shorter than MIN_RUN
+    assert asmblock.fuse(LINES, ["v9"], limit=0, min_run=2) == LINES  # CIPHERSPEC_PTX_ASMBLOCK=0: as they were
+
+
+def test_operand_cap_and_expand_round_trip():
+    chain = [_st("v1", "xor.b32", "x[0]", "x[1]")]
+    chain += [_st(f"v{k}", "xor.b32", f"v{k - 1}", f"x[{k}]") for k in range(2, 40)]
+    for limit in (4, 10, 96):
+        out = asmblock.fuse(chain, ["v39"], limit=limit, min_run=2)
+        for m in re.finditer(r'"\}" : (.*?) : (.*?)\);', "\n".join(out)):
+            assert m.group(1).count('"=r"') + m.group(2).count('"r"') <= limit
+        back = asmblock.expand("\n".join(out))
+        assert re.findall(r"^uint32_t (\w+); asm", back, re.M) == [f"v{k}" for k in range(1, 40)]
+
+
+def test_fused_core_equals_statements_on_the_emulator(registry, monkeypatch):
+    """HIGHT's scalar encryption core: blocks on and off give the interpreter's ciphertext."""
+    monkeypatch.setenv("CIPHERSPEC_PTX_ASMBLOCK", "1")
+    module = prepared(registry.module("hight"))
+    ref = RefCipher(registry.module("hight"))
+    rng = np.random.default_rng(3)
+    key = rng.integers(0, 256, ref.key_bytes, dtype=np.uint8).tobytes()
+    rkd = ref.expand_key(key)
+    rk = kernel_round_keys(module, rkd)
+    blocks = rng.integers(0, 256, (32, ref.block_bytes), dtype=np.uint8)
+    x = [w.astype(np.uint64) for w in bytes_to_words(module.block, blocks)]
+    want = np.stack(bytes_to_words(module.block, ref.encrypt_blocks(rkd, blocks)), 1)
+    acc = cores.access(module, CudaSchedule(), "RK")
+    fn, xs = module.functions["encrypt"], state_names(module, "encrypt")
+    fused = cores.core("e", fn, module, acc, "ptx", xs)
+    plain = cores.core("e", fn, module, acc, "ptx", xs, fuse=False)
+    assert fused.count("// asm block:") > 10 and "// asm block:" not in plain
+    assert fused.count("asm(") < plain.count("asm(") // 2
+    for text in (fused, plain):
+        got = np.stack([np.asarray(w, np.uint64) for w in emulate.run_core(text, x, rk, {})], 1)
+        assert (got == want).all()
+
+
+@pytest.mark.parametrize("value,cap", [(None, 0), ("0", 0), ("1", asmblock.CAP), ("40", 40)])
+def test_switch(monkeypatch, value, cap):
+    """Off unless CIPHERSPEC_PTX_ASMBLOCK asks (no device A/B yet); off prints the statements as they were."""
+    if value is None:
+        monkeypatch.delenv("CIPHERSPEC_PTX_ASMBLOCK", raising=False)
+    else:
+        monkeypatch.setenv("CIPHERSPEC_PTX_ASMBLOCK", value)
+    assert asmblock.cap() == cap
+    assert (asmblock.fuse(LINES, ["v9"], min_run=2) == LINES) == (cap == 0)
