@@ -384,3 +384,22 @@ def test_geometry_fast_path_equals_the_loop(registry):
             got = tuple(int(x) for x in out)
             want = geometry_mirror(lens, 16, tile, unit, sms, per, max_trips, flat)
             assert (got if got[0] == 0 else got[:1]) == (want if want[0] == 0 else want[:1]), (lens[:3], len(lens), sms)
+
+
+@pytest.mark.parametrize(
+    "name, text, want",
+    [
+        ("aes128", None, 128),  # the bitsliced default (t256): one 2^16-byte request is 4,096 blocks = 128 x 32
+        ("pipo64_128", "bs_t256", 256),  # 8-byte blocks: 8,192 blocks a request
+        ("lea128", None, 256),  # one block a thread: the schedule's threads, at most MAX_THREADS
+    ],
+)
+def test_multikey_cta_at_most_one_request_wide(registry, name, text, want):
+    """A lane layout keeps a CTA per request: more threads than a largest DRBG request's blocks / group would idle
+    (measured: AES-128's 1 GiB DRBG bulk 277 -> 173 GB/s when the CTA followed the CTR default to 256 threads)."""
+    m = registry.module(name)
+    sched = schedule_for(m, text)
+    got = multikey.threads(sched, m.block.nbytes)
+    assert got == want, (sched, got)
+    src = generate(m, sched)
+    assert f"__launch_bounds__({want}, 1)" in src.cu.split("_ctr_multi_ptx")[0].rsplit("__global__", 1)[-1]
