@@ -73,9 +73,8 @@ bench now 1; bench base 1; bench now 2
 python3 bench/gpu/ab_summary.py "$R" now1 base1 now2 | tee "$R/summary.md"
 
 stage "registers and stack per kernel (cuobjdump -res-usage)"
-for lib in "$CIPHERSPEC_CACHE"/nvcc/aes128_cuda_ctr_bs_rk-const_t128.*.so "$BASE_CACHE"/nvcc/aes128_cuda_ctr_bs_rk-const_t128.*.so; do
-  echo "# $lib"; cuobjdump -res-usage "$lib" 2>&1 | grep -A1 "Function" | sed -E 's/.*_t128_([a-z_]+)E.*/\1/; s/ SHARED.*//'
-done > "$R/res-usage.txt" 2>&1
+cs_res_usage "$CIPHERSPEC_CACHE"/nvcc/aes128_cuda_ctr_bs_rk-const_t128.*.so "$BASE_CACHE"/nvcc/aes128_cuda_ctr_bs_rk-const_t128.*.so \
+  > "$R/res-usage.txt" 2>&1
 
 stage "done (rc $rc)"
 cp "$0" "$R/" 2>/dev/null
