@@ -112,7 +112,7 @@ def lanes_context(module: Module, sched: CudaSchedule, P: str) -> dict:
     uniform_z = layout.pack_lines(module.block, [f"(seg.u[{j}] ^ zu)" for j in range(module.block.count)], "um", "c")[
         :-1
     ]
-    mk = multikey.kernel_parts(module, sched, P, nrk=nrk, group=G)
+    mk = multikey.kernel_parts(module, sched, P, nrk=nrk, group=G, per_request=True)  # (lanes.cu.j2: a CTA a request)
     smem = sched.shared_bytes(module, nrk)
     return dict(
         G=G,

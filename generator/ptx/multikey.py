@@ -185,22 +185,22 @@ def _v_load(B: int, dst: str, idx: str) -> str:
 REQUEST_BYTES = 1 << 16  # a CTR_DRBG request's most bytes (SP 800-90A: 2^19 bits), the multi-key kernel's main use
 
 
-def threads(sched: CudaSchedule, block_bytes: int = 16) -> int:
+def threads(sched: CudaSchedule, request_slots: int = 0) -> int:
     """Threads per CTA of the multi-key kernel: the schedule's, at most 256 (it reads round keys from shared
-    memory, which nvcc may keep in registers: at 1024 threads the 64-register cap would spill).  A lane layout
-    keeps a CTA per request and a thread per ``group`` blocks, so its CTA is at most one largest DRBG request
-    wide: more threads would idle on every such request (the t256 CTR default halved AES-128's 1 GiB DRBG bulk on
-    the H200, 277 -> 173 GB/s: 4,096-block requests on 8,192-block CTAs).
+    memory, which nvcc may keep in registers: at 1024 threads the 64-register cap would spill), and at most
+    ``request_slots`` where the kernel keeps a CTA per request: a thread per slot of one largest request
+    (``request_slots(B, group)``), so that no thread idles on every such request (the t256 CTR default halved
+    AES-128's 1 GiB DRBG bulk on the H200, 277 -> 173 GB/s: 4,096-block requests on 8,192-block CTAs).
 
-        bs_rk-const_sync-auto_t256, 16-byte blocks: 256 -> 128 (65,536 / 16 / 32)
+        bs_rk-const_sync-auto_t256, a lane layout's multi-key kernel, 16-byte blocks: 256 -> 128 (65,536 / 16 / 32)
     """
-    from .lanes import GROUP
-
-    cap = MAX_THREADS
-    group = GROUP.get(sched.layout, 1)
-    if group > 1:
-        cap = min(cap, max(32, REQUEST_BYTES // block_bytes // group))
+    cap = min(MAX_THREADS, request_slots) if request_slots else MAX_THREADS
     return min(sched.threads, cap)
+
+
+def request_slots(block_bytes: int, group: int) -> int:
+    """Threads one largest CTR_DRBG request fills at ``group`` blocks a thread (at least a warp)."""
+    return max(32, REQUEST_BYTES // block_bytes // group)
 
 
 def key_schedule_shape(nrk: int, kb: int, budget: int = DEFAULT_SHARED) -> tuple[int, int]:
@@ -250,12 +250,19 @@ def fused_key_schedule(module: Module, ks_entry: str | None) -> bool:
 
 
 def kernel_parts(
-    module: Module, sched: CudaSchedule, P: str, nrk: int | None = None, group: int = 1, ks_entry: str | None = None
+    module: Module,
+    sched: CudaSchedule,
+    P: str,
+    nrk: int | None = None,
+    group: int = 1,
+    ks_entry: str | None = None,
+    per_request: bool = False,
 ) -> dict:
     """What the template's multi-key kernel needs: setup (table fills), the request pick, the per-request stage
     (its round keys into shared memory, one barrier), the core's arguments, shared bytes, the partial-block
     store.  Lane layouts: ``nrk`` round-key words per request (derived ones included), ``group`` blocks per slot.
-    ``ks_entry``: the device key schedule (key bytes -> the round-key words); where fused_key_schedule holds, a
+    ``per_request``: the kernel keeps a CTA per request (lanes.cu.j2's), so its CTA is at most one largest request
+    wide (``threads``).  ``ks_entry``: the device key schedule (key bytes -> the round-key words); where fused_key_schedule holds, a
     second kernel, P_ctr_multi_ks, whose CTA derives its request's round keys (stage ``ks_stage``):
 
         before: key_schedule_multi<<<>>>(keys -> rks table); ctr_multi<<<>>>(rks[r] -> shared); memset(rks)
@@ -269,7 +276,7 @@ def kernel_parts(
         after:  CTA c -> blocks [c * ch, (c + 1) * ch) of the call, request by request (one wave, equal shares)
     """
     B = module.block.nbytes
-    T = threads(sched, B)
+    T = threads(sched, request_slots(B, group) if per_request else 0)
     fused = nrk is None and fused_key_schedule(module, ks_entry)
     nrk = len(rk_index(module)) if nrk is None else nrk
     word = "m[s][{k}]" if group == 1 else f"m[s][b * {B // 4} + {{k}}]"  # a lane layout stores block b of m[s]
