@@ -4,9 +4,9 @@
 # report of the GCM kernels (spills, SASS counts) in the background; then bench/gpu/gcm_bench.py --ab --phases
 # --check: first every A/B arm's output (an 8 MiB message, 296 records under 16 keys) against the C library,
 # then CTR, GCM long, batch and records at 1 GiB, each GCM call also under its CIPHERSPEC_GCM_AB baselines
-# (s0: the long message's former staging, a copy the host waits for; f0: its former first hashing level; e0: E(K,
-# J0) by the finish kernel, the former finish; q0: the batch's former keystream, the resident kernel; t0: the
-# former records' hashing kernel), alternating in one process, and where each call's time goes
+# (AES-128 all of them: f0 the long message's former first hashing level; h0 the keyed keystream's former kernel,
+# the plain core; q0 the resident keystream kernel; t0 the former records' hashing kernel; ARIA-128 and LEA-128
+# the current kernels and h0 only), alternating in one process, and where each call's time goes
 # (the library's phase marks: CUDA events on the stream around staging, CTR, the hashing levels, the finish);
 # then the GPU GCM tests against the C library (batches: mixed lengths, keys, AAD; one key; many keys; key
 # patterns; long records; inc32; errors; the former records kernel); then, while time is left, AES-128's GCM
@@ -56,7 +56,7 @@ PY
 ptxas_pid=$!
 echo "== GCM vs CTR (1 GiB; batch = 65536 records of 16 KiB, 16 keys)"
 timeout 130 python3 bench/gpu/gcm_bench.py --out "$OUT" --ciphers aes128,aria128,lea128 --batches 3 --ab --phases \
-  --check 2>&1 | tee "$OUT/gcm-batch-bench.log" | tail -40
+  --ab-full aes128 --check 2>&1 | tee "$OUT/gcm-batch-bench.log" | tail -40
 [ "${PIPESTATUS[0]}" = 0 ] || rc=1
 echo "== GCM batch tests (GPU vs the C library)"
 left=$(( 290 - ($(date +%s) - t0) )); [ "$left" -gt 120 ] && left=120; [ "$left" -lt 30 ] && left=30
@@ -88,10 +88,10 @@ if command -v ncu >/dev/null && [ $(( $(date +%s) - t0 )) -lt 190 ]; then  # whe
   echo "== AES-128 GCM kernel times (ncu gpu__time_duration: 2 calls each of CTR, long, batch, records)"
   ncu_times "" CIPHERSPEC_GCM_AB=
   if [ $(( $(date +%s) - t0 )) -lt 150 ]; then
-    echo "== the same with CIPHERSPEC_GCM_AB=q0 (the former keystream kernel)"
-    ncu_times -q0 CIPHERSPEC_GCM_AB=q0
+    echo "== the same with CIPHERSPEC_GCM_AB=h0 (the keyed route's former kernel)"
+    ncu_times -h0 CIPHERSPEC_GCM_AB=h0
   fi
-  for k in gcm_keystream ctr_ptx; do  # why the keystream kernel takes longer than CTR's for the same bytes
+  for k in gcm_ks_seg ctr_ptx; do  # why the keystream kernel takes longer than CTR's for the same bytes
     [ $(( $(date +%s) - t0 )) -lt 160 ] || break
     echo "== ncu warp states: $k (one launch)"
     timeout 25 ncu --kernel-name "regex:$k" --launch-count 1 --section WarpStateStats --section SchedulerStats \

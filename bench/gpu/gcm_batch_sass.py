@@ -118,7 +118,11 @@ def main() -> int:
     bat0 = _trip(funcs[sass.pick(funcs, "gcm_keystreamILb1") or sass.pick(funcs, "gcm_keystream")], trips)
     kb = [
         (lbl, sass.pick(funcs, key))
-        for lbl, key in (("former order, k0", "gcm_keystreamILb0"), ("keyed", "gcm_ks_key"))
+        for lbl, key in (
+            ("former order, k0", "gcm_keystreamILb0"),
+            ("keyed, plain core", "gcm_ks_key"),
+            ("keyed, CTR core", "gcm_ks_seg"),
+        )
     ]
     bat1 = _trip(funcs[sass.pick(funcs, "gcm_batch")], trips)
     blocks = (a.record + 15) // 16

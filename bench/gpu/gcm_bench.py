@@ -55,12 +55,24 @@ def _median_ms(call, reps: int, batches: int) -> float:
 # finish kernel (a core call there: the former finish) instead of by the CTR kernel (a long message) or the keyed
 # keystream kernel (a batch); q0 the batch's keystream by the resident kernel (round keys in shared memory: the
 # former keystream) instead of a launch a key with its round keys in constant memory (bitsliced layouts, up to 16
-# keys); t0 the former records' hashing kernel (tgb_records<1, 2>)
+# keys); t0 the former records' hashing kernel (tgb_records<1, 2>); h0 the keyed route's former kernel (the plain
+# core, every plane op, per-lane block order) instead of a record a warp trip through the CTR kernel's core with the
+# record's planes made on the device (bitsliced layouts whose CTR kernel runs free; elsewhere h0 changes nothing).
+# The ciphers of --ab-full take every arm, the others the current kernels and AB_NEW's arms (the device round's
+# time limit)
 AB = {
-    "gcm_long": ("", "s0", "f0", "e0"),
-    "gcm_batch": ("", "q0", "e0"),
-    "gcm_records": ("", "q0", "e0", "t0"),
+    "gcm_long": ("", "f0"),
+    "gcm_batch": ("", "h0", "q0"),
+    "gcm_records": ("", "h0", "q0", "t0"),
 }
+AB_NEW = ("h0",)
+
+
+def ab_arms(name: str, full: set[str]) -> dict[str, tuple[str, ...]]:
+    """The A/B arms `name` is timed with: AB for the ciphers in `full`, else the current kernels and AB_NEW's."""
+    if name in full:
+        return dict(AB)
+    return {w: tuple(e for e in envs if e == "" or e in AB_NEW) for w, envs in AB.items()}
 
 
 def check_outputs(c, name: str, reg, envs: set[str]) -> list[str]:
@@ -147,12 +159,14 @@ def bench_cipher(
     ab: bool = False,
     split: bool = False,
     check: bool = False,
+    ab_full: frozenset[str] = frozenset(),
 ) -> dict:
+    arms = ab_arms(name, set(ab_full) if ab_full else {name})
     reg = Registry()
     c = CUDA_BACKEND.load(reg, name, None, sched)
     row: dict = {"cipher": name, "schedule": c.schedule_name, "bytes": size}
     if check:
-        row["check"] = check_outputs(c, name, reg, {e for envs in AB.values() for e in envs} if ab else {""})
+        row["check"] = check_outputs(c, name, reg, {e for envs in arms.values() for e in envs} if ab else {""})
     rng = np.random.default_rng(7)
     host = rng.integers(0, 256, size, dtype=np.uint8)
     key = rng.bytes(c.key_bytes)
@@ -239,9 +253,9 @@ def bench_cipher(
             calls = (("ctr", ctr), ("gcm_long", gcm_long), ("gcm_batch", gcm_batch), ("gcm_records", gcm_records))
             for what, call in calls:
                 t = time.time()
-                if ab and what in AB:
-                    ms, *others = _median_ab(call, reps, batches, AB[what])
-                    for env, mo in zip(AB[what][1:], others):
+                if ab and what in arms and len(arms[what]) > 1:
+                    ms, *others = _median_ab(call, reps, batches, arms[what])
+                    for env, mo in zip(arms[what][1:], others):
                         row[f"{what}_{env}_ms"] = mo
                         row[f"{what}_{env}_gbps"] = 8 * size / mo / 1e6
                         print(f"{name} {what} (CIPHERSPEC_GCM_AB={env}): {mo:.3f} ms, {8 * size / mo / 1e6:.0f} Gbps")
@@ -253,7 +267,7 @@ def bench_cipher(
                     f"{name} {what}: {ms:.3f} ms, {row[what + '_gbps']:.0f} Gbps ({time.time() - t:.1f} s)", flush=True
                 )
                 if split and what != "ctr":
-                    for env in AB[what] if ab else ("",):
+                    for env in arms[what] if ab else ("",):
                         ph = phases(c, call, env)
                         row[f"{what}_{env}_phases" if env else f"{what}_phases"] = ph
                         print(
@@ -285,14 +299,15 @@ def table(rows: list[dict]) -> str:
             f"{r['gcm_long_vs_ctr']:.2f} | {r['gcm_batch_gbps']:.0f} | {r['gcm_batch_vs_ctr']:.2f} | "
             f"{r['gcm_records_gbps']:.0f} | {r['gcm_records_vs_ctr']:.2f} |"
         )
-    if any("gcm_batch_q0_gbps" in r for r in rows):  # the A/B (--ab): same process, alternating batch by batch
+    if any(f"{w}_{e}_gbps" in r for r in rows for w, envs in AB.items() for e in envs if e):  # the A/B (--ab)
         cols = [(w, e) for w, envs in AB.items() for e in envs]
         lines += [
             "",
-            "A/B, alternating in one process (CIPHERSPEC_GCM_AB; current = the kernels as built): s0 the former",
-            "staging of a long message (a copy and a wait), f0 its former first hashing level, e0 E(K, J0) by the",
-            "finish kernel (the former finish), q0 the batch keystream by the resident kernel (the former keystream,",
-            "not a launch a key), t0 the former records' hashing kernel (one packing chain); Gbps (/CTR):",
+            "A/B, alternating in one process (CIPHERSPEC_GCM_AB; current = the kernels as built): f0 the long",
+            "message's former first hashing level, h0 the keyed keystream's former kernel (the plain core, per-lane",
+            "order; current: a record a trip through the CTR kernel's core, the record's planes made on the device),",
+            "q0 the batch keystream by the resident kernel (not a launch a key), t0 the former records' hashing",
+            "kernel (one packing chain); - where an arm was not run; Gbps (/CTR):",
             "",
             "| cipher | " + " | ".join(f"{w[4:]}: {e or 'current'}" for w, e in cols) + " |",
             "|---|" + "---|" * len(cols),
@@ -328,11 +343,15 @@ def main() -> int:
     ap.add_argument("--ab", action="store_true", help="also the CIPHERSPEC_GCM_AB variants (AB)")
     ap.add_argument("--phases", action="store_true", help="where a call's time goes (the library's phase marks)")
     ap.add_argument("--check", action="store_true", help="outputs of every arm against the C library first")
+    ap.add_argument("--ab-full", default="", help="ciphers timed with every A/B arm (default: all of --ciphers)")
     a = ap.parse_args()
     rows = []
     for job in a.ciphers.split(","):  # name or name:schedule
         n, _, sched = job.partition(":")
-        rows.append(bench_cipher(n, a.size, a.reps, a.batches, sched or a.schedule, a.ab, a.phases, a.check))
+        full = frozenset(a.ab_full.split(",")) if a.ab_full else frozenset({n})
+        rows.append(
+            bench_cipher(n, a.size, a.reps, a.batches, sched or a.schedule, a.ab, a.phases, a.check, ab_full=full)
+        )
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "gcm-bench.json").write_text(json.dumps(rows, indent=1))

@@ -44,6 +44,9 @@ class GcmParts:
     batch_prologue: str  # tables and the message's round keys into shared memory, one barrier
     ks_ks: str  # batch_ks with the round keys read at `rkb` (the keystream kernel's current key buffer)
     ks_keyed: str  # (lane_keys) the plain core on m[0] in place (blocks in, keystream out), round keys at `rkp`
+    ks_seg: str  # (lane_keys, hoisted, free-running CTR core) the CTR kernel's core on m[0] in place: um[] the
+    #   uniform words, the record's planes at `seg` (its P_seg); "" where the keyed route keeps the plain core
+    counter_word_co: str  # the coalesced order's: the last memory word of block b whose counter bits are lo + 32b
     counter_word: str  # the last memory word of a block whose counter bits 0..31 are lo + b
     ks_tables: str  # the keystream kernel's table fills (no barrier: its first key barrier covers them)
     sm_ks_rk: int  # shared word offset of its first key buffer (16-byte aligned)
@@ -129,6 +132,13 @@ def _lanes_core(f: str, core_call: str) -> str:
     return "\n".join(lines + [f"    cs_lanes_out_{f}(y, m[0]);", "}"])
 
 
+def _lanes_ctr_core(f: str, call: str) -> str:
+    """m[0]'s G counter blocks through the CTR kernel's core, in place: the uniform words um[] become planes
+    without a transpose (cs_lanes_in_ctr), the core reads the hoisted planes at `seg` (bs_ctr.py)."""
+    lines = ["{", "    uint32_t x[NWORDS], y[NWORDS];", f"    cs_lanes_in_ctr_{f}(m[0], um, x);", f"    {call}"]
+    return "\n".join(lines + [f"    cs_lanes_out_{f}(y, m[0]);", "}"])
+
+
 def _lane_keys_ks(f: str, G: int, menc: str) -> str:
     """E(K, J0) of a warp's 32 messages in one core call (lane_keys): block b is lane b's J0."""
     lines = ["{", "#pragma unroll", f"    for (int b = 0; b < {G}; ++b) {{  // block b: the J0 of lane b's message"]
@@ -156,13 +166,16 @@ def gcm_parts(
     io=None,
     lane_uniform: list[str] | None = None,
     lane_call: str | None = None,
+    seg_call: str | None = None,
     nx: int,
 ) -> GcmParts:
     """``group``: blocks per core call; ``enc_args``: the CTR core's round-key/table arguments; the scalar
     layout passes its CTR parts (``scalar_ctr``: ctr.CtrParts) and block I/O, a lane layout the lines that
     make the counter's uniform memory words um[0..2] from seg.u (``lane_uniform``); ``nx``: the words a
     core takes (x[nx], y[nx]); ``lane_call``: a lane layout's CTR core call (default: the plain encrypt core;
-    the bitsliced one reads the segment's host-computed planes, bs_ctr.py)."""
+    the bitsliced one reads the segment's host-computed planes, bs_ctr.py); ``seg_call``: that hoisted call where
+    the CTR kernel runs it free (no lockstep barrier), so the keyed batch route may take it a record a warp trip
+    (the record's planes made on the device), else None."""
     f = sched.flavour
     G = group
     if G & (G - 1):
@@ -196,6 +209,7 @@ def gcm_parts(
         batch_ks = _lanes_ks(f, G, j0_uniform, menc)
         ks_ks = _lanes_ks(f, G, j0_uniform, ks_menc)
         ks_keyed = _lanes_core(f, f"cs_enc_{f}(x, y, {enc_args});") if lane_keys else ""
+        ks_seg = _lanes_ctr_core(f, seg_call) if lane_keys and seg_call else ""
         fin_ks = "\n".join(
             [
                 "{",
@@ -209,9 +223,9 @@ def gcm_parts(
             ]
         )
     if G == 1:
-        ks_keyed = ""
-    long_ks, batch_ks, fin_ks, ks_ks, ks_keyed, fin_lane_ks = (
-        t.replace("NWORDS", str(nx)) for t in (long_ks, batch_ks, fin_ks, ks_ks, ks_keyed, fin_lane_ks)
+        ks_keyed = ks_seg = ""
+    long_ks, batch_ks, fin_ks, ks_ks, ks_keyed, ks_seg, fin_lane_ks = (
+        t.replace("NWORDS", str(nx)) for t in (long_ks, batch_ks, fin_ks, ks_ks, ks_keyed, ks_seg, fin_lane_ks)
     )
     nrk_all = nrk if nrk else len(rk_index(module))
     return GcmParts(
@@ -225,7 +239,9 @@ def gcm_parts(
         batch_prologue=_batch_prologue(fills, nrk),
         ks_ks=ks_ks,
         ks_keyed=ks_keyed,
+        ks_seg=ks_seg,
         counter_word=layout.counter_memword(f, "(lo + (uint32_t)b)"),
+        counter_word_co=layout.counter_memword(f, "(lo + 32u * (uint32_t)b)"),
         ks_tables="\n".join(fills.lines),
         sm_ks_rk=_pad4(fills.words),
         nrk_pad=_pad4(nrk_all),

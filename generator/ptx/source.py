@@ -116,6 +116,14 @@ def _summary(module: Module, sched: CudaSchedule, name: str, hoisted_ops: int, l
     )
 
 
+def _seg_call(lanes: dict, f: str) -> str | None:
+    """The CTR kernel's hoisted core call where that kernel runs it free (no lockstep barrier: lockstep.py),
+    for the keyed GCM batch route's record-a-trip kernel; None otherwise (its warps take records at their own pace,
+    so a barrier among them could not be met)."""
+    call = lanes["ctr_call"][f]
+    return call if lanes["SEGH"] and lanes["ctr_call_own"][f] == call else None
+
+
 def _gcm_context(parts: gcm.GcmParts, long_prologue: str, smem: int) -> dict:
     """gcm.cu.j2's data: the parts, the long-message kernel's prologue (the CTR kernel's) and the shared
     words its cores use (the GHASH scratch follows them)."""
@@ -231,6 +239,7 @@ def _generate_lanes(module: Module, sched: CudaSchedule, name: str, P: str, with
                 enc_args=lanes["enc"].args,
                 lane_uniform=lanes["counter_uniform"],
                 lane_call=lanes["ctr_call"][sched.flavour],
+                seg_call=_seg_call(lanes, sched.flavour),
                 nx=lanes["NX"],
             ),
             lanes["enc"].prologue,
