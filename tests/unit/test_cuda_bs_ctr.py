@@ -117,6 +117,7 @@ def test_host_pre_equals_the_interpreter(registry, tmp_path):
     nh, nw, nrk = len(lay.ctr.frontier), len(words), 3 + len(rk_words)
     harness = f"""#include <stdint.h>
 #include <stdio.h>
+#define CS_HD  /* (the .cu's: __host__ __device__ under nvcc, the device makes a GCM record's planes) */
 typedef struct {{ uint32_t u[{nw}]; uint32_t lo; uint64_t nblocks, nbytes; uint32_t h[{nh}]; }} P_seg;
 {text}
 int main(void) {{
