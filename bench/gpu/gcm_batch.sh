@@ -58,17 +58,6 @@ echo "== GCM vs CTR (1 GiB; batch = 65536 records of 16 KiB, 16 keys)"
 timeout 130 python3 bench/gpu/gcm_bench.py --out "$OUT" --ciphers aes128,aria128,lea128 --batches 3 --ab --phases \
   --ab-full aes128 --check 2>&1 | tee "$OUT/gcm-batch-bench.log" | tail -40
 [ "${PIPESTATUS[0]}" = 0 ] || rc=1
-if command -v ncu >/dev/null; then  # why the records' keystream kernel takes longer than CTR's for the same bytes
-  for k in gcm_ks_seg ctr_ptx; do
-    [ $(( $(date +%s) - t0 )) -lt 215 ] || break
-    echo "== ncu warp states: $k (one launch, AES-128, 256 MiB calls)"
-    timeout 25 ncu --kernel-name "regex:$k" --launch-count 1 --section WarpStateStats --section SchedulerStats \
-      --section Occupancy --section LaunchStats --section MemoryWorkloadAnalysis --section SpeedOfLight \
-      python3 bench/gpu/gcm_bench.py --out "$OUT/ncu-st" --ciphers aes128 --reps 1 --batches 1 --size 268435456 \
-      >> "$OUT/ncu-stalls.txt" 2>&1
-    grep -E "Stall|Issued|Eligible|Occupancy|L1/TEX Hit|Mem Busy|Duration|Throughput|Registers" "$OUT/ncu-stalls.txt" | tail -24
-  done
-fi
 echo "== GCM batch tests (GPU vs the C library)"
 left=$(( 290 - ($(date +%s) - t0) )); [ "$left" -gt 120 ] && left=120; [ "$left" -lt 30 ] && left=30
 timeout $left python3 -m pytest tests/differential/test_cuda_gcm_gpu.py -q -n 4 -p no:cacheprovider \
@@ -76,6 +65,23 @@ timeout $left python3 -m pytest tests/differential/test_cuda_gcm_gpu.py -q -n 4 
   | tee "$OUT/gcm-batch-tests.log" | tail -8
 [ "${PIPESTATUS[0]}" = 0 ] || rc=1
 echo "tests: $(( $(date +%s) - t0 )) s, rc=$rc"
+if command -v ncu >/dev/null; then  # why the records' keystream kernel takes longer than CTR's for the same bytes
+  # (1 GiB calls: 4 trips a warp in a launch of gcm_ks_seg; the mid-session round's 256 MiB gave it 1.  Each report
+  # is kept, $OUT/ncu-*.ncu-rep, for `ncu -i FILE --page details --print-details all` and any metric after the round)
+  for k in "gcm_ks_seg" "ctr_ptx<1>"; do
+    left=$(( 292 - ($(date +%s) - t0) )); [ "$left" -gt 45 ] && left=45
+    [ "$left" -ge 25 ] || break
+    f=$(echo "$k" | tr -dc 'a-z_')
+    echo "== ncu warp states: $k (one launch, AES-128, 1 GiB calls, ${left} s at most)"
+    timeout $left ncu --kernel-name-base demangled --kernel-name "regex:$k" --launch-count 1 --section WarpStateStats \
+      --section SchedulerStats --section Occupancy --section LaunchStats --section MemoryWorkloadAnalysis \
+      --section SpeedOfLight --section InstructionStats -f -o "$OUT/ncu-$f" python3 bench/gpu/gcm_bench.py \
+      --out "$OUT/ncu-st" --ciphers aes128 --reps 1 --batches 1 >> "$OUT/ncu-stalls.txt" 2>&1
+    [ -f "$OUT/ncu-$f.ncu-rep" ] && timeout 20 ncu -i "$OUT/ncu-$f.ncu-rep" --page details --print-details all \
+      >> "$OUT/ncu-stalls.txt" 2>&1
+    grep -E "Stall|Issued|Eligible|Occupancy|Duration|Throughput|Registers" "$OUT/ncu-stalls.txt" | tail -30
+  done
+fi
 ncu_times() {  # $1: suffix of the files, then env assignments for the run: AES-128's GCM kernels' times under ncu
   local sfx=$1; shift
   env "$@" timeout 45 ncu --metrics gpu__time_duration.sum --csv --kernel-name "regex:gcm|tgb|tgh|ctr" \
