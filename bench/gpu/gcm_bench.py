@@ -56,14 +56,13 @@ def _median_ms(call, reps: int, batches: int) -> float:
 # finish kernel (a core call there: the former finish) instead of by the CTR kernel (a long message) or the keyed
 # keystream kernel (a batch); q0 the batch's keystream by the resident kernel (round keys in shared memory: the
 # former keystream) instead of a launch a key with its round keys in constant memory (bitsliced layouts, up to 16
-# keys); t0 the former records' hashing kernel (tgb_records<1, 2>); p0 a long message's key and AAD put as kernel
-# parameters by one CTA a launch (the former put; now a word a thread); h0 the keyed route's former kernel (the plain
+# keys); t0 the former records' hashing kernel (tgb_records<1, 2>); h0 the keyed route's former kernel (the plain
 # core, every plane op, per-lane block order) instead of a record a warp trip through the CTR kernel's core with the
 # record's planes made on the device (bitsliced layouts whose CTR kernel runs free; elsewhere h0 changes nothing).
 # The ciphers of --ab-full take every arm, the others the current kernels and AB_NEW's arms (the device round's
 # time limit; q0 there: ARIA-128's keyed route, which keeps the plain core, measured slower than the resident kernel)
 AB = {
-    "gcm_long": ("", "f0", "p0"),
+    "gcm_long": ("", "f0"),
     "gcm_batch": ("", "h0", "q0"),
     "gcm_records": ("", "h0", "q0", "t0"),
 }
@@ -306,7 +305,7 @@ def table(rows: list[dict]) -> str:
         lines += [
             "",
             "A/B, alternating in one process (CIPHERSPEC_GCM_AB; current = the kernels as built): f0 the long",
-            "message's former first hashing level, p0 its former staging kernel (one CTA a launch), h0 the keyed keystream's former kernel (the plain core, per-lane",
+            "message's former first hashing level, h0 the keyed keystream's former kernel (the plain core, per-lane",
             "order; current: a record a trip through the CTR kernel's core, the record's planes made on the device),",
             "q0 the batch keystream by the resident kernel (not a launch a key), t0 the former records' hashing",
             "kernel (one packing chain); - where an arm was not run; Gbps (/CTR):",
