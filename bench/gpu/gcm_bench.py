@@ -22,6 +22,7 @@ warms up).  Writes gcm-bench.json and gcm-bench.md (the table) under --out.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import ctypes
 import json
 import os
@@ -136,6 +137,29 @@ def phases(c, call, env: str, calls: int = 4) -> dict[str, float]:
     return out
 
 
+# The records' key patterns timed besides r % 16 (--ab, the --ab-full ciphers): all under key 0 (the keyed route's one
+# launch, the records in order), and 16 keys over contiguous runs of records (16 launches, each over neighbouring
+# records) -- against r % 16 (16 launches, each over records 256 KiB apart)
+PATTERNS = {
+    "gcm_records_1key": lambda r, n: 0,
+    "gcm_records_runs": lambda r, n: 16 * r // max(n, 1),
+}
+
+
+def _records_call(c, keys_ptr: int, meta_ptr: int, desc_bytes: int, nrec: int, din, dout, dtag):
+    """A timing call of nrec device-described 16 KiB records (descriptors at meta_ptr, their AAD after them)."""
+
+    def call(n, ms):
+        c.check(
+            c.fn("gcm_util_time")(
+                None, keys_ptr, meta_ptr, nrec, meta_ptr + desc_bytes, 16, din.ptr, dout.ptr, RECORD, dtag.ptr, 2, n, ms
+            ),
+            "GCM records timing",
+        )
+
+    return call
+
+
 def _median_ab(call, reps: int, batches: int, envs: tuple[str, ...]) -> list[float]:
     """ms a call for each CIPHERSPEC_GCM_AB value of envs (the library reads the variable at every call),
     alternating batch by batch, the first round a warm-up."""
@@ -180,7 +204,12 @@ def bench_cipher(
     arr, aad_all, total = c.gcm_plan([(r % 16, rng.bytes(12), rng.bytes(13), RECORD, 16) for r in range(nrec)])
     aad_arr = np.frombuffer(aad_all, np.uint8).copy()
     row["records"] = nrec
-    with c.device_buffer(size) as din, c.device_buffer(size) as dout, c.device_buffer(16 * max(nrec, 1)) as dtag:
+    with (
+        contextlib.ExitStack() as stack,
+        c.device_buffer(size) as din,
+        c.device_buffer(size) as dout,
+        c.device_buffer(16 * max(nrec, 1)) as dtag,
+    ):
         din.upload(host)
         with c.device_buffer(table.nbytes) as dkeys, c.device_buffer(arr.nbytes + aad_arr.nbytes) as dmeta:
             dkeys.upload(table.view(np.uint8))
@@ -251,7 +280,14 @@ def bench_cipher(
                     "GCM records timing",
                 )
 
-            calls = (("ctr", ctr), ("gcm_long", gcm_long), ("gcm_batch", gcm_batch), ("gcm_records", gcm_records))
+            calls = [("ctr", ctr), ("gcm_long", gcm_long), ("gcm_batch", gcm_batch), ("gcm_records", gcm_records)]
+            if ab and name in ab_full:  # the same records under other key patterns (where the keystream's time goes)
+                for what, keyof in PATTERNS.items():
+                    pat = arr.copy()
+                    pat["key"] = [keyof(r, nrec) for r in range(nrec)]
+                    dpat = stack.enter_context(c.device_buffer(pat.nbytes + aad_arr.nbytes))
+                    dpat.upload(np.concatenate([pat.view(np.uint8), aad_arr]))
+                    calls.append((what, _records_call(c, dkeys.ptr, dpat.ptr, pat.nbytes, nrec, din, dout, dtag)))
             for what, call in calls:
                 t = time.time()
                 if ab and what in arms and len(arms[what]) > 1:
@@ -268,7 +304,7 @@ def bench_cipher(
                     f"{name} {what}: {ms:.3f} ms, {row[what + '_gbps']:.0f} Gbps ({time.time() - t:.1f} s)", flush=True
                 )
                 if split and what != "ctr":
-                    for env in arms[what] if ab else ("",):
+                    for env in arms.get(what, ("",)) if ab else ("",):
                         ph = phases(c, call, env)
                         row[f"{what}_{env}_phases" if env else f"{what}_phases"] = ph
                         print(
@@ -284,6 +320,9 @@ def bench_cipher(
         for env in envs[1:]:
             if f"{what}_{env}_gbps" in row:
                 row[f"{what}_{env}_vs_ctr"] = row[f"{what}_{env}_gbps"] / row["ctr_gbps"]
+    for what in PATTERNS:
+        if f"{what}_gbps" in row:
+            row[f"{what}_vs_ctr"] = row[f"{what}_gbps"] / row["ctr_gbps"]
     row["device"] = c.device
     return row
 
@@ -319,6 +358,16 @@ def table(rows: list[dict]) -> str:
                 if (f"{w}_{e}_gbps" if e else f"{w}_gbps") in r
                 else "-"
                 for w, e in cols
+            ]
+            lines.append(f"| {r['cipher']} | " + " | ".join(cells) + " |")
+    pats = [r for r in rows if any(f"{w}_gbps" in r for w in PATTERNS)]
+    if pats:  # --ab: the records under other key patterns
+        lines += ["", "The same 16 KiB records (device descriptions) under other key patterns, Gbps (/CTR):", ""]
+        lines += ["| cipher | keys r % 16 | all key 0 (one launch) | 16 runs of neighbours |", "|---|---|---|---|"]
+        for r in pats:
+            cells = [
+                f"{r[f'{w}_gbps']:.0f} ({r[f'{w}_vs_ctr']:.2f})" if f"{w}_gbps" in r else "-"
+                for w in ("gcm_records", *PATTERNS)
             ]
             lines.append(f"| {r['cipher']} | " + " | ".join(cells) + " |")
     split = [(r, k[: -len("_phases")], ph) for r in rows for k, ph in r.items() if k.endswith("_phases")]
