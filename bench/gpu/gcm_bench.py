@@ -59,13 +59,14 @@ def _median_ms(call, reps: int, batches: int) -> float:
 # former keystream) instead of a launch a key with its round keys in constant memory (bitsliced layouts, up to 16
 # keys); t0 the former records' hashing kernel (tgb_records<1, 2>); h0 the keyed route's former kernel (the plain
 # core, every plane op, per-lane block order) instead of a record a warp trip through the CTR kernel's core with the
-# record's planes made on the device (bitsliced layouts whose CTR kernel runs free; elsewhere h0 changes nothing).
+# record's planes made on the device (bitsliced layouts whose CTR kernel runs free; elsewhere h0 changes nothing);
+# r0 that kernel without its input prefetch into L2.
 # The ciphers of --ab-full take every arm, the others the current kernels and AB_NEW's arms (the device round's
 # time limit; q0 there: ARIA-128's keyed route, which keeps the plain core, measured slower than the resident kernel)
 AB = {
     "gcm_long": ("", "f0"),
     "gcm_batch": ("", "h0", "q0"),
-    "gcm_records": ("", "h0", "q0", "t0"),
+    "gcm_records": ("", "h0", "q0", "t0", "r0"),
 }
 AB_NEW = ("h0", "q0")
 
@@ -347,7 +348,8 @@ def table(rows: list[dict]) -> str:
             "message's former first hashing level, h0 the keyed keystream's former kernel (the plain core, per-lane",
             "order; current: a record a trip through the CTR kernel's core, the record's planes made on the device),",
             "q0 the batch keystream by the resident kernel (not a launch a key), t0 the former records' hashing",
-            "kernel (one packing chain); - where an arm was not run; Gbps (/CTR):",
+            "kernel (one packing chain), r0 the current keystream without its input prefetch; - where an arm was",
+            "not run; Gbps (/CTR):",
             "",
             "| cipher | " + " | ".join(f"{w[4:]}: {e or 'current'}" for w, e in cols) + " |",
             "|---|" + "---|" * len(cols),
