@@ -7,7 +7,8 @@
 # (AES-128 all of them: f0 the long message's former first hashing level; h0 the keyed keystream's former kernel,
 # the plain core; q0 the resident keystream kernel; t0 the former records' hashing kernel; r0 the keystream without
 # its input prefetch; and AES-128's records under two more key patterns: all key 0, 16 runs of neighbours;
-# ARIA-128 and LEA-128 the current kernels, h0 and q0 only), alternating in one process, and where each call's time goes
+# ARIA-128 and LEA-128 the current kernels and k1, the keyed route where the CTR kernel runs in step: ARIA-128's
+# former default), alternating in one process, and where each call's time goes
 # (the library's phase marks: CUDA events on the stream around staging, CTR, the hashing levels, the finish);
 # then the GPU GCM tests against the C library (batches: mixed lengths, keys, AAD; one key; many keys; key
 # patterns; long records; inc32; errors; the former records kernel); then, while time is left, AES-128's GCM

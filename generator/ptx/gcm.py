@@ -47,6 +47,7 @@ class GcmParts:
     ks_seg: str  # (lane_keys, hoisted, free-running CTR core) the CTR kernel's core on m[0] in place: um[] the
     #   uniform words, the record's planes at `seg` (its P_seg); "" where the keyed route keeps the plain core
     counter_word_co: str  # the coalesced order's: the last memory word of block b whose counter bits are lo + 32b
+    keyed_free: bool  # (lane_keys) the CTR kernel runs its core free (no lockstep barrier): the keyed route may run
     counter_word: str  # the last memory word of a block whose counter bits 0..31 are lo + b
     ks_tables: str  # the keystream kernel's table fills (no barrier: its first key barrier covers them)
     sm_ks_rk: int  # shared word offset of its first key buffer (16-byte aligned)
@@ -167,6 +168,7 @@ def gcm_parts(
     lane_uniform: list[str] | None = None,
     lane_call: str | None = None,
     seg_call: str | None = None,
+    free: bool = True,
     nx: int,
 ) -> GcmParts:
     """``group``: blocks per core call; ``enc_args``: the CTR core's round-key/table arguments; the scalar
@@ -175,7 +177,8 @@ def gcm_parts(
     core takes (x[nx], y[nx]); ``lane_call``: a lane layout's CTR core call (default: the plain encrypt core;
     the bitsliced one reads the segment's host-computed planes, bs_ctr.py); ``seg_call``: that hoisted call where
     the CTR kernel runs it free (no lockstep barrier), so the keyed batch route may take it a record a warp trip
-    (the record's planes made on the device), else None."""
+    (the record's planes made on the device), else None; ``free``: the CTR kernel runs free (lockstep.py), else the
+    batch keystream keeps the resident kernel (the keyed kernels' warps run free too)."""
     f = sched.flavour
     G = group
     if G & (G - 1):
@@ -242,6 +245,7 @@ def gcm_parts(
         ks_seg=ks_seg,
         counter_word=layout.counter_memword(f, "(lo + (uint32_t)b)"),
         counter_word_co=layout.counter_memword(f, "(lo + 32u * (uint32_t)b)"),
+        keyed_free=free,
         ks_tables="\n".join(fills.lines),
         sm_ks_rk=_pad4(fills.words),
         nrk_pad=_pad4(nrk_all),

@@ -240,6 +240,7 @@ def _generate_lanes(module: Module, sched: CudaSchedule, name: str, P: str, with
                 lane_uniform=lanes["counter_uniform"],
                 lane_call=lanes["ctr_call"][sched.flavour],
                 seg_call=_seg_call(lanes, sched.flavour),
+                free=lanes["ctr_call_own"][sched.flavour] == lanes["ctr_call"][sched.flavour],
                 nx=lanes["NX"],
             ),
             lanes["enc"].prologue,
