@@ -25,12 +25,15 @@ from cipherspec.ir import Module
 from cipherspec.schedule import Schedule
 
 from ..c.keysched import key_prep
+from .abswitch import mk_timeline
 from .placement import DEFAULT_SHARED, CudaSchedule, rk_index
 from .prologue import table_fills
 
 MAX_REQ_BLOCKS = 1 << 31
 MAX_THREADS = 256
 FUSE_MAX_OPS = 2048  # key_schedule_cost up to which the keystream CTAs derive their round keys (fused_key_schedule)
+TIMELINE_CTAS = 8192  # the timeline build's CTAs kept per launch (a one-wave grid is ~1,000; CTAs per request more)
+TIMELINE_WORDS = 9  # per CTA: %smid, 4 x %globaltimer, 4 x clock64 (kernel.cu.j2)
 KEY_SCHEDULE_THREADS = 32  # threads per CTA of P_key_schedule_multi, and the most requests per CTA
 
 
@@ -367,4 +370,8 @@ def kernel_parts(
         "ks_keys": ks_keys,  # requests per CTA (one thread each)
         "ks_stride": ks_stride,
         "ks_smem": key_schedule_smem(ks_keys, ks_stride, module.key.nbytes),
+        # the bench-only timeline build (abswitch.mk_timeline): CTAs kept, words per CTA (see kernel.cu.j2)
+        "timeline": mk_timeline() and group == 1 and not per_request,  # (kernel.cu.j2's kernels only)
+        "tl_ctas": TIMELINE_CTAS,
+        "tl_words": TIMELINE_WORDS,
     }
