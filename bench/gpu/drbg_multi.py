@@ -312,9 +312,10 @@ TL_WORDS = 9  # per CTA (generator/ptx/multikey.py TIMELINE_WORDS): smid, 4 x %g
 def timeline_call(gs: cm.GpuSet, case: Case, dout: cm.PartBuffers) -> dict:
     """One synchronous call of the timeline build (CIPHERSPEC_PTX_MK_TIMELINE=1): per GPU of the set, the host's
     CLOCK_REALTIME stamps (ns) and the kernel's CTA table (rows of smid, 4 x %globaltimer, 4 x clock64)."""
-    fn = gs.fn("mg_timeline")
+    fn, clear = gs.fn("mg_timeline"), gs.fn("mg_timeline_clear")
     fn.restype, fn.argtypes = ctypes.c_int, [ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p, ctypes.c_int]
-    gs.c.check(gs.fn("mg_timeline_clear")(gs.handle), "timeline clear")
+    clear.restype, clear.argtypes = ctypes.c_int, [ctypes.c_void_p]
+    gs.c.check(clear(gs.handle), "timeline clear")
     gs.ctr_multi_dev(case.keys, case.vs, case.lens, dout)
     out = {}
     for d in range(len(gs.devices)):
