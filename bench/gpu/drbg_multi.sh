@@ -11,8 +11,9 @@
 # present) 2 GPUs in the same run: from a plan timed inside the library (P_mg_time_multi) and from Python, plan +
 # GPU, pipelined, and per GPU the phases of the median call (host timestamps: hand-over, plan staged, enqueued, wait
 # returned; GPU events: plan copy, key schedule, keystream, clearing); every output's SHA-256 == the C DRBG's; the
-# split sweep.  Everything goes to $OUT.  Each stage bounded (build 100 s, A/B 50, timeline 40, tests 50, LEA rows 35,
-# AES 30, ARIA-128 last in what is left of ~195 s: about 3 minutes with the libraries carried, the build then ~20 s).
+# split sweep.  Everything goes to $OUT.  Each stage bounded (build 100 s, A/B 50, timeline 40 + 25, LEA tests 45,
+# LEA rows 35, then AES 30, the AES/ARIA tests and ARIA-128 in what is left of ~200 s: about 3 minutes with the
+# libraries carried, the build then ~20 s).
 # LEA-128's A/B runs first.  An empty build cache may not finish the AES/ARIA bitsliced nvcc builds in the build
 # stage (~2.5 min in parallel): build them on the CPU machine first and carry .cs-cache --
 #   CIPHERSPEC_CACHE=$PWD/.cs-cache bash bench/gpu/drbg_multi.sh prebuild     (CPU machine: the build stage only)
@@ -77,10 +78,14 @@ stage "timeline: LEA-128 8 MiB, 128 MiB and 1 GiB, 1 and 2 GPUs (the timeline bu
 timeout 40 python3 bench/gpu/drbg_multi.py --out "$OUT/timeline" --timeline --mib 8,128,1024 --phase-reps 9 \
   > "$OUT/timeline.log" 2>&1 || rc=1
 sed -n '/^| output/,$p' "$OUT/timeline.log"; tail -3 "$OUT/timeline.log" | grep -v "^|" || true
+stage "timeline: the same with the early launch (CIPHERSPEC_MG_EARLY=1), 8 and 128 MiB"
+CIPHERSPEC_MG_EARLY=1 timeout 25 python3 bench/gpu/drbg_multi.py --out "$OUT/timeline-early" --timeline --mib 8,128 \
+  --phase-reps 9 > "$OUT/timeline-early.log" 2>&1 || rc=1
+sed -n '/^| output/,$p' "$OUT/timeline-early.log"
 
-stage "GPU tests: DRBG bulk == the C DRBG (1 GPU; on 2 GPUs also split at every size and under the threshold)"
-timeout 50 python3 -m pytest tests/differential/test_cuda_drbg_gpu.py tests/differential/test_cuda_multigpu_gpu.py \
-  -k "drbg and (lea128 or aes128 or aria128 or many_independent or whole_waves_cross)" -q -p no:cacheprovider -n "$(( ngpu > 1 ? 4 : 2 ))" 2>&1 | tee "$OUT/tests.log" | tail -6
+stage "GPU tests, LEA-128: DRBG bulk == the C DRBG (1 GPU; on 2 GPUs also split at every size and under the threshold)"
+timeout 45 python3 -m pytest tests/differential/test_cuda_drbg_gpu.py tests/differential/test_cuda_multigpu_gpu.py \
+  -k "drbg and (lea128 or many_independent or whole_waves_cross)" -q -p no:cacheprovider -n "$(( ngpu > 1 ? 4 : 2 ))" 2>&1 | tee "$OUT/tests.log" | tail -6
 [ "${PIPESTATUS[0]}" = 0 ] || rc=1
 
 stage "benchmark: LEA-128 at 128 MiB and 1 GiB; 1 GPU$( [ "$ngpu" -gt 1 ] && echo ' and 2 GPUs'), with the phases"
@@ -95,7 +100,13 @@ if [ "$left" -gt 10 ]; then
     --phase-reps 3 > "$OUT/bench-aes.log" 2>&1 || echo "(AES-128 cut by the bound or failed: see bench-aes.log)"
   grep -hv "^|\|^$\|^- \|^Phases" "$OUT/bench-aes.log" | tail -4
 fi
-left=$(( 195 - ($(date +%s) - t0) ))  # ARIA-128 last, in what is left of about 200 s (its plan alone is ~66 ms/GiB)
+left=$(( 195 - ($(date +%s) - t0) ))  # the AES-128 and ARIA-128 GPU DRBG tests (host code only changed for them)
+if [ "$left" -gt 15 ]; then
+  stage "GPU tests, AES-128 and ARIA-128 (bounded at ${left} s)"
+  timeout "$left" python3 -m pytest tests/differential/test_cuda_drbg_gpu.py tests/differential/test_cuda_multigpu_gpu.py \
+    -k "drbg and (aes128 or aria128)" -q -p no:cacheprovider -n "$(( ngpu > 1 ? 4 : 2 ))" 2>&1 | tee "$OUT/tests-aes-aria.log" | tail -4
+fi
+left=$(( 200 - ($(date +%s) - t0) ))  # ARIA-128 last, in what is left of about 200 s (its plan alone is ~66 ms/GiB)
 if [ "$left" -gt 20 ]; then
   stage "benchmark: ARIA-128 at 1 GiB (bounded at ${left} s)"
   timeout "$left" python3 bench/gpu/drbg_multi.py --out "$OUT/aria" --ciphers aria128 --mib 1024 --reps 3 \
