@@ -305,6 +305,23 @@ def phases_only(reg, names: list[str], sizes_mib: list[int], reps: int) -> None:
     print("\n".join(lines))
 
 
+def planned_cases(reg, names: list[str], sizes_mib: list[int]):
+    """Per cipher and size (in order): (name, its CUDA cipher, MiB, the Case planned, the C DRBG output's SHA-256,
+    the GPU sets: [[0]], and [[0], [0, 1]] where there are two GPUs)."""
+    db = drbg_bench()
+    loop = db.loop_lib()
+    for name in names:
+        c = C_BACKEND.load(reg, name, None, None)
+        g = CUDA_BACKEND.load(reg, name, None, None)
+        sets = [[0]] + ([[0, 1]] if g.device_count() > 1 else [])
+        for mib in sizes_mib:
+            case = Case(db, c, g, mib * MIB)
+            want, _ = case.reference(loop)
+            case.reset()
+            case.plan()
+            yield name, g, mib, case, want, sets
+
+
 TL_HOST = ("entry", "end", "job", "scratch", "staged", "launch", "launched", "waited")  # P_mg_timeline's out[0..8)
 TL_WORDS = 9  # per CTA (generator/ptx/multikey.py TIMELINE_WORDS): smid, 4 x %globaltimer, 4 x clock64
 
@@ -366,17 +383,8 @@ def timeline(reg, sizes_mib: list[int], reps: int) -> list[dict]:
     """--timeline (a process whose environment has CIPHERSPEC_PTX_MK_TIMELINE=1: the timeline build of LEA-128):
     per size and GPU set, ``reps`` calls; per GPU the metrics (timeline_metrics) of the median call by the call's
     wall clock, and the medians of each metric over the calls; each call's output == the C DRBG's."""
-    db = drbg_bench()
-    loop = db.loop_lib()
-    c = C_BACKEND.load(reg, "lea128", None, None)
-    g = CUDA_BACKEND.load(reg, "lea128", None, None)
-    sets = [[0]] + ([[0, 1]] if g.device_count() > 1 else [])
     rows = []
-    for mib in sizes_mib:
-        case = Case(db, c, g, mib * MIB)
-        want, _ = case.reference(loop)
-        case.reset()
-        case.plan()
+    for _, g, mib, case, want, sets in planned_cases(reg, ["lea128"], sizes_mib):
         for devs in sets:
             gs = g.gpus(devs)
             gs.set_split_min(0 if len(devs) > 1 else cm.SPLIT_MIN)
@@ -469,55 +477,45 @@ def ab_mix(
     drift of the clocks or of the host touches every arm alike.  Per cipher, size, GPU set and arm: the median
     call, its ratio to the first arm's, 2 GPUs vs 1; the median phased call's fixed cost and per-GPU keystream;
     every arm's output == the C DRBG's (SHA-256)."""
-    db = drbg_bench()
-    loop = db.loop_lib()
     rows = []
-    for name in names:
-        c = C_BACKEND.load(reg, name, None, None)
-        g = CUDA_BACKEND.load(reg, name, None, None)
-        sets = [[0]] + ([[0, 1]] if g.device_count() > 1 else [])
-        for mib in sizes_mib:
-            case = Case(db, c, g, mib * MIB)
-            want, _ = case.reference(loop)
-            case.reset()
-            case.plan()
-            for devs in sets:
-                ctxs = [context(g, devs, env) for _, env in arms]
-                try:
-                    for gs in ctxs:
-                        gs.set_split_min(0 if len(devs) > 1 else cm.SPLIT_MIN)
-                    first = ctxs[0].parts_multi(case.lens)
-                    at = [int(case.ends[r]) for r in first]
-                    times: list[list[float]] = [[] for _ in arms]
-                    with ctxs[0].alloc(at) as dout:
-                        for gs in ctxs:  # warm-up (each context's scratch grows once)
-                            gs.ctr_multi_dev(case.keys, case.vs, case.lens, dout)
-                        for k in range(rounds):
-                            for j in range(len(arms)):
-                                a = (j + k) % len(arms)
-                                times[a] += ctxs[a].time_multi(case.keys, case.vs, case.lens, dout, per)
-                        for a, ((arm, _), gs) in enumerate(zip(arms, ctxs)):
-                            dout.upload(np.zeros(case.n, np.uint8), at)  # so a call that wrote nothing fails
-                            ph = phases(gs, case, dout, phase_reps)
-                            used = [p for p in ph["devices"] if p["gpu"] >= 0]
-                            rows.append(
-                                {
-                                    "arm": arm,
-                                    "cipher": name,
-                                    "mib": mib,
-                                    "gpus": len(devs),
-                                    "ms": statistics.median(times[a]) * 1e3,
-                                    "min_ms": min(times[a]) * 1e3,
-                                    "calls": len(times[a]),
-                                    "fixed_us": ph["fixed_us"],
-                                    "keystream_us": [round(p["keystream"], 1) for p in used],
-                                    "phases": ph,
-                                    "verified": sha(dout) == want,
-                                }
-                            )
-                finally:
-                    for gs in ctxs:
-                        gs.close()
+    for name, g, mib, case, want, sets in planned_cases(reg, names, sizes_mib):
+        for devs in sets:
+            ctxs = [context(g, devs, env) for _, env in arms]
+            try:
+                for gs in ctxs:
+                    gs.set_split_min(0 if len(devs) > 1 else cm.SPLIT_MIN)
+                first = ctxs[0].parts_multi(case.lens)
+                at = [int(case.ends[r]) for r in first]
+                times: list[list[float]] = [[] for _ in arms]
+                with ctxs[0].alloc(at) as dout:
+                    for gs in ctxs:  # warm-up (each context's scratch grows once)
+                        gs.ctr_multi_dev(case.keys, case.vs, case.lens, dout)
+                    for k in range(rounds):
+                        for j in range(len(arms)):
+                            a = (j + k) % len(arms)
+                            times[a] += ctxs[a].time_multi(case.keys, case.vs, case.lens, dout, per)
+                    for a, ((arm, _), gs) in enumerate(zip(arms, ctxs)):
+                        dout.upload(np.zeros(case.n, np.uint8), at)  # so a call that wrote nothing fails
+                        ph = phases(gs, case, dout, phase_reps)
+                        used = [p for p in ph["devices"] if p["gpu"] >= 0]
+                        rows.append(
+                            {
+                                "arm": arm,
+                                "cipher": name,
+                                "mib": mib,
+                                "gpus": len(devs),
+                                "ms": statistics.median(times[a]) * 1e3,
+                                "min_ms": min(times[a]) * 1e3,
+                                "calls": len(times[a]),
+                                "fixed_us": ph["fixed_us"],
+                                "keystream_us": [round(p["keystream"], 1) for p in used],
+                                "phases": ph,
+                                "verified": sha(dout) == want,
+                            }
+                        )
+            finally:
+                for gs in ctxs:
+                    gs.close()
     return rows
 
 
