@@ -510,12 +510,8 @@ def test_multi_key_call_paths_in_the_source(registry):
     assert "drbg_dev" not in src.cu and "drbg_dev" not in src.h
 
 
-def test_runtime_phases_and_library_timer_over_fake_gpus(fake_gpus):
-    """GpuSet.set_phases / phases / time_multi over three fake GPUs: host timestamps in order within the call,
-    the fake's GPU lengths (1, 2, 3, 4 ms) per used GPU, -1 for an idle one; the output == the toy keystream."""
-    c, ref, _ = fake_gpus
-    rng = np.random.default_rng(3)
-    nreq, req = 7, 4096
+def toy_requests(ref, rng, nreq: int, req: int):
+    """``nreq`` random keys and V's of ``req``-byte requests, their lengths, and the toy cipher's keystream of them."""
     keys = rng.integers(0, 256, nreq * 16, dtype=np.uint8)
     vs = rng.integers(0, 256, nreq * 16, dtype=np.uint8)
     lens = np.full(nreq, req, np.uint64)
@@ -528,6 +524,16 @@ def test_runtime_phases_and_library_timer_over_fake_gpus(fake_gpus):
         )[0]
         for r in range(nreq)
     )
+    return keys, vs, lens, want
+
+
+def test_runtime_phases_and_library_timer_over_fake_gpus(fake_gpus):
+    """GpuSet.set_phases / phases / time_multi over three fake GPUs: host timestamps in order within the call,
+    the fake's GPU lengths (1, 2, 3, 4 ms) per used GPU, -1 for an idle one; the output == the toy keystream."""
+    c, ref, _ = fake_gpus
+    rng = np.random.default_rng(3)
+    nreq, req = 7, 4096
+    keys, vs, lens, want = toy_requests(ref, rng, nreq, req)
     for devices, split_min in (([2, 0, 1], 0), ([1, 2], 1 << 40)):
         g = c.gpus(devices)
         g.set_split_min(split_min)
@@ -557,18 +563,7 @@ def test_join_waits_on_the_callers_thread_over_fake_gpus(fake_gpus, monkeypatch)
     c, ref, _ = fake_gpus
     rng = np.random.default_rng(5)
     nreq, req = 9, 4096
-    keys = rng.integers(0, 256, nreq * 16, dtype=np.uint8)
-    vs = rng.integers(0, 256, nreq * 16, dtype=np.uint8)
-    lens = np.full(nreq, req, np.uint64)
-    want = b"".join(
-        modes.ctr(
-            ref,
-            ref.expand_key(keys[16 * r : 16 * r + 16].tobytes()),
-            modes.ctr_next_iv(vs[16 * r : 16 * r + 16].tobytes(), 1),
-            bytes(req),
-        )[0]
-        for r in range(nreq)
-    )
+    keys, vs, lens, want = toy_requests(ref, rng, nreq, req)
     monkeypatch.setenv("CIPHERSPEC_MG_JOIN", "1")  # (read when the context is made)
     g = c.gpus([1, 2, 0])
     monkeypatch.delenv("CIPHERSPEC_MG_JOIN")
