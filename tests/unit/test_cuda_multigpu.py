@@ -527,6 +527,15 @@ def toy_requests(ref, rng, nreq: int, req: int):
     return keys, vs, lens, want
 
 
+def phased_call(g, keys, vs, lens, dout) -> dict:
+    """One multi-key call with the phases recorded; the phases."""
+    g.set_phases(True)
+    g.ctr_multi_dev(keys, vs, lens, dout)
+    ph = g.phases()
+    g.set_phases(False)
+    return ph
+
+
 def test_runtime_phases_and_library_timer_over_fake_gpus(fake_gpus):
     """GpuSet.set_phases / phases / time_multi over three fake GPUs: host timestamps in order within the call,
     the fake's GPU lengths (1, 2, 3, 4 ms) per used GPU, -1 for an idle one; the output == the toy keystream."""
@@ -539,10 +548,7 @@ def test_runtime_phases_and_library_timer_over_fake_gpus(fake_gpus):
         g.set_split_min(split_min)
         first = g.parts_multi(lens)
         with g.alloc([int(f) * req for f in first]) as dout:
-            g.set_phases(True)
-            g.ctr_multi_dev(keys, vs, lens, dout)
-            ph = g.phases()
-            g.set_phases(False)
+            ph = phased_call(g, keys, vs, lens, dout)
             assert dout.download().tobytes() == want
             assert len(ph["devices"]) == len(devices) and ph["call_us"] >= 0
             for d, p in enumerate(ph["devices"]):
@@ -571,10 +577,7 @@ def test_join_waits_on_the_callers_thread_over_fake_gpus(fake_gpus, monkeypatch)
     first = g.parts_multi(lens)
     assert all(first[d] < first[d + 1] for d in range(3))  # every GPU has a part: the join waits on all three
     with g.alloc([int(f) * req for f in first]) as dout:
-        g.set_phases(True)
-        g.ctr_multi_dev(keys, vs, lens, dout)
-        ph = g.phases()
-        g.set_phases(False)
+        ph = phased_call(g, keys, vs, lens, dout)
         assert dout.download().tobytes() == want
         for p in ph["devices"]:
             assert 0 <= p["start"] <= p["planned"] <= p["enqueued"] <= p["waited"] <= ph["call_us"], p
