@@ -165,7 +165,7 @@ def plan_case(registry, name: str, seed: int, n: int):
     return g, a, b, want, keys, vs, lens, ends
 
 
-@pytest.mark.parametrize("path", ["mapped", "copy", "lone-kst", "two-launch", "ctas", "early", "join"])
+@pytest.mark.parametrize("path", ["mapped", "copy", "lone-kst", "two-launch", "ctas"])
 @pytest.mark.parametrize("name", ["lea128", "aes128", "aria128"])
 def test_context_drbg_calls_equal_c_generate(registry, name, path):
     """The multi-GPU context's multi-key calls from a C P_drbg_plan (every visible GPU, split at every size;
@@ -175,11 +175,7 @@ def test_context_drbg_calls_equal_c_generate(registry, name, path):
     reaches the GPU: read mapped by the key-schedule launch (default), copied (CIPHERSPEC_MG_PLAN_COPY=1), and
     the lone call on the key stream (CIPHERSPEC_MG_LONE_KST=1); and where the cipher's key schedule is fused into
     the keystream launch (LEA-128: the default), the two launches instead (CIPHERSPEC_MG_FUSED=0); whole waves (the
-    default: one wave of CTAs crossing requests) or the former grid of CTAs per request (CIPHERSPEC_MG_WAVE=0); the
-    keystream launched before its plan is staged, its CTAs waiting for a mapped word (CIPHERSPEC_MG_EARLY=1: fused
-    key schedules only); the caller waiting for every GPU itself (CIPHERSPEC_MG_JOIN=1)."""
-    if path == "early" and name != "lea128":
-        pytest.skip("the early launch is the fused keystream kernel's (LEA-128 here)")
+    default: one wave of CTAs crossing requests) or the former grid of CTAs per request (CIPHERSPEC_MG_WAVE=0)."""
     n = 33 * REQ + 4000
     g, a, b, want, keys, vs, lens, ends = plan_case(registry, name, 4, n)
     env = {
@@ -188,8 +184,6 @@ def test_context_drbg_calls_equal_c_generate(registry, name, path):
         "lone-kst": {"CIPHERSPEC_MG_LONE_KST": "1"},
         "two-launch": {"CIPHERSPEC_MG_FUSED": "0"},
         "ctas": {"CIPHERSPEC_MG_WAVE": "0"},
-        "early": {"CIPHERSPEC_MG_EARLY": "1"},
-        "join": {"CIPHERSPEC_MG_JOIN": "1"},
     }[path]
     gs = fresh_context(g, env)
     gs.set_split_min(0)
@@ -215,7 +209,7 @@ def test_context_drbg_calls_equal_c_generate(registry, name, path):
     gs.close()
 
 
-@pytest.mark.parametrize("path", ["default", "no-prefetch", "two-launch", "copy", "early"])
+@pytest.mark.parametrize("path", ["default", "no-prefetch", "two-launch", "copy"])
 def test_context_drbg_whole_waves_cross_requests(registry, path):
     """LEA-128, 1,500 requests and a partial one (94 MiB: each CTA's share of the one-wave grid crosses requests,
     on one GPU and on each of two): the context's call == P_drbg_generate with each request's V and key fetched
@@ -229,7 +223,6 @@ def test_context_drbg_whole_waves_cross_requests(registry, path):
         "no-prefetch": {"CIPHERSPEC_MG_PREFETCH": "0"},
         "two-launch": {"CIPHERSPEC_MG_FUSED": "0"},
         "copy": {"CIPHERSPEC_MG_PLAN_COPY": "1"},
-        "early": {"CIPHERSPEC_MG_EARLY": "1"},
     }[path]
     for split_min in (0, 1 << 40):  # every visible GPU, then the first alone
         gs = fresh_context(g, env)
@@ -268,7 +261,7 @@ def test_whole_waves_equal_c_generate(registry, name):
     gs.close()
 
 
-@pytest.mark.parametrize("path", ["default", "two-launch", "early"])
+@pytest.mark.parametrize("path", ["default", "two-launch"])
 @pytest.mark.parametrize("name", ["lea128", "aes128"])
 def test_context_async_pieces_equal_c_generate(registry, name, path):
     """A pipelined caller's pattern (bench/gpu/drbg_multi.py's pipelined row): pieces of different requests, each an
@@ -285,18 +278,7 @@ def test_context_async_pieces_equal_c_generate(registry, name, path):
     keys = np.frombuffer(b"".join(r.key for r in plan), np.uint8)
     vs = np.frombuffer(b"".join(r.v for r in plan), np.uint8)
     lens = np.array([r.nbytes for r in plan], np.uint64)
-    if path == "early" and name != "lea128":
-        pytest.skip("the early launch is the fused keystream kernel's (LEA-128 here)")
-    # (early: each piece's kernel launched before its plan is staged, pieces of other data back to back -- a CTA that
-    # read its slot's plan before the host's word said it was staged would give the piece two calls back's bytes)
-    gs = fresh_context(
-        g,
-        {"CIPHERSPEC_MG_FUSED": "0"}
-        if path == "two-launch"
-        else {"CIPHERSPEC_MG_EARLY": "1"}
-        if path == "early"
-        else {},
-    )
+    gs = fresh_context(g, {"CIPHERSPEC_MG_FUSED": "0"} if path == "two-launch" else {})
     try:
         gs.set_split_min(1 << 62)  # one GPU: every piece on GPU 0
         fn = gs.fn("mg_ctr_multi_dev")

@@ -134,14 +134,7 @@ def _fake_build(registry, name: str, kind: str):
     mg = hostapi.context(module, "T")
     g = mg["grain"]
     mg.update(chunk=4 * g, min_piece=g, min_part=2 * g)
-    ctx = dict(
-        P="T",
-        B=B,
-        KB=KB,
-        default_flavour=0,
-        mk={"max_blocks": MAX_REQ_BLOCKS, "timeline": False, "fused": False},
-        mg=mg,
-    )
+    ctx = dict(P="T", B=B, KB=KB, default_flavour=0, mk={"max_blocks": MAX_REQ_BLOCKS, "timeline": False}, mg=mg)
     errors = re.search(r"enum \{ CS_OK = 0[^\n]*\n", src.h).group(0)
 
     def function(signature: str) -> str:  # a function of the real generated source, renamed to the T_ prefix
@@ -510,8 +503,12 @@ def test_multi_key_call_paths_in_the_source(registry):
     assert "drbg_dev" not in src.cu and "drbg_dev" not in src.h
 
 
-def toy_requests(ref, rng, nreq: int, req: int):
-    """``nreq`` random keys and V's of ``req``-byte requests, their lengths, and the toy cipher's keystream of them."""
+def test_runtime_phases_and_library_timer_over_fake_gpus(fake_gpus):
+    """GpuSet.set_phases / phases / time_multi over three fake GPUs: host timestamps in order within the call,
+    the fake's GPU lengths (1, 2, 3, 4 ms) per used GPU, -1 for an idle one; the output == the toy keystream."""
+    c, ref, _ = fake_gpus
+    rng = np.random.default_rng(3)
+    nreq, req = 7, 4096
     keys = rng.integers(0, 256, nreq * 16, dtype=np.uint8)
     vs = rng.integers(0, 256, nreq * 16, dtype=np.uint8)
     lens = np.full(nreq, req, np.uint64)
@@ -524,31 +521,15 @@ def toy_requests(ref, rng, nreq: int, req: int):
         )[0]
         for r in range(nreq)
     )
-    return keys, vs, lens, want
-
-
-def phased_call(g, keys, vs, lens, dout) -> dict:
-    """One multi-key call with the phases recorded; the phases."""
-    g.set_phases(True)
-    g.ctr_multi_dev(keys, vs, lens, dout)
-    ph = g.phases()
-    g.set_phases(False)
-    return ph
-
-
-def test_runtime_phases_and_library_timer_over_fake_gpus(fake_gpus):
-    """GpuSet.set_phases / phases / time_multi over three fake GPUs: host timestamps in order within the call,
-    the fake's GPU lengths (1, 2, 3, 4 ms) per used GPU, -1 for an idle one; the output == the toy keystream."""
-    c, ref, _ = fake_gpus
-    rng = np.random.default_rng(3)
-    nreq, req = 7, 4096
-    keys, vs, lens, want = toy_requests(ref, rng, nreq, req)
     for devices, split_min in (([2, 0, 1], 0), ([1, 2], 1 << 40)):
         g = c.gpus(devices)
         g.set_split_min(split_min)
         first = g.parts_multi(lens)
         with g.alloc([int(f) * req for f in first]) as dout:
-            ph = phased_call(g, keys, vs, lens, dout)
+            g.set_phases(True)
+            g.ctr_multi_dev(keys, vs, lens, dout)
+            ph = g.phases()
+            g.set_phases(False)
             assert dout.download().tobytes() == want
             assert len(ph["devices"]) == len(devices) and ph["call_us"] >= 0
             for d, p in enumerate(ph["devices"]):
@@ -559,29 +540,4 @@ def test_runtime_phases_and_library_timer_over_fake_gpus(fake_gpus):
                 assert (p["copy"], p["keys"], p["keystream"], p["clear"], p["gpu"]) == (1e3, 2e3, 3e3, 4e3, 1e4)
             secs = g.time_multi(keys, vs, lens, dout, 4)
             assert len(secs) == 4 and all(s >= 0 for s in secs)
-            assert dout.download().tobytes() == want
-
-
-def test_join_waits_on_the_callers_thread_over_fake_gpus(fake_gpus, monkeypatch):
-    """CIPHERSPEC_MG_JOIN=1 (the A/B of the waits): the kept threads only enqueue, the caller waits for every GPU's
-    keystream; the output == the toy keystream, every used GPU's wait stamped after its enqueue and within the
-    call, and the context's next calls (alternating slots) right too."""
-    c, ref, _ = fake_gpus
-    rng = np.random.default_rng(5)
-    nreq, req = 9, 4096
-    keys, vs, lens, want = toy_requests(ref, rng, nreq, req)
-    monkeypatch.setenv("CIPHERSPEC_MG_JOIN", "1")  # (read when the context is made)
-    g = c.gpus([1, 2, 0])
-    monkeypatch.delenv("CIPHERSPEC_MG_JOIN")
-    g.set_split_min(0)
-    first = g.parts_multi(lens)
-    assert all(first[d] < first[d + 1] for d in range(3))  # every GPU has a part: the join waits on all three
-    with g.alloc([int(f) * req for f in first]) as dout:
-        ph = phased_call(g, keys, vs, lens, dout)
-        assert dout.download().tobytes() == want
-        for p in ph["devices"]:
-            assert 0 <= p["start"] <= p["planned"] <= p["enqueued"] <= p["waited"] <= ph["call_us"], p
-        for _ in range(3):
-            dout.upload(np.zeros(nreq * req, np.uint8), [int(f) * req for f in first])
-            g.ctr_multi_dev(keys, vs, lens, dout)
             assert dout.download().tobytes() == want
