@@ -12,7 +12,7 @@
 # present) 2 GPUs in the same run: from a plan timed inside the library (P_mg_time_multi) and from Python, plan +
 # GPU, pipelined, and per GPU the phases of the median call (host timestamps: hand-over, plan staged, enqueued, wait
 # returned; GPU events: plan copy, key schedule, keystream, clearing); every output's SHA-256 == the C DRBG's; the
-# split sweep.  Everything goes to $OUT.  Each stage bounded (build 100 s, A/B 40, timeline 3 x 20, LEA tests 45,
+# split sweep.  Everything goes to $OUT.  Each stage bounded (build 100 s, A/B 45, timeline 5 x 20, LEA tests 45,
 # LEA rows 35, then AES 30, the AES/ARIA tests and ARIA-128 in what is left of ~200 s: about 3 minutes with the
 # libraries carried, the build then ~20 s).
 # LEA-128's A/B runs first.  An empty build cache may not finish the AES/ARIA bitsliced nvcc builds in the build
@@ -60,10 +60,14 @@ tail -1 "$OUT/build-timeline.log"
 # The A/B: arms interleaved in one process (bench/gpu/drbg_multi.py --ab-mix: a context per arm, made under its
 # switches; rounds over the arms in rotating order), LEA-128 library-timed at 8 MiB, 128 MiB and 1 GiB on 1 and 2 GPUs.
 #   default  whole waves, each CTA's V's and keys fetched into shared memory ahead (cp.async) from the mapped plan
+#   pair     the plan's V_r and K_r side by side, each CTA's fetch of a request one read (one instruction) instead of
+#            two (CIPHERSPEC_MG_PAIR=1, the P_ctr_multi_ks_pair kernel): the CTAs' first fetch, ~650 reads a GPU at
+#            once over PCIe, was most of the kernel's fixed cost in the mid-session timeline (~6 us median, ~13 max)
 #   copy     the plan copied to the device (one H2D copy before the kernel) instead of read mapped over PCIe
 #            (CIPHERSPEC_MG_PLAN_COPY=1): the kernel's first stage without the PCIe reads, the copy in front of it
-stage "A/B, LEA-128 library-timed, 1 vs 2 GPUs, arms interleaved in one process: default | copy"
-timeout 40 python3 bench/gpu/drbg_multi.py --out "$OUT/ab" --ab-mix "default:;copy:CIPHERSPEC_MG_PLAN_COPY=1" \
+stage "A/B, LEA-128 library-timed, 1 vs 2 GPUs, arms interleaved in one process: default | pair | copy"
+timeout 45 python3 bench/gpu/drbg_multi.py --out "$OUT/ab" --ab-mix \
+  "default:;pair:CIPHERSPEC_MG_PAIR=1;copy:CIPHERSPEC_MG_PLAN_COPY=1" \
   --ciphers lea128 --mib 8,128,1024 --rounds 15 --per 3 --phase-reps 7 > "$OUT/ab.log" 2>&1 || rc=1
 tail -8 "$OUT/ab.log"; grep "^| [a-z+]* | 128 MiB | 2 |" "$OUT/ab/ab_mix.md"
 
@@ -71,11 +75,13 @@ tail -8 "$OUT/ab.log"; grep "^| [a-z+]* | 128 MiB | 2 |" "$OUT/ab/ab_mix.md"
 # CLOCK_REALTIME stamps), 8 MiB (fixed cost alone), 128 MiB and 1 GiB on 1 and 2 GPUs, the medians over 9 calls per
 # GPU; output == the C DRBG.  One process per size: the mid-session round's process died (SIGSEGV, no traceback)
 # right after its first size's rows, in both runs -- not found on the CPU machine; each size alone gets its rows.
-for mib in 8 128 1024; do
-  stage "timeline: LEA-128 $mib MiB, 1 and 2 GPUs (the timeline build)"
-  timeout 20 python3 bench/gpu/drbg_multi.py --out "$OUT/timeline-$mib" --timeline --mib "$mib" --phase-reps 9 \
-    > "$OUT/timeline-$mib.log" 2>&1 || echo "(timeline $mib MiB: rc $?)"
-  grep "^| [0-9]* MiB" "$OUT/timeline-$mib.log"
+for run in 8: 128: 1024: 8:pair 128:pair; do  # (size:arm; pair: CIPHERSPEC_MG_PAIR=1)
+  mib=${run%%:*}; arm=${run#*:}
+  stage "timeline: LEA-128 $mib MiB ${arm:-default}, 1 and 2 GPUs (the timeline build)"
+  CIPHERSPEC_MG_PAIR=$([ "$arm" = pair ] && echo 1 || echo 0) timeout 20 python3 bench/gpu/drbg_multi.py \
+    --out "$OUT/timeline-$mib$arm" --timeline --mib "$mib" --phase-reps 9 > "$OUT/timeline-$mib$arm.log" 2>&1 \
+    || echo "(timeline $mib MiB ${arm:-default}: rc $?)"
+  grep "^| [0-9]* MiB" "$OUT/timeline-$mib$arm.log"
 done
 
 stage "GPU tests, LEA-128: DRBG bulk == the C DRBG (1 GPU; on 2 GPUs also split at every size and under the threshold)"
