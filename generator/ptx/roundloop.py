@@ -10,7 +10,8 @@ from the IR alone (no per-cipher code):
   2. for a period p (1 for AES; 2 for ARIA, whose odd and even rounds differ), compare groups of p
      consecutive segments in canonical form: each op as (code, width, imm, args) with an argument
      written as a local op index, a constant, the j-th key word the group reads or the q-th value it
-     reads from before it (both in first-use order);
+     reads from before it (both in first-use order), a commutative op's arguments ordered by kind (``_commuted``:
+     round 0's ``x ^ k`` and round 1's ``k ^ x`` are the same op);
   3. keep the longest run of equal groups whose dataflow chains: the q-th value group i+1 reads from
      before it is, for every i, the same op of group i (or the same value group i read, passed on), so
      that one carried vector S[0..L) holds what each iteration reads;
@@ -33,7 +34,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from cipherspec.ir import Function
+from cipherspec.ir import COMMUTATIVE, Function
 
 from .irbuild import Builder
 
@@ -148,7 +149,8 @@ def _group(fn: Function, ops: list[int], is_key) -> _Group:
     for v in ops:
         op = fn.ops[v]
         args: list[tuple] = []
-        for a in op.args:
+        order = _commuted(fn, op, local, live, keys, is_key) if op.code in COMMUTATIVE else op.args
+        for a in order:
             aop = fn.ops[a]
             if a in local:
                 args.append(("l", local[a]))
@@ -160,6 +162,25 @@ def _group(fn: Function, ops: list[int], is_key) -> _Group:
                 args.append(("i", live.setdefault(a, len(live))))
         sig.append((op.code, op.width, op.imm, tuple(args)))
     return _Group(tuple(ops), tuple(sig), tuple(live), tuple(keys), local)
+
+
+def _commuted(fn: Function, op, local: dict[int, int], live: dict[int, int], keys: dict[int, int], is_key) -> list[int]:
+    """A commutative op's arguments in an order that does not depend on value ids: by kind (a value of the group,
+    a constant, a live-in or key word already numbered, then new ones), so that round 0's ``x ^ k`` (its state an
+    input, numbered before the key) and round 1's ``k ^ x`` (its state made after the key) compare equal.  Ties
+    (two new live-ins) keep their order and are numbered in it: the signature is the same either way."""
+
+    def rank(a: int) -> tuple:
+        aop = fn.ops[a]
+        if a in local:
+            return (0, local[a])
+        if aop.code == "const":
+            return (1, aop.width, aop.imm[0])
+        if aop.code == "input" and is_key(aop.imm[0]):
+            return (3, keys[a]) if a in keys else (5,)
+        return (2, live[a]) if a in live else (4,)
+
+    return sorted(op.args, key=rank)
 
 
 def _chain(groups: list[_Group]) -> list[tuple[str, int]] | None:
