@@ -36,6 +36,7 @@ from dataclasses import dataclass
 
 from cipherspec.ir import COMMUTATIVE, Function
 
+from .abswitch import former_rounds
 from .irbuild import Builder
 
 LEAVES = ("input", "const")
@@ -149,7 +150,8 @@ def _group(fn: Function, ops: list[int], is_key) -> _Group:
     for v in ops:
         op = fn.ops[v]
         args: list[tuple] = []
-        order = _commuted(fn, op, local, live, keys, is_key) if op.code in COMMUTATIVE else op.args
+        commuted = op.code in COMMUTATIVE and not former_rounds()
+        order = _commuted(fn, op, local, live, keys, is_key) if commuted else op.args
         for a in order:
             aop = fn.ops[a]
             if a in local:
