@@ -11,23 +11,32 @@
 #   2. one process an arm (clockwatch.py): the 256 MiB keystream + 32 MiB XOR digests (equal per cipher across its
 #      arms) and 1 GiB device-resident CTR keystream timed in turn, SM clock sampled -> summary.md; then the defaults
 #      against the C library (bs_check.py: CTR across a 32-bit counter wrap, ECB both ways);
-#   3. ncu on nearinv's new default, its former t256 default and the measured t128 kernel (one 64 MiB launch each):
-#      issue slots, stall reasons per issue, i-cache counters this ncu lists, registers, occupancy; then the two
-#      ciphers' GPU conformance tests.  Bound: 240 s (each stage checks the clock).
-# Results: $OUT/nearinv/ (summary.md, same.log, check-c.log, ncu-*.txt, tests.log; the summary on stdout).
+#   3. ncu on nearinv's new default and its former t256 default (one 64 MiB launch each): issue slots, stall
+#      reasons per issue, the i-cache counters this ncu lists, registers, occupancy;
+#   4. bench.py rows (1 GiB keystream/XOR, both flavours, verified against the interpreter, % of the kernel's own
+#      roof = min(SASS pipe roof, measured memory roof)): nearinv's and SM4's defaults, then the 11 other conformance
+#      defaults whose CTR core the same change re-rolls (CELLS; found here by comparing roundloop.find with and
+#      without it over every bitsliced spec: all 2-round cells; AES, ARIA, SM4, PRESENT-80, PIPO, HIGHT unchanged);
+#   5. the GPU conformance tests of nearinv, SM4 and CELLS, while time is left.  Bound: 240 s (stages check the clock).
+# bench/gpu/nearinv_cells.sh: CELLS' defaults against their former kernels (CIPHERSPEC_PTX_ROUNDS=v1), same run.
+# Results: $OUT/nearinv/ (summary.md, same.log, check-c.log, ncu-*.txt, bench/, tests.log; the summary on stdout).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . bench/gpu/device_env.sh
 cs_gpu_start
 R="$OUT/nearinv"; mkdir -p "$R"
-export CIPHERSPEC_BENCH_SPECS=examples/ciphers/sm4.cs:tests/conformance/sbox_inv.cs
+SPECS=$(python3 bench/gpu/ct_any.py specs | paste -sd:)  # (the examples and the conformance specs)
+export CIPHERSPEC_BENCH_SPECS=$SPECS
 rc=0
 t0=$(date +%s)
 left() { [ $(( $(date +%s) - t0 )) -lt "$1" ]; }  # still under $1 seconds
 N=nearinv_u32_be:bs_rk-const; D=bs_rk-const_sync-auto_t256  # (D: the bitsliced default)
 MAIN=nearinv_u32_be:$D,sm4:$D
+CELLS="bitlinear_perm bytesub_u16_le bytesub_u32_le bytesub_u32_be invmix_u32_le invsub_u32_be invsub_u8 sbox4_u8 sbox4_u16"
+CELLS="$CELLS sbox4_u32 sbox8_u8"
+CELLD=$(for c in $CELLS; do printf "%s:$D," "$c"; done | sed 's/,$//')
 ARMS="$MAIN,${N}_t128,${N}_t256_sync-pair,${N}_t128_unroll,${N}_t256_unroll,${N}_t256_unroll_sync-trip,sm4:bs_rk-const_t128"
-python3 - "$MAIN" <<'PY' || { echo "the defaults are not the schedules this script names: update MAIN"; rc=1; }
+python3 - "$MAIN,$CELLD" <<'PY' || { echo "the defaults are not the schedules this script names: update MAIN"; rc=1; }
 import sys
 sys.path.insert(0, "bench/gpu")
 from bench import registry
@@ -39,7 +48,7 @@ for arm in sys.argv[1].split(","):
     assert got == s, (n, got, s)
 PY
 echo "== build: $ARMS"
-python3 bench/gpu/build_jobs.py "$ARMS" "$(nproc)" > "$R/build.log" 2>&1 || rc=1
+python3 bench/gpu/build_jobs.py "$ARMS,$CELLD" "$(nproc)" > "$R/build.log" 2>&1 || rc=1
 tail -n 1 "$R/build.log"
 python3 - ${MAIN//,/ } <<'PY' >> "$R/build.log" 2>&1 || rc=1
 import os, sys
@@ -104,18 +113,29 @@ prof() {  # file tag, CIPHER, SCHEDULE
   grep -E "issue_stalled|issue_active|Issued Warp|Eligible Warps|Active Warps|pipe_alu|Warp Cycles Per Issued|Registers Per|Achieved Occupancy|icc|icache|l0i|l1i" "$f" \
     | awk '$NF+0 >= 0.05 || !/issue_stalled/' | sed "s/^/ncu $1: /"
 }
-if command -v ncu >/dev/null; then
-  echo "== ncu (one 64 MiB launch each, while under 200 s)"
-  for arm in default:nearinv_u32_be:$D former-t256:nearinv_u32_be:bs_rk-const_t256_unroll_sync-trip \
-             former-t128:nearinv_u32_be:bs_rk-const_t128_unroll; do
+profiles() {  # tags, while under $1 s
+  local bound=$1 arm tag n s; shift
+  command -v ncu >/dev/null || return 0
+  for arm in "$@"; do
     IFS=: read -r tag n s <<< "$arm"
-    if left 200; then prof "$tag" "$n" "$s"; else echo "(ncu $tag skipped: past 200 s)"; fi
+    if left "$bound"; then prof "$tag" "$n" "$s"; else echo "(ncu $tag skipped: past $bound s)"; fi
   done
+}
+echo "== ncu on nearinv's default (one 64 MiB launch)"
+profiles 170 default:nearinv_u32_be:$D
+if left 200; then
+  echo "== bench.py rows: the defaults of nearinv, SM4 and CELLS (one process; results.json after each row)"
+  timeout $(( 228 - $(date +%s) + t0 )) python3 bench/gpu/bench.py --out "$R/bench" --schedules "$MAIN,$CELLD" \
+    --reps 4 --batches 3 --workers 4 --stage2 0 --tune 0 > "$R/bench.log" 2>&1 || rc=1
+  python3 bench/gpu/ct_any.py report "$R/bench" | tee "$R/bench.md"
 fi
-if left 215; then
+echo "== ncu on the former t256 default (straight-line, trip barrier)"
+profiles 215 former-t256:nearinv_u32_be:bs_rk-const_t256_unroll_sync-trip
+if left 220; then
   T=tests/differential/test_conformance_matrix_gpu.py
   timeout $(( 238 - $(date +%s) + t0 )) python3 -m pytest -q -p no:cacheprovider "$T::test_on_the_gpu[nearinv_u32_be]" \
-    "$T::test_on_the_gpu[sm4]" > "$R/tests.log" 2>&1 || rc=1
+    "$T::test_on_the_gpu[sm4]" $(for c in $CELLS; do printf "$T::test_on_the_gpu[%s] " "$c"; done) \
+    > "$R/tests.log" 2>&1 || rc=1
   tail -n 2 "$R/tests.log"
 fi
 echo "nearinv: rc=$rc, $(( $(date +%s) - t0 )) s" | tee -a "$R/summary.md"
