@@ -106,6 +106,21 @@ def test_commuted_arguments_reroll(monkeypatch):
     assert roundloop.find(fn, lambda n: n.startswith("K[")) is None
 
 
+def test_two_round_cell_reroll_in_ctr():
+    """A 2-round conformance spec (tests/conformance/sbox4.cs, sbox4_u8): its bitsliced encryption and the CTR core
+    after the host's segment planes are split off (bs_ctr.py) run as a loop of 2, one round an iteration, equal to
+    the straight-line cores (before the commutative comparison, round 0's key XOR kept them straight-line)."""
+    import conformance as M
+
+    module = prepared(M.registry().module("sbox4_u8"), CudaSchedule(layout="bs"))
+    lay = lanes_for(module, "bs", reroll=True, ctr_hoist=True)
+    rng = np.random.default_rng(6)
+    for fname in ("encrypt", "ctr_main"):
+        loop = lay.loops[fname]
+        assert loop is not None and (loop.count, loop.period) == (2, 1), fname
+        _check(lay.cores[fname], loop, rng)
+
+
 def test_no_repeat_no_loop():
     b = Builder("f")
     x = b.input("x")
