@@ -23,6 +23,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . bench/gpu/device_env.sh
+. bench/gpu/arms.sh
 cs_gpu_start
 R="$OUT/nearinv"; mkdir -p "$R"
 SPECS=$(python3 bench/gpu/ct_any.py specs | paste -sd:)  # (the examples and the conformance specs)
@@ -36,89 +37,23 @@ CELLS="bitlinear_perm bytesub_u16_le bytesub_u32_le bytesub_u32_be invmix_u32_le
 CELLS="$CELLS sbox4_u32 sbox8_u8"
 CELLD=$(for c in $CELLS; do printf "%s:$D," "$c"; done | sed 's/,$//')
 ARMS="$MAIN,${N}_t128,${N}_t256_sync-pair,${N}_t128_unroll,${N}_t256_unroll,${N}_t256_unroll_sync-trip,sm4:bs_rk-const_t128"
-python3 - "$MAIN,$CELLD" <<'PY' || { echo "the defaults are not the schedules this script names: update MAIN"; rc=1; }
-import sys
-sys.path.insert(0, "bench/gpu")
-from bench import registry
-from generator.ptx.build import schedule_for
-reg = registry()
-for arm in sys.argv[1].split(","):
-    n, s = arm.split(":", 1)
-    got = schedule_for(reg.module(n), None).name(reg.module(n)).split("_cuda_ctr_", 1)[1]
-    assert got == s, (n, got, s)
-PY
+cs_defaults_are "$MAIN,$CELLD" || { echo "the defaults are not the schedules this script names: update MAIN"; rc=1; }
 echo "== build: $ARMS"
 python3 bench/gpu/build_jobs.py "$ARMS,$CELLD" "$(nproc)" > "$R/build.log" 2>&1 || rc=1
 tail -n 1 "$R/build.log"
-python3 - ${MAIN//,/ } <<'PY' >> "$R/build.log" 2>&1 || rc=1
-import os, sys
-sys.path.insert(0, ".")
-from cipherspec.registry import Registry
-from driver.targets import make_cipher
-reg = Registry(extra=[p for p in os.environ["CIPHERSPEC_BENCH_SPECS"].split(os.pathsep) if p])
-for arm in sys.argv[1:]:
-    make_cipher(reg, arm.split(":")[0], None, "c")  # (the C library bs_check.py compares with)
-PY
+cs_c_libraries "$MAIN" >> "$R/build.log" 2>&1 || rc=1  # (the C libraries bs_check.py compares with)
 echo "build: $(( $(date +%s) - t0 )) s"
 echo "== per arm 256 MiB digests and 1 GiB CTR keystream (ptx, SM clock sampled), then the defaults vs the C library"
-LOCK="$R/gpu.lock"; : > "$LOCK"
-command -v flock >/dev/null || flock() { shift; "$@"; }
-n=0; pids=()
-for arm in ${ARMS//,/ } nearinv_u32_be:$D; do  # (the default again last: drift)
-  python3 bench/gpu/clockwatch.py --lock "$LOCK" --same "$R/same.txt" --out "$R/clock-$n" \
-    --reps 100 --batches 2 "$arm" > "$R/clock-$n.log" 2>&1 & pids+=($!); n=$((n + 1))
-done
-for p in "${pids[@]}"; do wait "$p" || rc=1; done
-cat "$R"/clock-*.log > "$R/clockwatch.log"; cat "$R/clockwatch.log"
-echo "== 256 MiB keystream + 32 MiB XOR (a 32-bit counter wrap inside), per cipher: distinct digests (1 = all arms equal)"
-awk '{ k = $1 SUBSEP $3 " " $4; if (!(k in seen)) { seen[k] = 1; n[$1]++ } a[$1] = a[$1] " " $2 }
-     END { for (c in n) print c ": " n[c] (n[c] == 1 ? " (equal)" : " DIFFER") ":" a[c] }' \
-  "$R/same.txt" | tee "$R/same.log"
-grep -q DIFFER "$R/same.log" && rc=1
-{
-  echo "| arm | schedule | Gbps | SASS/block | % roof (boost) | SM MHz median (min) |"
-  echo "|---|---|---:|---:|---:|---:|"
-  python3 - "$R"/clock-*/clockwatch.json <<'PY'
-import json, sys
-for path in sorted(sys.argv[1:], key=lambda p: int(p.split("/")[-2].replace("clock-", ""))):
-    arm = path.split("/")[-2].replace("clock-", "")
-    for r in json.load(open(path)):
-        print(f"| {arm} | `{r['schedule']}` | {r['gbps']:,.0f} | {r['sass_per_block']:.1f} | {r['pct_roof_boost']:.1f}% | "
-              f"{r.get('mhz_median', 0):.0f} ({r.get('mhz_min', 0):.0f}) |")
-PY
-} | tee "$R/summary.md"
+cs_time_arms "$R" cs_group_self ${ARMS//,/ } nearinv_u32_be:$D || rc=1  # (the default again last: drift)
 python3 bench/gpu/bs_check.py ${MAIN//,/ } 2>&1 | tee "$R/check-c.log"; [ "${PIPESTATUS[0]}" = 0 ] || rc=1
 echo "timing and checks: $(( $(date +%s) - t0 )) s"
-STALLS="sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active,sm__issue_active.avg.pct_of_peak_sustained_active"
-STALLS="$STALLS,regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio$"
-ICC=""
-if command -v ncu >/dev/null; then  # the i-cache counters this ncu knows (names vary by version)
-  timeout 20 ncu --query-metrics > "$R/ncu-query.txt" 2>&1
-  ICC=$(grep -oiE "^(sm|smsp)__[a-z0-9_]*(icc|icache|l0i|l1i)[a-z0-9_]*" "$R/ncu-query.txt" | grep -viE "rate|pct|ratio|per_" \
-    | sort -u | head -12 | sed 's/$/.sum/' | paste -sd, -)
-  echo "i-cache metrics found: ${ICC:-none}"
-fi
-ncu_run() {  # out file, metrics, CIPHER, SCHEDULE
-  timeout 45 ncu --clock-control none --section WarpStateStats --section SchedulerStats --section InstructionStats \
-    --section LaunchStats --section Occupancy --metrics "$2" --kernel-name "regex:_ctr_ptx$" --launch-count 1 \
-    python3 bench/gpu/profile.py --launch "$3" "$4" > "$1" 2>&1
-}
-prof() {  # file tag, CIPHER, SCHEDULE
-  local f="$R/ncu-$1.txt"
-  ncu_run "$f" "$STALLS${ICC:+,$ICC}" "$2" "$3"
-  if ! grep -q "Warp Cycles Per Issued" "$f" && [ -n "$ICC" ]; then  # ncu refused an i-cache counter: without them
-    mv "$f" "$R/ncu-$1-refused.txt"
-    ncu_run "$f" "$STALLS" "$2" "$3"
-  fi
-  grep -E "issue_stalled|issue_active|Issued Warp|Eligible Warps|Active Warps|pipe_alu|Warp Cycles Per Issued|Registers Per|Achieved Occupancy|icc|icache|l0i|l1i" "$f" \
-    | awk '$NF+0 >= 0.05 || !/issue_stalled/' | sed "s/^/ncu $1: /"
-}
+cs_ncu_init "$R"
 profiles() {  # tags, while under $1 s
   local bound=$1 arm tag n s; shift
   command -v ncu >/dev/null || return 0
   for arm in "$@"; do
     IFS=: read -r tag n s <<< "$arm"
-    if left "$bound"; then prof "$tag" "$n" "$s"; else echo "(ncu $tag skipped: past $bound s)"; fi
+    if left "$bound"; then cs_prof "$R" "$tag" "$n" "$s"; else echo "(ncu $tag skipped: past $bound s)"; fi
   done
 }
 echo "== ncu on nearinv's default (one 64 MiB launch)"
