@@ -121,6 +121,20 @@ def test_two_round_cell_reroll_in_ctr():
         _check(lay.cores[fname], loop, rng)
 
 
+def test_ctr_loop_leaves_the_first_round_to_the_host():
+    """bitlinear_perm (tests/conformance/bitlinear.cs, 3 rounds): its encryption re-rolls from round 0 (3 iterations),
+    but the CTR core keeps round 0's segment-uniform work on the host (lanes._ctr_split) and loops from round 1."""
+    import conformance as M
+
+    module = prepared(M.registry().module("bitlinear_perm"), CudaSchedule(layout="bs"))
+    lay = lanes_for(module, "bs", reroll=True, ctr_hoist=True)
+    enc, main = lay.loops["encrypt"], lay.loops["ctr_main"]
+    assert enc is not None and main is not None and (enc.count, main.count) == (3, 2)
+    assert lay.ctr is not None and lay.ctr.hoisted_ops > 0
+    assert 0 < main.pre.work() < enc.body.work()  # round 0 in main: only what reads the counter's varying planes
+    _check(lay.cores["ctr_main"], main, np.random.default_rng(7))
+
+
 def test_no_repeat_no_loop():
     b = Builder("f")
     x = b.input("x")
