@@ -94,14 +94,17 @@ def _commuted_rounds(rounds: int):
 
 def test_commuted_arguments_reroll(monkeypatch):
     """Two rounds that differ only in the order of a commutative op's arguments are one loop of two iterations
-    (tests/conformance/sbox_inv.cs's nearinv: 2 rounds, its bitsliced CTR core was 63 KB of straight-line SASS)."""
+    (tests/conformance/sbox_inv.cs's nearinv: 2 rounds, its bitsliced CTR core was 63 KB of straight-line SASS);
+    compared as written they differ (what find tries first)."""
     fn = _commuted_rounds(2)
     loop = roundloop.find(fn, lambda n: n.startswith("K["))
     assert loop is not None and (loop.count, loop.period) == (2, 1)
     assert loop.keys == (("K[0]",), ("K[1]",))
     _check(fn, loop, np.random.default_rng(5))
-    g = [roundloop._group(fn, seg, lambda n: n.startswith("K[")) for seg in roundloop.segments(fn)]
-    assert g[0].sig == g[1].sig and [fn.ops[v].args for v in g[0].ops] != [fn.ops[v].args for v in g[1].ops]
+    key = lambda n: n.startswith("K[")  # noqa: E731
+    plain = [roundloop._group(fn, seg, key) for seg in roundloop.segments(fn)]
+    by_kind = [roundloop._group(fn, seg, key, commute=True) for seg in roundloop.segments(fn)]
+    assert plain[0].sig != plain[1].sig and by_kind[0].sig == by_kind[1].sig
     monkeypatch.setenv("CIPHERSPEC_PTX_ROUNDS", "v1")  # the A/B baseline (abswitch.former_rounds): as before
     assert roundloop.find(fn, lambda n: n.startswith("K[")) is None
 
@@ -121,11 +124,14 @@ def test_two_round_cell_reroll_in_ctr():
         _check(lay.cores[fname], loop, rng)
 
 
-def test_ctr_loop_leaves_the_first_round_to_the_host():
-    """bitlinear_perm (tests/conformance/bitlinear.cs, 3 rounds): its encryption re-rolls from round 0 (3 iterations),
-    but the CTR core keeps round 0's segment-uniform work on the host (lanes._ctr_split) and loops from round 1."""
+def test_ctr_loop_leaves_the_first_round_to_the_host(monkeypatch):
+    """bitlinear_perm (tests/conformance/bitlinear.cs, 3 rounds) with rounds compared by kind first
+    (roundloop.PLAIN_FIRST off; as written, its round 0 differs and its loop starts at round 1): its encryption
+    re-rolls from round 0 (3 iterations), but the CTR core keeps round 0's segment-uniform work on the host
+    (lanes._ctr_split) and loops from round 1."""
     import conformance as M
 
+    monkeypatch.setattr(roundloop, "PLAIN_FIRST", False)
     module = prepared(M.registry().module("bitlinear_perm"), CudaSchedule(layout="bs"))
     lay = lanes_for(module, "bs", reroll=True, ctr_hoist=True)
     enc, main = lay.loops["encrypt"], lay.loops["ctr_main"]
