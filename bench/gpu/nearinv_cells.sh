@@ -5,7 +5,7 @@
 # those defaults built now and built as before (CIPHERSPEC_PTX_ROUNDS=v1, abswitch.former_rounds; its own library
 # cache: same names, other sources): bench.py rows (1 GiB CTR keystream and XOR, both flavours, verified against the
 # interpreter, % of the kernel's own roof = min(SASS pipe roof, measured memory roof)), then their GPU conformance
-# tests.  From the repository root on the GPU machine; ~4 min with the libraries built there.
+# tests.  From the repository root on the GPU machine; ~5-6 min with the libraries built there (estimated).
 # Results: $OUT/nearinv-cells/{now,former}/ (results.json, bench.md) and tests.log.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
