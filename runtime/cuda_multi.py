@@ -51,9 +51,11 @@ CHUNK = 16 << 20  # the largest piece one stream carries (device buffers: 2 x CH
 MIN_PIECE = 1 << 20  # no smaller pieces: below it launches and copies cost more than the overlap gains
 MIN_PART = 8 << 20  # a host-buffer call gives each GPU at least this much (a small call uses fewer GPUs)
 # CTR_DRBG bulk output (P_mg_ctr_multi_dev, _parts_multi) under this many bytes stays on the first GPU: below it
-# a second GPU's fixed cost outweighs its half of the work.  A default until measured on the device
-# (bench/gpu/drbg_multi.sh sweeps it); CIPHERSPEC_MG_SPLIT_MIN=bytes overrides it when a context is made.
-SPLIT_MIN = 64 << 20
+# a second GPU's fixed cost outweighs its half of the work.  Measured (bench/gpu/drbg_multi.sh's split sweep, LEA-128
+# library-timed, 2 x H200, 2026-11-27): 2 GPUs vs 1 at 4 / 8 / 16 / 32 / 64 MiB x0.90 / x0.97 / x1.17 / x1.38 / x1.62
+# (16 MiB x1.05-1.41 over the earlier rounds' sweeps); CIPHERSPEC_MG_SPLIT_MIN=bytes overrides it when a context
+# is made.
+SPLIT_MIN = 16 << 20
 # a kept device thread polls for its next job this long (microseconds) after each one before it sleeps, and
 # the caller polls as long for its result: back-to-back calls then skip two thread wake-ups per call.
 # CIPHERSPEC_MG_SPIN_US=us overrides it when a context is made (0: sleep at once, as before).

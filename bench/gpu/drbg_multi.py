@@ -305,6 +305,151 @@ def phases_only(reg, names: list[str], sizes_mib: list[int], reps: int) -> None:
     print("\n".join(lines))
 
 
+def planned_cases(reg, names: list[str], sizes_mib: list[int]):
+    """Per cipher and size (in order): (name, its CUDA cipher, MiB, the Case planned, the C DRBG output's SHA-256,
+    the GPU sets: [[0]], and [[0], [0, 1]] where there are two GPUs)."""
+    db = drbg_bench()
+    loop = db.loop_lib()
+    for name in names:
+        c = C_BACKEND.load(reg, name, None, None)
+        g = CUDA_BACKEND.load(reg, name, None, None)
+        sets = [[0]] + ([[0, 1]] if g.device_count() > 1 else [])
+        for mib in sizes_mib:
+            case = Case(db, c, g, mib * MIB)
+            want, _ = case.reference(loop)
+            case.reset()
+            case.plan()
+            yield name, g, mib, case, want, sets
+
+
+TL_HOST = ("entry", "end", "job", "scratch", "staged", "launch", "launched", "waited")  # P_mg_timeline's out[0..8)
+TL_WORDS = 9  # per CTA (generator/ptx/multikey.py TIMELINE_WORDS): smid, 4 x %globaltimer, 4 x clock64
+
+
+def timeline_call(gs: cm.GpuSet, case: Case, dout: cm.PartBuffers) -> dict:
+    """One synchronous call of the timeline build (CIPHERSPEC_PTX_MK_TIMELINE=1): per GPU of the set, the host's
+    CLOCK_REALTIME stamps (ns) and the kernel's CTA table (rows of smid, 4 x %globaltimer, 4 x clock64)."""
+    fn, clear = gs.fn("mg_timeline"), gs.fn("mg_timeline_clear")
+    fn.restype, fn.argtypes = ctypes.c_int, [ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p, ctypes.c_int]
+    clear.restype, clear.argtypes = ctypes.c_int, [ctypes.c_void_p]
+    gs.c.check(clear(gs.handle), "timeline clear")
+    gs.ctr_multi_dev(case.keys, case.vs, case.lens, dout)
+    out = {}
+    for d in range(len(gs.devices)):
+        buf = np.zeros(8 + 8192 * TL_WORDS, np.uint64)
+        if fn(gs.handle, d, buf.ctypes.data, buf.size):  # (no part on this GPU)
+            continue
+        ctas = buf[8:].reshape(-1, TL_WORDS)
+        out[d] = {"host": dict(zip(TL_HOST, (int(x) for x in buf[:8]))), "ctas": ctas[ctas[:, 1] != 0].copy()}
+    return out
+
+
+def timeline_metrics(t: dict) -> dict:
+    """One GPU's part of a timeline call, in microseconds: host steps after the call's entry; CTA starts, first
+    stage, first trip and ends (%globaltimer) after the first CTA's start; the clock64 rate of the CTAs (MHz); and,
+    if the two clocks agree (%globaltimer follows CLOCK_REALTIME on Linux drivers), the launch call -> first CTA and
+    last CTA end -> wait returned gaps (``clocks_agree``: both within 0 .. 1 ms)."""
+    h, c = t["host"], t["ctas"].astype(np.int64)
+    us = lambda a, b: (a - b) / 1e3  # noqa: E731  (ns -> us)
+    s0 = int(c[:, 1].min())
+    start, stage, trip, end = (c[:, k] - s0 for k in (1, 2, 3, 4))
+    per_sm = np.bincount(c[:, 0].astype(np.int64))
+    mhz = np.median((c[:, 8] - c[:, 5]) / np.maximum(c[:, 4] - c[:, 1], 1) * 1e3)
+    launch_gap, wait_gap = us(s0, h["launch"]), us(h["waited"], s0 + int(end.max()))
+    agree = 0 <= launch_gap < 1000 and 0 <= wait_gap < 1000
+    return {
+        "ctas": int(len(c)),
+        "sms": int((per_sm > 0).sum()),
+        "ctas_per_sm_max": int(per_sm.max()),
+        "host_us": {k: us(h[k], h["entry"]) if h[k] else -1.0 for k in TL_HOST[1:]},
+        "start_spread_us": float(start.max()) / 1e3,
+        "start_p50_us": float(np.median(start)) / 1e3,
+        "stage_p50_us": float(np.median(stage - start)) / 1e3,
+        "stage_max_us": float((stage - start).max()) / 1e3,
+        "trip_p50_us": float(np.median(trip - stage)) / 1e3,
+        "trip_max_us": float((trip - stage).max()) / 1e3,
+        "end_first_us": float(end.min()) / 1e3,
+        "end_p50_us": float(np.median(end)) / 1e3,
+        "end_last_us": float(end.max()) / 1e3,
+        "cta_p50_us": float(np.median(end - start)) / 1e3,
+        "sm_mhz": float(mhz),
+        # the same first stage and first trip by clock64 (the SM's cycles at sm_mhz: %globaltimer may tick coarsely)
+        "stage_clk_us": float(np.median(c[:, 6] - c[:, 5]) / mhz),
+        "trip_clk_us": float(np.median(c[:, 7] - c[:, 6]) / mhz),
+        "launch_to_first_cta_us": launch_gap,
+        "last_end_to_waited_us": wait_gap,
+        "clocks_agree": bool(agree),
+    }
+
+
+def timeline(reg, sizes_mib: list[int], reps: int) -> list[dict]:
+    """--timeline (a process whose environment has CIPHERSPEC_PTX_MK_TIMELINE=1: the timeline build of LEA-128):
+    per size and GPU set, ``reps`` calls; per GPU the metrics (timeline_metrics) of the median call by the call's
+    wall clock, and the medians of each metric over the calls; each call's output == the C DRBG's."""
+    rows = []
+    for _, g, mib, case, want, sets in planned_cases(reg, ["lea128"], sizes_mib):
+        for devs in sets:
+            gs = g.gpus(devs)
+            gs.set_split_min(0 if len(devs) > 1 else cm.SPLIT_MIN)
+            first = gs.parts_multi(case.lens)
+            at = [int(case.ends[r]) for r in first]
+            with gs.alloc(at) as dout:
+                gs.ctr_multi_dev(case.keys, case.vs, case.lens, dout)  # warm-up
+                lib = statistics.median(gs.time_multi(case.keys, case.vs, case.lens, dout, 15))
+                dout.upload(np.zeros(case.n, np.uint8), at)
+                calls = [timeline_call(gs, case, dout) for _ in range(reps)]
+                ok = sha(dout) == want
+            gs.close()
+            calls.sort(key=lambda t: next(iter(t.values()))["host"]["end"] - next(iter(t.values()))["host"]["entry"])
+            for d in sorted(calls[0]):
+                ms = [timeline_metrics(t[d]) for t in calls if d in t]
+                med = {k: statistics.median(m[k] for m in ms) for k, v in ms[0].items() if isinstance(v, float)}
+                med["host_us"] = {k: statistics.median(m["host_us"][k] for m in ms) for k in ms[0]["host_us"]}
+                mid = ms[len(ms) // 2]
+                rows.append(
+                    {
+                        "mib": mib,
+                        "gpus": len(devs),
+                        "gpu": d,
+                        "library_ms": lib * 1e3,
+                        "median_call": mid,
+                        "medians": med,
+                        "ctas": mid["ctas"],
+                        "ctas_per_sm_max": mid["ctas_per_sm_max"],
+                        "clocks_agree_calls": sum(m["clocks_agree"] for m in ms),
+                        "calls": len(ms),
+                        "verified": ok,
+                        "table": calls[len(calls) // 2][d]["ctas"].tolist(),
+                    }
+                )
+                print(timeline_row(rows[-1]), flush=True)
+    return rows
+
+
+TIMELINE_HEAD = [
+    "| output | GPUs | GPU | call ms (library) | CTAs (per SM) | host us after entry: job / staged / launch / launched "
+    "/ waited / end | launch -> 1st CTA us | CTA starts spread us | 1st stage p50 / max us (clock64 p50) "
+    "| 1st trip p50 / max us (clock64 p50) "
+    "| ends first / p50 / last us | CTA p50 us | last end -> waited us | SM MHz | clocks agree | verified |",
+    "|---:|---:|---:|---:|---|---|---:|---:|---|---|---|---:|---:|---:|---:|---|",
+]
+
+
+def timeline_row(r: dict) -> str:
+    """A --timeline row: the medians over the calls of one size, GPU set and GPU."""
+    m, h = r["medians"], r["medians"]["host_us"]
+    host = " / ".join(f"{h[k]:.1f}" for k in ("job", "staged", "launch", "launched", "waited", "end"))
+    return (
+        f"| {r['mib']} MiB | {r['gpus']} | {r['gpu']} | {r['library_ms']:.4f} | {r['ctas']} ({r['ctas_per_sm_max']}) "
+        f"| {host} | {m['launch_to_first_cta_us']:.1f} | {m['start_spread_us']:.2f} "
+        f"| {m['stage_p50_us']:.2f} / {m['stage_max_us']:.2f} ({m['stage_clk_us']:.2f}) "
+        f"| {m['trip_p50_us']:.2f} / {m['trip_max_us']:.2f} ({m['trip_clk_us']:.2f}) "
+        f"| {m['end_first_us']:.1f} / {m['end_p50_us']:.1f} / {m['end_last_us']:.1f} | {m['cta_p50_us']:.1f} "
+        f"| {m['last_end_to_waited_us']:.1f} | {m['sm_mhz']:.0f} | {r['clocks_agree_calls']}/{r['calls']} "
+        f"| {'yes' if r['verified'] else '**NO**'} |"
+    )
+
+
 def parse_arms(text: str) -> list[tuple[str, dict]]:
     """ "label:VAR=v,VAR=v;label2:..." -> [(label, {VAR: v, ...}), ...] (an empty switch list: the defaults)."""
     arms = []
@@ -337,55 +482,45 @@ def ab_mix(
     drift of the clocks or of the host touches every arm alike.  Per cipher, size, GPU set and arm: the median
     call, its ratio to the first arm's, 2 GPUs vs 1; the median phased call's fixed cost and per-GPU keystream;
     every arm's output == the C DRBG's (SHA-256)."""
-    db = drbg_bench()
-    loop = db.loop_lib()
     rows = []
-    for name in names:
-        c = C_BACKEND.load(reg, name, None, None)
-        g = CUDA_BACKEND.load(reg, name, None, None)
-        sets = [[0]] + ([[0, 1]] if g.device_count() > 1 else [])
-        for mib in sizes_mib:
-            case = Case(db, c, g, mib * MIB)
-            want, _ = case.reference(loop)
-            case.reset()
-            case.plan()
-            for devs in sets:
-                ctxs = [context(g, devs, env) for _, env in arms]
-                try:
-                    for gs in ctxs:
-                        gs.set_split_min(0 if len(devs) > 1 else cm.SPLIT_MIN)
-                    first = ctxs[0].parts_multi(case.lens)
-                    at = [int(case.ends[r]) for r in first]
-                    times: list[list[float]] = [[] for _ in arms]
-                    with ctxs[0].alloc(at) as dout:
-                        for gs in ctxs:  # warm-up (each context's scratch grows once)
-                            gs.ctr_multi_dev(case.keys, case.vs, case.lens, dout)
-                        for k in range(rounds):
-                            for j in range(len(arms)):
-                                a = (j + k) % len(arms)
-                                times[a] += ctxs[a].time_multi(case.keys, case.vs, case.lens, dout, per)
-                        for a, ((arm, _), gs) in enumerate(zip(arms, ctxs)):
-                            dout.upload(np.zeros(case.n, np.uint8), at)  # so a call that wrote nothing fails
-                            ph = phases(gs, case, dout, phase_reps)
-                            used = [p for p in ph["devices"] if p["gpu"] >= 0]
-                            rows.append(
-                                {
-                                    "arm": arm,
-                                    "cipher": name,
-                                    "mib": mib,
-                                    "gpus": len(devs),
-                                    "ms": statistics.median(times[a]) * 1e3,
-                                    "min_ms": min(times[a]) * 1e3,
-                                    "calls": len(times[a]),
-                                    "fixed_us": ph["fixed_us"],
-                                    "keystream_us": [round(p["keystream"], 1) for p in used],
-                                    "phases": ph,
-                                    "verified": sha(dout) == want,
-                                }
-                            )
-                finally:
-                    for gs in ctxs:
-                        gs.close()
+    for name, g, mib, case, want, sets in planned_cases(reg, names, sizes_mib):
+        for devs in sets:
+            ctxs = [context(g, devs, env) for _, env in arms]
+            try:
+                for gs in ctxs:
+                    gs.set_split_min(0 if len(devs) > 1 else cm.SPLIT_MIN)
+                first = ctxs[0].parts_multi(case.lens)
+                at = [int(case.ends[r]) for r in first]
+                times: list[list[float]] = [[] for _ in arms]
+                with ctxs[0].alloc(at) as dout:
+                    for gs in ctxs:  # warm-up (each context's scratch grows once)
+                        gs.ctr_multi_dev(case.keys, case.vs, case.lens, dout)
+                    for k in range(rounds):
+                        for j in range(len(arms)):
+                            a = (j + k) % len(arms)
+                            times[a] += ctxs[a].time_multi(case.keys, case.vs, case.lens, dout, per)
+                    for a, ((arm, _), gs) in enumerate(zip(arms, ctxs)):
+                        dout.upload(np.zeros(case.n, np.uint8), at)  # so a call that wrote nothing fails
+                        ph = phases(gs, case, dout, phase_reps)
+                        used = [p for p in ph["devices"] if p["gpu"] >= 0]
+                        rows.append(
+                            {
+                                "arm": arm,
+                                "cipher": name,
+                                "mib": mib,
+                                "gpus": len(devs),
+                                "ms": statistics.median(times[a]) * 1e3,
+                                "min_ms": min(times[a]) * 1e3,
+                                "calls": len(times[a]),
+                                "fixed_us": ph["fixed_us"],
+                                "keystream_us": [round(p["keystream"], 1) for p in used],
+                                "phases": ph,
+                                "verified": sha(dout) == want,
+                            }
+                        )
+            finally:
+                for gs in ctxs:
+                    gs.close()
     return rows
 
 
@@ -444,6 +579,7 @@ def main() -> None:
     ap.add_argument("--phase-reps", type=int, default=7)
     ap.add_argument("--sweep-mib", type=lambda s: [int(x) for x in s.split(",")], default=[8, 16, 32, 64, 128])
     ap.add_argument("--phases", action="store_true", help="the phase breakdown only")
+    ap.add_argument("--timeline", action="store_true", help="LEA-128's kernel timeline (the timeline build) only")
     ap.add_argument("--ab-mix", metavar="ARMS", help='arms interleaved in one process: "label:VAR=v,..;label2:.."')
     ap.add_argument("--rounds", type=int, default=9, help="--ab-mix: rounds over the arms")
     ap.add_argument("--per", type=int, default=3, help="--ab-mix: library-timed calls per arm and round")
@@ -459,6 +595,15 @@ def main() -> None:
         return
     if a.phases:
         phases_only(reg, a.ciphers.split(","), a.mib, a.phase_reps)
+        return
+    if a.timeline:
+        os.environ["CIPHERSPEC_PTX_MK_TIMELINE"] = "1"  # (read when the library is generated: this process's build)
+        rows = timeline(reg, a.mib, a.phase_reps)
+        a.out.mkdir(parents=True, exist_ok=True)
+        (a.out / "timeline.json").write_text(json.dumps(rows))
+        text = "\n".join(TIMELINE_HEAD + [timeline_row(r) for r in rows])
+        (a.out / "timeline.md").write_text(text + "\n")
+        print(text)
         return
     a.out.mkdir(parents=True, exist_ok=True)
     db = drbg_bench()

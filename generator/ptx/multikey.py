@@ -25,12 +25,15 @@ from cipherspec.ir import Module
 from cipherspec.schedule import Schedule
 
 from ..c.keysched import key_prep
+from .abswitch import mk_timeline
 from .placement import DEFAULT_SHARED, CudaSchedule, rk_index
 from .prologue import table_fills
 
 MAX_REQ_BLOCKS = 1 << 31
 MAX_THREADS = 256
 FUSE_MAX_OPS = 2048  # key_schedule_cost up to which the keystream CTAs derive their round keys (fused_key_schedule)
+TIMELINE_CTAS = 8192  # the timeline build's CTAs kept per launch (a one-wave grid is ~1,000; CTAs per request more)
+TIMELINE_WORDS = 9  # per CTA: %smid, 4 x %globaltimer, 4 x clock64 (kernel.cu.j2)
 KEY_SCHEDULE_THREADS = 32  # threads per CTA of P_key_schedule_multi, and the most requests per CTA
 
 
@@ -321,6 +324,11 @@ def kernel_parts(
         k = f"if (threadIdx.x - {MW}u < {kw}u) cs_mk_fetch4(pv + threadIdx.x, keys + (uint64_t)({idx}) * {kw} + threadIdx.x - {MW}u);"
         return f"{v}\n            {k}"
 
+    def fetch_pair(idx: str) -> str:
+        # the pair kernel (CIPHERSPEC_MG_PAIR=1): the plan holds V_r and K_r side by side, so one fetch instruction
+        # (one PCIe read) brings both: the CTAs' first fetch is ~650 reads a GPU at once instead of ~1,300
+        return f"if (threadIdx.x < {MW + kw}u) cs_mk_fetch4(pv + threadIdx.x, (const uint32_t *)reqs + (uint64_t)({idx}) * {MW + kw}u + threadIdx.x);"
+
     ks_stage = "\n".join(
         [
             load,
@@ -351,6 +359,8 @@ def kernel_parts(
         "fetch_next": fetch("r + 1u", False),
         "ks_fetch_first": fetch("r", True),
         "ks_fetch_next": fetch("r + 1u", True),
+        "pair_fetch_first": fetch_pair("r"),
+        "pair_fetch_next": fetch_pair("r + 1u"),
         "key_fetched": fused and kb % 4 == 0,  # whether the key words come fetched too
         "nx_off": rk_off + nrk,  # the prefetched V's words in shared memory, after the round keys
         "ks_nx_off": rk_off + nrk + kw,  # (fused: after the key; the V's words, then the key's)
@@ -367,4 +377,8 @@ def kernel_parts(
         "ks_keys": ks_keys,  # requests per CTA (one thread each)
         "ks_stride": ks_stride,
         "ks_smem": key_schedule_smem(ks_keys, ks_stride, module.key.nbytes),
+        # the bench-only timeline build (abswitch.mk_timeline): CTAs kept, words per CTA (see kernel.cu.j2)
+        "timeline": mk_timeline() and group == 1 and not per_request,  # (kernel.cu.j2's kernels only)
+        "tl_ctas": TIMELINE_CTAS,
+        "tl_words": TIMELINE_WORDS,
     }

@@ -165,7 +165,7 @@ def plan_case(registry, name: str, seed: int, n: int):
     return g, a, b, want, keys, vs, lens, ends
 
 
-@pytest.mark.parametrize("path", ["mapped", "copy", "lone-kst", "two-launch", "ctas"])
+@pytest.mark.parametrize("path", ["mapped", "copy", "lone-kst", "two-launch", "ctas", "pair"])
 @pytest.mark.parametrize("name", ["lea128", "aes128", "aria128"])
 def test_context_drbg_calls_equal_c_generate(registry, name, path):
     """The multi-GPU context's multi-key calls from a C P_drbg_plan (every visible GPU, split at every size;
@@ -175,7 +175,10 @@ def test_context_drbg_calls_equal_c_generate(registry, name, path):
     reaches the GPU: read mapped by the key-schedule launch (default), copied (CIPHERSPEC_MG_PLAN_COPY=1), and
     the lone call on the key stream (CIPHERSPEC_MG_LONE_KST=1); and where the cipher's key schedule is fused into
     the keystream launch (LEA-128: the default), the two launches instead (CIPHERSPEC_MG_FUSED=0); whole waves (the
-    default: one wave of CTAs crossing requests) or the former grid of CTAs per request (CIPHERSPEC_MG_WAVE=0)."""
+    default: one wave of CTAs crossing requests) or the former grid of CTAs per request (CIPHERSPEC_MG_WAVE=0); the plan
+    of V's and keys side by side, one fetch a request (CIPHERSPEC_MG_PAIR=1: fused key schedules, LEA-128 here)."""
+    if path == "pair" and name != "lea128":
+        pytest.skip("the pair kernel is the fused keystream kernel's (LEA-128 here)")
     n = 33 * REQ + 4000
     g, a, b, want, keys, vs, lens, ends = plan_case(registry, name, 4, n)
     env = {
@@ -184,6 +187,7 @@ def test_context_drbg_calls_equal_c_generate(registry, name, path):
         "lone-kst": {"CIPHERSPEC_MG_LONE_KST": "1"},
         "two-launch": {"CIPHERSPEC_MG_FUSED": "0"},
         "ctas": {"CIPHERSPEC_MG_WAVE": "0"},
+        "pair": {"CIPHERSPEC_MG_PAIR": "1"},
     }[path]
     gs = fresh_context(g, env)
     gs.set_split_min(0)
@@ -209,7 +213,7 @@ def test_context_drbg_calls_equal_c_generate(registry, name, path):
     gs.close()
 
 
-@pytest.mark.parametrize("path", ["default", "no-prefetch", "two-launch", "copy"])
+@pytest.mark.parametrize("path", ["default", "no-prefetch", "two-launch", "copy", "pair"])
 def test_context_drbg_whole_waves_cross_requests(registry, path):
     """LEA-128, 1,500 requests and a partial one (94 MiB: each CTA's share of the one-wave grid crosses requests,
     on one GPU and on each of two): the context's call == P_drbg_generate with each request's V and key fetched
@@ -223,6 +227,7 @@ def test_context_drbg_whole_waves_cross_requests(registry, path):
         "no-prefetch": {"CIPHERSPEC_MG_PREFETCH": "0"},
         "two-launch": {"CIPHERSPEC_MG_FUSED": "0"},
         "copy": {"CIPHERSPEC_MG_PLAN_COPY": "1"},
+        "pair": {"CIPHERSPEC_MG_PAIR": "1"},
     }[path]
     for split_min in (0, 1 << 40):  # every visible GPU, then the first alone
         gs = fresh_context(g, env)
@@ -261,7 +266,7 @@ def test_whole_waves_equal_c_generate(registry, name):
     gs.close()
 
 
-@pytest.mark.parametrize("path", ["default", "two-launch"])
+@pytest.mark.parametrize("path", ["default", "two-launch", "pair"])
 @pytest.mark.parametrize("name", ["lea128", "aes128"])
 def test_context_async_pieces_equal_c_generate(registry, name, path):
     """A pipelined caller's pattern (bench/gpu/drbg_multi.py's pipelined row): pieces of different requests, each an
@@ -278,7 +283,10 @@ def test_context_async_pieces_equal_c_generate(registry, name, path):
     keys = np.frombuffer(b"".join(r.key for r in plan), np.uint8)
     vs = np.frombuffer(b"".join(r.v for r in plan), np.uint8)
     lens = np.array([r.nbytes for r in plan], np.uint64)
-    gs = fresh_context(g, {"CIPHERSPEC_MG_FUSED": "0"} if path == "two-launch" else {})
+    if path == "pair" and name != "lea128":
+        pytest.skip("the pair kernel is the fused keystream kernel's (LEA-128 here)")
+    env = {"two-launch": {"CIPHERSPEC_MG_FUSED": "0"}, "pair": {"CIPHERSPEC_MG_PAIR": "1"}}.get(path, {})
+    gs = fresh_context(g, env)
     try:
         gs.set_split_min(1 << 62)  # one GPU: every piece on GPU 0
         fn = gs.fn("mg_ctr_multi_dev")

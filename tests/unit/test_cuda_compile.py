@@ -62,7 +62,8 @@ def _with_gcm(name, arch) -> bool:
 
 def _kernels(registry, name, with_gcm: bool, sched_text: str | None = None, cu: Path | None = None) -> int:
     """13 kernels; a cheap key schedule (multikey.fused_key_schedule, not a lane layout) adds the multi-key kernel
-    that derives its round keys (two flavours).  A 128-bit block adds GCM's 9 (gcm.cu.j2: long message, fused batch,
+    that derives its round keys (two flavours), and where the key is whole words its pair form (the plan's V and key
+    side by side, CIPHERSPEC_MG_PAIR=1; two flavours).  A 128-bit block adds GCM's 9 (gcm.cu.j2: long message, fused batch,
     the batch's keystream, join, finish, the finish from a made E(K, J0), describe, wipe, the staging's parameter
     copy), the tensor-core GHASH's 5
     (tgh.cu.j2: columns, fragments, first and its A/B baseline, level) and the batch's 5 (tgb.cu.j2: key set, key
@@ -73,10 +74,11 @@ def _kernels(registry, name, with_gcm: bool, sched_text: str | None = None, cu: 
     module = registry.module(name)
     sched = schedule_for(module, sched_text)
     fused = not sched.lanes and multikey.key_schedule_cost(prepared(module, sched)) <= multikey.FUSE_MAX_OPS
+    mk = 2 * fused + 2 * (fused and module.key.nbytes % 4 == 0)
     if not (with_gcm and module.block.nbytes == 16):
-        return 13 + 2 * fused
+        return 13 + mk
     seg = cu is not None and "_gcm_ks_seg(" in cu.read_text()
-    return 13 + 2 * fused + 19 + 3 * (sched.layout == "bs") + 2 * seg
+    return 13 + mk + 19 + 3 * (sched.layout == "bs") + 2 * seg
 
 
 def _source(tmp_path_factory, registry, name, sched_text, with_gcm: bool = False):

@@ -203,15 +203,18 @@ def test_multi_gpu_bulk_from_a_plan_runs_the_staged_key_schedule(registry, make_
         {"CIPHERSPEC_MG_PLAN_COPY": "1"},
         {"CIPHERSPEC_MG_MAX_TRIPS": "1"},
         {"CIPHERSPEC_MG_WAVE": "0"},
+        {"CIPHERSPEC_MG_PAIR": "1"},
+        {"CIPHERSPEC_MG_PAIR": "1", "CIPHERSPEC_MG_PLAN_COPY": "1"},
     ],
-    ids=["fused", "two-launch", "copied", "one-trip", "ctas"],
+    ids=["fused", "two-launch", "copied", "one-trip", "ctas", "pair", "pair-copied"],
 )
 def test_multi_key_call_with_a_fused_key_schedule(registry, make_ref, monkeypatch, env):
     """LEA-128's default has a cheap key schedule (multikey.fused_key_schedule): the multi-GPU context's multi-key
     call over the CPU's one device runs one launch whose CTAs derive their round keys (the default), the two
     launches (CIPHERSPEC_MG_FUSED=0), the fused launch over a copied plan (CIPHERSPEC_MG_PLAN_COPY=1) or over CTAs of
     one loop trip (CIPHERSPEC_MG_MAX_TRIPS=1: more CTAs a request), or the CTA-per-request grid everywhere
-    (CIPHERSPEC_MG_WAVE=0; else requests of at least a loop trip on average get whole waves: the shim's one wave is
+    (CIPHERSPEC_MG_WAVE=0; the pair kernel over V's and keys side by side, CIPHERSPEC_MG_PAIR=1, mapped or copied;
+    else requests of at least a loop trip on average get whole waves: the shim's one wave is
     two CTAs, each crossing requests, the second starting mid-request).  Each way,
     waited for and asynchronous (then the context's sync), over the kept scratch (growing once), requests of mixed
     lengths and of equal lengths but the last: every request's output == its CTR keystream from V + 1 (the

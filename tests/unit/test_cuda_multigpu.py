@@ -134,7 +134,8 @@ def _fake_build(registry, name: str, kind: str):
     mg = hostapi.context(module, "T")
     g = mg["grain"]
     mg.update(chunk=4 * g, min_piece=g, min_part=2 * g)
-    ctx = dict(P="T", B=B, KB=KB, default_flavour=0, mk={"max_blocks": MAX_REQ_BLOCKS}, mg=mg)
+    mk = {"max_blocks": MAX_REQ_BLOCKS, "timeline": False, "fused": False}  # (the template's switches: all off)
+    ctx = dict(P="T", B=B, KB=KB, default_flavour=0, mk=mk, mg=mg)
     errors = re.search(r"enum \{ CS_OK = 0[^\n]*\n", src.h).group(0)
 
     def function(signature: str) -> str:  # a function of the real generated source, renamed to the T_ prefix
