@@ -140,25 +140,39 @@ def narrowest(fn: Function, segs: list[list[int]]) -> list[list[int]]:
     return out
 
 
-def _group(fn: Function, ops: list[int], is_key) -> _Group:
+class _View:
+    """What ``_group`` reads of each op of ``fn``, looked up once per function (a group's canonical form is made
+    for thousands of ops, for every period and cut that ``find`` tries)."""
+
+    def __init__(self, fn: Function, is_key):
+        self.head = [(op.code, op.width, op.imm) for op in fn.ops]
+        self.args = [op.args for op in fn.ops]
+        # a leaf argument's canonical form: a constant's own, a key word's marker (numbered per group)
+        self.const = {v: ("c", op.width, op.imm[0]) for v, op in enumerate(fn.ops) if op.code == "const"}
+        self.key = {v for v, op in enumerate(fn.ops) if op.code == "input" and is_key(op.imm[0])}
+
+
+def _group(view: _View, ops: list[int]) -> _Group:
+    """``ops`` in canonical form: an argument is the index of the group's op that makes it (an int), a constant
+    ("c", width, value), the j-th key word the group reads ("k", j) or the q-th value from before it ("i", q)."""
     local = {v: i for i, v in enumerate(ops)}
     live: dict[int, int] = {}
     keys: dict[int, int] = {}
+    head, args_of, const, key = view.head, view.args, view.const, view.key
     sig = []
     for v in ops:
-        op = fn.ops[v]
-        args: list[tuple] = []
-        for a in op.args:
-            aop = fn.ops[a]
-            if a in local:
-                args.append(("l", local[a]))
-            elif aop.code == "const":
-                args.append(("c", aop.width, aop.imm[0]))
-            elif aop.code == "input" and is_key(aop.imm[0]):
+        args: list = []
+        for a in args_of[v]:
+            i = local.get(a)
+            if i is not None:
+                args.append(i)
+            elif a in const:
+                args.append(const[a])
+            elif a in key:
                 args.append(("k", keys.setdefault(a, len(keys))))
             else:
                 args.append(("i", live.setdefault(a, len(live))))
-        sig.append((op.code, op.width, op.imm, tuple(args)))
+        sig.append((head[v], tuple(args)))
     return _Group(tuple(ops), tuple(sig), tuple(live), tuple(keys), local)
 
 
@@ -188,6 +202,7 @@ def _resolve(g: _Group, src: tuple[str, int]) -> int:
 
 
 def _users(fn: Function) -> dict[int, list[int]]:
+    """Value -> the ops that read it, in ascending order (so the last one is the latest reader)."""
     users: dict[int, list[int]] = {}
     for v, op in enumerate(fn.ops):
         for a in op.args:
@@ -202,7 +217,7 @@ def _escapes_ok(run: list[_Group], out: list[tuple[str, int]], users, outputs: s
     last = run[-1].ops[-1]
     for g in run:
         for v in g.ops:
-            if v not in final and (v in outputs or any(u > last for u in users.get(v, ()))):
+            if v not in final and (v in outputs or users.get(v, (-1,))[-1] > last):
                 return False
     return True
 
@@ -213,18 +228,19 @@ def find(fn: Function, is_key, narrow: bool = True) -> RoundLoop | None:
     try the cuts moved to where the fewest values are live (``narrowest``), and keep them where they save as much."""
     users = _users(fn)
     outputs = {v for _, v in fn.outputs}
+    view = _View(fn, is_key)
     best: tuple[int, int, int, list[_Group], list] | None = None
     raw = segments(fn)
     for segs in (raw, narrowest(fn, raw)) if narrow else (raw,):  # as tagged, or cut where the fewest are live
         for p in range(1, MAX_PERIOD + 1):
-            for saved, run, out in _runs(fn, segs, p, is_key, users, outputs):
+            for saved, run, out in _runs(view, segs, p, users, outputs):
                 if best is None or (saved, -len(out)) > (best[0], -best[1]):  # most re-rolled, then fewest carried
                     best = (saved, len(out), p, run, out)
     if best is None:
         return None
     _, _, p, run, out = best
     if os.environ.get("CIPHERSPEC_PTX_ROTATE") == "1":  # A/B switch (bench/results/gpu-ct64.md), off by default
-        rotated = _rotated(fn, run, p, is_key, users, outputs)
+        rotated = _rotated(fn, view, run, p, is_key, users, outputs)
         if rotated is not None:
             return rotated
     return _build(fn, run, out, p, is_key)
@@ -244,7 +260,9 @@ def _heads(fn: Function, g: _Group, is_key) -> set[int]:
     return out
 
 
-def _rotated(fn: Function, run: list[_Group], p: int, is_key, users, outputs: set[int]) -> RoundLoop | None:
+def _rotated(
+    fn: Function, view: _View, run: list[_Group], p: int, is_key, users, outputs: set[int]
+) -> RoundLoop | None:
     """The loop turned by a round's key addition: iteration i runs round i's rest and round i+1's key addition, so
     the key XOR sits beside the ops making its operand (one LOP3 may take both); pre adds round 0's key, post runs
     the last round's rest.  None where the rounds open with no key addition or the turned groups do not chain."""
@@ -252,8 +270,7 @@ def _rotated(fn: Function, run: list[_Group], p: int, is_key, users, outputs: se
     if not heads[0] or len(run) < 3:
         return None
     turned = [
-        _group(fn, [v for v in run[i].ops if v not in heads[i]] + sorted(heads[i + 1]), is_key)
-        for i in range(len(run) - 1)
+        _group(view, [v for v in run[i].ops if v not in heads[i]] + sorted(heads[i + 1])) for i in range(len(run) - 1)
     ]
     if any(g.sig != turned[0].sig for g in turned):
         return None
@@ -269,13 +286,13 @@ def _rotated(fn: Function, run: list[_Group], p: int, is_key, users, outputs: se
     return _build(fn, turned, out, p, is_key, (pre, inside, post))
 
 
-def _runs(fn: Function, segs: list[list[int]], p: int, is_key, users, outputs):
+def _runs(view: _View, segs: list[list[int]], p: int, users, outputs):
     """(ops saved, groups, chain) of each maximal run of equal, chaining groups of ``p`` segments."""
     cache: dict[int, _Group] = {}
 
     def grp(s: int) -> _Group:
         if s not in cache:
-            cache[s] = _group(fn, [v for seg in segs[s : s + p] for v in seg], is_key)
+            cache[s] = _group(view, [v for seg in segs[s : s + p] for v in seg])
         return cache[s]
 
     def same(a: int, b: int) -> bool:  # the segments' sizes first (cheap), then the canonical forms
