@@ -295,9 +295,12 @@ def _runs(view: _View, segs: list[list[int]], p: int, users, outputs):
             cache[s] = _group(view, [v for seg in segs[s : s + p] for v in seg])
         return cache[s]
 
-    def same(a: int, b: int) -> bool:  # the segments' sizes first (cheap), then the canonical forms
-        sizes = [len(x) for x in segs[a : a + p]] == [len(x) for x in segs[b : b + p]]
-        return sizes and grp(a).sig == grp(b).sig
+    # each segment's ops without their arguments: equal canonical forms need equal ones (ARIA's odd and even
+    # rounds, different S-box layers, differ here already), and they are compared without making the forms
+    heads = [tuple(view.head[v] for v in seg) for seg in segs]
+
+    def same(a: int, b: int) -> bool:  # the ops first (cheap), then the canonical forms
+        return heads[a : a + p] == heads[b : b + p] and grp(a).sig == grp(b).sig
 
     covered = -1  # a run found from an earlier start covers the starts up to here
     for start in range(len(segs) - 2 * p + 1):
