@@ -4,7 +4,8 @@
 # nvcc's optimizer walks a few hundred statements instead of ~16,000 (AES-128's cicc about -16%, nearinv -70%).
 # The PTX instructions are the same, but nvcc places the C code around them a little differently, so a few of
 # AES's kernels compile to other SASS (bench/results/cuda-build-time.md, sixth pass: which ones at the t256
-# default).  A/B in ONE tree: CIPHERSPEC_PTX_ASMBLOCK=1 prints the blocks ("on"), =0 the statements one by one
+# default).  A/B in ONE tree: CIPHERSPEC_PTX_ASMBLOCK=1 with CIPHERSPEC_PTX_ASMBLOCK_MULTI=1 prints the blocks, the
+# multi-key core's too ("on": AES's ctr_multi is the one shipped kernel whose SASS then differs), =0 the statements one by one
 # ("off": the sources byte-identical to main's before the blocks); each arm its own build cache.  For AES-128's
 # default, in this order (the A/B first, so a cut at the bound loses the tests, not the figures):
 #   1. both arms' libraries (both flavours, as the runtime loads them) and the C library, built side by side;
@@ -25,7 +26,7 @@ stage() { echo "== $1 ($(( $(date +%s) - t0 )) s)" | tee -a "$R/summary.txt"; }
 ON=$CIPHERSPEC_CACHE-on OFF=$CIPHERSPEC_CACHE-off  # the arms' libraries have the same names: one cache each
 arm() {  # ARM CMD...: CMD with that arm's switch and cache
   local a=$1; shift
-  if [ "$a" = off ]; then CIPHERSPEC_PTX_ASMBLOCK=0 CIPHERSPEC_CACHE="$OFF" "$@"; else CIPHERSPEC_PTX_ASMBLOCK=1 CIPHERSPEC_CACHE="$ON" "$@"; fi
+  if [ "$a" = off ]; then CIPHERSPEC_PTX_ASMBLOCK=0 CIPHERSPEC_CACHE="$OFF" "$@"; else CIPHERSPEC_PTX_ASMBLOCK=1 CIPHERSPEC_PTX_ASMBLOCK_MULTI=1 CIPHERSPEC_CACHE="$ON" "$@"; fi
 }
 mkdir -p "$ON" "$OFF"; cp -r "$CIPHERSPEC_CACHE"/. "$ON"/ 2>/dev/null; cp -r "$CIPHERSPEC_CACHE"/. "$OFF"/ 2>/dev/null
 
