@@ -26,6 +26,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . bench/gpu/device_env.sh
+. bench/gpu/arms.sh
 if [ -z "${ARIAROOF_PREBUILD_ONLY:-}" ]; then cs_gpu_start; else OUT=${OUT:-/tmp/cipherspec-gpu}; mkdir -p "$OUT"; fi
 R="$OUT/ariaroof"; mkdir -p "$R"
 python3 bench/gpu/aria_frames.py --spec "$R/aria_frames.cs"  # (aria128f: ARIA written one round a loop iteration)
@@ -44,97 +45,32 @@ if [ -n "${ARIAROOF_QUICK:-}" ]; then  # default vs former for the five bitslice
   ARIA=""; AES=""; FRAMES=""
 fi
 JOBS=$(echo "$MAIN,$FORMER,pipo64_128:bs_t64,$ARIA,$AES,$FRAMES" | tr -s , | sed 's/,$//')
-python3 - "$MAIN" <<'PY' || { echo "the defaults are not the schedules this script names: update MAIN"; rc=1; }
-import sys
-sys.path.insert(0, "bench/gpu")
-from bench import registry
-from generator.ptx.build import schedule_for
-reg = registry()
-for arm in sys.argv[1].split(","):
-    n, s = arm.split(":", 1)
-    got = schedule_for(reg.module(n), None).name(reg.module(n)).split("_cuda_ctr_", 1)[1]
-    assert got == s, (n, got, s)
-PY
+cs_defaults_are "$MAIN" || { echo "the defaults are not the schedules this script names: update MAIN"; rc=1; }
 echo "== build: $JOBS"
 python3 bench/gpu/build_jobs.py "$JOBS" "$(nproc)" > "$R/build.log" 2>&1 || rc=1
 tail -n 1 "$R/build.log"
 echo "build: $(( $(date +%s) - t0 )) s"
 if [ -n "${ARIAROOF_PREBUILD_ONLY:-}" ]; then  # (and the C libraries bs_check.py compares with)
-  python3 - ${MAIN//,/ } <<'PY' || rc=1
-import os, sys
-sys.path.insert(0, ".")
-from cipherspec.registry import Registry
-from driver.targets import make_cipher
-reg = Registry(extra=[p for p in os.environ["CIPHERSPEC_BENCH_SPECS"].split(os.pathsep) if p])
-for arm in sys.argv[1:]:
-    make_cipher(reg, arm.split(":")[0], None, "c")
-PY
+  cs_c_libraries "$MAIN" || rc=1
   exit $rc
 fi
 echo "== per arm 256 MiB digests and 1 GiB CTR keystream (ptx, SM clock sampled), then the defaults vs the C library"
 # One process an arm: the library loads' codegen (the slow part) runs at once; the GPU work takes turns under one
 # lock: each arm's 256 MiB digests (equal per cipher across schedules) and its timing.
-LOCK="$R/gpu.lock"; : > "$LOCK"
-command -v flock >/dev/null || flock() { shift; "$@"; }  # (no util-linux: unlocked)
-n=0; pids=()
-for arm in ${MAIN//,/ } ${FORMER//,/ } ${ARIA//,/ } ${FRAMES//,/ } ${AES//,/ } ${A}_t128; do
-  g=${arm%%:*}; g=${g%f}  # (aria128f's outputs must equal aria128's)
-  python3 bench/gpu/clockwatch.py --lock "$LOCK" --same "$R/same.txt" --same-group "$g" --out "$R/clock-$n" \
-    --reps 120 --batches 2 "$arm" > "$R/clock-$n.log" 2>&1 & pids+=($!); n=$((n + 1))
-done
-for p in "${pids[@]}"; do wait "$p" || rc=1; done
-cat "$R"/clock-*.log >> "$R/clockwatch.log"; cat "$R/clockwatch.log"
-echo "== 256 MiB keystream + 32 MiB XOR (a 32-bit counter wrap inside), per cipher: distinct digests (1 = all arms equal)"
-awk '{ k = $1 SUBSEP $3 " " $4; if (!(k in seen)) { seen[k] = 1; n[$1]++ } a[$1] = a[$1] " " $2 }
-     END { for (c in n) print c ": " n[c] (n[c] == 1 ? " (equal)" : " DIFFER") ":" a[c] }' \
-  "$R/same.txt" | tee "$R/same.log"
-grep -q DIFFER "$R/same.log" && rc=1
+aria_group() { local g=${1%f}; echo "$g"; }  # (aria128f's outputs must equal aria128's)
+cs_time_arms "$R" aria_group ${MAIN//,/ } ${FORMER//,/ } ${ARIA//,/ } ${FRAMES//,/ } ${AES//,/ } ${A}_t128 || rc=1
 echo "timing done: $(( $(date +%s) - t0 )) s"
-{
-  echo "| arm | schedule | Gbps | SASS/block | % roof (boost) | SM MHz median (min) |"
-  echo "|---|---|---:|---:|---:|---:|"
-  python3 - "$R"/clock-*/clockwatch.json <<'PY'
-import json, sys
-for path in sys.argv[1:]:
-    arm = path.split("/")[-2].replace("clock-", "")  # (the arm's number in the order started)
-    for r in json.load(open(path)):
-        print(f"| {arm} | `{r['schedule']}` | {r['gbps']:,.0f} | {r['sass_per_block']:.1f} | {r['pct_roof_boost']:.1f}% | "
-              f"{r.get('mhz_median', 0):.0f} ({r.get('mhz_min', 0):.0f}) |")
-PY
-} | tee "$R/summary.md"
 python3 bench/gpu/bs_check.py ${MAIN//,/ } 2>&1 | tee "$R/check-c.log"; [ "${PIPESTATUS[0]}" = 0 ] || rc=1
 echo "checks done: $(( $(date +%s) - t0 )) s"
 [ -n "${ARIAROOF_QUICK:-}" ] && { echo "ariaroof: rc=$rc, $(( $(date +%s) - t0 )) s" | tee -a "$R/summary.md"; exit $rc; }
-STALLS="sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active,regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio$"
-ICC=""
-if command -v ncu >/dev/null; then  # the i-cache counters this ncu knows (names vary by version): added to each profile
-  timeout 30 ncu --query-metrics > "$R/ncu-query.txt" 2>&1
-  ICC=$(grep -oiE "^(sm|smsp)__[a-z0-9_]*(icc|icache|l0i|l1i)[a-z0-9_]*" "$R/ncu-query.txt" | grep -viE "rate|pct|ratio|per_" \
-    | sort -u | head -12 | sed 's/$/.sum/' | paste -sd, -)
-  echo "i-cache metrics found: ${ICC:-none}"
-fi
-ncu_run() {  # out file, metrics, CIPHER, SCHEDULE
-  timeout 60 ncu --clock-control none --section WarpStateStats --section SchedulerStats --section InstructionStats \
-    --section LaunchStats --metrics "$2" --kernel-name "regex:_ctr_ptx$" --launch-count 1 \
-    python3 bench/gpu/profile.py --launch "$3" "$4" > "$1" 2>&1
-}
-prof() {  # file tag, CIPHER, SCHEDULE
-  local f="$R/ncu-$1.txt"
-  ncu_run "$f" "$STALLS${ICC:+,$ICC}" "$2" "$3"
-  if ! grep -q "Warp Cycles Per Issued" "$f" && [ -n "$ICC" ]; then  # ncu refused an i-cache counter: without them
-    mv "$f" "$R/ncu-$1-refused.txt"
-    ncu_run "$f" "$STALLS" "$2" "$3"
-  fi
-  grep -E "issue_stalled|Issued Warp|Eligible Warps|Active Warps|pipe_alu|Warp Cycles Per Issued|icc|icache|l0i|l1i" "$f" \
-    | awk '$NF+0 >= 0.05 || !/issue_stalled/' | sed "s/^/ncu $1: /"
-}
 left() { [ $(( $(date +%s) - t0 )) -lt "$1" ]; }  # still under $1 seconds
 if command -v ncu >/dev/null; then
   echo "== ncu warp states (one 64 MiB launch each, while under 330 s)"
+  cs_ncu_init "$R"
   for arm in aria-default:aria128:$D ariaf-t128:aria128f:bs_rk-const_t128 aes-default:aes128:$D \
              ariaf-pair:aria128f:bs_rk-const_t256_sync-pair aria-t128:aria128:bs_rk-const_t128; do
     IFS=: read -r tag n s <<< "$arm"
-    if left 330; then prof "$tag" "$n" "$s"; else echo "(ncu $tag skipped: past 330 s)"; fi
+    if left 330; then cs_prof "$R" "$tag" "$n" "$s"; else echo "(ncu $tag skipped: past 330 s)"; fi
   done
 fi
 if [ $(( $(date +%s) - t0 )) -lt 330 ]; then  # (the defaults' kernels are main's: these passed last round)

@@ -423,7 +423,7 @@ def main() -> None:
             print(job, built[job])
             continue
         rows.append(bench.run(*job))
-    save()
+        save()  # (after each row: a run cut by its caller's bound keeps the rows it measured)
     if args.stage2 == "1":
         best = {}
         for r in rows:

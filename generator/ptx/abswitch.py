@@ -37,6 +37,13 @@ def former_store() -> bool:
     return os.environ.get("CIPHERSPEC_PTX_STORE") == "v1"
 
 
+def former_rounds() -> bool:
+    """CIPHERSPEC_PTX_ROUNDS=v1: round loops found with each op's arguments in the IR's order, as before commutative
+    ops were compared by kind (roundloop._commuted), so that rounds differing only in that order stay unrolled
+    -- the A/B baseline of bench/gpu/nearinv.sh."""
+    return os.environ.get("CIPHERSPEC_PTX_ROUNDS") == "v1"
+
+
 def state() -> tuple[tuple[str, str], ...]:
     """Every CIPHERSPEC_PTX_* switch set in the environment, by value: part of the key under which the CUDA
     build remembers a lowering (generator/common/memo.py), so a process that flips a switch gets the other result."""

@@ -33,7 +33,8 @@ from .placement import CudaSchedule, load_tuned, table_base
 LUT_COST = 3  # a table lookup on the one-block layout: index arithmetic + LDS
 CONST_WORKING_SET = 8192  # bytes: the constant cache's working set per SM (CUDA programming guide, sm_50 .. sm_90)
 BS_THREADS = 256  # the bitsliced cores use 255 registers: one 256-thread CTA an SM (8 warps, as 2 x 128), measured
-# faster on an H200 (1 GiB CTR: AES-128 3,897 -> 4,305 Gbps, ARIA-128 2,933 -> 3,039; bench/results/ariaroof2.md)
+# faster on an H200 (1 GiB CTR: AES-128 3,897 -> 4,305 Gbps, ARIA-128 2,933 -> 3,039; bench/results/ariaroof2.md;
+# SM4 3,870 -> 4,243, nearinv_u32_be's round loop 14,963 -> 17,223: bench/results/nearinv.md)
 BS_SYNC = "auto"  # the CTR kernel's warps in step where its round-loop body is large (lockstep.py)
 
 

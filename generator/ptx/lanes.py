@@ -188,7 +188,13 @@ def _ctr_split(
     if core_loop is None or (main_loop is not None and main_loop.post.work() <= core_loop.post.work()):
         return hoisted, loops
     rounds = [op.origin.round for op in core_loop.body.ops if op.origin is not None and op.origin.round is not None]
-    kept = bs_ctr.split(enc, module, words, derived, before_round=min(rounds)) if rounds else None
+    if not rounds:
+        return hoisted, loops
+    # a core loop from the first round on (its first round compared equal to the rest) would leave the host nothing
+    # of the round that reads the counter's uniform planes: main's loop starts a round later (bitlinear_perm: 144
+    # plane ops a trip, 4.3 SASS a block, kept on the host), as where that round differs from the others
+    first = min(op.origin.round for op in enc.ops if op.origin is not None and op.origin.round is not None)
+    kept = bs_ctr.split(enc, module, words, derived, before_round=max(min(rounds), first + 1))
     return (kept, {"encrypt": core_loop}) if kept is not None else (hoisted, loops)
 
 

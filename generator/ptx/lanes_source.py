@@ -92,7 +92,7 @@ def _ctr_call(f: str, enc_args: str, hoisted: bool) -> str:
 def _sync(lay, sched: CudaSchedule) -> str:
     """The CTR kernel's resolved sync mode (lockstep.resolve: sync-auto by the CTR core's code size)."""
     fname = "ctr_main" if lay.ctr is not None else "encrypt"
-    return lockstep.resolve(sched, lay.loops.get(fname), lay.cores[fname])
+    return lockstep.resolve(sched, lay.loops.get(fname))
 
 
 def _own_call(lay, sched: CudaSchedule, enc_args: str) -> dict[str, str]:

@@ -9,10 +9,12 @@ of a scheduler that run it at different places fetch different lines; in step, o
     sync-pair:   as trip, and there a named barrier of the warps w with the same w % 4 (one scheduler each):
                      bar.sync 1 + (warp & 3), T / 4
     sync-auto:   by the code a warp runs between barriers (``resolve``): pair (round where T is not a multiple of
-                 128) where the CTR core's round-loop body has more than BODY_OPS plane ops; trip where the core
-                 has no round loop and more than BODY_OPS; else none.  Measured on an H200 (1 GiB CTR keystream,
-                 t256, bench/results/ariaroof2.md): ARIA-128's body (5,360 plane ops, 3,369 SASS, ~54 KB) +9.7%
-                 in step (3,039 -> 3,334 Gbps), AES-128's (2,508, 1,571 SASS, ~25 KB) -5.1% (4,305 -> 4,087)
+                 128) where the CTR core's round-loop body has more than BODY_OPS plane ops; else none (an
+                 unrolled core too).  Measured on an H200 (1 GiB CTR keystream, t256, bench/results/ariaroof2.md):
+                 ARIA-128's body (5,360 plane ops, 3,369 SASS, ~54 KB) +9.7% in step (3,039 -> 3,334 Gbps),
+                 AES-128's (2,508, 1,571 SASS, ~25 KB) -5.1% (4,305 -> 4,087); a trip barrier never paid: ARIA
+                 -1.0% (3,010), nearinv_u32_be's 63 KB straight-line trip -2.2% (14,851 -> 14,529,
+                 bench/results/nearinv.md), so sync-auto gives an unrolled core none
 
     before: cs_main_ptx(x, y, rkp, seg);          for (i ...) { cs_main_ptx_body(...); }
     after:  cs_main_ptx<true>(x, y, rkp, seg);    for (i ...) { if (SYNC) { bar.sync ... } cs_main_ptx_body(...); }
@@ -28,16 +30,14 @@ from .placement import CudaSchedule
 BODY_OPS = 4000  # plane ops: between AES-128's round-loop body (2,508: best free) and ARIA-128's (5,360: in step)
 
 
-def resolve(sched: CudaSchedule, loop, core) -> str:
+def resolve(sched: CudaSchedule, loop) -> str:
     """The sync mode the CTR kernel gets: the schedule's, or for sync-auto the one the code size asks for.
-    ``loop``: the CTR core's round loop (roundloop.RoundLoop) or None; ``core``: the CTR core (an IR Function)."""
+    ``loop``: the CTR core's round loop (roundloop.RoundLoop) or None (an unrolled core: no barrier)."""
     if sched.sync != "auto":
         return sched.sync
-    if loop is not None:
-        if _work(loop.body) <= BODY_OPS:
-            return ""
-        return "pair" if sched.threads % 128 == 0 else "round"
-    return "trip" if _work(core) > BODY_OPS else ""
+    if loop is None or _work(loop.body) <= BODY_OPS:
+        return ""
+    return "pair" if sched.threads % 128 == 0 else "round"
 
 
 def _work(fn) -> int:
@@ -68,7 +68,7 @@ def note(sched: CudaSchedule) -> str:
         "round": "a CTA barrier at each round-loop iteration",
         "pair": "a barrier of the two warps of each scheduler at each round-loop iteration",
         "auto": f"the warps of a scheduler meet at each round-loop iteration where its body exceeds {BODY_OPS:,} plane "
-        f"ops, at each trip where an unrolled core does (the code one warp runs between barriers)",
+        f"ops (the code one warp runs between barriers; an unrolled core runs free: a trip barrier measured slower)",
     }[sched.sync]
     return f"CTR warps in step (sync-{sched.sync}, lockstep.py): {what}"
 

@@ -27,8 +27,8 @@ Parameters (a name's tokens after cipher_cuda_ctr, any order when parsing):
                                      (lockstep.py) -- every thread runs its CTA's trips, each opened at a CTA
                                      barrier; round: also a CTA barrier at each round-loop iteration; pair: a
                                      named barrier there of the warps that share a scheduler (bs); auto: pair
-                                     where the round-loop body is large, trip where an unrolled core is, else
-                                     none (the bitsliced default); default: none, shown when set
+                                     where the round-loop body is large, else none (the bitsliced default);
+                                     default: none, shown when set
 Every schedule runs a grid-stride loop over a grid of (SMs x resident blocks per SM).
 """
 

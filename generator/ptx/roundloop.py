@@ -10,7 +10,8 @@ from the IR alone (no per-cipher code):
   2. for a period p (1 for AES; 2 for ARIA, whose odd and even rounds differ), compare groups of p
      consecutive segments in canonical form: each op as (code, width, imm, args) with an argument
      written as a local op index, a constant, the j-th key word the group reads or the q-th value it
-     reads from before it (both in first-use order);
+     reads from before it (both in first-use order); where that finds no loop, again with a commutative op's
+     arguments ordered by kind (``_commuted``: round 0's ``x ^ k`` and round 1's ``k ^ x`` are the same op);
   3. keep the longest run of equal groups whose dataflow chains: the q-th value group i+1 reads from
      before it is, for every i, the same op of group i (or the same value group i read, passed on), so
      that one carried vector S[0..L) holds what each iteration reads;
@@ -33,12 +34,14 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from cipherspec.ir import Function
+from cipherspec.ir import COMMUTATIVE, Function
 
+from .abswitch import former_rounds
 from .irbuild import Builder
 
 LEAVES = ("input", "const")
 MAX_PERIOD = 4  # rounds per loop iteration tried (ARIA needs 2)
+PLAIN_FIRST = True  # find: the comparison as written first, by kind only where it finds no loop (False: by kind only)
 
 
 @dataclass(frozen=True)
@@ -152,9 +155,10 @@ class _View:
         self.key = {v for v, op in enumerate(fn.ops) if op.code == "input" and is_key(op.imm[0])}
 
 
-def _group(view: _View, ops: list[int]) -> _Group:
+def _group(view: _View, ops: list[int], commute: bool = False) -> _Group:
     """``ops`` in canonical form: an argument is the index of the group's op that makes it (an int), a constant
-    ("c", width, value), the j-th key word the group reads ("k", j) or the q-th value from before it ("i", q)."""
+    ("c", width, value), the j-th key word the group reads ("k", j) or the q-th value from before it ("i", q);
+    ``commute``: a commutative op's arguments ordered by kind first (``_commuted``)."""
     local = {v: i for i, v in enumerate(ops)}
     live: dict[int, int] = {}
     keys: dict[int, int] = {}
@@ -162,7 +166,8 @@ def _group(view: _View, ops: list[int]) -> _Group:
     sig = []
     for v in ops:
         args: list = []
-        for a in args_of[v]:
+        order = _commuted(view, head[v][0], args_of[v], local, live, keys) if commute else args_of[v]
+        for a in order:
             i = local.get(a)
             if i is not None:
                 args.append(i)
@@ -174,6 +179,29 @@ def _group(view: _View, ops: list[int]) -> _Group:
                 args.append(("i", live.setdefault(a, len(live))))
         sig.append((head[v], tuple(args)))
     return _Group(tuple(ops), tuple(sig), tuple(live), tuple(keys), local)
+
+
+def _commuted(
+    view: _View, code: str, args: tuple[int, ...], local: dict[int, int], live: dict[int, int], keys
+) -> tuple:
+    """A commutative op's arguments in an order that does not depend on value ids: by kind (a value of the group,
+    a constant, a live-in or key word already numbered, then new ones), so that round 0's ``x ^ k`` (its state an
+    input, numbered before the key) and round 1's ``k ^ x`` (its state made after the key) compare equal.  Ties
+    (two new live-ins) keep their order and are numbered in it: the signature is the same either way.  Other
+    ops: their arguments as they are."""
+    if code not in COMMUTATIVE:
+        return args
+
+    def rank(a: int) -> tuple:
+        if a in local:
+            return (0, local[a])
+        if a in view.const:
+            return (1, *view.const[a][1:])
+        if a in view.key:
+            return (3, keys[a]) if a in keys else (5,)
+        return (2, live[a]) if a in live else (4,)
+
+    return tuple(sorted(args, key=rank))
 
 
 def _chain(groups: list[_Group]) -> list[tuple[str, int]] | None:
@@ -225,22 +253,32 @@ def _escapes_ok(run: list[_Group], out: list[tuple[str, int]], users, outputs: s
 def find(fn: Function, is_key, narrow: bool = True) -> RoundLoop | None:
     """The best round loop of ``fn`` (most ops re-rolled; at least two iterations), or None.
     ``is_key(name)``: the input is a key word (read per iteration through K[j]), not a value; ``narrow``: also
-    try the cuts moved to where the fewest values are live (``narrowest``), and keep them where they save as much."""
+    try the cuts moved to where the fewest values are live (``narrowest``), and keep them where they save as much.
+    Rounds are compared as written first, and with commutative arguments by kind (``_commuted``) only where that
+    finds no loop: every loop found without it stays as it was (the measured defaults' kernels, byte for byte)."""
+    view = _View(fn, is_key)
+    for commute in (False,) if former_rounds() else (False, True) if PLAIN_FIRST else (True,):
+        loop = _find(fn, view, is_key, narrow, commute)
+        if loop is not None:
+            return loop
+    return None
+
+
+def _find(fn: Function, view: _View, is_key, narrow: bool, commute: bool) -> RoundLoop | None:
     users = _users(fn)
     outputs = {v for _, v in fn.outputs}
-    view = _View(fn, is_key)
     best: tuple[int, int, int, list[_Group], list] | None = None
     raw = segments(fn)
     for segs in (raw, narrowest(fn, raw)) if narrow else (raw,):  # as tagged, or cut where the fewest are live
         for p in range(1, MAX_PERIOD + 1):
-            for saved, run, out in _runs(view, segs, p, users, outputs):
+            for saved, run, out in _runs(view, segs, p, users, outputs, commute):
                 if best is None or (saved, -len(out)) > (best[0], -best[1]):  # most re-rolled, then fewest carried
                     best = (saved, len(out), p, run, out)
     if best is None:
         return None
     _, _, p, run, out = best
     if os.environ.get("CIPHERSPEC_PTX_ROTATE") == "1":  # A/B switch (bench/results/gpu-ct64.md), off by default
-        rotated = _rotated(fn, view, run, p, is_key, users, outputs)
+        rotated = _rotated(fn, view, run, p, is_key, users, outputs, commute)
         if rotated is not None:
             return rotated
     return _build(fn, run, out, p, is_key)
@@ -261,7 +299,7 @@ def _heads(fn: Function, g: _Group, is_key) -> set[int]:
 
 
 def _rotated(
-    fn: Function, view: _View, run: list[_Group], p: int, is_key, users, outputs: set[int]
+    fn: Function, view: _View, run: list[_Group], p: int, is_key, users, outputs: set[int], commute: bool
 ) -> RoundLoop | None:
     """The loop turned by a round's key addition: iteration i runs round i's rest and round i+1's key addition, so
     the key XOR sits beside the ops making its operand (one LOP3 may take both); pre adds round 0's key, post runs
@@ -270,7 +308,8 @@ def _rotated(
     if not heads[0] or len(run) < 3:
         return None
     turned = [
-        _group(view, [v for v in run[i].ops if v not in heads[i]] + sorted(heads[i + 1])) for i in range(len(run) - 1)
+        _group(view, [v for v in run[i].ops if v not in heads[i]] + sorted(heads[i + 1]), commute)
+        for i in range(len(run) - 1)
     ]
     if any(g.sig != turned[0].sig for g in turned):
         return None
@@ -286,13 +325,13 @@ def _rotated(
     return _build(fn, turned, out, p, is_key, (pre, inside, post))
 
 
-def _runs(view: _View, segs: list[list[int]], p: int, users, outputs):
+def _runs(view: _View, segs: list[list[int]], p: int, users, outputs, commute: bool):
     """(ops saved, groups, chain) of each maximal run of equal, chaining groups of ``p`` segments."""
     cache: dict[int, _Group] = {}
 
     def grp(s: int) -> _Group:
         if s not in cache:
-            cache[s] = _group(view, [v for seg in segs[s : s + p] for v in seg])
+            cache[s] = _group(view, [v for seg in segs[s : s + p] for v in seg], commute)
         return cache[s]
 
     # each segment's ops without their arguments: equal canonical forms need equal ones (ARIA's odd and even

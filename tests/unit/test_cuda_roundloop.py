@@ -80,6 +80,68 @@ def test_cut_where_fewest_values_live():
     _check(fn, loop, np.random.default_rng(2))
 
 
+def _commuted_rounds(rounds: int):
+    """x = ((x ^ K[r]) & c) | y, the key words made before round 0: the builder orders a commutative op's arguments
+    by value id (as CSE's value numbering does), so round 0's key XOR reads (X, K[0]) and every later one (K[r], x)."""
+    b = Builder("enc")
+    x, c, y = b.input("X"), b.input("C"), b.input("Y")
+    keys = [b.input(f"K[{r}]") for r in range(rounds)]  # (made after X, before every later state: ids ordered so)
+    for r in range(rounds):
+        b.origin = Origin("t.cs", 2, 1, "enc", round=r)
+        x = b.op("or", y, b.op("and", b.op("xor", x, keys[r]), c))
+    return b.function([("X", x)])
+
+
+def test_commuted_arguments_reroll(monkeypatch):
+    """Two rounds that differ only in the order of a commutative op's arguments are one loop of two iterations
+    (tests/conformance/sbox_inv.cs's nearinv: 2 rounds, its bitsliced CTR core was 63 KB of straight-line SASS);
+    compared as written they differ (what find tries first)."""
+    fn = _commuted_rounds(2)
+    loop = roundloop.find(fn, lambda n: n.startswith("K["))
+    assert loop is not None and (loop.count, loop.period) == (2, 1)
+    assert loop.keys == (("K[0]",), ("K[1]",))
+    _check(fn, loop, np.random.default_rng(5))
+    key = lambda n: n.startswith("K[")  # noqa: E731
+    view = roundloop._View(fn, key)
+    plain = [roundloop._group(view, seg) for seg in roundloop.segments(fn)]
+    by_kind = [roundloop._group(view, seg, commute=True) for seg in roundloop.segments(fn)]
+    assert plain[0].sig != plain[1].sig and by_kind[0].sig == by_kind[1].sig
+    monkeypatch.setenv("CIPHERSPEC_PTX_ROUNDS", "v1")  # the A/B baseline (abswitch.former_rounds): as before
+    assert roundloop.find(fn, lambda n: n.startswith("K[")) is None
+
+
+def test_two_round_cell_reroll_in_ctr():
+    """A 2-round conformance spec (tests/conformance/sbox4.cs, sbox4_u8): its bitsliced encryption and the CTR core
+    after the host's segment planes are split off (bs_ctr.py) run as a loop of 2, one round an iteration, equal to
+    the straight-line cores (before the commutative comparison, round 0's key XOR kept them straight-line)."""
+    import conformance as M
+
+    module = prepared(M.registry().module("sbox4_u8"), CudaSchedule(layout="bs"))
+    lay = lanes_for(module, "bs", reroll=True, ctr_hoist=True)
+    rng = np.random.default_rng(6)
+    for fname in ("encrypt", "ctr_main"):
+        loop = lay.loops[fname]
+        assert loop is not None and (loop.count, loop.period) == (2, 1), fname
+        _check(lay.cores[fname], loop, rng)
+
+
+def test_ctr_loop_leaves_the_first_round_to_the_host(monkeypatch):
+    """bitlinear_perm (tests/conformance/bitlinear.cs, 3 rounds) with rounds compared by kind first
+    (roundloop.PLAIN_FIRST off; as written, its round 0 differs and its loop starts at round 1): its encryption
+    re-rolls from round 0 (3 iterations), but the CTR core keeps round 0's segment-uniform work on the host
+    (lanes._ctr_split) and loops from round 1."""
+    import conformance as M
+
+    monkeypatch.setattr(roundloop, "PLAIN_FIRST", False)
+    module = prepared(M.registry().module("bitlinear_perm"), CudaSchedule(layout="bs"))
+    lay = lanes_for(module, "bs", reroll=True, ctr_hoist=True)
+    enc, main = lay.loops["encrypt"], lay.loops["ctr_main"]
+    assert enc is not None and main is not None and (enc.count, main.count) == (3, 2)
+    assert lay.ctr is not None and lay.ctr.hoisted_ops > 0
+    assert 0 < main.pre.work() < enc.body.work()  # round 0 in main: only what reads the counter's varying planes
+    _check(lay.cores["ctr_main"], main, np.random.default_rng(7))
+
+
 def test_no_repeat_no_loop():
     b = Builder("f")
     x = b.input("x")
