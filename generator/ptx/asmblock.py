@@ -29,8 +29,9 @@ import re
 from dataclasses import dataclass
 
 CAP = 96  # operands (inputs + outputs) per block
-# On by default: every shipped library's kernels compile to the same SASS as with the statements one by one
-# (bench/results/cuda-build-time.md, sixth pass), but for the multi-key core (``multi``).  The switch:
+# On by default: every shipped library's kernels compile to the same SASS as with the statements one by one but
+# AES-128/192/256's multi-key CTR kernel (the same count, one instruction fewer a grid-stride trip, another order),
+# which the device A/B measured at no loss (bench/results/cuda-build-time.md, sixth pass).  The switch:
 # CIPHERSPEC_PTX_ASMBLOCK unset or 1 prints blocks of up to CAP operands, =N (N >= 2) of up to N, 0 statements.
 # statements a block holds at least: a shorter one saves nvcc little and still moves the code around it (the
 # ARX ciphers' runs of 2-3 between round-key reads changed LEA-192's CTR and CHAM's GCM kernels' SASS)
@@ -60,11 +61,12 @@ def cap() -> int:
 
 
 def multi() -> bool:
-    """Whether the multi-key core (the DRBG bulk's and GCM batch's keystream) is printed as blocks too: only with
-    CIPHERSPEC_PTX_ASMBLOCK_MULTI=1 (the device A/B's arm, bench/gpu/buildtime3.sh).  Fused, AES-128/192/256's
-    multi-key CTR kernel compiles to other SASS (the same count, one instruction fewer a grid-stride trip, other
-    order); statements, every shipped kernel's SASS is the same as without blocks."""
-    return os.environ.get("CIPHERSPEC_PTX_ASMBLOCK_MULTI") == "1"
+    """Whether the multi-key core (the DRBG bulk's and GCM batch's keystream) is printed as blocks too: yes unless
+    CIPHERSPEC_PTX_ASMBLOCK_MULTI=0.  Fused, AES-128/192/256's multi-key CTR kernel compiles to other SASS (the
+    same count, one instruction fewer a grid-stride trip, another order; on an H200 0.3-0.5% either way of its
+    launch time, the device A/B of bench/gpu/buildtime3.sh); statements, every shipped kernel's SASS is the same as
+    without blocks."""
+    return os.environ.get("CIPHERSPEC_PTX_ASMBLOCK_MULTI", "1") != "0"
 
 
 def _parse(line: str) -> Stmt | None:

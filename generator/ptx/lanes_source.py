@@ -60,7 +60,9 @@ def _cores(module: Module, lay, sched: CudaSchedule, rk_type: str, nrk: int, seg
         )
         for d, fname, a in (("enc", "encrypt", acc), ("dec", "decrypt", acc), ("menc", "encrypt", acc_multi)):
             loop = lay.loops[fname]
-            fuse = d != "menc" or asmblock.multi()  # (the multi-key core: statements unless asked, asmblock.multi)
+            fuse = (
+                d != "menc" or asmblock.multi()
+            )  # (the multi-key core: CIPHERSPEC_PTX_ASMBLOCK_MULTI=0 keeps statements)
             if loop is not None:
                 out.append(cores.looped_core(f"cs_{d}_{f}", loop, module, a, f, lay.state[fname], rk_idx, fuse=fuse))
             else:

@@ -102,19 +102,19 @@ def _functions(cu: str, prefix: str) -> list[str]:
     return [cu[m.start() : cu.index("\n}\n", m.start())] for m in re.finditer(rf"void {prefix}\w*\(", cu)]
 
 
-def test_multi_key_core_stays_statements_unless_asked(registry, monkeypatch):
-    """By default a lane layout's encryption cores print blocks but its multi-key core (cs_menc_ptx: the DRBG
-    bulk's and GCM batch's keystream) prints statements -- fused, AES's multi-key CTR kernel compiles to other
-    SASS --; CIPHERSPEC_PTX_ASMBLOCK_MULTI=1 fuses it too, and the other cores are the same either way."""
+def test_multi_key_core_switch(registry, monkeypatch):
+    """By default a lane layout's cores print blocks, its multi-key core (cs_menc_ptx: the DRBG bulk's and GCM
+    batch's keystream) too; CIPHERSPEC_PTX_ASMBLOCK_MULTI=0 keeps that one as statements (fused, AES's multi-key
+    CTR kernel compiles to other SASS), and the other cores are the same either way."""
     from generator.ptx.source import generate
 
     module = registry.module("pipo64_128", 3)  # (3 rounds: a round loop of 2 iterations, a cheap source)
     sched = CudaSchedule.parse("bs_t256_rk-shared", module)
     monkeypatch.delenv("CIPHERSPEC_PTX_ASMBLOCK", raising=False)
     monkeypatch.delenv("CIPHERSPEC_PTX_ASMBLOCK_MULTI", raising=False)
-    plain = generate(module, sched, with_gcm=False).cu
-    monkeypatch.setenv("CIPHERSPEC_PTX_ASMBLOCK_MULTI", "1")
     multi = generate(module, sched, with_gcm=False).cu
+    monkeypatch.setenv("CIPHERSPEC_PTX_ASMBLOCK_MULTI", "0")
+    plain = generate(module, sched, with_gcm=False).cu
     blocks = {
         (k, d): sum(f.count("// asm block:") for f in _functions(cu, f"cs_{d}_ptx"))
         for k, cu in (("plain", plain), ("multi", multi))
