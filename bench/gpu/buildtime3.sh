@@ -2,11 +2,12 @@
 # The asm blocks on the GPU (issue 25's build time), from the repository root, one call, < 4 minutes.
 # generator/ptx/asmblock.py prints each cipher core's straight-line runs of inline-PTX statements as asm blocks:
 # nvcc's optimizer walks a few hundred statements instead of ~16,000 (AES-128's cicc about -16%, nearinv -70%).
-# The PTX instructions are the same, but nvcc places the C code around them a little differently, so a few of
-# AES's kernels compile to other SASS (bench/results/cuda-build-time.md, sixth pass: which ones at the t256
-# default).  A/B in ONE tree: CIPHERSPEC_PTX_ASMBLOCK=1 with CIPHERSPEC_PTX_ASMBLOCK_MULTI=1 prints the blocks, the
-# multi-key core's too ("on": AES's ctr_multi is the one shipped kernel whose SASS then differs), =0 the statements one by one
-# ("off": the sources byte-identical to main's before the blocks); each arm its own build cache.  For AES-128's
+# The PTX instructions are the same, but nvcc places the C code around them a little differently: at the t256
+# defaults the one shipped kernel whose SASS changes is AES's multi-key CTR kernel (bench/results/cuda-build-time.md,
+# sixth pass, where this script's first run is recorded: no loss; the blocks are the default since).  A/B in ONE
+# tree: CIPHERSPEC_PTX_ASMBLOCK=1 with CIPHERSPEC_PTX_ASMBLOCK_MULTI=1 prints the blocks, the multi-key core's too
+# ("on", the default), =0 the statements one by one ("off": the sources byte-identical to those before the blocks);
+# each arm its own build cache.  For AES-128's
 # default, in this order (the A/B first, so a cut at the bound loses the tests, not the figures):
 #   1. both arms' libraries (both flavours, as the runtime loads them) and the C library, built side by side;
 #   2. kernel times under ncu (gpu__time_duration), arms on / off / on: ECB decrypt 256 MiB, the fused GCM batch
@@ -49,7 +50,7 @@ if command -v ncu >/dev/null; then
   for a in on off on2; do
     arm "${a%2}" timeout 50 ncu --metrics gpu__time_duration.sum --csv --kernel-name "regex:ecb_dec|gcm_batch|ctr_multi|ctr_ptx" \
       python3 bench/gpu/asmblock_ab.py run > "$R/ncu-$a.csv" 2>&1 || { echo "ncu $a failed (see ncu-$a.csv)" | tee -a "$R/summary.txt"; rc=1; }
-    { echo "-- outputs, $a:"; grep -E "^(ecb|gcm|drbg|ctr) " "$R/ncu-$a.csv"; } | tee -a "$R/summary.txt"
+    { echo "-- outputs, $a:"; grep -E "^(ecb_dec|gcm|drbg|ctr) " "$R/ncu-$a.csv"; } | tee -a "$R/summary.txt"
   done
   { python3 bench/gpu/asmblock_ab.py summary "$R/ncu-on.csv" "$R/ncu-off.csv"
     echo "-- the second on arm against off:"; python3 bench/gpu/asmblock_ab.py summary "$R/ncu-on2.csv" "$R/ncu-off.csv"; } \
