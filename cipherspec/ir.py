@@ -60,6 +60,11 @@ class Op:
     imm: tuple = ()
     origin: Origin | None = None
 
+    def with_args(self, args: tuple[int, ...]) -> "Op":
+        """This op reading ``args`` (itself where they are its own): dataclasses.replace's result, made directly
+        (passes renumber millions of ops; replace looks the fields up on every call)."""
+        return self if args == self.args else Op(self.code, self.width, args, self.imm, self.origin)
+
     def key(self) -> tuple:
         """Identity for value numbering (origin excluded; commutative args sorted)."""
         args = tuple(sorted(self.args)) if self.code in COMMUTATIVE else self.args
@@ -169,11 +174,11 @@ def rebuild(fn: Function, keep: list[bool] | None = None) -> Function:
         if not keep[i]:
             continue
         remap[i] = len(ops)
-        ops.append(replace(op, args=tuple(remap[a] for a in op.args)) if op.args else op)
+        ops.append(op.with_args(tuple(remap[a] for a in op.args)) if op.args else op)
     return fn.copy_with(ops, [(n, remap[v]) for n, v in fn.outputs])
 
 
 def substitute(fn: Function, replacement: list[int]) -> Function:
     """Rewrite uses: every arg/output v becomes replacement[v] (which must precede the use)."""
-    ops = [replace(op, args=tuple(replacement[a] for a in op.args)) if op.args else op for op in fn.ops]
+    ops = [op.with_args(tuple(replacement[a] for a in op.args)) if op.args else op for op in fn.ops]
     return fn.copy_with(ops, [(n, replacement[v]) for n, v in fn.outputs])

@@ -16,10 +16,10 @@ cs_gpu_start() {
   nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,memory.total,driver_version --format=csv | tee "$OUT/device.txt"
 }
 # Registers and stack per kernel of each library named (cuobjdump -res-usage), kernel names cut to what follows the
-# schedule's "_t128_".       cs_res_usage LIB.so ... > res-usage.txt
+# schedule's "_tNNN_" (threads a CTA).       cs_res_usage LIB.so ... > res-usage.txt
 cs_res_usage() {
   local lib
   for lib in "$@"; do
-    echo "# $lib"; cuobjdump -res-usage "$lib" 2>&1 | grep -A1 "Function" | sed -E 's/.*_t128_([a-z_]+)E.*/\1/; s/ SHARED.*//'
+    echo "# $lib"; cuobjdump -res-usage "$lib" 2>&1 | grep -A1 "Function" | sed -E 's/.*_t[0-9]+_([a-z_]+)E.*/\1/; s/ SHARED.*//'
   done
 }

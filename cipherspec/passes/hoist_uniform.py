@@ -29,7 +29,7 @@ that stay in ``main`` though uniform (their uniform arguments become ``H`` value
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from ..ir import Function, Op
 
@@ -107,7 +107,7 @@ def split(
     for i, op in enumerate(ops):
         if need[i]:
             pre_id[i] = len(pre_ops)
-            pre_ops.append(replace(op, args=tuple(pre_id[a] for a in op.args)) if op.args else op)
+            pre_ops.append(op.with_args(tuple(pre_id[a] for a in op.args)) if op.args else op)
     pre = Function(fn.name + ".pre", pre_ops, [(hname[v], pre_id[v]) for v in frontier])
 
     # main: varying ops, uniform inputs/constants it reads, H inputs for the frontier
@@ -129,6 +129,6 @@ def split(
             main_ops.append(Op("input", op.width, (), (hname[i],), op.origin))
         else:
             main_id[i] = len(main_ops)
-            main_ops.append(replace(op, args=tuple(main_id[a] for a in op.args)) if op.args else op)
+            main_ops.append(op.with_args(tuple(main_id[a] for a in op.args)) if op.args else op)
     main = Function(fn.name, main_ops, [(n, main_id[v]) for n, v in fn.outputs])
     return Hoisted(pre, main, tuple(frontier))

@@ -25,10 +25,21 @@ MAX_INPUTS = 18  # 2^n-entry distance tables (an inversion circuit's bottom: 18 
 TRIES = 6  # runs per map: the first with exact ties, the others with seeded random tie-breaks
 
 
+@cache
+def _weights(n: int) -> np.ndarray:
+    """The Hamming weight of every n-bit vector (read-only: each run starts its distances from it)."""
+    every = np.arange(1 << n, dtype=np.int64)
+    w = np.zeros(1 << n, np.int64)
+    for j in range(n):
+        w += (every >> j) & 1
+    w.flags.writeable = False
+    return w
+
+
 def _run(rows: tuple[int, ...], n: int, rng: np.random.Generator | None) -> list[tuple[int, int]]:
     """One run: the sums added, as pairs of base indices (base = the n unit vectors, then each sum made)."""
     every = np.arange(1 << n, dtype=np.int64)
-    d = np.array([bin(v).count("1") for v in range(1 << n)], np.int64)  # distance = weight, at first
+    d = _weights(n)  # distance = weight, at first
     base = [1 << j for j in range(n)]
     index = {v: i for i, v in enumerate(base)}
     targets = np.array(sorted({r for r in rows if r and r not in index}), np.int64)

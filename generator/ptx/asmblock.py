@@ -29,9 +29,10 @@ import re
 from dataclasses import dataclass
 
 CAP = 96  # operands (inputs + outputs) per block
-# Off by default: AES-128/192/256's ECB decrypt (an 8-byte spill), GCM batch and multi-key CTR kernels compile to
-# other SASS with blocks, and no device A/B has measured them yet (bench/gpu/buildtime3.sh).  The switch:
-# CIPHERSPEC_PTX_ASMBLOCK=1 prints blocks of up to CAP operands, =N (N >= 2) of up to N, unset or 0 statements.
+# On by default: every shipped library's kernels compile to the same SASS as with the statements one by one but
+# AES-128/192/256's multi-key CTR kernel (the same count, one instruction fewer a grid-stride trip, another order),
+# which the device A/B measured at no loss (bench/results/cuda-build-time.md, sixth pass).  The switch:
+# CIPHERSPEC_PTX_ASMBLOCK unset or 1 prints blocks of up to CAP operands, =N (N >= 2) of up to N, 0 statements.
 # statements a block holds at least: a shorter one saves nvcc little and still moves the code around it (the
 # ARX ciphers' runs of 2-3 between round-key reads changed LEA-192's CTR and CHAM's GCM kernels' SASS)
 MIN_RUN = 8
@@ -53,10 +54,19 @@ class Stmt:
 
 
 def cap() -> int:
-    """The operand cap CIPHERSPEC_PTX_ASMBLOCK asks for (0: no blocks, the default)."""
-    env = os.environ.get("CIPHERSPEC_PTX_ASMBLOCK", "0")
+    """The operand cap CIPHERSPEC_PTX_ASMBLOCK asks for (CAP by default; 0: no blocks)."""
+    env = os.environ.get("CIPHERSPEC_PTX_ASMBLOCK", "1")
     n = int(env) if env.isdigit() else 0
     return CAP if n == 1 else n
+
+
+def multi() -> bool:
+    """Whether the multi-key core (the DRBG bulk's and GCM batch's keystream) is printed as blocks too: yes unless
+    CIPHERSPEC_PTX_ASMBLOCK_MULTI=0.  Fused, AES-128/192/256's multi-key CTR kernel compiles to other SASS (the
+    same count, one instruction fewer a grid-stride trip, another order; on an H200 0.3-0.5% either way of its
+    launch time, the device A/B of bench/gpu/buildtime3.sh); statements, every shipped kernel's SASS is the same as
+    without blocks."""
+    return os.environ.get("CIPHERSPEC_PTX_ASMBLOCK_MULTI", "1") != "0"
 
 
 def _parse(line: str) -> Stmt | None:

@@ -143,10 +143,12 @@ def looped_core(
     rk_idx: dict[str, int],
     bound: Bound | None = None,
     sync: list[str] | None = None,
+    fuse: bool = True,
 ) -> str:
     """A core whose repeated rounds run in a loop (roundloop.py): <name>_pre, <name>_body (one iteration;
     its key words at one stride per iteration from the first's) and <name>_post, and <name> calling them.
-    ``sync``: lines run at the top of each iteration where the caller says <name><true> (lockstep.py).
+    ``sync``: lines run at the top of each iteration where the caller says <name><true> (lockstep.py); ``fuse``:
+    core's, for the three parts.
 
         __device__ __forceinline__ void cs_enc_ptx(const uint32_t (&x)[128], uint32_t (&y)[128], const P_rk &rk)
         {
@@ -164,11 +166,43 @@ def looped_core(
     se = [nm for nm, _ in loop.pre.outputs]  # S[0..L), then E[..]
     body_idx: dict[str, int | str] = {f"K[{j}]": f"o + {w}" for j, w in enumerate(first)}
     parts = [
-        core(f"{name}_pre", loop.pre, module, acc, flavour, x_names, rk_idx=dict(rk_idx), pressure=True, bound=bound),
         core(
-            f"{name}_body", loop.body, module, acc, flavour, se, rk_idx=body_idx, offset="o", pressure=True, bound=bound
+            f"{name}_pre",
+            loop.pre,
+            module,
+            acc,
+            flavour,
+            x_names,
+            rk_idx=dict(rk_idx),
+            pressure=True,
+            bound=bound,
+            fuse=fuse,
         ),
-        core(f"{name}_post", loop.post, module, acc, flavour, se, rk_idx=dict(rk_idx), pressure=True, bound=bound),
+        core(
+            f"{name}_body",
+            loop.body,
+            module,
+            acc,
+            flavour,
+            se,
+            rk_idx=body_idx,
+            offset="o",
+            pressure=True,
+            bound=bound,
+            fuse=fuse,
+        ),
+        core(
+            f"{name}_post",
+            loop.post,
+            module,
+            acc,
+            flavour,
+            se,
+            rk_idx=dict(rk_idx),
+            pressure=True,
+            bound=bound,
+            fuse=fuse,
+        ),
     ]
     rk_arg = ["rk"] * bool(acc.rk_param) + ([bound.arg] if bound is not None else [])
     tab_args = [p.rsplit(" ", 1)[-1] for p in acc.tab_params]

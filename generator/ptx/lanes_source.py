@@ -21,7 +21,7 @@ from dataclasses import replace
 
 from cipherspec.ir import Module
 
-from . import bs_ctr, cores, layout, lockstep, multikey
+from . import asmblock, bs_ctr, cores, layout, lockstep, multikey
 from .abswitch import former_ctr, former_store
 from .blockio import block_io, lane_io
 from .ctr import state_names
@@ -60,10 +60,14 @@ def _cores(module: Module, lay, sched: CudaSchedule, rk_type: str, nrk: int, seg
         )
         for d, fname, a in (("enc", "encrypt", acc), ("dec", "decrypt", acc), ("menc", "encrypt", acc_multi)):
             loop = lay.loops[fname]
+            fuse = (
+                d != "menc" or asmblock.multi()
+            )  # (the multi-key core: CIPHERSPEC_PTX_ASMBLOCK_MULTI=0 keeps statements)
             if loop is not None:
-                out.append(cores.looped_core(f"cs_{d}_{f}", loop, module, a, f, lay.state[fname], rk_idx))
+                out.append(cores.looped_core(f"cs_{d}_{f}", loop, module, a, f, lay.state[fname], rk_idx, fuse=fuse))
             else:
-                out.append(cores.core(f"cs_{d}_{f}", lay.cores[fname], module, a, f, lay.state[fname], rk_idx=rk_idx))
+                core = lay.cores[fname]
+                out.append(cores.core(f"cs_{d}_{f}", core, module, a, f, lay.state[fname], rk_idx=rk_idx, fuse=fuse))
         if lay.ctr is not None:  # the single-key CTR kernels' core: the segment's uniform planes from seg.h
             hs = cores.Bound(
                 f"const {seg_type} &hs", "hs", {n: f"hs.h[{k}]" for k, (n, _) in enumerate(lay.ctr.pre.outputs)}

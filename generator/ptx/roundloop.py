@@ -143,46 +143,65 @@ def narrowest(fn: Function, segs: list[list[int]]) -> list[list[int]]:
     return out
 
 
-def _group(fn: Function, ops: list[int], is_key, commute: bool = False) -> _Group:
+class _View:
+    """What ``_group`` reads of each op of ``fn``, looked up once per function (a group's canonical form is made
+    for thousands of ops, for every period and cut that ``find`` tries)."""
+
+    def __init__(self, fn: Function, is_key):
+        self.head = [(op.code, op.width, op.imm) for op in fn.ops]
+        self.args = [op.args for op in fn.ops]
+        # a leaf argument's canonical form: a constant's own, a key word's marker (numbered per group)
+        self.const = {v: ("c", op.width, op.imm[0]) for v, op in enumerate(fn.ops) if op.code == "const"}
+        self.key = {v for v, op in enumerate(fn.ops) if op.code == "input" and is_key(op.imm[0])}
+
+
+def _group(view: _View, ops: list[int], commute: bool = False) -> _Group:
+    """``ops`` in canonical form: an argument is the index of the group's op that makes it (an int), a constant
+    ("c", width, value), the j-th key word the group reads ("k", j) or the q-th value from before it ("i", q);
+    ``commute``: a commutative op's arguments ordered by kind first (``_commuted``)."""
     local = {v: i for i, v in enumerate(ops)}
     live: dict[int, int] = {}
     keys: dict[int, int] = {}
+    head, args_of, const, key = view.head, view.args, view.const, view.key
     sig = []
     for v in ops:
-        op = fn.ops[v]
-        args: list[tuple] = []
-        order = _commuted(fn, op, local, live, keys, is_key) if commute and op.code in COMMUTATIVE else op.args
+        args: list = []
+        order = _commuted(view, head[v][0], args_of[v], local, live, keys) if commute else args_of[v]
         for a in order:
-            aop = fn.ops[a]
-            if a in local:
-                args.append(("l", local[a]))
-            elif aop.code == "const":
-                args.append(("c", aop.width, aop.imm[0]))
-            elif aop.code == "input" and is_key(aop.imm[0]):
+            i = local.get(a)
+            if i is not None:
+                args.append(i)
+            elif a in const:
+                args.append(const[a])
+            elif a in key:
                 args.append(("k", keys.setdefault(a, len(keys))))
             else:
                 args.append(("i", live.setdefault(a, len(live))))
-        sig.append((op.code, op.width, op.imm, tuple(args)))
+        sig.append((head[v], tuple(args)))
     return _Group(tuple(ops), tuple(sig), tuple(live), tuple(keys), local)
 
 
-def _commuted(fn: Function, op, local: dict[int, int], live: dict[int, int], keys: dict[int, int], is_key) -> list[int]:
+def _commuted(
+    view: _View, code: str, args: tuple[int, ...], local: dict[int, int], live: dict[int, int], keys
+) -> tuple:
     """A commutative op's arguments in an order that does not depend on value ids: by kind (a value of the group,
     a constant, a live-in or key word already numbered, then new ones), so that round 0's ``x ^ k`` (its state an
     input, numbered before the key) and round 1's ``k ^ x`` (its state made after the key) compare equal.  Ties
-    (two new live-ins) keep their order and are numbered in it: the signature is the same either way."""
+    (two new live-ins) keep their order and are numbered in it: the signature is the same either way.  Other
+    ops: their arguments as they are."""
+    if code not in COMMUTATIVE:
+        return args
 
     def rank(a: int) -> tuple:
-        aop = fn.ops[a]
         if a in local:
             return (0, local[a])
-        if aop.code == "const":
-            return (1, aop.width, aop.imm[0])
-        if aop.code == "input" and is_key(aop.imm[0]):
+        if a in view.const:
+            return (1, *view.const[a][1:])
+        if a in view.key:
             return (3, keys[a]) if a in keys else (5,)
         return (2, live[a]) if a in live else (4,)
 
-    return sorted(op.args, key=rank)
+    return tuple(sorted(args, key=rank))
 
 
 def _chain(groups: list[_Group]) -> list[tuple[str, int]] | None:
@@ -211,6 +230,7 @@ def _resolve(g: _Group, src: tuple[str, int]) -> int:
 
 
 def _users(fn: Function) -> dict[int, list[int]]:
+    """Value -> the ops that read it, in ascending order (so the last one is the latest reader)."""
     users: dict[int, list[int]] = {}
     for v, op in enumerate(fn.ops):
         for a in op.args:
@@ -225,7 +245,7 @@ def _escapes_ok(run: list[_Group], out: list[tuple[str, int]], users, outputs: s
     last = run[-1].ops[-1]
     for g in run:
         for v in g.ops:
-            if v not in final and (v in outputs or any(u > last for u in users.get(v, ()))):
+            if v not in final and (v in outputs or users.get(v, (-1,))[-1] > last):
                 return False
     return True
 
@@ -236,28 +256,29 @@ def find(fn: Function, is_key, narrow: bool = True) -> RoundLoop | None:
     try the cuts moved to where the fewest values are live (``narrowest``), and keep them where they save as much.
     Rounds are compared as written first, and with commutative arguments by kind (``_commuted``) only where that
     finds no loop: every loop found without it stays as it was (the measured defaults' kernels, byte for byte)."""
+    view = _View(fn, is_key)
     for commute in (False,) if former_rounds() else (False, True) if PLAIN_FIRST else (True,):
-        loop = _find(fn, is_key, narrow, commute)
+        loop = _find(fn, view, is_key, narrow, commute)
         if loop is not None:
             return loop
     return None
 
 
-def _find(fn: Function, is_key, narrow: bool, commute: bool) -> RoundLoop | None:
+def _find(fn: Function, view: _View, is_key, narrow: bool, commute: bool) -> RoundLoop | None:
     users = _users(fn)
     outputs = {v for _, v in fn.outputs}
     best: tuple[int, int, int, list[_Group], list] | None = None
     raw = segments(fn)
     for segs in (raw, narrowest(fn, raw)) if narrow else (raw,):  # as tagged, or cut where the fewest are live
         for p in range(1, MAX_PERIOD + 1):
-            for saved, run, out in _runs(fn, segs, p, is_key, users, outputs, commute):
+            for saved, run, out in _runs(view, segs, p, users, outputs, commute):
                 if best is None or (saved, -len(out)) > (best[0], -best[1]):  # most re-rolled, then fewest carried
                     best = (saved, len(out), p, run, out)
     if best is None:
         return None
     _, _, p, run, out = best
     if os.environ.get("CIPHERSPEC_PTX_ROTATE") == "1":  # A/B switch (bench/results/gpu-ct64.md), off by default
-        rotated = _rotated(fn, run, p, is_key, users, outputs, commute)
+        rotated = _rotated(fn, view, run, p, is_key, users, outputs, commute)
         if rotated is not None:
             return rotated
     return _build(fn, run, out, p, is_key)
@@ -278,7 +299,7 @@ def _heads(fn: Function, g: _Group, is_key) -> set[int]:
 
 
 def _rotated(
-    fn: Function, run: list[_Group], p: int, is_key, users, outputs: set[int], commute: bool
+    fn: Function, view: _View, run: list[_Group], p: int, is_key, users, outputs: set[int], commute: bool
 ) -> RoundLoop | None:
     """The loop turned by a round's key addition: iteration i runs round i's rest and round i+1's key addition, so
     the key XOR sits beside the ops making its operand (one LOP3 may take both); pre adds round 0's key, post runs
@@ -287,7 +308,7 @@ def _rotated(
     if not heads[0] or len(run) < 3:
         return None
     turned = [
-        _group(fn, [v for v in run[i].ops if v not in heads[i]] + sorted(heads[i + 1]), is_key, commute)
+        _group(view, [v for v in run[i].ops if v not in heads[i]] + sorted(heads[i + 1]), commute)
         for i in range(len(run) - 1)
     ]
     if any(g.sig != turned[0].sig for g in turned):
@@ -304,18 +325,21 @@ def _rotated(
     return _build(fn, turned, out, p, is_key, (pre, inside, post))
 
 
-def _runs(fn: Function, segs: list[list[int]], p: int, is_key, users, outputs, commute: bool):
+def _runs(view: _View, segs: list[list[int]], p: int, users, outputs, commute: bool):
     """(ops saved, groups, chain) of each maximal run of equal, chaining groups of ``p`` segments."""
     cache: dict[int, _Group] = {}
 
     def grp(s: int) -> _Group:
         if s not in cache:
-            cache[s] = _group(fn, [v for seg in segs[s : s + p] for v in seg], is_key, commute)
+            cache[s] = _group(view, [v for seg in segs[s : s + p] for v in seg], commute)
         return cache[s]
 
-    def same(a: int, b: int) -> bool:  # the segments' sizes first (cheap), then the canonical forms
-        sizes = [len(x) for x in segs[a : a + p]] == [len(x) for x in segs[b : b + p]]
-        return sizes and grp(a).sig == grp(b).sig
+    # each segment's ops without their arguments: equal canonical forms need equal ones (ARIA's odd and even
+    # rounds, different S-box layers, differ here already), and they are compared without making the forms
+    heads = [tuple(view.head[v] for v in seg) for seg in segs]
+
+    def same(a: int, b: int) -> bool:  # the ops first (cheap), then the canonical forms
+        return heads[a : a + p] == heads[b : b + p] and grp(a).sig == grp(b).sig
 
     covered = -1  # a run found from an earlier start covers the starts up to here
     for start in range(len(segs) - 2 * p + 1):

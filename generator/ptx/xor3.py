@@ -27,7 +27,6 @@ itself.  Rebuilt roots are chains (a chain of n leaves covers as ceil((n-1)/2) L
 from __future__ import annotations
 
 import random
-from collections import Counter
 from functools import cache
 from itertools import combinations
 
@@ -81,16 +80,20 @@ def _best(rows: tuple[frozenset[int], ...], tries: int) -> tuple[list[tuple], li
 def _greedy(rows: list[set], rng: random.Random | None) -> tuple[list[tuple], list[set]]:
     terms: list[tuple] = []
     while True:
-        count: Counter = Counter()
-        gain: Counter = Counter()
+        seen: dict[tuple, list[int]] = {}  # candidate -> [rows holding it, LOP3s it saves over them]
         for r in rows:
             items, k = sorted(r), len(r)
             for n in (2, 3):
                 saved = tree_cost(k) - tree_cost(k - n + 1)
                 for c in combinations(items, n):
-                    count[c] += 1
-                    gain[c] += saved
-        cands = [c for c in count if count[c] > 1 and gain[c] > 1]
+                    e = seen.get(c)
+                    if e is None:
+                        seen[c] = [1, saved]
+                    else:
+                        e[0] += 1
+                        e[1] += saved
+        gain = {c: g for c, (n, g) in seen.items() if n > 1 and g > 1}
+        cands = list(gain)
         if not cands:
             return terms, rows
         noise = {c: rng.random() * NOISE for c in cands} if rng else dict.fromkeys(cands, 0.0)

@@ -86,12 +86,41 @@ def test_fused_core_equals_statements_on_the_emulator(registry, monkeypatch):
         assert (got == want).all()
 
 
-@pytest.mark.parametrize("value,cap", [(None, 0), ("0", 0), ("1", asmblock.CAP), ("40", 40)])
+@pytest.mark.parametrize("value,cap", [(None, asmblock.CAP), ("0", 0), ("1", asmblock.CAP), ("40", 40)])
 def test_switch(monkeypatch, value, cap):
-    """Off unless CIPHERSPEC_PTX_ASMBLOCK asks (no device A/B yet); off prints the statements as they were."""
+    """On by default; CIPHERSPEC_PTX_ASMBLOCK=0 prints the statements as they were, =N caps a block's operands."""
     if value is None:
         monkeypatch.delenv("CIPHERSPEC_PTX_ASMBLOCK", raising=False)
     else:
         monkeypatch.setenv("CIPHERSPEC_PTX_ASMBLOCK", value)
     assert asmblock.cap() == cap
     assert (asmblock.fuse(LINES, ["v9"], min_run=2) == LINES) == (cap == 0)
+
+
+def _functions(cu: str, prefix: str) -> list[str]:
+    """The text of each device function whose name starts with ``prefix``."""
+    return [cu[m.start() : cu.index("\n}\n", m.start())] for m in re.finditer(rf"void {prefix}\w*\(", cu)]
+
+
+def test_multi_key_core_switch(registry, monkeypatch):
+    """By default a lane layout's cores print blocks, its multi-key core (cs_menc_ptx: the DRBG bulk's and GCM
+    batch's keystream) too; CIPHERSPEC_PTX_ASMBLOCK_MULTI=0 keeps that one as statements (fused, AES's multi-key
+    CTR kernel compiles to other SASS), and the other cores are the same either way."""
+    from generator.ptx.source import generate
+
+    module = registry.module("pipo64_128", 3)  # (3 rounds: a round loop of 2 iterations, a cheap source)
+    sched = CudaSchedule.parse("bs_t256_rk-shared", module)
+    monkeypatch.delenv("CIPHERSPEC_PTX_ASMBLOCK", raising=False)
+    monkeypatch.delenv("CIPHERSPEC_PTX_ASMBLOCK_MULTI", raising=False)
+    multi = generate(module, sched, with_gcm=False).cu
+    monkeypatch.setenv("CIPHERSPEC_PTX_ASMBLOCK_MULTI", "0")
+    plain = generate(module, sched, with_gcm=False).cu
+    blocks = {
+        (k, d): sum(f.count("// asm block:") for f in _functions(cu, f"cs_{d}_ptx"))
+        for k, cu in (("plain", plain), ("multi", multi))
+        for d in ("enc", "menc")
+    }
+    assert blocks["plain", "enc"] == blocks["multi", "enc"] > 0
+    assert _functions(plain, "cs_enc_ptx") == _functions(multi, "cs_enc_ptx")
+    assert _functions(plain, "cs_menc_ptx") and blocks["plain", "menc"] == 0
+    assert blocks["multi", "menc"] == blocks["plain", "enc"]  # (the same core, round keys from another memory)

@@ -102,8 +102,9 @@ def test_commuted_arguments_reroll(monkeypatch):
     assert loop.keys == (("K[0]",), ("K[1]",))
     _check(fn, loop, np.random.default_rng(5))
     key = lambda n: n.startswith("K[")  # noqa: E731
-    plain = [roundloop._group(fn, seg, key) for seg in roundloop.segments(fn)]
-    by_kind = [roundloop._group(fn, seg, key, commute=True) for seg in roundloop.segments(fn)]
+    view = roundloop._View(fn, key)
+    plain = [roundloop._group(view, seg) for seg in roundloop.segments(fn)]
+    by_kind = [roundloop._group(view, seg, commute=True) for seg in roundloop.segments(fn)]
     assert plain[0].sig != plain[1].sig and by_kind[0].sig == by_kind[1].sig
     monkeypatch.setenv("CIPHERSPEC_PTX_ROUNDS", "v1")  # the A/B baseline (abswitch.former_rounds): as before
     assert roundloop.find(fn, lambda n: n.startswith("K[")) is None
