@@ -132,15 +132,17 @@ def test_compiles_without_spills(tmp_path, name, sched):
     module = prepared(REG.module(name))
     schedule = CudaSchedule.parse(sched, module) if sched else default_for(module)
     src = generate(REG.module(name), schedule, with_gcm=False)
-    # ECB enc/dec, CTR (keystream, XOR), multi-key, tail per flavour; key schedule; a cheap key schedule's fused multi-key kernels
+    # ECB enc/dec, CTR (keystream, XOR), multi-key, tail per flavour; key schedule; a cheap key schedule's fused
+    # multi-key kernels, and where its key is whole words their pair form
     fused = (
         not schedule.lanes and multikey.key_schedule_cost(prepared(REG.module(name), schedule)) <= multikey.FUSE_MAX_OPS
     )
     cu = tmp_path / f"{src.name}.cu"
     cu.write_text(src.cu)
     (tmp_path / f"{src.name}.h").write_text(src.h)
+    pair = fused and module.key.nbytes % 4 == 0  # the fused kernel's pair form (CIPHERSPEC_MG_PAIR; CS_AB builds)
     rep = nvcc.compile_cubin(cu, "sm_90")
-    assert len(rep.kernels) == 13 + 2 * fused, rep.text[-2000:]
+    assert len(rep.kernels) == 13 + 2 * fused + 2 * pair, rep.text[-2000:]
     for kernel, use in rep.kernels.items():
         assert use.clean or is_key_schedule_ok(use, kernel), f"{src.name} {kernel}: {vars(use)}"
 
