@@ -257,16 +257,16 @@ def find(fn: Function, is_key, narrow: bool = True) -> RoundLoop | None:
     Rounds are compared as written first, and with commutative arguments by kind (``_commuted``) only where that
     finds no loop: every loop found without it stays as it was (the measured defaults' kernels, byte for byte)."""
     view = _View(fn, is_key)
+    users = _users(fn)  # (both passes read them: made once)
+    outputs = {v for _, v in fn.outputs}
     for commute in (False,) if former_rounds() else (False, True) if PLAIN_FIRST else (True,):
-        loop = _find(fn, view, is_key, narrow, commute)
+        loop = _find(fn, view, is_key, narrow, commute, users, outputs)
         if loop is not None:
             return loop
     return None
 
 
-def _find(fn: Function, view: _View, is_key, narrow: bool, commute: bool) -> RoundLoop | None:
-    users = _users(fn)
-    outputs = {v for _, v in fn.outputs}
+def _find(fn: Function, view: _View, is_key, narrow: bool, commute: bool, users, outputs: set[int]) -> RoundLoop | None:
     best: tuple[int, int, int, list[_Group], list] | None = None
     raw = segments(fn)
     for segs in (raw, narrowest(fn, raw)) if narrow else (raw,):  # as tagged, or cut where the fewest are live
