@@ -4,10 +4,12 @@
 # report of the GCM kernels (spills, SASS counts) in the background; then bench/gpu/gcm_bench.py --ab --phases
 # --check: first every A/B arm's output (an 8 MiB message, 296 records under 16 keys) against the C library,
 # then CTR, GCM long, batch and records at 1 GiB, each GCM call also under its CIPHERSPEC_GCM_AB baselines
-# (AES-128 all of them: f0 the long message's former first hashing level; h0 the keyed keystream's former kernel,
-# the plain core; q0 the resident keystream kernel; t0 the former records' hashing kernel; r0 the keystream without
-# its input prefetch; and AES-128's records under two more key patterns: all key 0, 16 runs of neighbours;
-# ARIA-128 and LEA-128 the current kernels and k1, the keyed route where the CTR kernel runs in step: ARIA-128's
+# (AES-128 all of them: f0 the long message's former first hashing level; c0 the keyed keystream's former launches,
+# a launch a key with its round keys copied into constant memory, where the default is one launch for every key
+# with each item's round keys read from the key table; w1 that one launch with the warp's key copied into shared
+# memory; q0 the resident keystream kernel; t0 the former records' hashing kernel; and AES-128's records under two
+# more key patterns: all key 0, 16 runs of neighbours; ARIA-128 and LEA-128 the current kernels and k1, the keyed
+# route where the CTR kernel runs in step: ARIA-128's
 # former default), alternating in one process, and where each call's time goes
 # (the library's phase marks: CUDA events on the stream around staging, CTR, the hashing levels, the finish);
 # then the GPU GCM tests against the C library (batches: mixed lengths, keys, AAD; one key; many keys; key
@@ -107,8 +109,8 @@ if command -v ncu >/dev/null && [ $(( $(date +%s) - t0 )) -lt 230 ]; then  # whe
   echo "== AES-128 GCM kernel times (ncu gpu__time_duration: 2 calls each of CTR, long, batch, records)"
   ncu_times "" CIPHERSPEC_GCM_AB=
   if [ $(( $(date +%s) - t0 )) -lt 250 ]; then
-    echo "== the same with CIPHERSPEC_GCM_AB=h0 (the keyed route's former kernel)"
-    ncu_times -h0 CIPHERSPEC_GCM_AB=h0
+    echo "== the same with CIPHERSPEC_GCM_AB=c0 (the keyed route's former launches: a launch a key)"
+    ncu_times -c0 CIPHERSPEC_GCM_AB=c0
   fi
 fi
 wait $ptxas_pid; echo "== ptxas"; cat "$OUT/gcm-batch-ptxas.txt"

@@ -10,7 +10,7 @@ warms up).  Writes gcm-bench.json and gcm-bench.md (the table) under --out.
 
     python3 bench/gpu/gcm_bench.py --out $OUT [--size 1073741824] [--ciphers aes128,aria128,lea128,lea128:ilp1_t128]
         [--ab]   (each call also under the CIPHERSPEC_GCM_AB values of AB below -- the long message's former first
-                  hashing level, the keyed keystream's former kernel, the resident keystream kernel, the former
+                  hashing level, the keyed keystream's former launches, the resident keystream kernel, the former
                   records' hashing kernel --, alternating with the current one batch by batch)
         [--ab-full aes128]  (the ciphers that take every arm; the others the current kernels and AB_NEW's)
         [--phases]  (where one call's time goes: the library's phase marks, CUDA events on the call's stream,
@@ -57,16 +57,16 @@ def _median_ms(call, reps: int, batches: int) -> float:
 # finish kernel (a core call there: the former finish) instead of by the CTR kernel (a long message) or the keyed
 # keystream kernel (a batch); q0 the batch's keystream by the resident kernel (round keys in shared memory: the
 # former keystream) instead of a launch a key with its round keys in constant memory (bitsliced layouts, up to 16
-# keys); t0 the former records' hashing kernel (tgb_records<1, 2>); h0 the keyed route's former kernel (the plain
-# core, every plane op, per-lane block order) instead of a record a warp trip through the CTR kernel's core with the
-# record's planes made on the device (bitsliced layouts whose CTR kernel runs free; elsewhere h0 changes nothing);
-# r0 that kernel without its input prefetch into L2.
+# keys); t0 the former records' hashing kernel (tgb_records<1, 2>); c0 the keyed route's former launches (a
+# launch a key, its round keys copied into constant memory first) instead of one launch for every key with each
+# item's round keys read from the key table; w1 that one launch with the warp's current key copied into shared
+# memory (bitsliced layouts whose CTR kernel runs free; elsewhere c0 and w1 change nothing).
 # The ciphers of --ab-full take every arm, the others the current kernels and AB_REST's arms (the device round's
 # time limit)
 AB = {
     "gcm_long": ("", "f0"),
-    "gcm_batch": ("", "h0", "q0"),
-    "gcm_records": ("", "h0", "q0", "t0", "r0"),
+    "gcm_batch": ("", "c0", "q0"),
+    "gcm_records": ("", "c0", "w1", "q0", "t0"),
 }
 AB_REST = {"gcm_long": (), "gcm_batch": ("k1",), "gcm_records": ("k1",)}
 
@@ -139,9 +139,9 @@ def phases(c, call, env: str, calls: int = 4) -> dict[str, float]:
     return out
 
 
-# The records' key patterns timed besides r % 16 (--ab, the --ab-full ciphers): all under key 0 (the keyed route's one
-# launch, the records in order), and 16 keys over contiguous runs of records (16 launches, each over neighbouring
-# records) -- against r % 16 (16 launches, each over records 256 KiB apart)
+# The records' key patterns timed besides r % 16 (--ab, the --ab-full ciphers): all under key 0 (the keyed route's
+# records in order, one key), and 16 keys over contiguous runs of records (each key's records neighbours) -- against
+# r % 16 (each key's records 256 KiB apart)
 PATTERNS = {
     "gcm_records_1key": lambda r, n: 0,
     "gcm_records_runs": lambda r, n: 16 * r // max(n, 1),
@@ -346,10 +346,10 @@ def table(rows: list[dict]) -> str:
         lines += [
             "",
             "A/B, alternating in one process (CIPHERSPEC_GCM_AB; current = the kernels as built): f0 the long",
-            "message's former first hashing level, h0 the keyed keystream's former kernel (the plain core, per-lane",
-            "order; current: a record a trip through the CTR kernel's core, the record's planes made on the device),",
-            "q0 the batch keystream by the resident kernel (not a launch a key), t0 the former records' hashing",
-            "kernel (one packing chain), r0 the current keystream without its input prefetch, k1 the keyed route",
+            "message's former first hashing level, c0 the keyed keystream's former launches (a launch a key, its",
+            "round keys copied into constant memory; current: one launch for every key, round keys read from the key",
+            "table), w1 that one launch with the warp's key copied into shared memory, q0 the batch keystream by the",
+            "resident kernel, t0 the former records' hashing kernel (one packing chain), k1 the keyed route",
             "where the CTR kernel runs in step (ARIA-128's former default); - where an arm was not run; Gbps (/CTR):",
             "",
             "| cipher | " + " | ".join(f"{w[4:]}: {e or 'current'}" for w, e in cols) + " |",

@@ -73,9 +73,10 @@ def test_gcm_keystream_key_patterns(registry, pattern, key_shift):
             assert out[int(off) : int(off) + n].tobytes() == want, (pattern, n, k, dec)
 
 
-# A bitsliced layout's keyed route (P_gcm_keyed_run: the records listed by key on the device, a launch a key with
-# its round keys in constant memory, a warp a record in chunks of 1,024 blocks, then the records' E(K, J0), 32 a
-# lane): AES-128 at 2 rounds (the same layout and kernels, a smaller core for g++), records of 0..65,536 bytes around
+# A bitsliced layout's keyed route (P_gcm_keyed_run: the records listed by key on the device, one launch for every
+# key, each item's round keys read from the key table, a warp a record in chunks of 1,024 blocks, then the records'
+# E(K, J0), 32 a lane; A/B c0: a launch a key with its round keys in constant memory, w1: one launch with the warp's
+# key copied into shared memory): AES-128 at 2 rounds (the same layout and kernels, a smaller core for g++), records of 0..65,536 bytes around
 # a chunk and a lane's 32 blocks, keys that repeat (7 over the records, and one) and a key a record; the keystream
 # and every E(K, J0) against the C library.  (On a GPU it runs beside the tensor cores' GHASH, test_cuda_gcm_gpu.py.)
 KEYED = [0, 1, 17, 511, 512, 513, 16384 - 1, 16384, 16384 + 1, 16384 + 16 * 33 + 5, 3 * 16384 + 7, 65536]
@@ -84,8 +85,12 @@ KEYED = [0, 1, 17, 511, 512, 513, 16384 - 1, 16384, 16384 + 1, 16384 + 16 * 33 +
 @pytest.mark.skipif(
     not full_matrix(), reason="g++ takes about 2 minutes on the bitsliced core (CIPHERSPEC_FULL_MATRIX=1)"
 )
-@pytest.mark.parametrize("nkeys", [7, 1, len(KEYED) + 2], ids=["7-keys", "one-key", "a-key-a-record"])
-def test_gcm_keyed_route(registry, nkeys):
+@pytest.mark.parametrize(
+    ("nkeys", "arms"),
+    [(7, ("", "c0", "w1")), (1, ("",)), (len(KEYED) + 2, ("", "w1"))],
+    ids=["7-keys", "one-key", "a-key-a-record"],
+)
+def test_gcm_keyed_route(registry, nkeys, arms, monkeypatch):
     from cuda_cpu import cpu_cipher
 
     from generator.c import BACKEND as C_BACKEND
@@ -102,14 +107,18 @@ def test_gcm_keyed_route(registry, nkeys):
     arr, _, total = g.gcm_plan([(k, iv, b"", n, 16) for k, iv, n in msgs])
     data = rng.integers(0, 256, max(total, 16), dtype=np.uint8)
     table = np.concatenate(keys).astype(np.uint32)
-    out, ej = np.zeros_like(data), np.zeros(4 * len(msgs), np.uint32)
     f = g.lib.cs_cpu_gcm_keyed
     f.argtypes = [ctypes.c_void_p, ctypes.c_uint32, ctypes.c_void_p, ctypes.c_uint64]
     f.argtypes += [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
-    ran = f(table.ctypes.data, nkeys, arr.ctypes.data, len(msgs), data.ctypes.data, out.ctypes.data, ej.ctypes.data)
-    assert ran == 1, ran
-    for r, ((k, iv, n), off) in enumerate(zip(msgs, arr["off"])):
-        plain = data[int(off) : int(off) + n].tobytes()
-        assert out[int(off) : int(off) + n].tobytes() == c.gcm_encrypt(rks[k], iv, b"", plain, 16)[0], (n, k)
-        j0 = np.frombuffer(iv + bytes([0, 0, 0, 1]), np.uint8)
-        assert ej[4 * r : 4 * r + 4].tobytes() == c.encrypt_blocks(rks[k], j0).tobytes(), (r, k)
+    for arm in arms:  # (read at every call)
+        monkeypatch.setenv("CIPHERSPEC_GCM_AB", arm)
+        out, ej = np.zeros_like(data), np.zeros(4 * len(msgs), np.uint32)
+        ran = f(table.ctypes.data, nkeys, arr.ctypes.data, len(msgs), data.ctypes.data, out.ctypes.data, ej.ctypes.data)
+        assert ran == 1, (arm, ran)
+        for r, ((k, iv, n), off) in enumerate(zip(msgs, arr["off"])):
+            plain = data[int(off) : int(off) + n].tobytes()
+            want = c.gcm_encrypt(rks[k], iv, b"", plain, 16)[0]
+            assert out[int(off) : int(off) + n].tobytes() == want, (arm, n, k)
+            j0 = np.frombuffer(iv + bytes([0, 0, 0, 1]), np.uint8)
+            assert ej[4 * r : 4 * r + 4].tobytes() == c.encrypt_blocks(rks[k], j0).tobytes(), (arm, r, k)
+    monkeypatch.delenv("CIPHERSPEC_GCM_AB")
