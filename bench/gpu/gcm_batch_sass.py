@@ -121,7 +121,10 @@ def main() -> int:
         for lbl, key in (
             ("former order, k0", "gcm_keystreamILb0"),
             ("keyed, plain core", "gcm_ks_key"),
-            ("keyed, CTR core, round keys in constant memory (c0; upper bound: its E(K, J0) call site too)", "gcm_ks_segILi0"),
+            (
+                "keyed, CTR core, round keys in constant memory (c0; upper bound: its E(K, J0) call site too)",
+                "gcm_ks_segILi0",
+            ),
             ("keyed, CTR core, round keys from the key table (upper bound, as above)", "gcm_ks_segILi1"),
             ("keyed, CTR core, round keys copied into shared memory (w1; upper bound, as above)", "gcm_ks_segILi2"),
         )

@@ -58,15 +58,15 @@ def _median_ms(call, reps: int, batches: int) -> float:
 # keystream kernel (a batch); q0 the batch's keystream by the resident kernel (round keys in shared memory: the
 # former keystream) instead of a launch a key with its round keys in constant memory (bitsliced layouts, up to 16
 # keys); t0 the former records' hashing kernel (tgb_records<1, 2>); c0 the keyed route's former launches (a
-# launch a key, its round keys copied into constant memory first) instead of one launch for every key with each
-# item's round keys read from the key table; w1 that one launch with the warp's current key copied into shared
-# memory (bitsliced layouts whose CTR kernel runs free; elsewhere c0 and w1 change nothing).
+# launch a key, its round keys copied into constant memory first) instead of one launch for every key with the
+# warp's current key copied into shared memory; g1 that one launch with each item's round keys read from the key
+# table (bitsliced layouts whose CTR kernel runs free; elsewhere c0 and g1 change nothing).
 # The ciphers of --ab-full take every arm, the others the current kernels and AB_REST's arms (the device round's
 # time limit)
 AB = {
     "gcm_long": ("", "f0"),
     "gcm_batch": ("", "c0", "q0"),
-    "gcm_records": ("", "c0", "w1", "q0", "t0"),
+    "gcm_records": ("", "c0", "g1", "q0", "t0"),
 }
 AB_REST = {"gcm_long": (), "gcm_batch": ("k1",), "gcm_records": ("k1",)}
 
@@ -347,8 +347,8 @@ def table(rows: list[dict]) -> str:
             "",
             "A/B, alternating in one process (CIPHERSPEC_GCM_AB; current = the kernels as built): f0 the long",
             "message's former first hashing level, c0 the keyed keystream's former launches (a launch a key, its",
-            "round keys copied into constant memory; current: one launch for every key, round keys read from the key",
-            "table), w1 that one launch with the warp's key copied into shared memory, q0 the batch keystream by the",
+            "round keys copied into constant memory; current: one launch for every key, the warp's key copied into",
+            "shared memory), g1 that one launch with round keys read from the key table, q0 the batch keystream by the",
             "resident kernel, t0 the former records' hashing kernel (one packing chain), k1 the keyed route",
             "where the CTR kernel runs in step (ARIA-128's former default); - where an arm was not run; Gbps (/CTR):",
             "",
