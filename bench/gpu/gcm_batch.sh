@@ -24,7 +24,7 @@ cd "$(dirname "$0")/../.."
 cs_gpu_start
 rc=0 t0=$(date +%s)
 echo "== build (aes128, aria128, lea128 defaults)"
-timeout 200 python3 - <<'PY' 2>&1 | tail -3
+timeout 230 python3 - <<'PY' 2>&1 | tail -3
 import sys
 sys.path[0:0] = ["bench/gpu"]
 from bench import build_all
