@@ -126,7 +126,10 @@ def main() -> int:
                 "gcm_ks_segILi0",
             ),
             ("keyed, CTR core, round keys from the key table (upper bound, as above)", "gcm_ks_segILi1"),
-            ("keyed, CTR core, round keys copied into shared memory (w1; upper bound, as above)", "gcm_ks_segILi2"),
+            (
+                "keyed, CTR core, round keys copied into shared memory (the default; upper bound, as above)",
+                "gcm_ks_segILi2",
+            ),
         )
     ]
     bat1 = _trip(funcs[sass.pick(funcs, "gcm_batch")], trips)
