@@ -4,8 +4,7 @@
 # report of the GCM kernels (spills, SASS counts) in the background; then bench/gpu/gcm_bench.py --ab --phases
 # --check: first every A/B arm's output (an 8 MiB message, 296 records under 16 keys) against the C library,
 # then CTR, GCM long, batch and records at 1 GiB, each GCM call also under its CIPHERSPEC_GCM_AB baselines
-# (AES-128 all of them: f0 the long message's former first hashing level; m2 its first level under the former
-# launch bound, 2 CTAs an SM; o0 its staging before its CTR pass, the former order; p0 its whole key staged, not its
+# (AES-128 all of them: f0 the long message's former first hashing level; o0 its staging before its CTR pass, the former order; p0 its whole key staged, not its
 # powers of H alone; c0 the keyed keystream's former launches, a launch a key with its round keys copied into
 # constant memory, where the default is one launch for every key with the warp's key copied into shared memory; g1
 # that one launch with each item's round keys read from the key table; q0 the resident keystream kernel; t0 the

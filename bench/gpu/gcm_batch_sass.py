@@ -168,10 +168,10 @@ def main() -> int:
     for key, (p, t, tl) in recs.items():
         if key:
             print(f"    tgb_records{key}: {p} + {tiles} x {t} + {tl} = {(p + tiles * t + tl) / blocks:.2f} a block")
-    lpre, ltile, _ = _records(funcs[(sass.pick(funcs, "cs_tgh_firstILi2ELb1ELi3") or sass.pick(funcs, "cs_tgh_first"))])
+    lpre, ltile, _ = _records(funcs[(sass.pick(funcs, "cs_tgh_firstILi2") or sass.pick(funcs, "cs_tgh_first"))])
     bmma = sum(
         1
-        for _, op, _ in funcs[(sass.pick(funcs, "cs_tgh_firstILi2ELb1ELi3") or sass.pick(funcs, "cs_tgh_first"))]
+        for _, op, _ in funcs[(sass.pick(funcs, "cs_tgh_firstILi2") or sass.pick(funcs, "cs_tgh_first"))]
         if op == "BMMA"
     )
     print(

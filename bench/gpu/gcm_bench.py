@@ -53,8 +53,7 @@ def _median_ms(call, reps: int, batches: int) -> float:
 
 # CIPHERSPEC_GCM_AB values each call is also timed with under --ab ("" = the current kernels): s0 a long
 # message's key, descriptor and AAD staged by a copy the host waits for (the former staging), f0 its first hashing
-# level by the former kernel (one packing chain, size arithmetic for every tile's copies), m2 by the current kernel
-# under the former launch bound (2 CTAs an SM: 170 registers, 8 warps an SM; now 3: 166, 12); o0 the message staged
+# level by the former kernel (one packing chain, size arithmetic for every tile's copies); o0 the message staged
 # before its CTR pass (the former order; now, encrypting, after it); p0 its whole key staged (now its powers of H
 # alone: no kernel of the call reads the round keys there); e0 E(K, J0) made by the
 # finish kernel (a core call there: the former finish) instead of by the CTR kernel (a long message) or the keyed
@@ -67,7 +66,7 @@ def _median_ms(call, reps: int, batches: int) -> float:
 # The ciphers of --ab-full take every arm, the others the current kernels and AB_REST's arms (the device round's
 # time limit)
 AB = {
-    "gcm_long": ("", "f0", "m2", "o0", "p0"),
+    "gcm_long": ("", "f0", "o0", "p0"),
     "gcm_batch": ("", "c0", "q0"),
     "gcm_records": ("", "c0", "g1", "q0", "t0"),
 }
@@ -349,13 +348,11 @@ def table(rows: list[dict]) -> str:
         lines += [
             "",
             "A/B, alternating in one process (CIPHERSPEC_GCM_AB; current = the kernels as built): f0 the long",
-            "message's former first hashing level, m2 its first level under the former launch bound (2 CTAs an SM,",
-            "where the current is 3), o0 the long message staged before its CTR pass (now after), p0 its whole key",
-            "staged (now its powers of H alone), c0 the keyed",
-            "keystream's former launches (a launch a key, its round keys copied into constant memory; current: one",
-            "launch for every key, the warp's key copied into shared memory), g1 that one launch with round keys read",
-            "from the key table, q0 the batch keystream by the resident kernel, t0 the former records' hashing kernel",
-            "(one packing chain), k1 the keyed route",
+            "message's former first hashing level, o0 the long message staged before its CTR pass (now after), p0",
+            "its whole key staged (now its powers of H alone), c0 the keyed keystream's former launches (a launch a",
+            "key, its round keys copied into constant memory; current: one launch for every key, the warp's key copied",
+            "into shared memory), g1 that one launch with round keys read from the key table, q0 the batch keystream",
+            "by the resident kernel, t0 the former records' hashing kernel (one packing chain), k1 the keyed route",
             "where the CTR kernel runs in step (ARIA-128's former default); - where an arm was not run; Gbps (/CTR):",
             "",
             "| cipher | " + " | ".join(f"{w[4:]}: {e or 'current'}" for w, e in cols) + " |",

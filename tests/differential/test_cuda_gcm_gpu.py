@@ -188,10 +188,9 @@ def test_gcm_batch_keyed_keystream(registry, name, arm, monkeypatch):
 # A long message's A/B baselines (the default is every other long test): s0 stages its key, descriptor and AAD by a
 # copy and a host wait (the default: kernel parameters), f0 hashes its first level with the former kernel (one
 # packing chain, every tile's copies with size arithmetic), e0 makes E(K, J0) in the finish kernel (the default:
-# one block of the library's CTR kernel), m2 the first level under the former launch bound (2 CTAs an SM), o0 the
-# staging before the CTR pass when encrypting (the former order; the default stages after it), p0 the whole key staged
+# one block of the library's CTR kernel), o0 the staging before the CTR pass when encrypting (the former order; the default stages after it), p0 the whole key staged
 # (the default: its powers of H alone, where E(K, J0) comes from the CTR kernel)
-@pytest.mark.parametrize("arm", ["s0", "f0", "e0", "m2", "o0", "p0"])
+@pytest.mark.parametrize("arm", ["s0", "f0", "e0", "o0", "p0"])
 def test_gcm_long_ab_arms(registry, arm, monkeypatch):
     g, c = libs(registry, "aes128", None)
     monkeypatch.setenv("CIPHERSPEC_GCM_AB", arm)
