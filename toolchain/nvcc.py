@@ -150,17 +150,24 @@ def require_nvcc() -> Path:
 _CUBIN_FLAGS = ["-O3", "-Xptxas", "-v", "-std=c++17"]
 
 
-def cubin_path(cu: Path, arch: str) -> Path:
+def _variant(flavours: int, ab: bool) -> list[str]:
+    """The -D flags that pick what a source compiles: its kernel flavours (CS_FLAVOURS: 1 inline PTX, 2 plain C,
+    3 both) and the device A/B's baseline kernels (CS_AB).  (3, True) adds none: the source's own defaults."""
+    return ([f"-DCS_FLAVOURS={flavours}"] if flavours != 3 else []) + ([] if ab else ["-DCS_AB=0"])
+
+
+def cubin_path(cu: Path, arch: str, flavours: int = 3, ab: bool = True) -> Path:
     """Where compile_cubin caches the cubin of this .cu's content (not of its name: another checkout's source
     of the same schedule name has its own)."""
-    key = _key(cu, ["-cubin", f"-arch={arch}", *_CUBIN_FLAGS], require_nvcc())
+    key = _key(cu, ["-cubin", f"-arch={arch}", *_CUBIN_FLAGS, *_variant(flavours, ab)], require_nvcc())
     return cache_dir() / f"{cu.stem}.{arch}.{key}.cubin"
 
 
-def compile_cubin(cu: Path, arch: str) -> Report:
-    """nvcc -cubin for one arch with -Xptxas -v; the parsed report (cached)."""
+def compile_cubin(cu: Path, arch: str, flavours: int = 3, ab: bool = True) -> Report:
+    """nvcc -cubin for one arch with -Xptxas -v; the parsed report (cached).  ``flavours`` and ``ab`` as for
+    build_library: (the schedule's flavour, False) compiles the kernels `cipherspec build` ships."""
     nvcc = require_nvcc()
-    flags = ["-cubin", f"-arch={arch}", *_CUBIN_FLAGS]
+    flags = ["-cubin", f"-arch={arch}", *_CUBIN_FLAGS, *_variant(flavours, ab)]
     key = _key(cu, flags, nvcc)
     hit = cache_dir() / f"{cu.stem}.{arch}.{key}.ptxas.txt"
     if hit.is_file():
@@ -191,18 +198,14 @@ def build_library(cu: Path, out: Path, arch: str | None = None, flavours: int = 
     nvcc = require_nvcc()
     arch = arch or os.environ.get("CIPHERSPEC_CUDA_ARCH", "sm_90")
     num = arch.split("_")[1]
-    flags = (
-        [
-            "-shared",
-            "-Xcompiler",
-            "-fPIC",
-            "-O3",
-            "-std=c++17",
-            f"-gencode=arch=compute_{num},code=[sm_{num},compute_{num}]",
-        ]
-        + ([f"-DCS_FLAVOURS={flavours}"] if flavours != 3 else [])
-        + ([] if ab else ["-DCS_AB=0"])
-    )
+    flags = [
+        "-shared",
+        "-Xcompiler",
+        "-fPIC",
+        "-O3",
+        "-std=c++17",
+        f"-gencode=arch=compute_{num},code=[sm_{num},compute_{num}]",
+    ] + _variant(flavours, ab)
     key = _key(cu, flags, nvcc)
     hit = cache_dir() / f"{cu.stem}.{key}.so"
     if not hit.is_file():
