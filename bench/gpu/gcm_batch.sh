@@ -6,8 +6,9 @@
 # then CTR, GCM long, batch and records at 1 GiB, each GCM call also under its CIPHERSPEC_GCM_AB baselines
 # (AES-128 all of them: f0 the long message's former first hashing level; o0 its staging before its CTR pass, the former order; p0 its whole key staged, not its
 # powers of H alone; c0 the keyed keystream's former launches, a launch a key with its round keys copied into
-# constant memory, where the default is one launch for every key with the warp's key copied into shared memory; g1
-# that one launch with each item's round keys read from the key table; q0 the resident keystream kernel; t0 the
+# constant memory, where the default is one launch for every key with the warp's key copied into shared memory
+# and the records in memory order; l1 that launch with the records key by key; g1 with each item's round keys read
+# from the key table; q0 the resident keystream kernel; t0 the
 # former records' hashing kernel; and AES-128's records under two more key patterns: all key 0, 16 runs of
 # neighbours; ARIA-128 and LEA-128 the current kernels and k1, the keyed route where the CTR kernel runs in step:
 # ARIA-128's former default), alternating in one process, and where each call's time goes

@@ -61,14 +61,15 @@ def _median_ms(call, reps: int, batches: int) -> float:
 # former keystream) instead of a launch a key with its round keys in constant memory (bitsliced layouts, up to 16
 # keys); t0 the former records' hashing kernel (tgb_records<1, 2>); c0 the keyed route's former launches (a
 # launch a key, its round keys copied into constant memory first) instead of one launch for every key with the
-# warp's current key copied into shared memory; g1 that one launch with each item's round keys read from the key
-# table (bitsliced layouts whose CTR kernel runs free; elsewhere c0 and g1 change nothing).
+# warp's current key copied into shared memory and the records in memory order; l1 that one launch with the records
+# key by key (the lists' order); g1 that one launch with each item's round keys read from the key table (bitsliced
+# layouts whose CTR kernel runs free; elsewhere c0, l1 and g1 change nothing).
 # The ciphers of --ab-full take every arm, the others the current kernels and AB_REST's arms (the device round's
 # time limit)
 AB = {
     "gcm_long": ("", "f0", "o0", "p0"),
     "gcm_batch": ("", "c0", "q0"),
-    "gcm_records": ("", "c0", "g1", "q0", "t0"),
+    "gcm_records": ("", "c0", "l1", "g1", "q0", "t0"),
 }
 AB_REST = {"gcm_long": (), "gcm_batch": ("k1",), "gcm_records": ("k1",)}
 
@@ -351,7 +352,8 @@ def table(rows: list[dict]) -> str:
             "message's former first hashing level, o0 the long message staged before its CTR pass (now after), p0",
             "its whole key staged (now its powers of H alone), c0 the keyed keystream's former launches (a launch a",
             "key, its round keys copied into constant memory; current: one launch for every key, the warp's key copied",
-            "into shared memory), g1 that one launch with round keys read from the key table, q0 the batch keystream",
+            "into shared memory, the records in memory order), l1 that launch with the records key by key, g1 with",
+            "round keys read from the key table, q0 the batch keystream",
             "by the resident kernel, t0 the former records' hashing kernel (one packing chain), k1 the keyed route",
             "where the CTR kernel runs in step (ARIA-128's former default); - where an arm was not run; Gbps (/CTR):",
             "",

@@ -163,7 +163,8 @@ def test_gcm_batch_former_records_kernel(registry, monkeypatch):
 # (P_gcm_seg_planes, P_gcm_ks_seg), and the records' E(K, J0) in the same launch (the finish takes them:
 # P_gcm_finish_ej).  Where the CTR kernel runs in step (ARIA-128) the resident kernel and the finish's own E(K, J0).
 # CIPHERSPEC_GCM_AB=c0: a launch a key, its round keys copied into constant memory first (the former launches); g1:
-# one launch, the round keys read from the key table; k1: the keyed route where the CTR kernel runs in step
+# one launch, the round keys read from the key table; l1: one launch, the records key by key (the default: in memory
+# order); k1: the keyed route where the CTR kernel runs in step
 # (ARIA-128: P_gcm_ks_key); q0 the resident kernel everywhere; e0 the finish's own E(K, J0).  Keys that repeat (16 over
 # 64 records, records of one key far apart) and keys that do not (a key a record); lengths around a warp's 1,024
 # blocks and a lane's 32, partial blocks, empty records, AAD 0..29 bytes, tags 16/12/8, host and device
@@ -173,8 +174,8 @@ KEYED = [0, 1, 15, 16, 17, 511, 512, 513, 16383, 16384, 16385, 3 * 16384 + 7, 65
 
 @pytest.mark.parametrize(
     "arm",
-    ["", "c0", "g1", "k1", "q0", "e0"],
-    ids=["keyed", "keyed-c0", "keyed-g1", "keyed-k1", "resident", "finish-e0"],
+    ["", "c0", "l1", "g1", "k1", "q0", "e0"],
+    ids=["keyed", "keyed-c0", "keyed-l1", "keyed-g1", "keyed-k1", "resident", "finish-e0"],
 )
 @pytest.mark.parametrize("name", ["aes128", "aria128"])
 def test_gcm_batch_keyed_keystream(registry, name, arm, monkeypatch):

@@ -87,7 +87,7 @@ KEYED = [0, 1, 17, 511, 512, 513, 16384 - 1, 16384, 16384 + 1, 16384 + 16 * 33 +
 )
 @pytest.mark.parametrize(
     ("nkeys", "arms"),
-    [(7, ("", "c0", "g1")), (1, ("",)), (len(KEYED) + 2, ("", "g1"))],
+    [(7, ("", "c0", "l1", "g1")), (1, ("",)), (len(KEYED) + 2, ("", "g1"))],
     ids=["7-keys", "one-key", "a-key-a-record"],
 )
 def test_gcm_keyed_route(registry, nkeys, arms, monkeypatch):
