@@ -158,8 +158,9 @@ def test_gcm_batch_former_records_kernel(registry, monkeypatch):
 
 
 # Up to 16 keys and records up to 64 KiB (a bitsliced layout whose CTR kernel runs free: AES-128): the records listed
-# by key on the device, then one launch for every key, a record's 1,024-block chunk a warp trip through the CTR
-# kernel's core under its key's round keys (the warp's copy in shared memory), with the record's planes made on the device
+# by key on the device, then one launch for every key, the records in memory order, a record's 1,024-block chunk a
+# warp trip through the CTR kernel's core under its key's round keys (the warp's copy in shared memory, refreshed
+# when its key changes), with the record's planes made on the device
 # (P_gcm_seg_planes, P_gcm_ks_seg), and the records' E(K, J0) in the same launch (the finish takes them:
 # P_gcm_finish_ej).  Where the CTR kernel runs in step (ARIA-128) the resident kernel and the finish's own E(K, J0).
 # CIPHERSPEC_GCM_AB=c0: a launch a key, its round keys copied into constant memory first (the former launches); g1:

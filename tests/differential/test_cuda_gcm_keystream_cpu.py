@@ -74,9 +74,10 @@ def test_gcm_keystream_key_patterns(registry, pattern, key_shift):
 
 
 # A bitsliced layout's keyed route (P_gcm_keyed_run: the records listed by key on the device, one launch for every
-# key, the warp's current key copied into shared memory, a warp a record in chunks of 1,024 blocks, then the
-# records' E(K, J0), 32 a lane; A/B c0: a launch a key with its round keys in constant memory, g1: one launch with
-# each item's round keys read from the key table): AES-128 at 2 rounds (the same layout and kernels, a smaller core for g++), records of 0..65,536 bytes around
+# key, the records in memory order, the warp's current key copied into shared memory, a warp a record in chunks of
+# 1,024 blocks, then the records' E(K, J0), 32 a lane, key by key; A/B c0: a launch a key with its round keys in
+# constant memory, l1: one launch with the records key by key, g1: one launch with each item's round keys read from
+# the key table): AES-128 at 2 rounds (the same layout and kernels, a smaller core for g++), records of 0..65,536 bytes around
 # a chunk and a lane's 32 blocks, keys that repeat (7 over the records, and one) and a key a record; the keystream
 # and every E(K, J0) against the C library.  (On a GPU it runs beside the tensor cores' GHASH, test_cuda_gcm_gpu.py.)
 KEYED = [0, 1, 17, 511, 512, 513, 16384 - 1, 16384, 16384 + 1, 16384 + 16 * 33 + 5, 3 * 16384 + 7, 65536]
