@@ -54,10 +54,11 @@ class Stmt:
 
 
 def cap() -> int:
-    """The operand cap CIPHERSPEC_PTX_ASMBLOCK asks for (CAP by default; 0: no blocks)."""
+    """The operand cap CIPHERSPEC_PTX_ASMBLOCK asks for (CAP, or WIDE_CAP with the "cap" part, by default; 0: no
+    blocks; N: N)."""
     env = os.environ.get("CIPHERSPEC_PTX_ASMBLOCK", "1")
     n = int(env) if env.isdigit() else 0
-    return CAP if n == 1 else n
+    return (WIDE_CAP if wide("cap") else CAP) if n == 1 else n
 
 
 def multi() -> bool:
@@ -67,6 +68,21 @@ def multi() -> bool:
     launch time, the device A/B of bench/gpu/buildtime3.sh); statements, every shipped kernel's SASS is the same as
     without blocks."""
     return os.environ.get("CIPHERSPEC_PTX_ASMBLOCK_MULTI", "1") != "0"
+
+
+WIDE_CAP = 256  # operands per block with the "cap" part on (fewer, larger blocks: fewer C values for cicc)
+PARTS = ("lanes_out", "cap", "main")
+DEFAULT_PARTS = ("lanes_out", "cap")
+
+
+def wide(part: str) -> bool:
+    """Whether the seventh pass's ``part`` is on (cuda-build-time.md): "lanes_out", blocks for the lane transform
+    out of the planes; "cap", blocks of up to WIDE_CAP operands; "main", blocks for the bitsliced CTR core that
+    reads the segment's planes (off by default: AES-128's CTR kernels spilled more).  CIPHERSPEC_PTX_CORE unset or
+    1: DEFAULT_PARTS, 0: none (the sixth pass's emission, for A/B), else a comma list of PARTS."""
+    env = os.environ.get("CIPHERSPEC_PTX_CORE", "1")
+    parts = DEFAULT_PARTS if env == "1" else () if env == "0" else tuple(env.split(","))
+    return part in parts
 
 
 def _parse(line: str) -> Stmt | None:

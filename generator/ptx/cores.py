@@ -125,7 +125,7 @@ def core(
     lines = [f"__device__ __forceinline__ void {name}({', '.join(params)})", "{"]
     # (a core with bound inputs -- the bitsliced CTR core -- stays statements: fused, nvcc placed the CTR kernels'
     # loop values otherwise, and AES-128's two CTR kernels came out 2 and 12 SASS instructions a trip longer)
-    fuse = fuse and flavour == "ptx" and bound is None
+    fuse = fuse and flavour == "ptx" and (bound is None or asmblock.wide("main"))
     printed = asmblock.fuse(body.lines, [e for _, e in body.outputs]) if fuse else body.lines
     lines += ["    " + ln for ln in printed]
     lines += [f"    y[{k}] = {expr};  // out {n}" for k, (n, expr) in enumerate(body.outputs)]
