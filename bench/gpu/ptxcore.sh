@@ -1,21 +1,22 @@
 #!/usr/bin/env bash
 # Issue 25's build time, seventh pass (branch ptxcore): the device A/B of CIPHERSPEC_PTX_CORE, from the repository
 # root, one call, bound 240 s.  generator/ptx/asmblock.py now also prints the lane transform out of the planes
-# (cs_lanes_out) as asm blocks and lets a block hold up to 256 operands (was 96): nvcc's optimizer walks fewer
-# statements and C values (AES-128: cicc + ptxas about -15% CPU on the 2-core build machine).  The PTX instructions
-# are the same; ptxas places some differently: AES-128's CTR kernels +8/+16 SASS instructions (+2/+12 a grid-stride
-# trip, sass_trips.py cycles equal), ECB decrypt +8, a few more bytes of stack (bench/results/cuda-build-time.md,
-# seventh pass).  Arms in ONE tree, each its own build cache: "on" = the default (CIPHERSPEC_PTX_CORE unset),
-# "off" = CIPHERSPEC_PTX_CORE=0 (the sixth pass's sources, byte for byte).  For the defaults of AES-128, ARIA-128,
+# (cs_lanes_out) and the bitsliced CTR core (cs_main) as asm blocks, and lets a block hold up to 256 operands (was
+# 96): nvcc's optimizer walks fewer statements and C values (AES-128: cicc about -11% CPU, paired runs on the 2-core
+# build machine).  The PTX instructions are the same; ptxas places some differently: 7 of AES-128's 27 kernels
+# compile to other SASS -- the CTR kernels +8/+16 instructions (+2/+12 a grid-stride trip, sass_trips.py's modelled
+# cycles the same, stack 24 -> 40 bytes in one), ECB decrypt +8 -- (bench/results/cuda-build-time.md, seventh pass).
+# Arms in ONE tree, each its own build cache: "on" = the default (CIPHERSPEC_PTX_CORE unset), "off" =
+# CIPHERSPEC_PTX_CORE=0 (the sixth pass's sources, byte for byte).  For the defaults of AES-128, ARIA-128,
 # SM4 and PRESENT-80:
 #   1. one clockwatch.py process an arm and cipher (8, started together: they build at once, then time in turn under
 #      a lock): 256 MiB keystream + 32 MiB XOR digests (must be equal across the arms), then 1 GiB device-resident
 #      CTR keystream timed twice per process (the arms interleave) -> summary.md;
-#   2. ECB encrypt/decrypt 64 MiB of each cipher under ncu (gpu__time_duration), arms on / off / on, and the
+#   2. the "on" defaults against the C library (bs_check.py: CTR across a 32-bit counter wrap, ECB both ways);
+#   3. ECB encrypt/decrypt 64 MiB of each cipher under ncu (gpu__time_duration), arms on / off / on, and the
 #      outputs' SHA-256 (must be equal): bench/gpu/ptxcore_ab.py;
-#   3. registers/stack per kernel of both arms (cuobjdump -res-usage);
-#   4. the "on" defaults against the C library (bs_check.py: CTR across a 32-bit counter wrap, ECB both ways) and
-#      the GPU tests of AES-128's and ARIA-128's defaults, while time is left.
+#   4. registers/stack per kernel of both arms (cuobjdump -res-usage);
+#   5. the GPU tests of AES-128's and ARIA-128's defaults, while time is left (stages 3 and 5 check the clock).
 # Results: $OUT/ptxcore/ (summary.md, same.log, ncu-*.csv, res-usage.txt, check-c.log, tests.log).
 #     run(command="bash bench/gpu/ptxcore.sh")
 set -uo pipefail
@@ -47,6 +48,7 @@ for a in on off; do
       --out "$R/clock-$a-${c%%:*}" --reps 120 --batches 2 "$c" "$c" > "$R/clock-$a-${c%%:*}.log" 2>&1 & pids+=($!)
   done
 done
+arm on cs_c_libraries "$MAIN" > "$R/check-c.log" 2>&1 & pids+=($!)  # (what bs_check.py compares with)
 for p in "${pids[@]}"; do wait "$p" || rc=1; done
 cat "$R"/clock-*.log > "$R/clockwatch.log"
 awk '{ k = $1 SUBSEP $3 " " $4; if (!(k in seen)) { seen[k] = 1; n[$1]++ } }
@@ -65,10 +67,15 @@ for path in sorted(sys.argv[1:]):
 PY
 } | tee -a "$R/summary.md"
 
-if command -v ncu >/dev/null && left 170; then
+if left 200; then
+  stage "the on defaults against the C library (bs_check.py)"
+  arm on timeout $(( 225 - $(date +%s) + t0 )) python3 bench/gpu/bs_check.py ${MAIN//,/ } 2>&1 | tee -a "$R/check-c.log" | tail -4
+  [ "${PIPESTATUS[0]}" = 0 ] || rc=1
+fi
+if command -v ncu >/dev/null && left 165; then
   stage "ECB 64 MiB under ncu (gpu__time_duration), arms on / off / on"
   for a in on off on2; do
-    arm "${a%2}" timeout 25 ncu --metrics gpu__time_duration.sum --csv --kernel-name "regex:ecb_(enc|dec)_ptx" \
+    arm "${a%2}" timeout 22 ncu --metrics gpu__time_duration.sum --csv --kernel-name "regex:ecb_(enc|dec)_ptx" \
       python3 bench/gpu/ptxcore_ab.py run aes128 aria128 sm4 present80 > "$R/ncu-$a.csv" 2>&1 \
       || { echo "ncu $a failed (see ncu-$a.csv)" | tee -a "$R/summary.md"; rc=1; }
     { echo "-- outputs, $a:"; grep -E "^[a-z0-9]+ ecb_" "$R/ncu-$a.csv"; } | tee -a "$R/summary.md"
@@ -81,12 +88,6 @@ fi
 stage "registers and stack per kernel (cuobjdump -res-usage), on then off"
 cs_res_usage "$ON"/nvcc/*_cuda_*.so "$OFF"/nvcc/*_cuda_*.so > "$R/res-usage.txt" 2>&1
 
-if left 205; then
-  stage "the on defaults against the C library (bs_check.py)"
-  arm on cs_c_libraries "$MAIN" > "$R/check-c.log" 2>&1 || rc=1
-  arm on timeout $(( 225 - $(date +%s) + t0 )) python3 bench/gpu/bs_check.py ${MAIN//,/ } 2>&1 | tee -a "$R/check-c.log" | tail -4
-  [ "${PIPESTATUS[0]}" = 0 ] || rc=1
-fi
 if left 222; then
   stage "GPU tests of AES-128's and ARIA-128's defaults (on)"
   arm on timeout $(( 238 - $(date +%s) + t0 )) python3 -m pytest tests/differential/test_cuda_gpu.py \

@@ -1,13 +1,13 @@
 """ECB kernels of the seventh pass's A/B (issue 25: CIPHERSPEC_PTX_CORE, generator/ptx/asmblock.py), under ncu.
 
 One process runs the default library of each cipher named (the arm is chosen by CIPHERSPEC_PTX_CORE and a cache per
-arm, set by the caller) through ECB encrypt and decrypt of 64 MiB, 3 calls each, and prints each output's SHA-256,
+arm, set by the caller) through ECB encrypt and decrypt of 64 MiB, 2 calls each, and prints each output's SHA-256,
 so the two arms' lines must be equal (CTR is timed by clockwatch.py in bench/gpu/ptxcore.sh):
 
     CIPHERSPEC_PTX_CORE=0 ncu --metrics gpu__time_duration.sum --csv python3 bench/gpu/ptxcore_ab.py run aes128 sm4 > off.csv
     python3 bench/gpu/ptxcore_ab.py summary on.csv off.csv
     -> kernel                     on ms    off ms  on/off  (median of the launches: on / off)
-       aes128 ecb_dec_ptx         0.301     0.302   0.997  (3 / 3)
+       aes128 ecb_dec_ptx         0.301     0.302   0.997  (2 / 2)
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from asmblock_ab import KERNEL, times  # noqa: E402
 _CIPHER = re.compile(r"cs_([a-z0-9]+)_cuda_")
 
 
-def run(names: list[str], reps: int = 3) -> None:
+def run(names: list[str], reps: int = 2) -> None:
     import numpy as np
 
     from bench import registry

@@ -72,14 +72,16 @@ def multi() -> bool:
 
 WIDE_CAP = 256  # operands per block with the "cap" part on (fewer, larger blocks: fewer C values for cicc)
 PARTS = ("lanes_out", "cap", "main")
-DEFAULT_PARTS = ("lanes_out", "cap")
+DEFAULT_PARTS = PARTS
 
 
 def wide(part: str) -> bool:
     """Whether the seventh pass's ``part`` is on (cuda-build-time.md): "lanes_out", blocks for the lane transform
     out of the planes; "cap", blocks of up to WIDE_CAP operands; "main", blocks for the bitsliced CTR core that
-    reads the segment's planes (off by default: AES-128's CTR kernels spilled more).  CIPHERSPEC_PTX_CORE unset or
-    1: DEFAULT_PARTS, 0: none (the sixth pass's emission, for A/B), else a comma list of PARTS."""
+    reads the segment's planes (its reads of them stay statements of their own, as the round keys' do).
+    CIPHERSPEC_PTX_CORE unset or 1: DEFAULT_PARTS, 0: none (the sixth pass's emission, for A/B), else a comma
+    list of PARTS.  With all three AES-128's cicc takes about 11% less CPU; 7 of its 27 kernels compile to other
+    SASS (the CTR kernels 2 and 12 instructions longer a grid-stride trip, the modelled cycles the same)."""
     env = os.environ.get("CIPHERSPEC_PTX_CORE", "1")
     parts = DEFAULT_PARTS if env == "1" else () if env == "0" else tuple(env.split(","))
     return part in parts
