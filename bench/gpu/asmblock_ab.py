@@ -76,13 +76,14 @@ def _short(kernel: str) -> str | None:
     return m.group(1) if m else None
 
 
-def summary(on: str, off: str) -> None:
-    a, b = times(on), times(off)
-    print(f"{'kernel':16s} {'on ms':>9s} {'off ms':>9s} {'on/off':>7s}  (median of the launches: on / off)")
+def summary(on: str, off: str, key: Callable[[str], str | None] | None = None, width: int = 16) -> None:
+    """The on/off table of two ncu logs (``key``: as for times; ``width``: the kernel column's)."""
+    a, b = times(on, key), times(off, key)
+    print(f"{'kernel':{width}s} {'on ms':>9s} {'off ms':>9s} {'on/off':>7s}  (median of the launches: on / off)")
     for k in sorted(set(a) | set(b)):
         ma = statistics.median(a[k]) if k in a else float("nan")
         mb = statistics.median(b[k]) if k in b else float("nan")
-        print(f"{k:16s} {ma:9.3f} {mb:9.3f} {ma / mb:7.3f}  ({len(a.get(k, []))} / {len(b.get(k, []))})")
+        print(f"{k:{width}s} {ma:9.3f} {mb:9.3f} {ma / mb:7.3f}  ({len(a.get(k, []))} / {len(b.get(k, []))})")
 
 
 if __name__ == "__main__":

@@ -14,13 +14,12 @@ from __future__ import annotations
 
 import hashlib
 import re
-import statistics
 import sys
 from pathlib import Path
 
 sys.path[:0] = [str(Path(__file__).resolve().parents[2]), str(Path(__file__).resolve().parent)]
 
-from asmblock_ab import KERNEL, times  # noqa: E402
+from asmblock_ab import KERNEL, summary  # noqa: E402
 
 # ncu's kernel names: the cipher (first word of the schedule's name) and what follows the schedule's "_tNNN_"
 _CIPHER = re.compile(r"cs_([a-z0-9]+)_cuda_")
@@ -52,19 +51,10 @@ def _named(kernel: str) -> str | None:
     return f"{m.group(1)} {k.group(1)}" if m and k else None
 
 
-def summary(on: str, off: str) -> None:
-    a, b = times(on, _named), times(off, _named)
-    print(f"{'kernel':24s} {'on ms':>9s} {'off ms':>9s} {'on/off':>7s}  (median of the launches: on / off)")
-    for k in sorted(set(a) | set(b)):
-        ma = statistics.median(a[k]) if k in a else float("nan")
-        mb = statistics.median(b[k]) if k in b else float("nan")
-        print(f"{k:24s} {ma:9.3f} {mb:9.3f} {ma / mb:7.3f}  ({len(a.get(k, []))} / {len(b.get(k, []))})")
-
-
 if __name__ == "__main__":
     if sys.argv[1:2] == ["run"] and len(sys.argv) > 2:
         run(sys.argv[2:])
     elif sys.argv[1:2] == ["summary"] and len(sys.argv) == 4:
-        summary(sys.argv[2], sys.argv[3])
+        summary(sys.argv[2], sys.argv[3], _named, 24)
     else:
         raise SystemExit(__doc__)
