@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Issue 25's build time, seventh pass (branch ptxcore): the device A/B of CIPHERSPEC_PTX_CORE, from the repository
-# root, one call, bound 240 s.  generator/ptx/asmblock.py now also prints the lane transform out of the planes
-# (cs_lanes_out) and the bitsliced CTR core (cs_main) as asm blocks, and lets a block hold up to 256 operands (was
-# 96): nvcc's optimizer walks fewer statements and C values (AES-128: cicc about -11% CPU, paired runs on the 2-core
-# build machine).  The PTX instructions are the same; ptxas places some differently: 7 of AES-128's 27 kernels
-# compile to other SASS -- the CTR kernels +8/+16 instructions (+2/+12 a grid-stride trip, sass_trips.py's modelled
-# cycles the same, stack 24 -> 40 bytes in one), ECB decrypt +8 -- (bench/results/cuda-build-time.md, seventh pass).
-# Arms in ONE tree, each its own build cache: "on" = the default (CIPHERSPEC_PTX_CORE unset), "off" =
-# CIPHERSPEC_PTX_CORE=0 (the sixth pass's sources, byte for byte).  For the defaults of AES-128, ARIA-128,
-# SM4 and PRESENT-80:
+# root, one call, bound 240 s.  With CIPHERSPEC_PTX_CORE=1 generator/ptx/asmblock.py also prints the lane transform
+# out of the planes (cs_lanes_out) and the bitsliced CTR core (cs_main) as asm blocks, and lets a block hold up to
+# 256 operands (was 96): nvcc's optimizer walks fewer statements and C values (AES-128: cicc 11-17% less CPU, paired
+# runs on the 2-core build machine).  The PTX instructions are the same; ptxas places some differently: 7 of
+# AES-128's 27 kernels compile to other SASS -- the CTR kernels +8/+16 instructions (+2/+12 a grid-stride trip,
+# sass_trips.py's modelled cycles the same, stack 24 -> 40 bytes in one), ECB decrypt +8.  Two device rounds on an
+# H200 measured AES-128's CTR keystream 0.9-1.0% slower with them, so they are off by default
+# (bench/results/cuda-build-time.md, seventh pass).  Arms in ONE tree, each its own build cache: "on" =
+# CIPHERSPEC_PTX_CORE=1, "off" = 0 (the default: the sixth pass's sources, byte for byte).  For the defaults of
+# AES-128, ARIA-128, SM4 and PRESENT-80:
 #   1. one clockwatch.py process an arm and cipher (8, started together: they build at once, then time in turn under
 #      a lock): 256 MiB keystream + 32 MiB XOR digests (must be equal across the arms), then 1 GiB device-resident
 #      CTR keystream timed twice per process (the arms interleave) -> summary.md;
@@ -36,7 +37,7 @@ ON=$CIPHERSPEC_CACHE-on OFF=$CIPHERSPEC_CACHE-off  # the arms' libraries have th
 mkdir -p "$ON" "$OFF"; cp -r "$CIPHERSPEC_CACHE"/. "$ON"/ 2>/dev/null; cp -r "$CIPHERSPEC_CACHE"/. "$OFF"/ 2>/dev/null
 arm() {  # ARM CMD...: CMD with that arm's switch and cache
   local a=$1; shift
-  if [ "$a" = off ]; then CIPHERSPEC_PTX_CORE=0 CIPHERSPEC_CACHE="$OFF" "$@"; else CIPHERSPEC_CACHE="$ON" "$@"; fi
+  if [ "$a" = off ]; then CIPHERSPEC_PTX_CORE=0 CIPHERSPEC_CACHE="$OFF" "$@"; else CIPHERSPEC_PTX_CORE=1 CIPHERSPEC_CACHE="$ON" "$@"; fi
 }
 cs_defaults_are "$MAIN" || { echo "the defaults are not the schedules this script names: update MAIN" | tee -a "$R/summary.md"; rc=1; }
 

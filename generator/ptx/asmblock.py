@@ -54,8 +54,8 @@ class Stmt:
 
 
 def cap() -> int:
-    """The operand cap CIPHERSPEC_PTX_ASMBLOCK asks for (CAP, or WIDE_CAP with the "cap" part, by default; 0: no
-    blocks; N: N)."""
+    """The operand cap CIPHERSPEC_PTX_ASMBLOCK asks for (CAP by default, WIDE_CAP with CIPHERSPEC_PTX_CORE's "cap"
+    part; 0: no blocks; N: N)."""
     env = os.environ.get("CIPHERSPEC_PTX_ASMBLOCK", "1")
     n = int(env) if env.isdigit() else 0
     return (WIDE_CAP if wide("cap") else CAP) if n == 1 else n
@@ -72,18 +72,17 @@ def multi() -> bool:
 
 WIDE_CAP = 256  # operands per block with the "cap" part on (fewer, larger blocks: fewer C values for cicc)
 PARTS = ("lanes_out", "cap", "main")
-DEFAULT_PARTS = PARTS
 
 
 def wide(part: str) -> bool:
     """Whether the seventh pass's ``part`` is on (cuda-build-time.md): "lanes_out", blocks for the lane transform
     out of the planes; "cap", blocks of up to WIDE_CAP operands; "main", blocks for the bitsliced CTR core that
     reads the segment's planes (its reads of them stay statements of their own, as the round keys' do).
-    CIPHERSPEC_PTX_CORE unset or 1: DEFAULT_PARTS, 0: none (the sixth pass's emission, for A/B), else a comma
-    list of PARTS.  With all three AES-128's cicc takes about 11% less CPU; 7 of its 27 kernels compile to other
-    SASS (the CTR kernels 2 and 12 instructions longer a grid-stride trip, the modelled cycles the same)."""
-    env = os.environ.get("CIPHERSPEC_PTX_CORE", "1")
-    parts = DEFAULT_PARTS if env == "1" else () if env == "0" else tuple(env.split(","))
+    CIPHERSPEC_PTX_CORE=1: all of PARTS, else a comma list of them; unset or 0: none (the default).  With all three
+    AES-128's cicc takes 11-17% less CPU, but 7 of its 27 kernels compile to other SASS and on an H200 its CTR
+    keystream ran 0.9-1.0% slower (two device rounds), so they stay off."""
+    env = os.environ.get("CIPHERSPEC_PTX_CORE", "0")
+    parts = PARTS if env == "1" else () if env == "0" else tuple(env.split(","))
     return part in parts
 
 

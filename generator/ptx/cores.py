@@ -125,8 +125,8 @@ def core(
     params += list(acc.tab_params)
     lines = [f"__device__ __forceinline__ void {name}({', '.join(params)})", "{"]
     # (a core with bound inputs -- the bitsliced CTR core -- prints blocks only with CIPHERSPEC_PTX_CORE's "main"
-    # part: fused, nvcc places the CTR kernels' loop values otherwise, AES-128's two CTR kernels 2 and 12 SASS
-    # instructions a trip longer; on by default since the seventh pass, the device A/B of bench/gpu/ptxcore.sh)
+    # part, off by default: fused, nvcc places the CTR kernels' loop values otherwise, AES-128's two CTR kernels 2
+    # and 12 SASS instructions a trip longer)
     fuse = fuse and flavour == "ptx" and (bound is None or asmblock.wide("main"))
     printed = asmblock.fuse(body.lines, [e for _, e in body.outputs]) if fuse else body.lines
     lines += ["    " + ln for ln in printed]

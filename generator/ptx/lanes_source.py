@@ -49,7 +49,8 @@ def _cores(module: Module, lay, sched: CudaSchedule, rk_type: str, nrk: int, seg
     mem = [f"M[{i}]" for i in range(G * MW)]
     out = []
     for f in FLAVOURS:
-        # (lanes_in stays one statement an instruction: cores.core's fuse; lanes_out in blocks: asmblock.wide)
+        # (the transforms stay one statement an instruction: cores.core's fuse; lanes_out prints blocks with
+        # CIPHERSPEC_PTX_CORE's "lanes_out" part, asmblock.wide)
         out.append(cores.core(f"cs_lanes_in_{f}", lay.lanes_in, module, cores.NO_ACCESS, f, mem, fuse=False))
         uniform = [f"U[{k}]" for k in range(MW)]  # (um[MW]: the last entry unused)
         out.append(

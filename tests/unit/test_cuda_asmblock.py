@@ -89,18 +89,18 @@ def test_fused_core_equals_statements_on_the_emulator(registry, monkeypatch):
 @pytest.mark.parametrize(
     "value,core,cap",
     [
-        (None, None, asmblock.WIDE_CAP),
-        (None, "0", asmblock.CAP),
+        (None, None, asmblock.CAP),
+        (None, "1", asmblock.WIDE_CAP),
         (None, "main", asmblock.CAP),
-        ("0", None, 0),
-        ("1", None, asmblock.WIDE_CAP),
+        ("0", "1", 0),
+        ("1", "cap", asmblock.WIDE_CAP),
         ("1", "0", asmblock.CAP),
-        ("40", None, 40),
+        ("40", "1", 40),
     ],
 )
 def test_switch(monkeypatch, value, core, cap):
     """On by default; CIPHERSPEC_PTX_ASMBLOCK=0 prints the statements as they were, =N caps a block's operands;
-    the default cap is WIDE_CAP with CIPHERSPEC_PTX_CORE's "cap" part (on by default), else CAP."""
+    the default cap is CAP, WIDE_CAP with CIPHERSPEC_PTX_CORE's "cap" part (off by default)."""
     for env, v in (("CIPHERSPEC_PTX_ASMBLOCK", value), ("CIPHERSPEC_PTX_CORE", core)):
         if v is None:
             monkeypatch.delenv(env, raising=False)
@@ -141,10 +141,10 @@ def test_multi_key_core_switch(registry, monkeypatch):
 
 @pytest.mark.parametrize(
     "core,on",
-    [(None, {"lanes_out", "cap", "main"}), ("1", {"lanes_out", "cap", "main"}), ("0", set()), ("main", {"main"})],
+    [(None, set()), ("1", {"lanes_out", "cap", "main"}), ("0", set()), ("main", {"main"})],
 )
 def test_core_parts(monkeypatch, core, on):
-    """CIPHERSPEC_PTX_CORE: unset or 1 the default parts, 0 none, else the parts listed."""
+    """CIPHERSPEC_PTX_CORE: unset or 0 none (the default), 1 all three parts, else the parts listed."""
     if core is None:
         monkeypatch.delenv("CIPHERSPEC_PTX_CORE", raising=False)
     else:
@@ -153,10 +153,10 @@ def test_core_parts(monkeypatch, core, on):
 
 
 def test_core_parts_in_a_lane_source(registry, monkeypatch):
-    """By default the lane transform out of the planes (cs_lanes_out) and the bitsliced CTR core (cs_main) print
-    blocks, cs_main keeping its reads of the segment's planes (hs.h[..]) as statements of their own; the lane
-    transforms in stay statements; the other cores print blocks as with CIPHERSPEC_PTX_CORE=0 but larger (the
-    operand cap): fewer of them.  =0 leaves cs_lanes_out and cs_main as statements."""
+    """With CIPHERSPEC_PTX_CORE=1 the lane transform out of the planes (cs_lanes_out) and the bitsliced CTR core
+    (cs_main) print blocks, cs_main keeping its reads of the segment's planes (hs.h[..]) as statements of their own;
+    the lane transforms in stay statements; the other cores print blocks as by default but larger (the operand
+    cap): fewer of them.  By default (=0) cs_lanes_out and cs_main stay statements."""
     from generator.ptx.source import generate
 
     module = registry.module("pipo64_128", 3)
