@@ -19,6 +19,7 @@ import hashlib
 import re
 import statistics
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
@@ -58,24 +59,31 @@ def run(reps: int = 3) -> None:
     print(f"ctr 64 MiB: {sha(out)}")
 
 
-def times(path: str) -> dict[str, list[float]]:
-    """Kernel (cut by KERNEL) -> its launches' gpu__time_duration in ms, from an ncu --csv log."""
+def times(path: str, key: Callable[[str], str | None] | None = None) -> dict[str, list[float]]:
+    """Kernel (cut by KERNEL, or named by ``key`` of ncu's name; None: not counted) -> its launches'
+    gpu__time_duration in ms, from an ncu --csv log."""
     out: dict[str, list[float]] = {}
     lines = [ln for ln in open(path, errors="replace") if ln.startswith('"')]
     for row in csv.DictReader(lines):
-        m = KERNEL.search(row.get("Kernel Name", ""))
-        if m and row.get("Metric Name") == "gpu__time_duration.sum":
-            out.setdefault(m.group(1), []).append(float(row["Metric Value"].replace(",", "")) / 1e6)
+        name = (key or _short)(row.get("Kernel Name", ""))
+        if name and row.get("Metric Name") == "gpu__time_duration.sum":
+            out.setdefault(name, []).append(float(row["Metric Value"].replace(",", "")) / 1e6)
     return out
 
 
-def summary(on: str, off: str) -> None:
-    a, b = times(on), times(off)
-    print(f"{'kernel':16s} {'on ms':>9s} {'off ms':>9s} {'on/off':>7s}  (median of the launches: on / off)")
+def _short(kernel: str) -> str | None:
+    m = KERNEL.search(kernel)
+    return m.group(1) if m else None
+
+
+def summary(on: str, off: str, key: Callable[[str], str | None] | None = None, width: int = 16) -> None:
+    """The on/off table of two ncu logs (``key``: as for times; ``width``: the kernel column's)."""
+    a, b = times(on, key), times(off, key)
+    print(f"{'kernel':{width}s} {'on ms':>9s} {'off ms':>9s} {'on/off':>7s}  (median of the launches: on / off)")
     for k in sorted(set(a) | set(b)):
         ma = statistics.median(a[k]) if k in a else float("nan")
         mb = statistics.median(b[k]) if k in b else float("nan")
-        print(f"{k:16s} {ma:9.3f} {mb:9.3f} {ma / mb:7.3f}  ({len(a.get(k, []))} / {len(b.get(k, []))})")
+        print(f"{k:{width}s} {ma:9.3f} {mb:9.3f} {ma / mb:7.3f}  ({len(a.get(k, []))} / {len(b.get(k, []))})")
 
 
 if __name__ == "__main__":

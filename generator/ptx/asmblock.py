@@ -54,10 +54,11 @@ class Stmt:
 
 
 def cap() -> int:
-    """The operand cap CIPHERSPEC_PTX_ASMBLOCK asks for (CAP by default; 0: no blocks)."""
+    """The operand cap CIPHERSPEC_PTX_ASMBLOCK asks for (CAP by default, WIDE_CAP with CIPHERSPEC_PTX_CORE's "cap"
+    part; 0: no blocks; N: N)."""
     env = os.environ.get("CIPHERSPEC_PTX_ASMBLOCK", "1")
     n = int(env) if env.isdigit() else 0
-    return CAP if n == 1 else n
+    return (WIDE_CAP if wide("cap") else CAP) if n == 1 else n
 
 
 def multi() -> bool:
@@ -67,6 +68,22 @@ def multi() -> bool:
     launch time, the device A/B of bench/gpu/buildtime3.sh); statements, every shipped kernel's SASS is the same as
     without blocks."""
     return os.environ.get("CIPHERSPEC_PTX_ASMBLOCK_MULTI", "1") != "0"
+
+
+WIDE_CAP = 256  # operands per block with the "cap" part on (fewer, larger blocks: fewer C values for cicc)
+PARTS = ("lanes_out", "cap", "main")
+
+
+def wide(part: str) -> bool:
+    """Whether the seventh pass's ``part`` is on (cuda-build-time.md): "lanes_out", blocks for the lane transform
+    out of the planes; "cap", blocks of up to WIDE_CAP operands; "main", blocks for the bitsliced CTR core that
+    reads the segment's planes (its reads of them stay statements of their own, as the round keys' do).
+    CIPHERSPEC_PTX_CORE=1: all of PARTS, else a comma list of them; unset or 0: none (the default).  With all three
+    AES-128's cicc takes 11-17% less CPU, but 7 of its 27 kernels compile to other SASS and on an H200 its CTR
+    keystream ran 0.9-1.0% slower (two device rounds), so they stay off."""
+    env = os.environ.get("CIPHERSPEC_PTX_CORE", "0")
+    parts = PARTS if env == "1" else () if env == "0" else tuple(env.split(","))
+    return part in parts
 
 
 def _parse(line: str) -> Stmt | None:

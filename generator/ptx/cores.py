@@ -93,8 +93,9 @@ def core(
     ``pressure``: emit in register-pressure order (generator/mir/schedule.py; the bitsliced cores, ~128 live planes);
     ``bound``: inputs read from one more parameter (after the round keys);
     ``fuse``: print the inline-PTX statements' straight-line runs as asm blocks (asmblock.py: far less for
-    nvcc's optimizer to walk; not with ``bound``, below); off for the lane transforms, whose callers pass one value to many inputs (the
-    CTR counter's shared words), so that nvcc merges and drops their statements, which a block would keep."""
+    nvcc's optimizer to walk; with ``bound`` only as asmblock.wide("main") says, below); off for the lane transforms
+    in, whose callers pass one value to many inputs (the CTR counter's shared words), so that nvcc merges and drops
+    their statements, which a block would keep."""
     idx: dict[str, int | str] = dict(rk_index(module)) if rk_idx is None else rk_idx
     imad: frozenset[int] = frozenset()
     if balanced:
@@ -123,9 +124,10 @@ def core(
         params.append(f"const int {offset}")
     params += list(acc.tab_params)
     lines = [f"__device__ __forceinline__ void {name}({', '.join(params)})", "{"]
-    # (a core with bound inputs -- the bitsliced CTR core -- stays statements: fused, nvcc placed the CTR kernels'
-    # loop values otherwise, and AES-128's two CTR kernels came out 2 and 12 SASS instructions a trip longer)
-    fuse = fuse and flavour == "ptx" and bound is None
+    # (a core with bound inputs -- the bitsliced CTR core -- prints blocks only with CIPHERSPEC_PTX_CORE's "main"
+    # part, off by default: fused, nvcc places the CTR kernels' loop values otherwise, AES-128's two CTR kernels 2
+    # and 12 SASS instructions a trip longer)
+    fuse = fuse and flavour == "ptx" and (bound is None or asmblock.wide("main"))
     printed = asmblock.fuse(body.lines, [e for _, e in body.outputs]) if fuse else body.lines
     lines += ["    " + ln for ln in printed]
     lines += [f"    y[{k}] = {expr};  // out {n}" for k, (n, expr) in enumerate(body.outputs)]

@@ -49,14 +49,23 @@ def _cores(module: Module, lay, sched: CudaSchedule, rk_type: str, nrk: int, seg
     mem = [f"M[{i}]" for i in range(G * MW)]
     out = []
     for f in FLAVOURS:
-        # (the transforms stay one statement an instruction: cores.core's fuse)
+        # (the transforms stay one statement an instruction: cores.core's fuse; lanes_out prints blocks with
+        # CIPHERSPEC_PTX_CORE's "lanes_out" part, asmblock.wide)
         out.append(cores.core(f"cs_lanes_in_{f}", lay.lanes_in, module, cores.NO_ACCESS, f, mem, fuse=False))
         uniform = [f"U[{k}]" for k in range(MW)]  # (um[MW]: the last entry unused)
         out.append(
             cores.core(f"cs_lanes_in_ctr_{f}", lay.lanes_in_ctr, module, cores.NO_ACCESS, f, mem, uniform, fuse=False)
         )
         out.append(
-            cores.core(f"cs_lanes_out_{f}", lay.lanes_out, module, cores.NO_ACCESS, f, lay.state["encrypt"], fuse=False)
+            cores.core(
+                f"cs_lanes_out_{f}",
+                lay.lanes_out,
+                module,
+                cores.NO_ACCESS,
+                f,
+                lay.state["encrypt"],
+                fuse=asmblock.wide("lanes_out"),  # (its inputs are the core's outputs, each its own value)
+            )
         )
         for d, fname, a in (("enc", "encrypt", acc), ("dec", "decrypt", acc), ("menc", "encrypt", acc_multi)):
             loop = lay.loops[fname]

@@ -86,13 +86,26 @@ def test_fused_core_equals_statements_on_the_emulator(registry, monkeypatch):
         assert (got == want).all()
 
 
-@pytest.mark.parametrize("value,cap", [(None, asmblock.CAP), ("0", 0), ("1", asmblock.CAP), ("40", 40)])
-def test_switch(monkeypatch, value, cap):
-    """On by default; CIPHERSPEC_PTX_ASMBLOCK=0 prints the statements as they were, =N caps a block's operands."""
-    if value is None:
-        monkeypatch.delenv("CIPHERSPEC_PTX_ASMBLOCK", raising=False)
-    else:
-        monkeypatch.setenv("CIPHERSPEC_PTX_ASMBLOCK", value)
+@pytest.mark.parametrize(
+    "value,core,cap",
+    [
+        (None, None, asmblock.CAP),
+        (None, "1", asmblock.WIDE_CAP),
+        (None, "main", asmblock.CAP),
+        ("0", "1", 0),
+        ("1", "cap", asmblock.WIDE_CAP),
+        ("1", "0", asmblock.CAP),
+        ("40", "1", 40),
+    ],
+)
+def test_switch(monkeypatch, value, core, cap):
+    """On by default; CIPHERSPEC_PTX_ASMBLOCK=0 prints the statements as they were, =N caps a block's operands;
+    the default cap is CAP, WIDE_CAP with CIPHERSPEC_PTX_CORE's "cap" part (off by default)."""
+    for env, v in (("CIPHERSPEC_PTX_ASMBLOCK", value), ("CIPHERSPEC_PTX_CORE", core)):
+        if v is None:
+            monkeypatch.delenv(env, raising=False)
+        else:
+            monkeypatch.setenv(env, v)
     assert asmblock.cap() == cap
     assert (asmblock.fuse(LINES, ["v9"], min_run=2) == LINES) == (cap == 0)
 
@@ -124,3 +137,43 @@ def test_multi_key_core_switch(registry, monkeypatch):
     assert _functions(plain, "cs_enc_ptx") == _functions(multi, "cs_enc_ptx")
     assert _functions(plain, "cs_menc_ptx") and blocks["plain", "menc"] == 0
     assert blocks["multi", "menc"] == blocks["plain", "enc"]  # (the same core, round keys from another memory)
+
+
+@pytest.mark.parametrize(
+    "core,on",
+    [(None, set()), ("1", {"lanes_out", "cap", "main"}), ("0", set()), ("main", {"main"})],
+)
+def test_core_parts(monkeypatch, core, on):
+    """CIPHERSPEC_PTX_CORE: unset or 0 none (the default), 1 all three parts, else the parts listed."""
+    if core is None:
+        monkeypatch.delenv("CIPHERSPEC_PTX_CORE", raising=False)
+    else:
+        monkeypatch.setenv("CIPHERSPEC_PTX_CORE", core)
+    assert {p for p in asmblock.PARTS if asmblock.wide(p)} == on
+
+
+def test_core_parts_in_a_lane_source(registry, monkeypatch):
+    """With CIPHERSPEC_PTX_CORE=1 the lane transform out of the planes (cs_lanes_out) and the bitsliced CTR core
+    (cs_main) print blocks, cs_main keeping its reads of the segment's planes (hs.h[..]) as statements of their own;
+    the lane transforms in stay statements; the other cores print blocks as by default but larger (the operand
+    cap): fewer of them.  By default (=0) cs_lanes_out and cs_main stay statements."""
+    from generator.ptx.source import generate
+
+    module = registry.module("pipo64_128", 3)
+    sched = CudaSchedule.parse("bs_t256_rk-shared", module)
+    monkeypatch.delenv("CIPHERSPEC_PTX_ASMBLOCK", raising=False)
+    src = {}
+    for core in ("1", "0"):
+        monkeypatch.setenv("CIPHERSPEC_PTX_CORE", core)
+        src[core] = generate(module, sched, with_gcm=False).cu
+
+    def blocks(cu: str, prefix: str) -> int:
+        return sum(f.count("// asm block:") for f in _functions(cu, prefix))
+
+    for part in ("cs_lanes_out_ptx", "cs_main_ptx"):
+        assert blocks(src["1"], part) > 0 and blocks(src["0"], part) == 0, part
+    assert _functions(src["1"], "cs_lanes_in") == _functions(src["0"], "cs_lanes_in")
+    assert 0 < blocks(src["1"], "cs_enc_ptx") <= blocks(src["0"], "cs_enc_ptx")
+    main = "\n".join(_functions(src["1"], "cs_main_ptx"))
+    inside = re.findall(r'^\s*"[^"]*\\n\\t"', main, re.M)  # the blocks' instruction lines
+    assert inside and not any("hs.h[" in ln for ln in inside) and "hs.h[" in main
