@@ -16,14 +16,15 @@ arguments: ``extra`` returns such state by value, and it is part of the key.
     @by_identity(4, extra=switches)     # switches() -> (("CIPHERSPEC_PTX_BS", "v1"),)
     lower(f, m); os.environ["CIPHERSPEC_PTX_BS"] = "v1"; lower(f, m)   -> computed again
 
-A function that reads only a Function's dataflow (each op's code, width, arguments and immediates, and which
-values are returned; not names or origins) can be remembered by that *shape*: two kernels' copies of one core
+A function that reads only a Function's dataflow (each op's code, width, arguments and immediates -- an input's
+name is its immediate -- and which values are returned; not origins or output names) can be remembered by that
+*shape*: two kernels' copies of one core
 (the single-key and the multi-key CTR's), or AES-128's and AES-256's round-loop bodies, are separate objects
 with the same shape.
 
     @by_shape(16)
     def cover(fn: Function, max_width: int = 32) -> dict[int, Tree]: ...
-    cover(enc, 64) is cover(copy_of_enc_elsewhere, 64)     -> True (names and origins may differ)
+    cover(enc, 64) is cover(copy_of_enc_elsewhere, 64)     -> True (origins and output names may differ)
 """
 
 from __future__ import annotations
