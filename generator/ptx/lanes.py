@@ -71,7 +71,8 @@ class _Lazy(Mapping[str, Function]):
     """
 
     def __init__(self, base: Mapping[str, Function], f: Callable[[Function], Function]):
-        self._base, self._f, self._done = dict(base), f, {}
+        self._base, self._f = dict(base), f
+        self._done: dict[str, Function] = {}
 
     def __getitem__(self, k: str) -> Function:
         if k not in self._done:
