@@ -48,28 +48,50 @@ def by_identity(
     forgets them."""
 
     def wrap(fn: Callable[..., R]) -> Callable[..., R]:
-        cache: OrderedDict[tuple[Hashable, ...], tuple[tuple[Any, ...], R]] = OrderedDict()
-        lock = threading.Lock()
+        recent = _Recent(size)
 
         @functools.wraps(fn)
         def call(*args: Any) -> R:
             key = (*map(id, args), extra() if extra is not None else None)
-            with lock:
-                hit = cache.get(key)
-                if hit is not None and all(a is b for a, b in zip(hit[0], args)):
-                    cache.move_to_end(key)
-                    return hit[1]
+            hit = recent.get(key)
+            if hit is not _MISS and all(a is b for a, b in zip(hit[0], args)):
+                return hit[1]
             out = fn(*args)
-            with lock:
-                cache[key] = (args, out)
-                while len(cache) > size:
-                    cache.popitem(last=False)
+            recent.put(key, (args, out))
             return out
 
-        call.cache_clear = cache.clear  # type: ignore[attr-defined]
+        call.cache_clear = recent.clear  # type: ignore[attr-defined]
         return call
 
     return wrap
+
+
+_MISS = object()
+
+
+class _Recent:
+    """The ``size`` most recently used entries of a dict, behind a lock: both decorators' store."""
+
+    def __init__(self, size: int):
+        self.size, self.entries, self.lock = size, OrderedDict[Hashable, Any](), threading.Lock()
+
+    def get(self, key: Hashable) -> Any:
+        """The entry, now the most recent, or _MISS."""
+        with self.lock:
+            hit = self.entries.get(key, _MISS)
+            if hit is not _MISS:
+                self.entries.move_to_end(key)
+            return hit
+
+    def put(self, key: Hashable, value: Any) -> None:
+        with self.lock:
+            self.entries[key] = value
+            while len(self.entries) > self.size:
+                self.entries.popitem(last=False)
+
+    def clear(self) -> None:
+        with self.lock:
+            self.entries.clear()
 
 
 class Shape:
@@ -101,8 +123,7 @@ def by_shape(size: int, extra: Callable[[], Hashable] | None = None) -> Callable
     nothing of a Function but its shape; callers must not change what it returns."""
 
     def wrap(fn: Callable[..., R]) -> Callable[..., R]:
-        cache: OrderedDict[Hashable, R] = OrderedDict()
-        lock = threading.Lock()
+        recent = _Recent(size)
 
         @functools.wraps(fn)
         def call(*args: Any, **kwargs: Any) -> R:
@@ -111,18 +132,14 @@ def by_shape(size: int, extra: Callable[[], Hashable] | None = None) -> Callable
                 tuple(sorted(kwargs.items())),
                 extra() if extra is not None else None,
             )
-            with lock:
-                if key in cache:
-                    cache.move_to_end(key)
-                    return cache[key]
+            hit = recent.get(key)
+            if hit is not _MISS:
+                return hit
             out = fn(*args, **kwargs)
-            with lock:
-                cache[key] = out
-                while len(cache) > size:
-                    cache.popitem(last=False)
+            recent.put(key, out)
             return out
 
-        call.cache_clear = cache.clear  # type: ignore[attr-defined]
+        call.cache_clear = recent.clear  # type: ignore[attr-defined]
         return call
 
     return wrap
