@@ -15,6 +15,16 @@ arguments: ``extra`` returns such state by value, and it is part of the key.
 
     @by_identity(4, extra=switches)     # switches() -> (("CIPHERSPEC_PTX_BS", "v1"),)
     lower(f, m); os.environ["CIPHERSPEC_PTX_BS"] = "v1"; lower(f, m)   -> computed again
+
+A function that reads only a Function's dataflow (each op's code, width, arguments and immediates -- an input's
+name is its immediate -- and which values are returned; not origins or output names) can be remembered by that
+*shape*: two kernels' copies of one core
+(the single-key and the multi-key CTR's), or AES-128's and AES-256's round-loop bodies, are separate objects
+with the same shape.
+
+    @by_shape(16)
+    def cover(fn: Function, max_width: int = 32) -> dict[int, Tree]: ...
+    cover(enc, 64) is cover(copy_of_enc_elsewhere, 64)     -> True (origins and output names may differ)
 """
 
 from __future__ import annotations
@@ -24,6 +34,8 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from typing import Any, TypeVar
+
+from cipherspec.ir import Function
 
 R = TypeVar("R")
 
@@ -36,25 +48,98 @@ def by_identity(
     forgets them."""
 
     def wrap(fn: Callable[..., R]) -> Callable[..., R]:
-        cache: OrderedDict[tuple[Hashable, ...], tuple[tuple[Any, ...], R]] = OrderedDict()
-        lock = threading.Lock()
+        recent = _Recent(size)
 
         @functools.wraps(fn)
         def call(*args: Any) -> R:
             key = (*map(id, args), extra() if extra is not None else None)
-            with lock:
-                hit = cache.get(key)
-                if hit is not None and all(a is b for a, b in zip(hit[0], args)):
-                    cache.move_to_end(key)
-                    return hit[1]
+            hit = recent.get(key)
+            if hit is not _MISS and all(a is b for a, b in zip(hit[0], args)):
+                return hit[1]
             out = fn(*args)
-            with lock:
-                cache[key] = (args, out)
-                while len(cache) > size:
-                    cache.popitem(last=False)
+            recent.put(key, (args, out))
             return out
 
-        call.cache_clear = cache.clear  # type: ignore[attr-defined]
+        call.cache_clear = recent.clear  # type: ignore[attr-defined]
+        return call
+
+    return wrap
+
+
+_MISS = object()
+
+
+class _Recent:
+    """The ``size`` most recently used entries of a dict, behind a lock: both decorators' store."""
+
+    def __init__(self, size: int):
+        self.size, self.entries, self.lock = size, OrderedDict[Hashable, Any](), threading.Lock()
+
+    def get(self, key: Hashable) -> Any:
+        """The entry, now the most recent, or _MISS."""
+        with self.lock:
+            hit = self.entries.get(key, _MISS)
+            if hit is not _MISS:
+                self.entries.move_to_end(key)
+            return hit
+
+    def put(self, key: Hashable, value: Any) -> None:
+        with self.lock:
+            self.entries[key] = value
+            while len(self.entries) > self.size:
+                self.entries.popitem(last=False)
+
+    def clear(self) -> None:
+        with self.lock:
+            self.entries.clear()
+
+
+class Shape:
+    """A Function's dataflow as a hashable value (its hash computed once): the ops' (code, width, args, imm)
+    and the returned value ids, in order."""
+
+    __slots__ = ("key", "_hash")
+
+    def __init__(self, fn: Function):
+        self.key = (tuple((op.code, op.width, op.args, op.imm) for op in fn.ops), tuple(v for _, v in fn.outputs))
+        self._hash = hash(self.key)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        return self is other or (isinstance(other, Shape) and self._hash == other._hash and self.key == other.key)
+
+
+@by_identity(64)
+def shape(fn: Function) -> Shape:
+    """``fn``'s Shape (made once per Function object)."""
+    return Shape(fn)
+
+
+def by_shape(size: int, extra: Callable[[], Hashable] | None = None) -> Callable[[Callable[..., R]], Callable[..., R]]:
+    """A decorator: the wrapped function's ``size`` most recent results, keyed by the Shape of each Function
+    argument, the value of every other argument (hashable) and of ``extra()``.  The wrapped function must read
+    nothing of a Function but its shape; callers must not change what it returns."""
+
+    def wrap(fn: Callable[..., R]) -> Callable[..., R]:
+        recent = _Recent(size)
+
+        @functools.wraps(fn)
+        def call(*args: Any, **kwargs: Any) -> R:
+            key = (
+                tuple(shape(a) if isinstance(a, Function) else a for a in args),
+                tuple(sorted(kwargs.items())),
+                extra() if extra is not None else None,
+            )
+            hit = recent.get(key)
+            if hit is not _MISS:
+                return hit
+            out = fn(*args, **kwargs)
+            recent.put(key, out)
+            return out
+
+        call.cache_clear = recent.clear  # type: ignore[attr-defined]
         return call
 
     return wrap

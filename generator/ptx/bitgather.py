@@ -166,13 +166,37 @@ def _place(spans: list[tuple[int, int]]) -> list[int] | None:
 
 
 def bpc(pairs: list[tuple[int, int]], n: int) -> tuple[tuple[int, ...], int] | None:
-    """(sigma, c) with q = sigma(p) ^ c for every (p, q): index bit j of p moves to bit sigma[j]; None if none."""
+    """(sigma, c) with q = sigma(p) ^ c for every (p, q): index bit j of p moves to bit sigma[j]; None if none.
+    Of several, the first in lexicographic order of sigma.  Bit j may go to bit t where bit t of q XOR bit j of p
+    is the same in every pair (that bit of c); a depth-first search in that order over such moves finds the
+    first permutation, as trying all n! of them in order would.
+
+        bpc([(0, 2), (1, 3), (2, 0), (3, 1)], 2)   -> ((0, 1), 2)     (q = p ^ 2)
+    """
     p0, q0 = pairs[0]
-    for sigma in permutations(range(n)):
-        c = q0 ^ _image(p0, sigma)
-        if all(_image(p, sigma) ^ c == q for p, q in pairs):
-            return sigma, c
-    return None
+    fits = [
+        [t for t in range(n) if all((q >> t ^ p >> j ^ q0 >> t ^ p0 >> j) & 1 == 0 for p, q in pairs)] for j in range(n)
+    ]
+    sigma: list[int] = []
+    taken = [False] * n
+
+    def place(j: int) -> bool:
+        if j == n:
+            return True
+        for t in fits[j]:
+            if not taken[t]:
+                taken[t] = True
+                sigma.append(t)
+                if place(j + 1):
+                    return True
+                sigma.pop()
+                taken[t] = False
+        return False
+
+    if not place(0):
+        return None
+    found = tuple(sigma)
+    return found, q0 ^ _image(p0, found)
 
 
 def _image(p: int, sigma: tuple[int, ...]) -> int:

@@ -26,6 +26,7 @@ from cipherspec.registry import Registry
 from toolchain import nvcc
 from toolchain.jobs import LargestFirst
 
+from ..common.gcpause import fewer_collections
 from .ctchoice import default_for
 from .placement import FLAVOURS, CudaSchedule, constant_time, load_tuned, table_base
 from .source import generate, prepared
@@ -90,6 +91,7 @@ def ct_default_text(module: Module) -> str:
     return f"No constant-time CUDA layout takes {module.cipher} ({choose(base).why}): use the C target for secret data."
 
 
+@fewer_collections()  # (the schedule choice's passes too, not only generate: gcpause.py)
 def build(registry: Registry, names: list[str], schedule: str | None, out_dir: Path, progress=None) -> list[str]:
     """Sources in order (Python, this thread); nvcc runs as each source is ready, one per CPU, the largest
     waiting source first (nvcc's time follows the source's size: a big cipher left for last would run alone

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from cipherspec.errors import UsageError
 from cipherspec.ir import Function, mask
 
+from ..common.memo import by_shape
 from ..mir import schedule as pressure
 from . import lop3, lop3map, slices, wide
 from .abswitch import former_bitsliced
@@ -71,8 +72,7 @@ class Selector:
         self.masked: dict[int, str] = {}
         self.body = Body()
         # 64-bit trees: once per half (wide.py); shared cones (lop3map.py) unless the A/B switch names the old cover
-        tree_cover = lop3.cover if os.environ.get("CIPHERSPEC_PTX_LOP3") == "tree" else lop3map.cover
-        self.trees = tree_cover(fn, 64) if flavour == "ptx" else {}
+        self.trees = _tree_cover(os.environ.get("CIPHERSPEC_PTX_LOP3"))(fn, 64) if flavour == "ptx" else {}
         self.members = {m for t in self.trees.values() for m in t.members} - self.trees.keys()
 
     # ----------------------------------------------------------------------------- emission helpers
@@ -137,26 +137,12 @@ class Selector:
         fn = self.fn
         if not self.env.pressure:
             return [v for v in range(len(fn.ops)) if v not in self.members]
-        # the c flavour too is ordered as LOP3 trees (ptxas fuses them): a tree's members go right before its root
-        trees = self.trees if self.flavour == "ptx" else lop3.cover(fn)
-        members = {m for t in trees.values() for m in t.members} - trees.keys()
-        ops = [v for v in range(len(fn.ops)) if v not in members]
-        leaves = [v for v in ops if fn.ops[v].code in ("input", "const")]
-        nodes = [v for v in ops if fn.ops[v].code not in ("input", "const")]
-        operands = {v: trees[v].leaves if v in trees else fn.ops[v].args for v in nodes}
-        registers = set(nodes) | {
+        held = tuple(
             v
-            for v in leaves
-            if fn.ops[v].code == "input" and self.env.inputs.get(fn.ops[v].imm[0], Val("", True)).register
-        }
-        out = list(leaves)
-        if not former_bitsliced():  # (the A/B switch, abswitch.py)
-            nodes = slices.cluster(fn, nodes, operands, registers)  # a linear layer's slices one at a time
-        for v in pressure.order(nodes, operands, registers, {v for _, v in fn.outputs}):
-            if v in trees and v not in self.trees:  # (c flavour) the tree's own ops, then its root
-                out += [m for m in trees[v].members if m != v]
-            out.append(v)
-        return out
+            for v, op in enumerate(fn.ops)
+            if op.code == "input" and self.env.inputs.get(op.imm[0], Val("", True)).register
+        )
+        return list(_pressure_order(fn, self.flavour, held, former_bitsliced(), os.environ.get("CIPHERSPEC_PTX_LOP3")))
 
     def select(self, v: int, op) -> Val:
         fn, w, code, d = self.fn, op.width, op.code, self.name(v)
@@ -320,6 +306,37 @@ class Selector:
         self.asm(f"{d}r", f"prmt.b32 %0, %1, 0, {sel};", [a], cm + " (replicate)")
         self.asm(d, f"shf.l.wrap.b32 %0, %1, %1, {k};", [f"{d}r"], cm)
         return Val(d, False)
+
+
+def _tree_cover(switch: str | None) -> Callable[[Function, int], dict[int, lop3.Tree]]:
+    """The ptx flavour's LOP3 cover: shared cones (lop3map.py) unless the A/B switch names the old tree cover."""
+    return lop3.cover if switch == "tree" else lop3map.cover
+
+
+@by_shape(32)
+def _pressure_order(
+    fn: Function, flavour: str, held: tuple[int, ...], former: bool, switch: str | None
+) -> tuple[int, ...]:
+    """Selector._order's register-pressure order, a function of the IR's shape only (``held``: the inputs bound
+    to registers; ``former``, ``switch``: the A/B switches), so that the kernels' copies of one core (single-key
+    and multi-key CTR) and the same round-loop body in several ciphers are ordered once."""
+    # the c flavour too is ordered as LOP3 trees (ptxas fuses them): a tree's members go right before its root
+    own = _tree_cover(switch)(fn, 64) if flavour == "ptx" else {}
+    trees = own if flavour == "ptx" else lop3.cover(fn)
+    members = {m for t in trees.values() for m in t.members} - trees.keys()
+    ops = [v for v in range(len(fn.ops)) if v not in members]
+    leaves = [v for v in ops if fn.ops[v].code in ("input", "const")]
+    nodes = [v for v in ops if fn.ops[v].code not in ("input", "const")]
+    operands = {v: trees[v].leaves if v in trees else fn.ops[v].args for v in nodes}
+    registers = set(nodes) | set(held)
+    out = list(leaves)
+    if not former:  # (the A/B switch, abswitch.py)
+        nodes = slices.cluster(fn, nodes, operands, registers)  # a linear layer's slices one at a time
+    for v in pressure.order(nodes, operands, registers, {v for _, v in fn.outputs}):
+        if v in trees and v not in own:  # (c flavour) the tree's own ops, then its root
+            out += [m for m in trees[v].members if m != v]
+        out.append(v)
+    return tuple(out)
 
 
 def select(fn: Function, env: Env, flavour: str) -> Body:

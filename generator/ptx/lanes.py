@@ -22,6 +22,7 @@ the last word; bitsliced, a shared word's plane c is bit c of U[k] in all 32 lan
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
 
 from cipherspec.errors import UsageError
@@ -44,7 +45,7 @@ CONSTANT_TIME = {"swar": "yes when the spec reads no table", "bs": "yes (no tabl
 class Lanes:
     name: str
     group: int  # blocks per slot
-    cores: dict[str, Function]  # encrypt / decrypt on lane words, reading derived key words D[k]
+    cores: Mapping[str, Function]  # encrypt / decrypt on lane words, reading derived key words D[k] (_Lazy)
     derive: Function  # round-key words -> D[k] (set_key, on the host)
     lanes_in: Function  # M[0 .. G*MW) -> the lane words, in the cores' input order
     lanes_out: Function  # the cores' outputs, in order -> M[0 .. G*MW)
@@ -58,6 +59,31 @@ class Lanes:
     @property
     def derived(self) -> int:
         return len(self.derive.outputs)
+
+
+class _Lazy(Mapping[str, Function]):
+    """``{k: f(v) for k, v in base.items()}``, each value made on first access: a bitsliced core that re-rolls
+    is emitted from its round loop's parts, so its whole unshared form (xor3.unshare: seconds for AES or ARIA)
+    is made only where something reads it (the encrypt core's op count in the build notes).
+
+        cores = _Lazy({"encrypt": enc, "decrypt": dec}, xor3.unshare)
+        cores["encrypt"]     -> unshare(enc), made now and kept; unshare(dec) is never made
+    """
+
+    def __init__(self, base: Mapping[str, Function], f: Callable[[Function], Function]):
+        self._base, self._f = dict(base), f
+        self._done: dict[str, Function] = {}
+
+    def __getitem__(self, k: str) -> Function:
+        if k not in self._done:
+            self._done[k] = self._f(self._base[k])
+        return self._done[k]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._base)
+
+    def __len__(self) -> int:
+        return len(self._base)
 
 
 def mask_bits(s: int) -> int:
@@ -143,9 +169,9 @@ def lanes_for(module: Module, name: str, reroll: bool = False, ctr_hoist: bool =
             state["ctr_main"] = state["encrypt"]
     ct = name == "bs" or not module.tables
     loops = _round_loops(split.cores, split.derive, not plain, found) if reroll else dict.fromkeys(split.cores)
-    cores = split.cores
+    cores: Mapping[str, Function] = split.cores
     if not plain:
-        cores = {f: _unshare(fn) for f, fn in cores.items()}
+        cores = _Lazy(cores, _unshare)
         loops = {
             f: loop
             and replace(loop, pre=xor3.unshare(loop.pre), body=xor3.unshare(loop.body), post=xor3.unshare(loop.post))

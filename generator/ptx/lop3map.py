@@ -16,13 +16,16 @@ from __future__ import annotations
 
 from cipherspec.ir import Function
 
+from ..common.memo import by_shape
 from .lop3 import LOGIC, Tree, _table, use_counts
 
 KEEP = 8  # cuts kept per op (the best by area flow)
 
 
+@by_shape(32)  # (one core in several kernels, one round-loop body in several ciphers: covered once)
 def cover(fn: Function, max_width: int = 32, keep: int = KEEP) -> dict[int, Tree]:
-    """Trees by root value id, like lop3.cover; a non-root logic op may be a member of several trees."""
+    """Trees by root value id, like lop3.cover; a non-root logic op may be a member of several trees (the
+    result is shared: callers must not change it)."""
     ops = fn.ops
 
     def logic(v: int) -> bool:

@@ -21,6 +21,7 @@ from cipherspec.ir import Module
 from cipherspec.passes import dce, key_hoist, lower_gmul, prune_tables, split_u64, ttable
 from cipherspec.pipeline import Pass, run_passes
 
+from ..common.gcpause import fewer_collections
 from ..common.memo import by_identity
 from ..common.templates import render
 from . import abswitch, bitgather, cores, ctr, gcm, hostapi, layout, multikey
@@ -132,6 +133,7 @@ def _gcm_context(parts: gcm.GcmParts, long_prologue: str, smem: int) -> dict:
     )
 
 
+@fewer_collections()  # (millions of IR objects, few cycles: gcpause.py)
 def generate(module: Module, sched: CudaSchedule, rounds: int | None = None, with_gcm: bool = True) -> Source:
     """``module``: the cipher after the shared pipeline; ``rounds``: the override it was made with (names);
     ``with_gcm``: the GCM kernels and API too, where the block is 128 bits (CI's compile checks leave them

@@ -103,3 +103,36 @@ def test_relabelling_absorbs_the_span_order():
     ]
     found = bitgather.bpc(pairs, 5)
     assert found is not None and bitgather._cost(*found) == 2 < bitgather._cost(sigma, c)
+
+
+def test_bpc_finds_the_first_permutation_in_order():
+    """The search returns what trying all n! index-bit permutations in lexicographic order returns (the first
+    that fits), also where few pairs leave several, and None where none fits."""
+    from itertools import permutations
+
+    def brute(pairs, n):
+        p0, q0 = pairs[0]
+        for sigma in permutations(range(n)):
+            c = q0 ^ bitgather._image(p0, sigma)
+            if all(bitgather._image(p, sigma) ^ c == q for p, q in pairs):
+                return sigma, c
+        return None
+
+    rng = random.Random(5)
+    nones = 0
+    for _ in range(400):
+        n = rng.choice([2, 3, 5, 6])
+        sigma = list(range(n))
+        rng.shuffle(sigma)
+        c = rng.randrange(1 << n)
+        pairs = [
+            (p, bitgather._image(p, tuple(sigma)) ^ c)
+            for p in rng.sample(range(1 << n), rng.randint(1, min(6, 1 << n)))
+        ]
+        if rng.random() < 0.3:  # one target moved: usually no BPC map any more
+            i = rng.randrange(len(pairs))
+            pairs[i] = (pairs[i][0], rng.randrange(1 << n))
+        want = brute(pairs, n)
+        nones += want is None
+        assert bitgather.bpc(pairs, n) == want
+    assert 0 < nones < 400

@@ -175,3 +175,15 @@ def test_sync_auto_follows_the_code_between_barriers(registry, monkeypatch):
     monkeypatch.setattr(lockstep, "BODY_OPS", 10**9)
     small = gen("bs_t256_rk-shared_sync-auto")
     assert "if (SYNC)" not in small and trip not in small
+
+
+def test_lazy_cores_make_a_value_only_when_read():
+    """lanes_for's unshared cores (_Lazy): the function runs for a core on its first read, once."""
+    from generator.ptx.lanes import _Lazy
+
+    runs = []
+    cores = _Lazy({"encrypt": 1, "decrypt": 2}, lambda v: runs.append(v) or v * 10)
+    assert list(cores) == ["encrypt", "decrypt"] and len(cores) == 2 and runs == []
+    assert cores["decrypt"] == 20 and cores["decrypt"] == 20 and runs == [2]
+    with pytest.raises(KeyError):
+        cores["ctr_main"]

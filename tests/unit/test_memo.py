@@ -55,3 +55,28 @@ def test_a_build_switch_in_the_environment_is_part_of_the_key(monkeypatch):
     assert f(a) is not first and runs == [False, True]
     monkeypatch.delenv("CIPHERSPEC_PTX_BS")
     assert f(a) is first  # back to the first setting: its result is still remembered
+
+
+def test_by_shape_shares_a_result_between_functions_of_one_dataflow():
+    """Origins, the function's name and its outputs' names do not matter; an op's immediate (an input's name is
+    one), an argument or a keyword does."""
+    from cipherspec.ir import Function, Op, Origin
+    from generator.common.memo import by_shape
+
+    runs = []
+
+    @by_shape(4)
+    def count(fn, k=0):
+        runs.append(fn)
+        return len(fn.ops) + k
+
+    def fn(name, out, imm=3, origin=None):
+        ops = [Op("input", 32, imm=(name,), origin=origin), Op("rotl", 32, (0,), (imm,), origin)]
+        return Function("f", ops, [(out, 1)])
+
+    a = fn("X[0]", "y")
+    assert count(a) == 2 and count(fn("X[0]", "z", origin=Origin("a.cs", 1, 2))) == 2 and len(runs) == 1
+    count(fn("X[0]", "y", imm=5))  # another rotation: another shape
+    count(fn("K[7]", "y"))  # another input
+    count(a, k=1)
+    assert len(runs) == 4
