@@ -56,6 +56,7 @@ class GcmParts:
     fin_prologue: str  # tables into shared memory, one barrier (nothing when no table is staged)
     fin_ks: str  # E(K, J0) into m[0][0..3] from `j0[4]`, round keys read at `rkg` (global memory)
     lane_keys: bool  # bit b of every lane word is block b's (bitsliced): a core call may take 32 keys, one a block
+    keyed: bool  # (lane_keys, round keys read through `rkp`, not rk-shared) the batch's keyed route is built
     fin_lane_ks: str  # (lane_keys) the warp's 32 J0s, block b lane b's, under the merged key words at `kw`
     sm_batch: int  # shared words the batch kernel's cores use (its GHASH scratch follows)
     sm_fin: int  # the same for the finish kernel
@@ -211,8 +212,11 @@ def gcm_parts(
         long_ks = _lanes_ks(f, G, uni, lane_call or f"cs_enc_{f}(x, y, {enc_args});")
         batch_ks = _lanes_ks(f, G, j0_uniform, menc)
         ks_ks = _lanes_ks(f, G, j0_uniform, ks_menc)
-        ks_keyed = _lanes_core(f, f"cs_enc_{f}(x, y, {enc_args});") if lane_keys else ""
-        ks_seg = _lanes_ctr_core(f, seg_call) if lane_keys and seg_call else ""
+        # the keyed kernels hand each warp its own key's round keys through `rkp`: a core that reads the CTA's one
+        # shared-memory copy of them (rk-shared, filled from the kernel parameter) has no keyed route
+        keyed = lane_keys and sched.rk != "shared"
+        ks_keyed = _lanes_core(f, f"cs_enc_{f}(x, y, {enc_args});") if keyed else ""
+        ks_seg = _lanes_ctr_core(f, seg_call) if keyed and seg_call else ""
         fin_ks = "\n".join(
             [
                 "{",
@@ -253,6 +257,7 @@ def gcm_parts(
         fin_prologue=_fin_prologue(fills),
         fin_ks=fin_ks,
         lane_keys=lane_keys,
+        keyed=bool(ks_keyed),
         fin_lane_ks=fin_lane_ks,
         sm_batch=fills.words + nrk,
         sm_fin=fills.words,

@@ -165,3 +165,25 @@ def _exports(lib) -> set[str]:
 
     out = subprocess.run(["nm", "-D", "--defined-only", str(lib)], capture_output=True, text=True, check=True).stdout
     return {line.split()[-1] for line in out.splitlines() if line.strip()}
+
+
+# the bitsliced layout's GCM kernels under each round-key placement, through nvcc's front end only (a few seconds):
+# CI compiles GCM for one lane-layout cipher (GCM_CI), so a bitsliced one's keyed route reading `rkp` where an
+# rk-shared core has none went unseen until the device run built it
+BS_GCM = ["bs_t128_rk-shared", None]
+
+
+@pytest.mark.parametrize("sched_text", BS_GCM)
+def test_bitsliced_gcm_parses_at_every_rk_placement(tmp_path, registry, sched_text):
+    import subprocess
+
+    nvcc_path = require_nvcc()
+    module = registry.module("aes128", 2)  # two rounds: the same kernels and round-key reads, a sixth of the source
+    src = generate(module, schedule_for(module, sched_text), 2, with_gcm=True)
+    assert "_gcm_long(" in src.cu and "_gcm_finish_lanes(" in src.cu
+    cu = tmp_path / f"{src.name}.cu"
+    cu.write_text(src.cu)
+    (tmp_path / f"{src.name}.h").write_text(src.h)
+    flags = ["-arch=sm_90", "-std=c++17", "-fdevice-syntax-only", "-w", "-c", "-o", "/dev/null"]
+    res = subprocess.run([str(nvcc_path), *flags, "-I", str(tmp_path), str(cu)], capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr[-2000:]
