@@ -80,6 +80,12 @@ def layout_notes(module: Module, sched: CudaSchedule, given: bool) -> list[str]:
     return [f"{name}: layout {sched.layout} ({why}); estimated instructions per block: {cost}"] + sync
 
 
+def shipped_flavours(sched: CudaSchedule) -> int:
+    """CS_FLAVOURS of the library `cipherspec build` ships for ``sched``: its one kernel flavour (1 inline PTX,
+    2 plain C), the argument nvcc.build_library and compile_cubin take."""
+    return 1 << FLAVOURS.index(sched.flavour)
+
+
 def ct_default_text(module: Module) -> str:
     """What a build without --schedule gives: the constant-time default's name, or why there is none."""
     base = prepared(module)
@@ -111,7 +117,7 @@ def build(registry: Registry, names: list[str], schedule: str | None, out_dir: P
             cu.write_text(src.cu)
             (out_dir / f"{src.name}.h").write_text(src.h)
             if queue is not None:
-                flavours = 1 << FLAVOURS.index(sched.flavour)
+                flavours = shipped_flavours(sched)
                 done = (lambda: progress.advance(task)) if task is not None else None
                 queue.submit(
                     len(src.cu),

@@ -126,9 +126,9 @@ def cuda_check(reg: Registry, name: str) -> None:
     below) and runs its cores, both
     flavours, under the CPU emulator (generator/ptx/emulate.py) against the interpreter."""
     from generator.ptx import cores, emulate
+    from generator.ptx.build import shipped_flavours
     from generator.ptx.ctchoice import default_for
     from generator.ptx.ctr import state_names
-    from generator.ptx.isel import FLAVOURS
     from generator.ptx.placement import CudaSchedule, rk_index, table_base
     from generator.ptx.source import generate, prepared
     from toolchain import nvcc
@@ -146,7 +146,7 @@ def cuda_check(reg: Registry, name: str) -> None:
         cu.write_text(src.cu)
         (Path(d) / f"{src.name}.h").write_text(src.h)
         # CI: the one flavour the library ships, without A/B baselines (half the nvcc); both with the full matrix
-        ships = {} if full_matrix() else {"flavours": 1 << FLAVOURS.index(sched.flavour), "ab": False}
+        ships = {} if full_matrix() else {"flavours": shipped_flavours(sched), "ab": False}
         rep = nvcc.compile_cubin(cu, "sm_90", **ships)
     dirty = {k: vars(u) for k, u in rep.kernels.items() if not clean_enough(src.name, u, k)}  # (tools.py)
     if not rep.kernels or dirty:

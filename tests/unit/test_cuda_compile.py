@@ -17,8 +17,7 @@ from shipped import shipped_registry
 from tools import clean_enough, is_key_schedule_ok, require_nvcc
 
 from generator.ptx import multikey
-from generator.ptx.build import schedule_for
-from generator.ptx.isel import FLAVOURS
+from generator.ptx.build import schedule_for, shipped_flavours
 from generator.ptx.source import generate, prepared
 from toolchain import nvcc
 
@@ -75,7 +74,7 @@ def _kernels(registry, name, with_gcm: bool, sched_text: str | None = None, cu: 
     as here; `cipherspec build` leaves them out."""
     module = registry.module(name)
     sched = schedule_for(module, sched_text)
-    fused = not sched.lanes and multikey.key_schedule_cost(prepared(module, sched)) <= multikey.FUSE_MAX_OPS
+    fused = _fused(module, sched)
     mk = 2 * fused + 2 * (fused and module.key.nbytes % 4 == 0)
     if not (with_gcm and module.block.nbytes == 16):
         return 13 + mk
@@ -93,23 +92,26 @@ def _source(tmp_path_factory, registry, name, sched_text, with_gcm: bool = False
     return cu
 
 
-def _shipped_kernels(registry, name, with_gcm: bool) -> int:
+def _fused(module, sched) -> bool:
+    """Whether the multi-key kernel that derives its round keys is built (multikey.fused_key_schedule: a cheap key
+    schedule, not a lane layout)."""
+    return not sched.lanes and multikey.key_schedule_cost(prepared(module, sched)) <= multikey.FUSE_MAX_OPS
+
+
+def _shipped_kernels(module, sched, with_gcm: bool) -> int:
     """The kernels of what `cipherspec build` ships (the schedule's one flavour, no A/B baseline): ECB enc/dec,
     CTR keystream/xor, the tail, multi-key and the key schedule (7); the multi-key kernel that derives its round
-    keys where the key schedule is cheap (multikey.fused_key_schedule); a 128-bit block's GCM 17 (the 19 of
-    _kernels less the tensor-core GHASH's and the batch's A/B baselines; lane and word layouts only)."""
-    module = registry.module(name)
-    sched = schedule_for(module, None)
-    fused = not sched.lanes and multikey.key_schedule_cost(prepared(module, sched)) <= multikey.FUSE_MAX_OPS
+    keys where _fused; a 128-bit block's GCM 17 (the 19 of _kernels less the tensor-core GHASH's and the batch's
+    A/B baselines; lane and word layouts only)."""
     assert not (with_gcm and sched.layout == "bs")  # (its count: _kernels, at both flavours)
-    return 7 + fused + 17 * (with_gcm and module.block.nbytes == 16)
+    return 7 + _fused(module, sched) + 17 * (with_gcm and module.block.nbytes == 16)
 
 
-def _ships_one_flavour(registry, name, with_gcm: bool) -> bool:
+def _ships_one_flavour(sched, with_gcm: bool) -> bool:
     """In CI a default compiles as it ships: its one flavour without A/B baselines (half the nvcc of both
     flavours: AES-128's 41 -> 19 s of CPU); both flavours and the baselines with CIPHERSPEC_FULL_MATRIX=1 (and in
     the device run, whose runtime builds both).  A bitsliced GCM cell compiles both (its count: _kernels)."""
-    return not full_matrix() and not (with_gcm and schedule_for(registry.module(name), None).layout == "bs")
+    return not full_matrix() and not (with_gcm and sched.layout == "bs")
 
 
 @pytest.mark.parametrize("name,arch", CELLS)
@@ -117,10 +119,11 @@ def test_default_schedule_compiles_clean(tmp_path_factory, registry, name, arch)
     require_nvcc()
     gcm = _with_gcm(name, arch)
     cu = _source(tmp_path_factory, registry, name, None, gcm)
-    if _ships_one_flavour(registry, name, gcm):
-        flavour = 1 << FLAVOURS.index(schedule_for(registry.module(name), None).flavour)
-        rep = nvcc.compile_cubin(cu, arch, flavours=flavour, ab=False)
-        want = _shipped_kernels(registry, name, gcm)
+    module = registry.module(name)
+    sched = schedule_for(module, None)
+    if _ships_one_flavour(sched, gcm):
+        rep = nvcc.compile_cubin(cu, arch, flavours=shipped_flavours(sched), ab=False)
+        want = _shipped_kernels(module, sched, gcm)
     else:
         rep = nvcc.compile_cubin(cu, arch)
         want = _kernels(registry, name, gcm, cu=cu)
