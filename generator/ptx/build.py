@@ -4,8 +4,9 @@ where nvcc exists.
     build(registry, ["lea128"], None, out_dir, progress)   -> notes
     out_dir/lea128_cuda_ctr_rk-const_t256.cu / .h / .so
 
-Each library holds its schedule's default kernel flavour only (-DCS_FLAVOURS; the runtime builds both for the
-benchmarks) and no device A/B baseline kernel (-DCS_AB=0: the bitsliced GCM's one-core-a-message finish),
+Each library holds its schedule's default kernel flavour only (its source holds no other flavour's cores, and
+-DCS_FLAVOURS; the runtime builds both for the benchmarks) and no device A/B baseline kernel (-DCS_AB=0: the
+bitsliced GCM's one-core-a-message finish),
 compiled largest source first on every CPU (toolchain/jobs.py; ptxas on several threads).
 The schedule is the default for the cipher unless one is given: the autotuner's constant-time pick
 (tuned.json), else for a spec with tables the constant-time layout ctchoice picks (the bitsliced one), else
@@ -112,7 +113,7 @@ def build(registry: Registry, names: list[str], schedule: str | None, out_dir: P
         for name in names:
             module = registry.module(name)
             sched = schedule_for(module, schedule)
-            src = generate(module, sched)
+            src = generate(module, sched, flavours=(sched.flavour,))  # only the flavour it compiles
             cu = out_dir / f"{src.name}.cu"
             cu.write_text(src.cu)
             (out_dir / f"{src.name}.h").write_text(src.h)

@@ -242,15 +242,21 @@ def _sync_lines(sync: list[str] | None) -> list[str]:
 
 
 def kernel_cores(
-    module: Module, sched: CudaSchedule, rk_type: str, split: Hoisted, xs_enc: list[str], xs_dec: list[str]
+    module: Module,
+    sched: CudaSchedule,
+    rk_type: str,
+    split: Hoisted,
+    xs_enc: list[str],
+    xs_dec: list[str],
+    flavours: tuple[str, ...] = FLAVOURS,
 ) -> list[str]:
-    """Every core the kernels call, per flavour: cs_enc, cs_dec, cs_menc (multi-key: round keys staged in
-    shared memory) and, with CTR hoisting, cs_pre (uniform part, once per thread) and cs_main (per block)."""
+    """Every core the kernels call, per flavour of ``flavours``: cs_enc, cs_dec, cs_menc (multi-key: round keys
+    staged in shared memory) and, with CTR hoisting, cs_pre (uniform part, once per thread) and cs_main (per block)."""
     acc = access(module, sched, rk_type)
     acc_multi = access(module, replace(sched, rk="shared"), rk_type)
     enc, dec, bal = module.functions["encrypt"], module.functions["decrypt"], sched.bal
     out = []
-    for f in FLAVOURS:
+    for f in flavours:
         out.append(core(f"cs_enc_{f}", enc, module, acc, f, xs_enc, balanced=bal))
         out.append(core(f"cs_dec_{f}", dec, module, acc, f, xs_dec, balanced=bal))
         out.append(core(f"cs_menc_{f}", enc, module, acc_multi, f, xs_enc, balanced=bal))

@@ -1,6 +1,6 @@
 """The template data of a lane-layout kernel (templates/lanes.cu.j2): G blocks per thread and slot.
 
-    ctx = lanes_context(module, sched, P, name)     -> rendered by source.generate
+    ctx = lanes_context(module, sched, P)     -> rendered by source.generate
 
 Per slot, a group's G blocks are loaded as memory words m[s][b*MW + k], turned into lane words by the
 layout's lanes_in core, run through the lowered core, turned back by lanes_out and stored, each block
@@ -36,7 +36,9 @@ def _rk_words(module: Module, lay) -> dict[str, int]:
     return dict(rk_index(module)) | {n: base + k for k, (n, _) in enumerate(lay.derive.outputs)}
 
 
-def _cores(module: Module, lay, sched: CudaSchedule, rk_type: str, nrk: int, seg_type: str) -> list[str]:
+def _cores(
+    module: Module, lay, sched: CudaSchedule, rk_type: str, nrk: int, seg_type: str, flavours: tuple[str, ...]
+) -> list[str]:
     rk_idx: dict = _rk_words(module, lay)  # (core and looped_core type it differently)
     acc = cores.access(module, sched, rk_type)
     acc_multi = cores.access(
@@ -48,7 +50,7 @@ def _cores(module: Module, lay, sched: CudaSchedule, rk_type: str, nrk: int, seg
     G, MW = lay.group, module.block.nbytes // 4
     mem = [f"M[{i}]" for i in range(G * MW)]
     out = []
-    for f in FLAVOURS:
+    for f in flavours:
         # (the transforms stay one statement an instruction: cores.core's fuse; lanes_out prints blocks with
         # CIPHERSPEC_PTX_CORE's "lanes_out" part, asmblock.wide)
         out.append(cores.core(f"cs_lanes_in_{f}", lay.lanes_in, module, cores.NO_ACCESS, f, mem, fuse=False))
@@ -115,7 +117,8 @@ def _own_call(lay, sched: CudaSchedule, enc_args: str) -> dict[str, str]:
     return {f: (lockstep.synced if on else str)(_ctr_call(f, enc_args, hoisted)) for f in FLAVOURS}
 
 
-def lanes_context(module: Module, sched: CudaSchedule, P: str) -> dict:
+def lanes_context(module: Module, sched: CudaSchedule, P: str, flavours: tuple[str, ...] = FLAVOURS) -> dict:
+    """``flavours``: the kernel flavours whose cores the source holds (source.generate's)."""
     hoist = sched.layout == "bs" and sched.hoist and not former_ctr()
     lay = lanes_for(module, sched.layout, reroll=sched.layout == "bs" and not sched.unroll, ctr_hoist=hoist)
     nrk = len(rk_index(module)) + lay.derived
@@ -135,7 +138,7 @@ def lanes_context(module: Module, sched: CudaSchedule, P: str) -> dict:
         B=B,
         lanes=lay.name,
         constant_time=CONSTANT_TIME[lay.name] if lay.constant_time else "no (table lookups)",
-        cores=_cores(module, lay, sched, f"{P}_rk", nrk, f"{P}_seg"),
+        cores=_cores(module, lay, sched, f"{P}_rk", nrk, f"{P}_seg", flavours),
         ctr_call={f: _ctr_call(f, dirs["enc"].args, lay.ctr is not None) for f in FLAVOURS},
         ctr_call_own=_own_call(lay, sched, dirs["enc"].args),  # the CTR kernel's (lockstep: with round barriers)
         SEGH=len(lay.ctr.frontier) if lay.ctr is not None else 0,

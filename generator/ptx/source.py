@@ -125,6 +125,18 @@ def _seg_call(lanes: dict, f: str) -> str | None:
     return call if lanes["SEGH"] and lanes["ctr_call_own"][f] == call else None
 
 
+def _flavour_context(sched: CudaSchedule, flavours: tuple[str, ...]) -> dict:
+    """The templates' flavour data: the flavours the source holds, each one's CS_FLAVOURS bit, their mask (the
+    source's default CS_FLAVOURS) and the schedule's default flavour (the host API's number: FLAVOURS' index)."""
+    bit = {f: 1 << FLAVOURS.index(f) for f in flavours}
+    return dict(
+        flavours=flavours,
+        flavour_bit=bit,
+        flavours_mask=sum(bit.values()),
+        default_flavour=FLAVOURS.index(sched.flavour),
+    )
+
+
 def _gcm_context(parts: gcm.GcmParts, long_prologue: str, smem: int) -> dict:
     """gcm.cu.j2's data: the parts, the long-message kernel's prologue (the CTR kernel's) and the shared
     words its cores use (the GHASH scratch follows them)."""
@@ -134,17 +146,31 @@ def _gcm_context(parts: gcm.GcmParts, long_prologue: str, smem: int) -> dict:
 
 
 @fewer_collections()  # (millions of IR objects, few cycles: gcpause.py)
-def generate(module: Module, sched: CudaSchedule, rounds: int | None = None, with_gcm: bool = True) -> Source:
+def generate(
+    module: Module,
+    sched: CudaSchedule,
+    rounds: int | None = None,
+    with_gcm: bool = True,
+    flavours: tuple[str, ...] = FLAVOURS,
+) -> Source:
     """``module``: the cipher after the shared pipeline; ``rounds``: the override it was made with (names);
     ``with_gcm``: the GCM kernels and API too, where the block is 128 bits (CI's compile checks leave them
-    out of all but one cipher, to bound nvcc time)."""
+    out of all but one cipher, to bound nvcc time); ``flavours``: the kernel flavours the source holds -- both
+    for the runtime and the benchmarks (CS_FLAVOURS picks at compile time), the schedule's own for the source
+    `cipherspec build` ships, which then carries no core it does not compile (the same PTX: a test checks it):
+
+        generate(m, sched).cu                          cs_enc_ptx, cs_enc_c, ... ; #define CS_FLAVOURS 3
+        generate(m, sched, flavours=("ptx",)).cu       cs_enc_ptx, ...           ; #define CS_FLAVOURS 1"""
+    if sched.flavour not in flavours or not set(flavours) <= set(FLAVOURS):
+        raise ValueError(f"flavours {flavours}: a subset of {FLAVOURS} that holds the schedule's {sched.flavour}")
+    flavours = tuple(f for f in FLAVOURS if f in flavours)  # (FLAVOURS' order: the bit of each is its index)
     module = prepared(module, sched)
     sched.validate(module)
     layout.check(module.block)
     name = sched.name(module, rounds)
     P = symbol(name)
     if sched.lanes:
-        return _generate_lanes(module, sched, name, P, with_gcm)
+        return _generate_lanes(module, sched, name, P, with_gcm, flavours)
     dirs = directions(module, sched)
     ct = ctr.ctr_parts(module, sched, dirs["enc"])
     smem = sched.shared_bytes(module)
@@ -161,15 +187,20 @@ def generate(module: Module, sched: CudaSchedule, rounds: int | None = None, wit
         CTAS=sched.ctas,
         ILP=sched.ilp,
         tile=sched.threads * sched.ilp,
-        flavours=FLAVOURS,
-        default_flavour=FLAVOURS.index(sched.flavour),
+        **_flavour_context(sched, flavours),
         smem=smem,
         smem_opt_in=smem > DEFAULT_SHARED,
         tables=_tables(module, sched),
         SEGH=0,  # (the scalar layout hoists per thread: no host-computed segment planes)
         seg_pre="",
         cores=cores.kernel_cores(
-            module, sched, f"{P}_rk", ct.split, ctr.state_names(module, "encrypt"), ctr.state_names(module, "decrypt")
+            module,
+            sched,
+            f"{P}_rk",
+            ct.split,
+            ctr.state_names(module, "encrypt"),
+            ctr.state_names(module, "decrypt"),
+            flavours,
         ),
         ecb=[dirs["enc"], dirs["dec"]],
         enc=dirs["enc"],
@@ -209,9 +240,11 @@ def generate(module: Module, sched: CudaSchedule, rounds: int | None = None, wit
     )
 
 
-def _generate_lanes(module: Module, sched: CudaSchedule, name: str, P: str, with_gcm: bool = True) -> Source:
+def _generate_lanes(
+    module: Module, sched: CudaSchedule, name: str, P: str, with_gcm: bool, flavours: tuple[str, ...]
+) -> Source:
     """A lane layout's kernels (lanes_source.py, templates/lanes.cu.j2); the host API is the same."""
-    lanes = lanes_context(module, sched, P)
+    lanes = lanes_context(module, sched, P, flavours)
     ctx = dict(
         _summary(module, sched, name, lanes["hoisted_ops"], lanes["SEGH"]),
         **lanes,
@@ -222,8 +255,7 @@ def _generate_lanes(module: Module, sched: CudaSchedule, name: str, P: str, with
         CTAS=sched.ctas,
         ILP=sched.ilp,
         tile=sched.threads * sched.ilp * lanes["G"],
-        flavours=FLAVOURS,
-        default_flavour=FLAVOURS.index(sched.flavour),
+        **_flavour_context(sched, flavours),
         smem_opt_in=lanes["smem"] > DEFAULT_SHARED,
         tables=_tables(module, sched),
         memword={f: layout.counter_memword(f, "lo") for f in FLAVOURS},

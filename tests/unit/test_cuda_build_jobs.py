@@ -5,6 +5,7 @@ library is test_one_flavour_library below (nvcc + cuobjdump, skipped without the
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import threading
@@ -71,6 +72,89 @@ def test_build_compiles_each_cipher_once_with_its_default_flavour(tmp_path, monk
     assert sorted(calls) == sorted(want)  # one compile per cipher: no probe, no second variant
     assert all(f in (1, 2) for _, f in calls)
     assert abs_ == [False, False]  # no device A/B baseline kernel in a shipped library (-DCS_AB=0)
+    for cu, fl in calls:  # the shipped source holds that flavour's cores only
+        text = (tmp_path / cu).read_text()
+        assert f"#define CS_FLAVOURS {fl}" in text
+        assert "_c(const uint32_t" not in text if fl == 1 else "_ptx(const uint32_t" not in text
+
+
+def _core_defs(cu: str, flavour: str) -> int:
+    """How many cores of ``flavour`` the source defines (cs_enc_ptx, cs_menc_c, ...)."""
+    return len(re.findall(rf"void cs_\w+_{flavour}\(", cu))
+
+
+@pytest.mark.parametrize(
+    "name, rounds, text",
+    [
+        ("lea128", None, None),
+        ("lea128", None, "fl-c"),
+        ("lea128", 1, "bs_rk-const_t128"),
+        ("lea128", 1, "bs_rk-const_fl-c_t128"),
+    ],
+)
+def test_shipped_source_holds_one_flavour(registry, name, rounds, text):
+    """generate(..., flavours=(the schedule's,)) -- what `cipherspec build` writes -- leaves the other flavour's cores
+    and kernels out of the source (codegen and nvcc's parse of them were the unshipped half of a bitsliced source), and
+    its default CS_FLAVOURS is that flavour's bit; a -DCS_FLAVOURS naming the missing flavour stops at an #error."""
+    module = registry.module(name, rounds)
+    sched = schedule_for(module, text)
+    both = generate(module, sched, rounds).cu
+    one = generate(module, sched, rounds, flavours=(sched.flavour,)).cu
+    bit, other = 1 << FLAVOURS.index(sched.flavour), FLAVOURS[1 - FLAVOURS.index(sched.flavour)]
+    assert "#define CS_FLAVOURS 3" in both and f"#define CS_FLAVOURS {bit}" in one
+    assert _core_defs(both, other) > 0 and _core_defs(one, other) == 0
+    assert _core_defs(one, sched.flavour) == _core_defs(both, sched.flavour) > 0
+    assert f"#if CS_FLAVOURS & {bit}  // the {sched.flavour} flavour's kernels" in one
+    assert f"// the {other} flavour's kernels" not in one
+    assert f"#if CS_FLAVOURS & ~{bit}\n#error" in one
+    assert len(one) < len(both)
+    with pytest.raises(ValueError, match="holds the schedule's"):
+        generate(module, sched, rounds, flavours=(other,))
+
+
+def _ptx_text(path) -> str:
+    """A PTX file's text without the anonymous namespaces' per-file hashes (nvcc names them after the file)."""
+    text = re.sub(r"_GLOBAL__N__[0-9a-f]+_\d+_\w*?_cu_[0-9a-f]+", "_G_", path.read_text())
+    return re.sub(r"_INTERNAL_[0-9a-f]+_", "_I_", text)
+
+
+@pytest.mark.slow
+def test_shipped_source_compiles_to_the_same_ptx(tmp_path, registry):
+    """The one-flavour source and the two-flavour one under -DCS_FLAVOURS compile to the same PTX (the anonymous
+    namespaces' per-file hashes aside): leaving the unshipped flavour out changes no kernel.  LEA-128 at one round in
+    the bitsliced layout's plain-C flavour, GCM included (about 10 s of nvcc); the shipped defaults (inline PTX:
+    AES-128, PRESENT-80, SPECK-128/128) and SPECK's scalar plain C were compared the same way when this came in."""
+    require_nvcc()
+    module = registry.module("lea128", 1)
+    for text in ("bs_rk-const_fl-c_t128",):
+        sched = schedule_for(module, text)
+        ptx = []
+        for k, flavours in enumerate((FLAVOURS, (sched.flavour,))):
+            src = generate(module, sched, 1, flavours=flavours)
+            d = tmp_path / f"{text}-{k}"
+            d.mkdir()
+            (d / f"{src.name}.cu").write_text(src.cu)
+            (d / f"{src.name}.h").write_text(src.h)
+            flags = [f"-DCS_FLAVOURS={1 << FLAVOURS.index(sched.flavour)}"] if k == 0 else []
+            res = subprocess.run(
+                [
+                    str(nvcc.require_nvcc()),
+                    "-ptx",
+                    "-arch=sm_90",
+                    "-O3",
+                    "-std=c++17",
+                    "-DCS_AB=0",
+                    *flags,
+                    "-o",
+                    str(d / "x.ptx"),
+                    str(d / f"{src.name}.cu"),
+                ],
+                capture_output=True,
+                text=True,
+            )
+            assert res.returncode == 0, res.stderr[-2000:]
+            ptx.append(_ptx_text(d / "x.ptx"))
+        assert ptx[0] == ptx[1], text
 
 
 def test_source_guards_each_flavour(registry):
