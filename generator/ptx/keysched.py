@@ -44,6 +44,7 @@ from ..c.dialects import Scalar
 from ..c.keysched import encryption_arrays, key_prep, key_schedule_parts, lookup_support, lookup_tables
 from ..c.text import fragment, with_comment
 from ..common.templates import render
+from . import deriveloop
 from .placement import rk_index
 
 CT_NOTE = "constant-time: S-boxes as Boolean circuits, no memory address or branch depends on the key"
@@ -116,10 +117,32 @@ def _derive_lines(derive: Function, index: dict[str, int], arrays: frozenset[str
         kept = [(n, v) for n, v in derive.outputs if from_arrays[v]]
         derive = dce.run(derive.copy_with(derive.ops, kept), {})
     dialect = Scalar()
-    body = emit_body(derive, dialect, {}, lambda name, w: f"({dialect.ctype(w)})rk[{index[name]}]")
-    stores: dict[str, list[str]] = {}  # each word stored where it is made: no long live ranges (multi-key kernel)
+    rest, loops = deriveloop.split(derive, index, slot)
+    lines = _stored(rest, lambda name, w: f"({dialect.ctype(w)})rk[{index[name]}]", lambda name: f"d[{slot[name]}]")
+    for lp in loops:  # rows of a key array that derive by the same ops: one copy of them, in a loop (deriveloop.py)
+        rows = f"{lp.array}[{lp.first} + {lp.step if lp.step > 1 else ''}k]"
+        lines += [
+            f"    for (int k = 0; k < {lp.count}; ++k) {{  // {rows}: the same {lp.body.work()} ops a row",
+            f"        const uint32_t *const kr = rk + {lp.in_base} + {lp.in_stride} * k;",
+            f"        volatile uint32_t *const dk = d + {lp.out_stride} * k;",
+            *_stored(
+                lp.body,
+                lambda name, w, base=lp.in_base: f"({dialect.ctype(w)})kr[{index[name] - base}]",
+                lambda name: f"dk[{slot[name]}]",
+                "        ",
+            ),
+            "    }",
+        ]
+    return lines
+
+
+def _stored(fn: Function, bind, target, indent: str = "    ") -> list[str]:
+    """fn's ops printed, each derived word stored (at ``target(name)``) right after the line that makes it: no long
+    live ranges (the multi-key kernel runs this)."""
+    body = emit_body(fn, Scalar(), {}, bind, indent=indent)
+    stores: dict[str, list[str]] = {}
     for name, var in body.outputs.items():  # d: rk + len(index), a __restrict__ pointer apart from rk (key.cu.j2)
-        stores.setdefault(var, []).append(with_comment(f"    d[{slot[name]}] = {var};", f"derived word {name}"))
+        stores.setdefault(var, []).append(with_comment(f"{indent}{target(name)} = {var};", f"derived word {name}"))
     lines = []
     for ln in body.lines:
         lines.append(ln)

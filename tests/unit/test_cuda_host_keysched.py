@@ -116,7 +116,60 @@ def test_derived_words_are_a_called_function_apart_from_the_schedule(registry, t
     assert head in text
     body = text.split(head, 1)[1].split("\n}\n", 1)[0]
     reads = {int(i) for i in re.findall(r"\brk\[(\d+)\]", body)}
-    writes = sorted(int(i) for i in re.findall(r"^\s*d\[(\d+)\] =", body, re.M))
-    assert reads and max(reads) < nrk and writes == list(range(lay.derived))
+    writes = [int(i) for i in re.findall(r"^\s*d\[(\d+)\] =", body, re.M)]
+    # rows looped over (deriveloop.py): kr = rk + B + S * k, dk = d + T * k for k < C; their words and slots too
+    loops = re.findall(
+        r"k < (\d+);.*\n.*kr = rk \+ (\d+) \+ (\d+) \* k;\n.*dk = d \+ (\d+) \* k;((?:\n        .*)*)", body
+    )
+    for count, base, step, out, inner in loops:
+        for k in range(int(count)):
+            reads |= {int(base) + int(step) * k + int(j) for j in re.findall(r"\bkr\[(\d+)\]", inner)}
+            writes += [int(out) * k + int(j) for j in re.findall(r"^\s*dk\[(\d+)\] =", inner, re.M)]
+    assert reads and max(reads) < nrk and sorted(writes) == list(range(lay.derived))
     expand = text.split("cs_expand_key(const uint8_t *key, uint32_t *rk)", 1)[1].split("\n}\n", 1)[0]
     assert expand.split("{", 1)[1].split() == ["cs_key_schedule(key,", "rk);", "cs_derive(rk,", "rk", "+", f"{nrk});"]
+
+
+@pytest.mark.parametrize("name, loops", [("aes128", 1), ("aes256", 1), ("hight", 2), ("aria128", 0)])
+def test_derived_words_in_row_loops_equal_the_interpreter(registry, tmp_path, name, loops):
+    """deriveloop.py prints the network that each row of a key array derives by the same ops once, in a loop over
+    the rows (AES-128: rk[1 .. 9], 2,009 ops a row, 21,400 lines -> 3,300); rows whose networks differ print as
+    before (ARIA-128: none loops).  The compiled P_derive of random round-key words == the interpreter's run of
+    the derive function, every derived word, the looped ones and the straight ones."""
+    import re
+    import subprocess
+
+    from cuda_support import host_cxx
+
+    from cipherspec import interp
+    from generator.ptx.build import schedule_for
+    from generator.ptx.keysched import key_section
+    from generator.ptx.lanes import lanes_for
+
+    module = prepared(registry.module(name))
+    sched = schedule_for(registry.module(name), None)
+    lay = lanes_for(module, sched.layout)
+    idx = rk_index(module)
+    text = key_section(module, "cs", lay.derive).text
+    body = text.split("CS_DERIVE void cs_derive(", 1)[1].split("\n}\n", 1)[0]
+    assert len(re.findall(r"^    for \(int k = 0; k < \d+; \+\+k\) \{", body, re.M)) == loops
+    widths = {op.imm[0]: op.width for op in lay.derive.ops if op.code == "input"}
+    rng = np.random.default_rng(11)
+    words = [rng.integers(0, 1 << min(widths.get(n, 32), 32), 3, dtype=np.uint64) for n in idx]  # 3 keys' worth
+    nd = len(lay.derive.outputs)
+    main = [
+        "#include <stdint.h>",
+        "#include <stdio.h>",
+        "#include <string.h>",
+        text,
+        f"static const uint32_t w[3][{len(idx)}] = {{{', '.join('{' + ', '.join(str(int(x[k])) for x in words) + '}' for k in range(3))}}};",
+        f"int main(void) {{ static uint32_t d[{nd}]; for (int k = 0; k < 3; ++k) {{ cs_derive(w[k], d);",
+        f'  for (int i = 0; i < {nd}; ++i) printf("%u\\n", d[i]); }} return 0; }}',
+    ]
+    (tmp_path / "d.cpp").write_text("\n".join(main))
+    subprocess.run([host_cxx(), "-O1", "-std=c++17", "-o", str(tmp_path / "d"), str(tmp_path / "d.cpp")], check=True)
+    out = subprocess.run([str(tmp_path / "d")], capture_output=True, text=True, check=True).stdout.split()
+    got = np.array(out, dtype=np.uint64).reshape(3, nd)
+    want = interp.run(lay.derive, {n: np.array(words[i], dtype=np.uint64) for n, i in idx.items()}, module.tables)
+    for k, (dname, _) in enumerate(lay.derive.outputs):
+        assert (got[:, k] == np.asarray(want[dname], dtype=np.uint64) % (1 << 32)).all(), (name, dname)
