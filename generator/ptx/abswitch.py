@@ -52,6 +52,12 @@ def former_rounds() -> bool:
     return os.environ.get("CIPHERSPEC_PTX_ROUNDS") == "v1"
 
 
+def former_derive() -> bool:
+    """CIPHERSPEC_PTX_DERIVE=v1: set_key's derived words printed straight, one copy of the ops a row, as before
+    deriveloop.py -- the A/B baseline of the device key schedules (bench/gpu/deriveloop.sh)."""
+    return os.environ.get("CIPHERSPEC_PTX_DERIVE") == "v1"
+
+
 def state() -> tuple[tuple[str, str], ...]:
     """Every CIPHERSPEC_PTX_* switch set in the environment, by value: part of the key under which the CUDA
     build remembers a lowering (generator/common/memo.py), so a process that flips a switch gets the other result."""

@@ -45,6 +45,7 @@ from ..c.keysched import encryption_arrays, key_prep, key_schedule_parts, lookup
 from ..c.text import fragment, with_comment
 from ..common.templates import render
 from . import deriveloop
+from .abswitch import former_derive
 from .placement import rk_index
 
 CT_NOTE = "constant-time: S-boxes as Boolean circuits, no memory address or branch depends on the key"
@@ -117,7 +118,7 @@ def _derive_lines(derive: Function, index: dict[str, int], arrays: frozenset[str
         kept = [(n, v) for n, v in derive.outputs if from_arrays[v]]
         derive = dce.run(derive.copy_with(derive.ops, kept), {})
     dialect = Scalar()
-    rest, loops = deriveloop.split(derive, index, slot)
+    rest, loops = (derive, []) if former_derive() else deriveloop.split(derive, index, slot)
     lines = _stored(rest, lambda name, w: f"({dialect.ctype(w)})rk[{index[name]}]", lambda name: f"d[{slot[name]}]")
     for lp in loops:  # rows of a key array that derive by the same ops: one copy of them, in a loop (deriveloop.py)
         rows = f"{lp.array}[{lp.first} + {lp.step if lp.step > 1 else ''}k]"
