@@ -76,21 +76,70 @@ def split(fn: Function, index: dict[str, int], slot: dict[str, int]) -> tuple[Fu
         if isinstance(r, tuple):
             members.setdefault(r, []).append(i)
     escapes = {row[a] for i, op in enumerate(fn.ops) for a in op.args if row[a] != row[i]}  # rows others read
+    planes = _planes(fn)
     classes: dict[tuple, list[tuple[str, int]]] = {}
+    keyed: dict[tuple[str, int], dict] = {}  # row -> {its outputs' key (a plane's bits, else a position): slot}
     for r, ops in members.items():
-        if r not in escapes:
-            classes.setdefault((r[0], _shape(fn, ops, outs.get(r, []))), []).append(r)
+        if r in escapes or not outs.get(r):
+            continue
+        bits = [planes[v] for _, v in outs[r]]
+        if all(b is not None for b in bits) and len(set(bits)) == len(bits):  # the same planes: the same values
+            sig: tuple = ("planes", frozenset(bits))
+            keyed[r] = {b: slot[n] for b, (n, _) in zip(bits, outs[r])}
+        else:  # the same ops in the same order
+            sig = ("ops", _shape(fn, ops, outs[r]))
+            keyed[r] = {p: slot[n] for p, (n, _) in enumerate(outs[r])}
+        classes.setdefault((r[0], sig), []).append(r)
     loops, looped = [], set()
     for rows in classes.values():
-        loop = _loop(fn, sorted(rows), members, outs, index, slot)
-        if loop is not None:
-            loops.append(loop)
-            looped.update(rows)
+        for part in _progressions(sorted(rows), lambda p: _loop(fn, p, members, outs, keyed, index, slot) is not None):
+            loops.append(_loop(fn, part, members, outs, keyed, index, slot))
+            looped.update(part)
     if not loops:
         return fn, []
     keep = [i for i, r in enumerate(row) if r not in looped]
     rest = _sub(fn, keep, [(n, v) for n, v in fn.outputs if row[v] not in looped], None)
     return rest, loops
+
+
+def _progressions(rows: list[tuple[str, int]], loops) -> list[list[tuple[str, int]]]:
+    """The parts of a class that loop (``loops(part)``): the whole class; else, where its words or slots step evenly
+    only every other row (ARIA's odd and even rounds' derived words sit in two orders), each residue of the major
+    index mod 2, 3 or 4 that does, for the first modulus where one does; else none."""
+    if loops(rows):
+        return [rows]
+    for m in (2, 3, 4):
+        parts = [p for p in ([r for r in rows if r[1] % m == k] for k in range(m)) if len(p) >= MIN_ROWS and loops(p)]
+        if parts:
+            return parts
+    return []
+
+
+def _planes(fn: Function) -> list[frozenset | None]:
+    """Per op, the key bits whose planes it XORs (a plane: 0 - ((word >> i) & 1), all ones where the bit is set),
+    as {(word's minor index, bit)} of one row; None for any other value.  Two rows whose derived words are the same
+    sets of planes compute the same values from their own words, however value numbering shaped each network
+    (ARIA-128: ek[1 .. 11] and dk[1 .. 11], one map of 128 planes)."""
+    out: list = []  # per op: ("word", minor, shift), ("bit", minor, bit), ("planes", bits), ("const", v) or None
+    for op in fn.ops:
+        a = [out[x] for x in op.args]
+        v = None
+        if op.code == "input":
+            m = _WORD.match(op.imm[0])
+            v = ("word", m.group(3), 0) if m else None
+        elif op.code == "const":
+            v = ("const", op.imm[0])
+        elif op.code == "shr" and a and a[0] and a[0][0] == "word" and op.imm:
+            v = ("word", a[0][1], a[0][2] + op.imm[0])
+        elif op.code == "and" and ("const", 1) in a:
+            w = [x for x in a if x and x[0] == "word"]
+            v = ("bit", w[0][1], w[0][2]) if len(w) == 1 else None
+        elif op.code == "sub" and len(a) == 2 and a[0] == ("const", 0) and a[1] and a[1][0] == "bit":
+            v = ("planes", frozenset([(a[1][1], a[1][2])]))
+        elif op.code == "xor" and len(a) == 2 and all(x and x[0] == "planes" for x in a):
+            v = ("planes", a[0][1] ^ a[1][1])
+        out.append(v)
+    return [v[1] if v and v[0] == "planes" else None for v in out]
 
 
 def _shape(fn: Function, ops: list[int], outputs: list[tuple[str, int]]) -> tuple:
@@ -113,29 +162,40 @@ def _loop(
     rows: list[tuple[str, int]],
     members: dict,
     outs: dict,
+    keyed: dict,
     index: dict[str, int],
     slot: dict[str, int],
 ) -> RowLoop | None:
-    """The class's loop, or None where it is too small or its rows, words or slots do not step evenly."""
+    """The class's loop, or None where it is too small or its rows, words or slots do not step evenly.  Row k's
+    word of each minor index and its output of each key (plane set or position) must sit k strides past the first
+    row's."""
     if len(rows) < MIN_ROWS:
         return None
     step = rows[1][1] - rows[0][1]
     if step <= 0 or any(rows[k][1] - rows[0][1] != k * step for k in range(len(rows))):
         return None
-    words = [[index[fn.ops[i].imm[0]] for i in members[r] if fn.ops[i].code == "input"] for r in rows]
-    slots = [[slot[n] for n, _ in outs.get(r, [])] for r in rows]
-    in_stride = words[1][0] - words[0][0] if words[0] else 0
-    out_stride = slots[1][0] - slots[0][0] if slots[0] else 0
+    words = [
+        {_WORD.sub(r"\3", fn.ops[i].imm[0]): index[fn.ops[i].imm[0]] for i in members[r] if fn.ops[i].code == "input"}
+        for r in rows
+    ]
+    first, slots = keyed[rows[0]], [keyed[r] for r in rows]
+    if not words[0] or any(w.keys() != words[0].keys() for w in words):
+        return None
+    j0 = next(iter(words[0]))
+    in_stride = words[1][j0] - words[0][j0]
+    out_stride = slots[1][next(iter(first))] - slots[0][next(iter(first))]
     for k in range(len(rows)):
-        if any(w - w0 != k * in_stride for w, w0 in zip(words[k], words[0])):
+        if any(words[k][j] - words[0][j] != k * in_stride for j in words[0]):
             return None
-        if any(s - s0 != k * out_stride for s, s0 in zip(slots[k], slots[0])):
+        if any(slots[k][key] - first[key] != k * out_stride for key in first):
             return None
-    if not slots[0] or out_stride <= 0:
-        return None  # (a row that derives nothing, or rows that write over each other)
-    first = rows[0]
-    body = _sub(fn, members[first], outs[first], first)
-    return RowLoop(first[0], first[1], step, len(rows), body, min(words[0]) if words[0] else 0, in_stride, out_stride)
+    if out_stride <= 0 or len({first[key] + k * out_stride for k in range(len(rows)) for key in first}) != len(
+        rows
+    ) * len(first):
+        return None  # (rows that would write over each other)
+    r0 = rows[0]
+    body = _sub(fn, members[r0], outs[r0], r0)
+    return RowLoop(r0[0], r0[1], step, len(rows), body, min(words[0].values()), in_stride, out_stride)
 
 
 def _sub(fn: Function, keep: list[int], outputs: list[tuple[str, int]], row: tuple[str, int] | None) -> Function:
