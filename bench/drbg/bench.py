@@ -62,7 +62,7 @@ def fresh(c, seed: bytes):
     d = c.make_drbg(use_df=True)
     d.instantiate(
         hashlib.sha256(b"e" + seed).digest()[: c.key_bytes],
-        hashlib.sha256(b"n" + seed).digest()[:8],
+        hashlib.sha256(b"n" + seed).digest()[: max(8, c.key_bytes // 2)],  # (SP 800-90A: half the security strength)
         b"cipherspec drbg bench",
     )
     return d
