@@ -32,6 +32,7 @@ from cipherspec.ir import Function, Op
 MIN_ROWS = 3  # (two rows gain little text and cost a loop)
 
 _WORD = re.compile(r"^(\w+)\[(\d+)\](.*)$")
+Row = tuple[str, int]  # a key array's name and major index
 
 
 @dataclass(frozen=True)
@@ -49,7 +50,7 @@ class RowLoop:
     out_stride: int
 
 
-def _row(name: str) -> tuple[str, int] | None:
+def _row(name: str) -> Row | None:
     m = _WORD.match(name)
     return (m.group(1), int(m.group(2))) if m else None
 
@@ -58,7 +59,7 @@ def split(fn: Function, index: dict[str, int], slot: dict[str, int]) -> tuple[Fu
     """``fn``: the derived words (keysplit.KeySplit.derive, possibly cut to some arrays); ``index``: a key word's flat
     offset in rk; ``slot``: a derived word's offset in d.  (the ops printed straight, the loops); without a class to
     loop, (fn, [])."""
-    row: list[tuple[str, int] | None | str] = []  # per op: its row, None (a constant), "many" (reads several rows)
+    row: list[object] = []  # per op: its Row, None (a constant) or "many" (reads several rows)
     for op in fn.ops:
         if op.code == "input":
             r = _row(op.imm[0])
@@ -71,14 +72,14 @@ def split(fn: Function, index: dict[str, int], slot: dict[str, int]) -> tuple[Fu
     outs: dict[object, list[tuple[str, int]]] = {}
     for name, v in fn.outputs:
         outs.setdefault(row[v], []).append((name, v))
-    members: dict[object, list[int]] = {}
-    for i, r in enumerate(row):
-        if isinstance(r, tuple):
-            members.setdefault(r, []).append(i)
+    members: dict[Row, list[int]] = {}
+    for i, tag in enumerate(row):
+        if isinstance(tag, tuple):
+            members.setdefault(tag, []).append(i)
     escapes = {row[a] for i, op in enumerate(fn.ops) for a in op.args if row[a] != row[i]}  # rows others read
     planes = _planes(fn)
-    classes: dict[tuple, list[tuple[str, int]]] = {}
-    keyed: dict[tuple[str, int], dict] = {}  # row -> {its outputs' key (a plane's bits, else a position): slot}
+    classes: dict[tuple, list[Row]] = {}
+    keyed: dict[Row, dict] = {}  # row -> {its outputs' key (a plane's bits, else a position): slot}
     for r, ops in members.items():
         if r in escapes or not outs.get(r):
             continue
@@ -90,10 +91,11 @@ def split(fn: Function, index: dict[str, int], slot: dict[str, int]) -> tuple[Fu
             sig = ("ops", _shape(fn, ops, outs[r]))
             keyed[r] = {p: slot[n] for p, (n, _) in enumerate(outs[r])}
         classes.setdefault((r[0], sig), []).append(r)
-    loops, looped = [], set()
+    loops: list[RowLoop] = []
+    looped: set[Row] = set()
     for rows in classes.values():
-        for part in _progressions(sorted(rows), lambda p: _loop(fn, p, members, outs, keyed, index, slot) is not None):
-            loops.append(_loop(fn, part, members, outs, keyed, index, slot))
+        for part, loop in _progressions(sorted(rows), lambda p: _loop(fn, p, members, outs, keyed, index, slot)):
+            loops.append(loop)
             looped.update(part)
     if not loops:
         return fn, []
@@ -102,16 +104,19 @@ def split(fn: Function, index: dict[str, int], slot: dict[str, int]) -> tuple[Fu
     return rest, loops
 
 
-def _progressions(rows: list[tuple[str, int]], loops) -> list[list[tuple[str, int]]]:
-    """The parts of a class that loop (``loops(part)``): the whole class; else, where its words or slots step evenly
-    only every other row (ARIA's odd and even rounds' derived words sit in two orders), each residue of the major
-    index mod 2, 3 or 4 that does, for the first modulus where one does; else none."""
-    if loops(rows):
-        return [rows]
+def _progressions(rows: list[Row], loop_of) -> list[tuple[list[Row], RowLoop]]:
+    """The parts of a class that loop, with their loops (``loop_of(part)``, None where a part does not loop): the
+    whole class; else, where its words or slots step evenly only every other row (ARIA's odd and even rounds'
+    derived words sit in two orders), each residue of the major index mod 2, 3 or 4 that does, for the first
+    modulus where one does; else none."""
+    whole = loop_of(rows)
+    if whole is not None:
+        return [(rows, whole)]
     for m in (2, 3, 4):
-        parts = [p for p in ([r for r in rows if r[1] % m == k] for k in range(m)) if len(p) >= MIN_ROWS and loops(p)]
-        if parts:
-            return parts
+        parts = [p for p in ([r for r in rows if r[1] % m == k] for k in range(m)) if len(p) >= MIN_ROWS]
+        got = [(p, lp) for p in parts for lp in [loop_of(p)] if lp is not None]
+        if got:
+            return got
     return []
 
 
@@ -120,10 +125,10 @@ def _planes(fn: Function) -> list[frozenset | None]:
     as {(word's minor index, bit)} of one row; None for any other value.  Two rows whose derived words are the same
     sets of planes compute the same values from their own words, however value numbering shaped each network
     (ARIA-128: ek[1 .. 11] and dk[1 .. 11], one map of 128 planes)."""
-    out: list = []  # per op: ("word", minor, shift), ("bit", minor, bit), ("planes", bits), ("const", v) or None
+    out: list[tuple | None] = []  # per op: ("word", minor, shift), ("bit", minor, bit), ("planes", bits), ("const", v)
     for op in fn.ops:
         a = [out[x] for x in op.args]
-        v = None
+        v: tuple | None = None
         if op.code == "input":
             m = _WORD.match(op.imm[0])
             v = ("word", m.group(3), 0) if m else None
@@ -136,7 +141,7 @@ def _planes(fn: Function) -> list[frozenset | None]:
             v = ("bit", w[0][1], w[0][2]) if len(w) == 1 else None
         elif op.code == "sub" and len(a) == 2 and a[0] == ("const", 0) and a[1] and a[1][0] == "bit":
             v = ("planes", frozenset([(a[1][1], a[1][2])]))
-        elif op.code == "xor" and len(a) == 2 and all(x and x[0] == "planes" for x in a):
+        elif op.code == "xor" and len(a) == 2 and a[0] and a[1] and a[0][0] == a[1][0] == "planes":
             v = ("planes", a[0][1] ^ a[1][1])
         out.append(v)
     return [v[1] if v and v[0] == "planes" else None for v in out]
@@ -146,7 +151,7 @@ def _shape(fn: Function, ops: list[int], outputs: list[tuple[str, int]]) -> tupl
     """How a row's ops print, the row itself left out: inputs by minor index, other rows' values never (a row's op
     reads its own row and constants only), constants by value, the outputs' values by position."""
     local = {i: k for k, i in enumerate(ops)}
-    out = []
+    out: list[tuple] = []
     for i in ops:
         op = fn.ops[i]
         if op.code == "input":

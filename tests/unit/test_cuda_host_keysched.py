@@ -55,9 +55,7 @@ def test_multi_key_expansion_of_a_lane_layout_is_encrypt_only(registry, tmp_path
     """ARIA's default CUDA layout (bitsliced: set_key also derives bit planes of every round-key word): the
     multi-key launch runs P_expand_key_enc -- the ek words and the planes derived from them alone, equal to the
     full expansion's; the dk words and their planes are not written (the keystream reads none of them)."""
-    import subprocess
-
-    from cuda_support import host_cxx
+    from cuda_support import run_host_c
 
     from generator.ptx.ctchoice import default_for
     from generator.ptx.source import generate
@@ -70,19 +68,14 @@ def test_multi_key_expansion_of_a_lane_layout_is_encrypt_only(registry, tmp_path
     end = src.cu.index("\n}\n", src.cu.index(f"static void {P}_expand_key_enc(")) + 3
     nw = int(src.cu[src.cu.index(f"{P}_key_schedule_multi") :].split("rks + r0 * ", 1)[1].split(";", 1)[0])
     keys = np.random.default_rng(5).integers(0, 256, (2, 16), dtype=np.uint8)
-    main = [
-        "#include <stdint.h>",
-        "#include <stdio.h>",
-        "#include <string.h>",
+    code = [
         src.cu[start:end],
         f"static const uint8_t keys[2][16] = {{{', '.join('{' + ', '.join(map(str, k)) + '}' for k in keys)}}};",
         f"int main(void) {{ static uint32_t a[{nw}], b[{nw}]; for (int k = 0; k < 2; ++k) {{",
         f"  memset(a, 0, sizeof a); memset(b, 0, sizeof b); {P}_expand_key(keys[k], a); {P}_expand_key_enc(keys[k], b);",
         f'  for (int i = 0; i < {nw}; ++i) printf("%u %u\\n", a[i], b[i]); }} return 0; }}',
     ]
-    (tmp_path / "x.cpp").write_text("\n".join(main))
-    subprocess.run([host_cxx(), "-O0", "-std=c++17", "-o", str(tmp_path / "x"), str(tmp_path / "x.cpp")], check=True)
-    out = subprocess.run([str(tmp_path / "x")], capture_output=True, text=True, check=True).stdout.split()
+    out = run_host_c(code, tmp_path, "x", "-O0")
     words = np.array(out, dtype=np.uint64).reshape(2, nw, 2)
     full, enc = words[..., 0], words[..., 1]
     written = (enc != 0).any(axis=0)
@@ -138,9 +131,8 @@ def test_derived_words_in_row_loops_equal_the_interpreter(registry, tmp_path, na
     (ARIA-128: ek and dk, odd and even rounds: 27,900 lines -> 6,800).  The compiled P_derive of random round-key words == the interpreter's run of
     the derive function, every derived word, the looped ones and the straight ones."""
     import re
-    import subprocess
 
-    from cuda_support import host_cxx
+    from cuda_support import run_host_c
 
     from cipherspec import interp
     from generator.ptx.build import schedule_for
@@ -158,18 +150,13 @@ def test_derived_words_in_row_loops_equal_the_interpreter(registry, tmp_path, na
     rng = np.random.default_rng(11)
     words = [rng.integers(0, 1 << min(widths.get(n, 32), 32), 3, dtype=np.uint64) for n in idx]  # 3 keys' worth
     nd = len(lay.derive.outputs)
-    main = [
-        "#include <stdint.h>",
-        "#include <stdio.h>",
-        "#include <string.h>",
+    code = [
         text,
         f"static const uint32_t w[3][{len(idx)}] = {{{', '.join('{' + ', '.join(str(int(x[k])) for x in words) + '}' for k in range(3))}}};",
         f"int main(void) {{ static uint32_t d[{nd}]; for (int k = 0; k < 3; ++k) {{ cs_derive(w[k], d);",
         f'  for (int i = 0; i < {nd}; ++i) printf("%u\\n", d[i]); }} return 0; }}',
     ]
-    (tmp_path / "d.cpp").write_text("\n".join(main))
-    subprocess.run([host_cxx(), "-O1", "-std=c++17", "-o", str(tmp_path / "d"), str(tmp_path / "d.cpp")], check=True)
-    out = subprocess.run([str(tmp_path / "d")], capture_output=True, text=True, check=True).stdout.split()
+    out = run_host_c(code, tmp_path, "d")
     got = np.array(out, dtype=np.uint64).reshape(3, nd)
     want = interp.run(lay.derive, {n: np.array(words[i], dtype=np.uint64) for n, i in idx.items()}, module.tables)
     for k, (dname, _) in enumerate(lay.derive.outputs):
