@@ -4,7 +4,8 @@
 # (P_key_schedule_multi: each request's key expanded and its planes derived on the device).  ARIA-128
 # and AES-256 (AES-128: an earlier round), each arm in its own build cache and process: the phases'
 # "key schedule" GPU time at 128 MiB and 1 GiB, and every output == the C DRBG (drbg_multi.py verifies).  Then the
-# DRBG GPU tests of AES-128 / AES-256 on the default (looped) build.  ~3 minutes with nothing prebuilt.
+# DRBG GPU tests of AES-128 / ARIA-128 / AES-256 on the default (looped) build.  DERIVE_ROUNDS (default "1 2"): the
+# rounds of arms.  ~5 minutes with nothing prebuilt.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . bench/gpu/device_env.sh
