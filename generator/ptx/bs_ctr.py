@@ -21,13 +21,19 @@ the plain core: their counters' uniform words differ per request.
 
 from __future__ import annotations
 
+import re
+
 from cipherspec.ir import Function, Module
 from cipherspec.passes import hoist_uniform
 
+from ..c import split as c_split
 from ..c.body import emit_body
 from ..c.dialects import Scalar
 from . import bitsliced, ctr
 
+HOST_PIECE = 600  # statements per out-of-line piece of the host's pre (as the C target's cores: c/bitsliced.PIECE)
+_VALUE = re.compile(r"\bv\d+\b")
+_RK = re.compile(r"\brk\[(\d+)\]")
 PLANE_OPS = frozenset({"input", "const", "xor", "and", "or", "not"})  # what pre may hold: bitwise ops only
 
 
@@ -81,9 +87,30 @@ def _late(core: Function, uniform: set[str], before_round: int) -> frozenset[int
     return frozenset(keep)
 
 
-def host_c(h: hoist_uniform.Hoisted, state_words: list[str], rk_words: dict[str, int], P: str) -> str:
+def host_c(
+    h: hoist_uniform.Hoisted, state_words: list[str], rk_words: dict[str, int], P: str, piece: int = HOST_PIECE
+) -> str:
     """The host C that fills a segment's ``h[]`` from its uniform words ``seg->u`` and the round-key struct's
-    words ``rk`` (rk_words: D[k] name -> struct word); no memory address or branch depends on either."""
+    words ``rk`` (rk_words: D[k] name -> struct word); no memory address or branch depends on either.
+
+    One function for both sides (CS_HD: the device makes a GCM record's planes too).  Where the circuit is
+    longer than ``piece`` statements, the host's copy runs it in out-of-line pieces (c/split.py), the values
+    crossing a cut handed on in two slot arrays; the device's copy stays one straight body, which nvcc
+    compiles as before:
+
+        before: CS_HD static void P_seg_pre(rk, seg) { const uint32_t v0 = ...; ... seg->h[95] = v14663; }
+        after:  static void P_seg_pre_0(kb, seg, v, w) { ...; w[0] = v97; }  ...  (host only)
+                CS_HD static void P_seg_pre(rk, seg) {
+                #if defined(__CUDA_ARCH__)
+                    const uint32_t v0 = ...; ... seg->h[95] = v14663;     (the device: as before)
+                #else
+                    uint32_t v[2][193]; P_seg_pre_0(rk + 0, seg, v[0], v[1]); ...
+                #endif
+                }
+
+    gcc's register allocation is super-linear in one block: a 14,376-op circuit (tests/conformance/
+    sbox_inv.cs, nearinv_u32_be) took 15.3 s at -O3 and ran in 4.0 us; in pieces of 600, 1.7-3.3 s and
+    2.5-2.9 us (bench/results/cuda-build-time.md, ninth pass)."""
     word = {n: j for j, n in enumerate(state_words)}
 
     def bind(name: str, width: int) -> str:
@@ -94,15 +121,17 @@ def host_c(h: hoist_uniform.Hoisted, state_words: list[str], rk_words: dict[str,
 
     body = emit_body(h.pre, Scalar(), {}, bind)
     slot = {n: k for k, (n, _) in enumerate(h.pre.outputs)}
+    straight = [*body.lines, *(f"    seg->h[{slot[n]}] = {var};" for n, var in body.outputs.items())]
+    pieces = _host_pieces(straight, P, piece)
     lines = [
         f"// the CTR segment's launch-uniform planes (bs_ctr.py): {h.hoisted_ops} plane ops of the bitsliced core that",
         "// depend only on the segment's uniform counter words and the round keys, once per segment on the host;",
         "// constant-time: a Boolean circuit (xor/and/or/not on u32 words), no table, no branch; also on the device,",
         "// a record's planes for the keyed GCM batch route (gcm.cu.j2: P_gcm_seg_planes)",
+        *pieces[0],
         f"CS_HD static void {P}_seg_pre(const uint32_t *__restrict__ rk, {P}_seg *seg)",
         "{",
-        *body.lines,
-        *(f"    seg->h[{slot[n]}] = {var};" for n, var in body.outputs.items()),
+        *(straight if not pieces[1] else ["#if defined(__CUDA_ARCH__)", *straight, "#else", *pieces[1], "#endif"]),
         "}",
         "",
         f"static void {P}_seg_wipe({P}_seg *seg)  // after the launch (its parameters are copied): h is key-derived",
@@ -112,3 +141,35 @@ def host_c(h: hoist_uniform.Hoisted, state_words: list[str], rk_words: dict[str,
         "}",
     ]
     return "\n".join(lines) + "\n"
+
+
+def _host_pieces(straight: list[str], P: str, piece: int) -> tuple[list[str], list[str]]:
+    """(the host-only piece functions, the host body that calls them) for the statements ``straight``; both
+    empty when they fit one piece.  Pieces equal up to names and a round-key offset are one function."""
+    if len(straight) <= piece:
+        return [], []
+    stmts = []
+    for line in straight:
+        lhs, _, rhs = line.split("/*", 1)[0].partition("=")
+        defs = tuple(_VALUE.findall(lhs)) if lhs.lstrip().startswith("const ") else ()
+        stmts.append(c_split.Stmt(line, defs, tuple(_VALUE.findall(rhs))))
+    cut = c_split.split(stmts, piece, "uint32_t", "    ", _RK, order=True)
+    functions = ["#if !defined(__CUDA_ARCH__)  // the host's pieces of P_seg_pre (below)"]
+    for k, fn in enumerate(cut.functions):
+        functions += [
+            f"__attribute__((noinline)) static void {P}_seg_pre_{k}(const uint32_t *__restrict__ kb, {P}_seg *seg,",
+            "                                                  const uint32_t *__restrict__ v, uint32_t *__restrict__ w)",
+            "{",
+            "    (void)kb; (void)seg; (void)v; (void)w;",
+            *fn,
+            "}",
+        ]
+    functions.append("#endif")
+    calls = [
+        f"    uint32_t v[2][{cut.slots}];  // the values handed from one piece to the next (read one, write the other)"
+    ]
+    calls += [
+        f"    {P}_seg_pre_{c.function}(rk + {c.key_base}, seg, v[{k % 2}], v[{(k + 1) % 2}]);"
+        for k, c in enumerate(cut.calls)
+    ]
+    return functions, calls

@@ -108,12 +108,22 @@ def test_main_core_text_on_the_emulator(registry, name):
     assert [int(v[0]) for v in got] == [int(want[n][0]) for n, _ in main.outputs]
 
 
-def test_host_pre_equals_the_interpreter(registry, tmp_path):
+@pytest.mark.parametrize("piece", [bs_ctr.HOST_PIECE, 40])
+def test_host_pre_equals_the_interpreter(registry, tmp_path, piece):
+    """The host's P_seg_pre, one body or (piece 40) out-of-line pieces with repeated ones shared, equals the
+    interpreter's run of the split's pre."""
     require("cc")
     module, lay = _lanes(registry, "pipo64_128")
     words = state_names(module, "encrypt")
     rk_words = {n: 3 + k for k, (n, _) in enumerate(lay.derive.outputs)}  # (3 key-schedule words first)
-    text = bs_ctr.host_c(lay.ctr, words, rk_words, "P")
+    text = bs_ctr.host_c(lay.ctr, words, rk_words, "P", piece=piece)
+    n_pieces = text.count("static void P_seg_pre_")
+    if piece == bs_ctr.HOST_PIECE:
+        assert n_pieces == 0 and "__CUDA_ARCH__" not in text  # (pipo's pre fits one piece)
+    else:
+        calls = text.count("P_seg_pre_", text.index("#else"))
+        assert 1 < n_pieces <= calls  # pieces (those equal up to a round-key offset are one function)
+        assert text.count("#if defined(__CUDA_ARCH__)") == 1  # the device's copy: the straight body
     nh, nw, nrk = len(lay.ctr.frontier), len(words), 3 + len(rk_words)
     harness = f"""#include <stdint.h>
 #include <stdio.h>
