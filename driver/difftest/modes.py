@@ -11,8 +11,11 @@ function and its input block: what the traced build replays).
 
 ECB and CBC run on the whole-block prefix of a case's data; CTR on all of it (a partial last block).  CTR
 is one operation both ways: "decrypt" feeds it the interpreter's ciphertext and wants the plaintext back.
-CBC encryption is checked through the interpreter's CBC decryption (a bijection that inverts it), so the
-sequential reference encryption never runs.  An AEAD mode: a ModeCheck whose requests name the library's
+CBC encryption is checked block by block against the target's own chain: block i must be E(P_i ^ C_(i-1)) with
+C_(i-1) the target's previous block (the IV for the first), all in one batch of the interpreter's encryption, so
+the sequential reference encryption never runs and nothing assumes that the spec's decrypt inverts its encrypt
+(the conformance specs' need not: tests/conformance/logic.cs).  The first block that breaks the recurrence is the
+first wrong one, every block before it following from the IV.  An AEAD mode: a ModeCheck whose requests name the library's
 operation (``gcm_encrypt``) and carry its other inputs in ``params`` (aad, tag), which the targets'
 ``run_mode`` receives as keyword arguments; targets.py says which targets run it (the others report it
 skipped).
@@ -109,7 +112,10 @@ class Cbc(ModeCheck):
         memo = (r.key, r.iv, r.data)
         if self.verified.get(memo) == got:
             return None
-        bad = _first_block(ref_modes.cbc_decrypt(ref, rk, r.iv, got), r.data, ref.block_bytes)
+        b = ref.block_bytes
+        chain = bytes(r.iv or b"") + got[: len(got) - b] if got else b""  # C_(i-1) for each block i: the IV first
+        inputs = bytes(x ^ y for x, y in zip(r.data, chain))
+        bad = _first_block(got, ref_modes.ecb_encrypt(ref, rk, inputs), b)
         if bad is None:
             self.verified[memo] = got
         return bad
