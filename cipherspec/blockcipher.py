@@ -91,3 +91,23 @@ class RefCipher:
 
     def decrypt_blocks(self, rk: dict[str, np.ndarray], blocks: np.ndarray) -> np.ndarray:
         return self._run("decrypt", rk, blocks)
+
+
+def round_trip_fails(module: Module, keys: int = 3, blocks: int = 8, seed: int = 0) -> bool:
+    """Whether decrypt(encrypt(x)) differs from x on the interpreter for some of ``keys`` random keys and ``blocks``
+    random blocks each (False for a spec without decrypt).  A block cipher's decrypt inverts its encrypt; a spec
+    that tests constructs need not (tests/conformance/), and every target is compared with the spec as written
+    either way -- so this is a lint that `cipherspec check` prints, not an error:
+
+        round_trip_fails(lea128) -> False        round_trip_fails(logic_u32) -> True   (tests/conformance/logic.cs)
+    """
+    if "decrypt" not in module.functions or "encrypt" not in module.functions:
+        return False
+    ref = RefCipher(module)
+    rng = np.random.default_rng(seed)
+    for _ in range(keys):
+        rk = ref.expand_key(rng.integers(0, 256, ref.key_bytes, dtype=np.uint8).tobytes())
+        x = rng.integers(0, 256, (blocks, ref.block_bytes), dtype=np.uint8)
+        if not np.array_equal(ref.decrypt_blocks(rk, ref.encrypt_blocks(rk, x)), x):
+            return True
+    return False

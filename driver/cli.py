@@ -98,6 +98,7 @@ def constant_time_schedules(module) -> str:
 
 
 def cmd_check(args, out) -> int:
+    from cipherspec.blockcipher import round_trip_fails
     from cipherspec.lower import lower
     from cipherspec.parse import parse_file
 
@@ -105,8 +106,15 @@ def cmd_check(args, out) -> int:
         spec = parse_file(path)
         names = []
         for cdef in spec.ciphers:
-            lower(spec, cdef)
+            module = lower(spec, cdef)
             names.append(cdef.name)
+            if round_trip_fails(module):  # a lint: targets are compared with the spec as written
+                where = next((op.origin for op in module.functions["decrypt"].ops if op.origin is not None), None)
+                at = f"{where.file}:{where.line}:{where.col}" if where is not None else path
+                sys.stderr.write(
+                    f"{at}: warning: {cdef.name}: decrypt is not the inverse of encrypt (the interpreter, random keys "
+                    "and blocks); right for a spec of constructs, a bug in decrypt for a cipher\n"
+                )
         if not spec.ciphers and spec.families:
             out.write(
                 f"{path}: ok, but no 'cipher' line instantiates {', '.join(spec.families)} (only syntax was checked)\n"

@@ -25,10 +25,40 @@ def test_list_shows_every_variant(registry):
     assert len(registry.names()) == 15
 
 
-def test_check_all_shipped_specs():
+def test_check_all_shipped_specs(capsys):
     out = io.StringIO()
     assert cli.run(["check", *map(str, shipped_spec_files())], out=out) == 0
     assert out.getvalue().count(": ok (") == len(shipped_spec_files())
+    assert "warning" not in capsys.readouterr().err  # every shipped decrypt inverts its encrypt
+
+
+def test_check_warns_where_decrypt_does_not_invert_encrypt(tmp_path, capsys):
+    """A lint, not an error: the warning names the cipher and decrypt's header line; exit 0 (the conformance specs'
+    decrypt need not invert encrypt).  A cipher whose decrypt reads the round keys in the wrong order gets it."""
+    spec = tmp_path / "toy.cs"
+    spec.write_text(
+        """family toy(rounds) {
+  block u32[2] little;
+  key   u32[2] little;
+  key_schedule(K) -> rk: u32[rounds][2] {
+    for i in 0..rounds { rk[i] = [k ^ (i + 1) for k in K]; }
+  }
+  encrypt(X, rk) {
+    for i in 0..rounds { X = [X[1] ^ rk[i][0], (X[0] <<< 3) ^ rk[i][1]]; }
+  }
+  decrypt(X, rk) {
+    for i in 0..rounds { X = [(X[1] ^ rk[i][1]) >>> 3, X[0] ^ rk[i][0]]; }
+  }
+}
+cipher toy1 = toy(rounds = 1);
+cipher toy3 = toy(rounds = 3);
+"""
+    )
+    out = io.StringIO()
+    assert cli.run(["check", str(spec)], out=out) == 0
+    err = capsys.readouterr().err
+    assert f"{spec}:10:3: warning: toy3: decrypt is not the inverse of encrypt" in err  # (rk[i], not rk[rounds-1-i])
+    assert "toy1" not in err  # one round: the order cannot be wrong
 
 
 def test_dump_after_each_pass_and_dump_dir(tmp_path):
