@@ -104,7 +104,7 @@ def host_c(
                 #if defined(__CUDA_ARCH__)
                     const uint32_t v0 = ...; ... seg->h[95] = v14663;     (the device: as before)
                 #else
-                    uint32_t v[2][193]; P_seg_pre_0(rk + 0, seg, v[0], v[1]); ...
+                    uint32_t v[2][193]; P_seg_pre_0(rk + 0, seg, v[0], v[1]); ...; v cleared
                 #endif
                 }
 
@@ -171,5 +171,9 @@ def _host_pieces(straight: list[str], P: str, piece: int) -> tuple[list[str], li
     calls += [
         f"    {P}_seg_pre_{c.function}(rk + {c.key_base}, seg, v[{k % 2}], v[{(k + 1) % 2}]);"
         for k, c in enumerate(cut.calls)
+    ]
+    calls += [  # key-derived, like h (P_seg_wipe): cleared before the stack is given back
+        "    volatile uint32_t *z = &v[0][0];",
+        f"    for (int i = 0; i < {2 * cut.slots}; ++i) z[i] = 0;",
     ]
     return functions, calls

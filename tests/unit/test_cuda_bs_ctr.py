@@ -123,6 +123,7 @@ def test_host_pre_equals_the_interpreter(registry, tmp_path, piece):
     else:
         calls = text.count("P_seg_pre_", text.index("#else"))
         assert 1 < n_pieces <= calls  # pieces (those equal up to a round-key offset are one function)
+        assert "z[i] = 0;" in text  # the key-derived slots cleared, as h is by P_seg_wipe
         assert text.count("#if defined(__CUDA_ARCH__)") == 1  # the device's copy: the straight body
     nh, nw, nrk = len(lay.ctr.frontier), len(words), 3 + len(rk_words)
     harness = f"""#include <stdint.h>
