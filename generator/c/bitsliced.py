@@ -20,7 +20,7 @@ from cipherspec.ir import Module, WordLayout
 from .bitslice import Planes, circuit_gates, lower, sbox_function
 from .body import COMMENT_COLUMN
 from .prepare import Prepared
-from .split import Stmt, split
+from .split import Stmt, assignment, split
 
 INLINE_GATES = 64  # a core's circuit of at most this many gates is inlined at every lookup (4-bit S-boxes)
 
@@ -87,9 +87,7 @@ def _stmt(line: str) -> Stmt:
     if call:  # cs_p rN[live]; cs_sbox_T(rN, x planes);
         n, live = call.group(1), int(call.group(2))
         return Stmt(line, tuple(f"r{n}[{i}]" for i in range(live)), tuple(_TOKEN.findall(code[call.end() :])), group)
-    lhs, rhs = code.split("=", 1)
-    defs = tuple(_TOKEN.findall(lhs)) if lhs.lstrip().startswith("const ") else ()
-    return Stmt(line, defs, tuple(_TOKEN.findall(rhs)), group)
+    return assignment(line, _TOKEN, group)
 
 
 def core(module: Module, prep: Prepared, kind: str) -> dict:

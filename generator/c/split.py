@@ -47,6 +47,17 @@ class Pieces:
     rebased: bool  # key references rewritten as kb[i] (relative to each call's key_base)
 
 
+def assignment(line: str, value: re.Pattern, group: object = None) -> Stmt:
+    """A printed statement as a Stmt: ``const T a = f(b, c);`` defines the ``value`` names on its left and uses those
+    on its right; any other assignment (a store, ``o[3] = a;``) defines nothing.  Its comment is not read.
+
+        assignment("    const uint32_t v7 = v3 ^ rk[4];  /* x.cs:2:1 */", re.compile(r"\\bv\\d+\\b"))
+        -> Stmt(text=<the line>, defs=("v7",), uses=("v3",))"""
+    lhs, _, rhs = line.split("/*", 1)[0].partition("=")
+    defs = tuple(value.findall(lhs)) if lhs.lstrip().startswith("const ") else ()
+    return Stmt(line, defs, tuple(value.findall(rhs)), group)
+
+
 def cuts(stmts: list[Stmt], size: int) -> list[int]:
     """Piece boundaries: at every change of group, and inside a group (or without groups) near every
     ``size`` statements where the fewest values are live."""

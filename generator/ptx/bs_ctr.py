@@ -27,11 +27,12 @@ from cipherspec.ir import Function, Module
 from cipherspec.passes import hoist_uniform
 
 from ..c import split as c_split
+from ..c.bitsliced import PIECE
 from ..c.body import emit_body
 from ..c.dialects import Scalar
 from . import bitsliced, ctr
 
-HOST_PIECE = 600  # statements per out-of-line piece of the host's pre (as the C target's cores: c/bitsliced.PIECE)
+HOST_PIECE = PIECE  # statements per out-of-line piece of the host's pre: the C target's cores' (gcc alike)
 _VALUE = re.compile(r"\bv\d+\b")
 _RK = re.compile(r"\brk\[(\d+)\]")
 PLANE_OPS = frozenset({"input", "const", "xor", "and", "or", "not"})  # what pre may hold: bitwise ops only
@@ -148,11 +149,7 @@ def _host_pieces(straight: list[str], P: str, piece: int) -> tuple[list[str], li
     empty when they fit one piece.  Pieces equal up to names and a round-key offset are one function."""
     if len(straight) <= piece:
         return [], []
-    stmts = []
-    for line in straight:
-        lhs, _, rhs = line.split("/*", 1)[0].partition("=")
-        defs = tuple(_VALUE.findall(lhs)) if lhs.lstrip().startswith("const ") else ()
-        stmts.append(c_split.Stmt(line, defs, tuple(_VALUE.findall(rhs))))
+    stmts = [c_split.assignment(line, _VALUE) for line in straight]
     cut = c_split.split(stmts, piece, "uint32_t", "    ", _RK, order=True)
     functions = ["#if !defined(__CUDA_ARCH__)  // the host's pieces of P_seg_pre (below)"]
     for k, fn in enumerate(cut.functions):
