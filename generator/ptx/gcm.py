@@ -62,6 +62,19 @@ class GcmParts:
     sm_fin: int  # the same for the finish kernel
     nrk: int
 
+    @property
+    def row_mulp(self) -> str:
+        """The GF(2^128) multiply of the fused kernels' hashing rows (gcm_long, gcm_batch): out of line
+        (cs_gh_mulp_o, by value) where a unit holds several blocks, whose unrolled loop otherwise inlines G of them.
+        Measured on an H200 (bench/gpu/gcm_fused_ab.py, bench/results/cuda-build-time.md, tenth pass): with G = 32
+        (bitsliced AES-128 / ARIA-128) a long message of 4-200 KiB took 5-11% less time and a batch of 2 MiB records
+        10% less, the kernels' nvcc time about a fifth less; with G = 1 (LEA-128, one block a thread) the batch
+        took 13% more, so one block a unit keeps it inline.
+
+            G = 32: if (b > 0) cs_gh_mulp_o(acc, gs);     one copy of the multiply, 32 calls a unit
+            G = 1:  cs_gh_mulp(A[s], hp.w + 36);           inlined (one a unit)"""
+        return "cs_gh_mulp_o" if self.G > 1 else "cs_gh_mulp"
+
 
 def hot_powers(G: int) -> int:
     """Prepared powers of H the hashing loop reads: H and a row's power.  (Four blocks a reduction with

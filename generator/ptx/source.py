@@ -141,7 +141,12 @@ def _gcm_context(parts: gcm.GcmParts, long_prologue: str, smem: int) -> dict:
     """gcm.cu.j2's data: the parts, the long-message kernel's prologue (the CTR kernel's) and the shared
     words its cores use (the GHASH scratch follows them)."""
     return dict(
-        vars(parts), long_prologue=long_prologue, sm_long=smem // 4, FT=gcm.FINISH_THREADS, NHOT=gcm.hot_powers(parts.G)
+        vars(parts),
+        long_prologue=long_prologue,
+        sm_long=smem // 4,
+        FT=gcm.FINISH_THREADS,
+        NHOT=gcm.hot_powers(parts.G),
+        row_mulp=parts.row_mulp,
     )
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import subprocess
 
+import pytest
 from cuda_support import host_cxx
 from memcheck import memcheck, require_memcheck
 from shipped import shipped_registry
@@ -27,6 +28,8 @@ HARNESS = r"""
 #include <string.h>
 #include <valgrind/memcheck.h>
 #define CS_HD
+struct uint4 { uint32_t x, y, z, w; };
+static inline uint4 make_uint4(uint32_t x, uint32_t y, uint32_t z, uint32_t w) { uint4 r = {x, y, z, w}; return r; }
 SECTION
 uint32_t h[64][4], x[4];  /* external linkage: the stores cannot be dropped */
 int main(void)
@@ -42,7 +45,7 @@ int main(void)
     }
     uint32_t p[36];
     cs_gh_prep(h[0], p);
-    cs_gh_mulp(x, p);      /* x * H, the hashing loop's multiply */
+    MULP(x, p);            /* x * H, the hashing loop's multiply (inline, or out of line: GcmParts.row_mulp) */
     cs_gh_mul(x, h[5]);    /* x * H * H^32 */
     LEAK
     VALGRIND_MAKE_MEM_DEFINED(h, sizeof h);
@@ -55,10 +58,17 @@ H = 0x66E94BD4EF8A2C3B884CFA59CA342B2E  # (AES-128's E(0^128, 0^128): any 128-bi
 X = 0x0388DACE60B6A392F328C2B971B2FE78
 
 
-def _section() -> str:
+# The GHASH section of a schedule with one block a unit (LEA-128: the hashing rows' multiply inline) and of one with
+# 32 (bitsliced AES at 2 rounds, the same layout: the multiply out of line, cs_gh_mulp_o); the functions as nvcc
+# compiles them for the host
+LAYOUTS = {"one-block-units": ("lea128", None), "lane-units": ("aes128", 2)}
+
+
+def _section(name: str, rounds: int | None) -> str:
     reg = shipped_registry()
-    m = reg.module("lea128")
-    cu = generate(m, schedule_for(m, None)).cu
+    m = reg.module(name, rounds)
+    g = generate(m, schedule_for(m, None), rounds)
+    cu = g.cu
     a, b = cu.index("CS_HD static inline uint64_t cs_gh_wide"), cu.index("// r = H^n from pw")
     return cu[a:b]
 
@@ -67,8 +77,11 @@ def _words(v: int) -> str:
     return ", ".join(f"{(v >> (96 - 32 * k)) & 0xFFFFFFFF:#010x}u" for k in range(4))
 
 
-def _run(tmp_path, leak: str = ""):
-    src = HARNESS.replace("SECTION", _section()).replace("{H0}", "{" + _words(H) + "}")
+def _run(tmp_path, leak: str = "", layout: str = "one-block-units"):
+    section = _section(*LAYOUTS[layout])
+    mulp = "cs_gh_mulp_o" if "cs_gh_mulp_o" in section else "cs_gh_mulp"
+    assert (mulp == "cs_gh_mulp_o") == (layout == "lane-units")  # (the section holds the multiply it is here for)
+    src = HARNESS.replace("SECTION", section).replace("MULP", mulp).replace("{H0}", "{" + _words(H) + "}")
     src = src.replace("{X0}", "{" + _words(X) + "}").replace("LEAK", leak)
     (tmp_path / "gh.cpp").write_text(src)
     exe = tmp_path / "gh"
@@ -76,9 +89,10 @@ def _run(tmp_path, leak: str = ""):
     return memcheck(exe)
 
 
-def test_ghash_multiply_is_constant_time(tmp_path):
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+def test_ghash_multiply_is_constant_time(tmp_path, layout):
     require_memcheck()
-    p = _run(tmp_path)
+    p = _run(tmp_path, layout=layout)
     assert p.returncode == 0, "memcheck found H- or data-dependent branches or addresses:\n" + p.stderr[-4000:]
     got_x, got_h = (int(w, 16) for w in p.stdout.split())
     h32 = H

@@ -1,0 +1,149 @@
+"""The fused GCM kernels' routes, library against library: two or more `cipherspec build --target cuda` outputs of
+the same ciphers (other checkouts, other generators) loaded side by side in one process, their outputs checked
+against the C library's GCM, then each route timed with CUDA events (the library's gcm_util_time), the arms
+alternating batch by batch, the median of the batches (the first round a warm-up).
+
+The routes the fused kernels take on sm_80 and later (the tensor cores hash everything else):
+  - one message under 256 KiB (CS_TGH_MIN_BLOCKS): P_gcm_long; ms a call of 4 KiB, 64 KiB and 200 KiB messages;
+  - a batch with a record over 1 MiB (CS_TGB_MAX_BYTES): P_gcm_batch; 8 records of 2 MiB + 5 under 2 keys.
+
+    python3 bench/gpu/gcm_fused_ab.py --arm base=/tmp/base-out --arm new=out --ciphers aes128,aria128,lea128 \
+        [--reps 50] [--batches 7] [--out $OUT]          -> gcm-fused-ab.json, gcm-fused-ab.md under --out
+
+Each arm's directory holds lib<schedule name>.so as `cipherspec build` wrote it (its default schedule's name).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import ctypes
+import json
+import statistics
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from cipherspec.registry import Registry  # noqa: E402
+from generator.c import BACKEND as C_BACKEND  # noqa: E402
+from generator.ptx.build import schedule_for  # noqa: E402
+from generator.ptx.source import generate  # noqa: E402
+from runtime.cuda_target import CudaCipher  # noqa: E402
+
+LONG = (4096, 65536, 200 << 10)  # under CS_TGH_MIN_BLOCKS: the fused long-message kernel
+BIG = [(2 << 20) + 5] * 8  # records over CS_TGB_MAX_BYTES: the fused batch kernel
+
+
+def load(reg: Registry, name: str, out_dir: Path) -> CudaCipher:
+    """The library `cipherspec build` wrote into out_dir for ``name``'s default schedule."""
+    module = reg.module(name)
+    sched = schedule_for(module, None)
+    src = generate(module, sched, flavours=(sched.flavour,))
+    so = out_dir / f"lib{src.name}.so"
+    if not so.is_file():
+        raise SystemExit(f"{so}: not built (cipherspec build {name} --target cuda -o {out_dir})")
+    lib = ctypes.CDLL(str(so.resolve()), mode=ctypes.RTLD_LOCAL)
+    return CudaCipher(module, sched, src, lib=lib)
+
+
+def check(c: CudaCipher, cl, rng: np.random.Generator) -> str:
+    """Long messages (both fused and tensor-core sizes) and a batch with records over 1 MiB against the C library."""
+    keys = [rng.bytes(c.key_bytes) for _ in range(2)]
+    ks, rks = [c.gcm_key(k) for k in keys], [cl.expand_key(k) for k in keys]
+    bad = []
+    for n in (0, 17, *LONG, (300 << 10) + 3):
+        iv, aad, data = rng.bytes(12), rng.bytes(13), rng.bytes(n)
+        if c.gcm_encrypt(ks[0], iv, aad, data, 16) != cl.gcm_encrypt(rks[0], iv, aad, data, 16):
+            bad.append(f"long {n}")
+    msgs = [(r % 2, rng.bytes(12), rng.bytes(13), rng.bytes(n), 16) for r, n in enumerate(BIG[:3] + [16384, 33, 0])]
+    outs, tags = c.gcm_batch(ks, msgs)
+    want = [cl.gcm_encrypt(rks[k], v, a, d, t) for k, v, a, d, t in msgs]
+    if [(o, t) for o, t in zip(outs, tags)] != want:
+        bad.append("batch over 1 MiB")
+    return "equal" if not bad else "DIFFERENT: " + ", ".join(bad)
+
+
+def routes(c: CudaCipher, rng: np.random.Generator, stack: contextlib.ExitStack) -> dict:
+    """route -> call(reps, ms) of each fused route; the device buffers live as long as ``stack``."""
+    key = c.gcm_key(rng.bytes(c.key_bytes))
+    table = np.concatenate([c.gcm_key(rng.bytes(c.key_bytes)) for _ in range(2)]).astype(np.uint32)
+    arr, aad_all, total = c.gcm_plan([(r % 2, rng.bytes(12), rng.bytes(13), n, 16) for r, n in enumerate(BIG)])
+    aad_arr = np.frombuffer(aad_all, np.uint8).copy()
+    size = max(total, max(LONG))
+    din, dout, dtag, dkeys = (
+        stack.enter_context(c.device_buffer(n)) for n in (size, size, 16 * len(BIG), table.nbytes)
+    )
+    din.upload(rng.integers(0, 256, size, dtype=np.uint8))
+    dkeys.upload(table.view(np.uint8))
+    aad = rng.bytes(13)
+    stack.callback(lambda: (key, arr, aad_arr))  # (host arrays the calls point into, kept alive with the buffers)
+
+    def timed(*args):
+        return lambda n, ms: c.check(c.fn("gcm_util_time")(*args, n, ms), "GCM timing")
+
+    out = {}
+    for n in LONG:
+        out[f"long {n // 1024} KiB"] = timed(
+            key.ctypes.data, None, None, 0, aad, len(aad), din.ptr, dout.ptr, n, dtag.ptr, 0
+        )
+    out[f"batch {len(BIG)} x 2 MiB"] = timed(
+        None, dkeys.ptr, arr.ctypes.data, len(BIG), aad_arr.ctypes.data, 2, din.ptr, dout.ptr, total, dtag.ptr, 1
+    )
+    return out
+
+
+def main(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--arm", action="append", required=True, help="NAME=DIR (cipherspec build's output)")
+    ap.add_argument("--ciphers", default="aes128,aria128,lea128")
+    ap.add_argument("--reps", type=int, default=50)
+    ap.add_argument("--batches", type=int, default=7)
+    ap.add_argument("--out", default="/tmp/cipherspec-gpu")
+    a = ap.parse_args(argv)
+    arms = dict(x.split("=", 1) for x in a.arm)
+    reg = Registry()
+    rows = []
+    for name in a.ciphers.split(","):
+        cl = C_BACKEND.load(reg, name, None, None)
+        libs = {arm: load(reg, name, Path(d)) for arm, d in arms.items()}
+        row: dict = {"cipher": name, "schedule": next(iter(libs.values())).schedule_name, "device": None}
+        row["check"] = {arm: check(c, cl, np.random.default_rng(5)) for arm, c in libs.items()}
+        print(name, row["check"], flush=True)
+        stack = contextlib.ExitStack()
+        calls = {arm: routes(c, np.random.default_rng(9), stack) for arm, c in libs.items()}
+        row["device"] = next(iter(libs.values())).device["name"]
+        ms = (ctypes.c_float * 1)()
+        for route in next(iter(calls.values())):
+            got: dict[str, list[float]] = {arm: [] for arm in arms}
+            for b in range(a.batches + 1):
+                for arm in arms:
+                    calls[arm][route](a.reps, ms)
+                    if b:
+                        got[arm].append(ms[0] / a.reps)
+            row[route] = {arm: statistics.median(v) for arm, v in got.items()}
+            print(name, route, {k: f"{v * 1000:.1f} us" for k, v in row[route].items()}, flush=True)
+        stack.close()
+        rows.append(row)
+    out = Path(a.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "gcm-fused-ab.json").write_text(json.dumps(rows, indent=1))
+    names = list(arms)
+    lines = [
+        f"| cipher | route | {' | '.join(f'{n} us' for n in names)} | {names[-1]} / {names[0]} |",
+        "|---|---|" + "---:|" * (len(names) + 1),
+    ]
+    for row in rows:
+        for route, v in row.items():
+            if isinstance(v, dict) and route != "check":
+                cells = " | ".join(f"{v[n] * 1000:.1f}" for n in names)
+                lines.append(f"| {row['cipher']} | {route} | {cells} | {v[names[-1]] / v[names[0]]:.3f} |")
+    (out / "gcm-fused-ab.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
