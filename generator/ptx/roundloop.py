@@ -271,6 +271,8 @@ def _find(fn: Function, view: _View, is_key, narrow: bool, commute: bool, users,
     raw = segments(fn)
     for segs in (raw, narrowest(fn, raw)) if narrow else (raw,):  # as tagged, or cut where the fewest are live
         for p in range(1, MAX_PERIOD + 1):
+            if best is not None and _most_saved(view, segs, p) < best[0]:
+                continue  # (no run of this period can re-roll as much: its canonical forms are not made)
             for saved, run, out in _runs(view, segs, p, users, outputs, commute):
                 if best is None or (saved, -len(out)) > (best[0], -best[1]):  # most re-rolled, then fewest carried
                     best = (saved, len(out), p, run, out)
@@ -323,6 +325,24 @@ def _rotated(
     pre = list(range(run[0].ops[0])) + sorted(heads[0])
     post = sorted(set(run[-1].ops) - heads[-1]) + list(range(run[-1].ops[-1] + 1, len(fn.ops)))
     return _build(fn, turned, out, p, is_key, (pre, inside, post))
+
+
+def _most_saved(view: _View, segs: list[list[int]], p: int) -> int:
+    """An upper bound of the ops a run of period ``p`` can re-roll (what _runs yields as ``saved``): the longest chains
+    of consecutive p-segment groups whose ops are equal without their arguments -- _runs' first, cheap test -- each
+    (n - 1) times its first group's ops.  The canonical forms can only shorten a chain.
+        AES, p = 1: rounds 1..9 chain (9 groups) -> 8 rounds' ops;  p = 2: (1,2) (3,4) (5,6) (7,8) -> 6 rounds' ops"""
+    heads = [tuple(view.head[v] for v in seg) for seg in segs]
+    most = 0
+    for start in range(len(segs) - 2 * p + 1):
+        n = 1
+        while (
+            start + (n + 1) * p <= len(segs) and heads[start : start + p] == heads[start + n * p : start + (n + 1) * p]
+        ):
+            n += 1
+        if n >= 2:
+            most = max(most, (n - 1) * sum(len(seg) for seg in segs[start : start + p]))
+    return most
 
 
 def _runs(view: _View, segs: list[list[int]], p: int, users, outputs, commute: bool):

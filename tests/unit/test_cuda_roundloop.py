@@ -142,6 +142,44 @@ def test_ctr_loop_leaves_the_first_round_to_the_host(monkeypatch):
     _check(lay.cores["ctr_main"], main, np.random.default_rng(7))
 
 
+def _alternating(rounds: int):
+    """Even rounds x = (x ^ K[r]) & c, odd rounds x = (x ^ K[r]) | c (ARIA's odd and even rounds in miniature): no
+    run of period 1 by the ops alone, one of period 2 (and of 4, which re-rolls less)."""
+    b = Builder("enc")
+    x, c = b.input("X"), b.input("C")
+    for r in range(rounds):
+        b.origin = Origin("t.cs", 2, 1, "enc", round=r)
+        x = b.op("and" if r % 2 == 0 else "or", b.op("xor", x, b.input(f"K[{r}]")), c)
+    return b.function([("X", x)])
+
+
+@pytest.mark.parametrize("make", [_feistel, _tail_in_next_round, _alternating], ids=["feistel", "tail", "alternating"])
+def test_most_saved_bounds_every_run_and_changes_no_loop(monkeypatch, make):
+    """_most_saved (the ops a period's runs can re-roll at most, from the ops without their arguments) is at least
+    what _runs yields, for every period and cut; so find, which skips a period whose bound is under the best run so
+    far, finds the loop it found making every period's canonical forms."""
+    fn = make(8)
+    key = lambda n: n.startswith("K[")  # noqa: E731
+    view, users = roundloop._View(fn, key), roundloop._users(fn)
+    outputs = {v for _, v in fn.outputs}
+    raw = roundloop.segments(fn)
+    for segs in (raw, roundloop.narrowest(fn, raw)):
+        for p in range(1, roundloop.MAX_PERIOD + 1):
+            for commute in (False, True):
+                saved = [s for s, _, _ in roundloop._runs(view, segs, p, users, outputs, commute)]
+                assert all(s <= roundloop._most_saved(view, segs, p) for s in saved), (p, saved)
+    pruned = roundloop.find(fn, key)
+    monkeypatch.setattr(roundloop, "_most_saved", lambda view, segs, p: 1 << 62)  # (never skips a period)
+    full = roundloop.find(fn, key)
+    assert pruned is not None and full is not None
+    assert (pruned.count, pruned.period, pruned.keys) == (full.count, full.period, full.keys)
+    assert [str(f.ops) for f in (pruned.pre, pruned.body, pruned.post)] == [
+        str(f.ops) for f in (full.pre, full.body, full.post)
+    ]
+    if make is _alternating:
+        assert pruned.period == 2
+
+
 def test_no_repeat_no_loop():
     b = Builder("f")
     x = b.input("x")
