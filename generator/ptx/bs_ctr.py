@@ -92,7 +92,8 @@ def host_c(
     h: hoist_uniform.Hoisted, state_words: list[str], rk_words: dict[str, int], P: str, piece: int = HOST_PIECE
 ) -> str:
     """The host C that fills a segment's ``h[]`` from its uniform words ``seg->u`` and the round-key struct's
-    words ``rk`` (rk_words: D[k] name -> struct word); no memory address or branch depends on either.
+    words ``rk`` (rk_words: D[k] name -> struct word); no memory address or branch depends on either.  What it
+    leaves of key-derived values it clears with the library's ``P_wipe`` (host.cu.j2: memset and a compiler barrier).
 
     One function for both sides (CS_HD: the device makes a GCM record's planes too).  Where the circuit is
     longer than ``piece`` statements, the host's copy runs it in out-of-line pieces (c/split.py), the values
@@ -137,8 +138,7 @@ def host_c(
         "",
         f"static void {P}_seg_wipe({P}_seg *seg)  // after the launch (its parameters are copied): h is key-derived",
         "{",
-        "    volatile uint32_t *h = seg->h;",
-        f"    for (int i = 0; i < {len(h.frontier)}; ++i) h[i] = 0;",
+        f"    {P}_wipe(seg->h, sizeof seg->h);",
         "}",
     ]
     return "\n".join(lines) + "\n"
@@ -169,8 +169,7 @@ def _host_pieces(straight: list[str], P: str, piece: int) -> tuple[list[str], li
         f"    {P}_seg_pre_{c.function}(rk + {c.key_base}, seg, v[{k % 2}], v[{(k + 1) % 2}]);"
         for k, c in enumerate(cut.calls)
     ]
-    calls += [  # key-derived, like h (P_seg_wipe): cleared before the stack is given back
-        "    volatile uint32_t *z = &v[0][0];",
-        f"    for (int i = 0; i < {2 * cut.slots}; ++i) z[i] = 0;",
-    ]
+    calls.append(
+        f"    {P}_wipe(v, sizeof v);  // key-derived, like h (P_seg_wipe): cleared before the stack is given back"
+    )
     return functions, calls

@@ -123,12 +123,14 @@ def test_host_pre_equals_the_interpreter(registry, tmp_path, piece):
     else:
         calls = text.count("P_seg_pre_", text.index("#else"))
         assert 1 < n_pieces <= calls  # pieces (those equal up to a round-key offset are one function)
-        assert "z[i] = 0;" in text  # the key-derived slots cleared, as h is by P_seg_wipe
+        assert "P_wipe(v, sizeof v);" in text  # the key-derived slots cleared, as h is by P_seg_wipe
         assert text.count("#if defined(__CUDA_ARCH__)") == 1  # the device's copy: the straight body
     nh, nw, nrk = len(lay.ctr.frontier), len(words), 3 + len(rk_words)
     harness = f"""#include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #define CS_HD  /* (the .cu's: __host__ __device__ under nvcc, the device makes a GCM record's planes) */
+static void P_wipe(void *p, size_t n) {{ memset(p, 0, n); __asm__ __volatile__("" : : "r"(p) : "memory"); }}  /* host.cu.j2's */
 typedef struct {{ uint32_t u[{nw}]; uint32_t lo; uint64_t nblocks, nbytes; uint32_t h[{nh}]; }} P_seg;
 {text}
 int main(void) {{
