@@ -40,7 +40,9 @@ Row = tuple[str, int]  # a key array's name and major index
 @dataclass(frozen=True)
 class RowLoop:
     """One class's loop: ``body`` is its first row's network, inputs named as that row's words and outputs as its
-    derived words; row k (0 .. count-1) reads ``rk + in_base + in_stride * k`` and writes ``d + out_stride * k``."""
+    derived words; row k (0 .. count-1) reads ``rk + in_base + in_stride * k`` and writes ``d + out_stride * k``
+    -- or, where its outputs step apart (keyorder.py's rows: an encrypt plane forward, its decrypt twin
+    backward), output n at ``slot + out_strides[n] * k``."""
 
     array: str
     first: int  # the first row's major index
@@ -49,7 +51,8 @@ class RowLoop:
     body: Function
     in_base: int  # the first row's lowest flat word offset (index of its words in rk)
     in_stride: int
-    out_stride: int
+    out_stride: int  # every output's, where they step together (else 0)
+    out_strides: dict[str, int]  # body output name -> its slot's step between rows
 
 
 def _row(name: str) -> Row | None:
@@ -117,9 +120,23 @@ def _progressions(rows: list[Row], loop_of) -> list[tuple[list[Row], RowLoop]]:
     for m in (2, 3, 4):
         parts = [p for p in ([r for r in rows if r[1] % m == k] for k in range(m)) if len(p) >= MIN_ROWS]
         got = [(p, lp) for p in parts for lp in [loop_of(p)] if lp is not None]
-        if got:
-            return got
-    return []
+        if got:  # (a residue that does not loop whole: its longest run that does)
+            done = {id(p) for p, _ in got}
+            return got + [run for p in parts if id(p) not in done for run in [_longest_run(p, loop_of)] if run]
+    # else the longest run of consecutive rows that loops: keyorder.py stores the rows a round loop reads in its
+    # rows' order, the first and last rounds' apart (ARIA: ek[2 .. 10] and ek[3 .. 11] loop, ek[0, 1, 12] not)
+    run = _longest_run(rows, loop_of)
+    return [run] if run else []
+
+
+def _longest_run(rows: list[Row], loop_of) -> tuple[list[Row], RowLoop] | None:
+    """The longest contiguous part of ``rows`` (at least MIN_ROWS) that loops, the first of the longest."""
+    for n in range(len(rows) - 1, MIN_ROWS - 1, -1):
+        for i in range(len(rows) - n + 1):
+            lp = loop_of(rows[i : i + n])
+            if lp is not None:
+                return rows[i : i + n], lp
+    return None
 
 
 def _planes(fn: Function) -> list[frozenset | None]:
@@ -190,19 +207,22 @@ def _loop(
         return None
     j0 = next(iter(words[0]))
     in_stride = words[1][j0] - words[0][j0]
-    out_stride = slots[1][next(iter(first))] - slots[0][next(iter(first))]
+    strides = {key: slots[1][key] - first[key] for key in first}  # (each output's own: keyorder.py's rows)
     for k in range(len(rows)):
         if any(words[k][j] - words[0][j] != k * in_stride for j in words[0]):
             return None
-        if any(slots[k][key] - first[key] != k * out_stride for key in first):
+        if any(slots[k][key] - first[key] != k * strides[key] for key in first):
             return None
-    if out_stride <= 0 or len({first[key] + k * out_stride for k in range(len(rows)) for key in first}) != len(
+    if 0 in strides.values() or len({first[key] + k * strides[key] for k in range(len(rows)) for key in first}) != len(
         rows
     ) * len(first):
         return None  # (rows that would write over each other)
     r0 = rows[0]
     body = _sub(fn, members[r0], outs[r0], r0)
-    return RowLoop(r0[0], r0[1], step, len(rows), body, min(words[0].values()), in_stride, out_stride)
+    by_name = {n: strides[key] for key, (n, _) in zip(first, outs[r0])}
+    common = set(by_name.values())
+    out_stride = common.pop() if len(common) == 1 and min(by_name.values()) > 0 else 0
+    return RowLoop(r0[0], r0[1], step, len(rows), body, min(words[0].values()), in_stride, out_stride, by_name)
 
 
 def _sub(fn: Function, keep: list[int], outputs: list[tuple[str, int]], row: Row | None) -> Function:

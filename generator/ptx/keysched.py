@@ -56,13 +56,17 @@ TABLE_NOTE = "NOT constant-time: S-boxes as tables indexed by key bytes (a test'
 class KeySection:
     text: str  # the host C of the key schedule (and derived words)
     entry: str  # the function set_key calls: (const uint8_t *key, uint32_t *rk)
-    words: int  # the u32 words it writes: the key schedule's, then the derived words
+    words: int  # the u32 words it writes: the key schedule's, then the derived words (or the reverse: schedule_at)
     entry_enc: str = ""  # the multi-key launch's (encrypt only): the words encrypt reads; "" = entry
+    schedule_at: int = 0  # the key schedule's first word (after the derived words where keyorder.py ordered them)
 
 
-def key_section(module: Module, P: str, derive: Function | None = None, ct: bool = True) -> KeySection:
+def key_section(
+    module: Module, P: str, derive: Function | None = None, ct: bool = True, derived_first: bool = False
+) -> KeySection:
     """``module``: the CUDA-prepared module (source.prepared); ``derive``: a lane layout's derived words
-    (round-key words in, D[k] out, stored after the key schedule's words)."""
+    (round-key words in, D[k] out, stored after the key schedule's words; ``derived_first``: before them, the
+    schedule's words at rk + len(derive.outputs): keyorder.py)."""
     prep = key_prep(module, Schedule(module.cipher, "c", "scalar", (), None))
     index = rk_index(module)
     # the multi-key CTR only encrypts: where encrypt reads fewer arrays (ARIA: ek, not dk), its launch runs the
@@ -84,11 +88,16 @@ def key_section(module: Module, P: str, derive: Function | None = None, ct: bool
                 enc_arrays=", ".join(sorted(enc or ())),
                 derived=_derive_lines(derive, index) if derive is not None else None,
                 nrk=len(index),
+                nd=len(derive.outputs) if derive is not None else 0,
+                derived_first=derived_first and derive is not None,
+                ks_at=f" + {len(derive.outputs)}" if derived_first and derive is not None else "",
+                d_at="" if derived_first else f" + {len(index)}",
             )
         ),
         f"{P}_expand_key" if derive is not None else f"{P}_key_schedule",
         len(index) + (len(derive.outputs) if derive is not None else 0),
         (f"{P}_expand_key_enc" if derive is not None else f"{P}_key_schedule_enc") if enc else "",
+        len(derive.outputs) if derived_first and derive is not None else 0,
     )
 
 
@@ -122,19 +131,29 @@ def _derive_lines(derive: Function, index: dict[str, int], arrays: frozenset[str
     lines = _stored(rest, lambda name, w: f"({dialect.ctype(w)})rk[{index[name]}]", lambda name: f"d[{slot[name]}]")
     for lp in loops:  # rows of a key array that derive by the same ops: one copy of them, in a loop (deriveloop.py)
         rows = f"{lp.array}[{lp.first} + {lp.step if lp.step > 1 else ''}k]"
+        out_base = [f"        volatile uint32_t *const dk = d + {lp.out_stride} * k;"] if lp.out_stride else []
         lines += [
             f"    for (int k = 0; k < {lp.count}; ++k) {{  // {rows}: the same {lp.body.work()} ops a row",
             f"        const uint32_t *const kr = rk + {lp.in_base} + {lp.in_stride} * k;",
-            f"        volatile uint32_t *const dk = d + {lp.out_stride} * k;",
+            *out_base,
             *_stored(
                 lp.body,
                 lambda name, w, base=lp.in_base: f"({dialect.ctype(w)})kr[{index[name] - base}]",
-                lambda name: f"dk[{slot[name]}]",
+                lambda name, lp=lp: _row_slot(lp, slot[name], name),
                 "        ",
             ),
             "    }",
         ]
     return lines
+
+
+def _row_slot(lp: deriveloop.RowLoop, first: int, name: str) -> str:
+    """Where row k of a row loop stores its output ``name`` (the first row's at ``first``): dk[first], dk = d + a
+    stride common to its outputs; or, where they step apart (keyorder.py's rows), d[first + its own stride * k]."""
+    if lp.out_stride:
+        return f"dk[{first}]"
+    step = lp.out_strides[name]
+    return f"d[{first} {'-' if step < 0 else '+'} {abs(step)} * k]"
 
 
 def _stored(fn: Function, bind, target, indent: str = "    ") -> list[str]:

@@ -30,7 +30,7 @@ from cipherspec.ir import Function, Module
 from cipherspec.passes.hoist_uniform import Hoisted
 
 from ..common.memo import by_identity
-from . import abswitch, bitsliced, bs_ctr, ctr, keysplit, roundloop, swar, xor3
+from . import abswitch, bitsliced, bs_ctr, ctr, keyorder, keysplit, roundloop, swar, xor3
 from .abswitch import former_bitsliced
 from .irbuild import Builder
 from .lane_support import why_not
@@ -55,6 +55,8 @@ class Lanes:
     loops: dict[str, RoundLoop | None]  # function -> its rounds re-rolled (roundloop.py), or None: straight-line
     ctr: Hoisted | None = None  # bs CTR: encrypt's core split at the segment-uniform planes (bs_ctr.py); its
     # main part is cores["ctr_main"] (and loops["ctr_main"]), its pre part runs on the host
+    derived_first: bool = False  # the struct holds the derived words first, in keyorder.py's order, and the key
+    # schedule's after them (else the schedule's words first, the derived ones after, in the split's order)
 
     @property
     def derived(self) -> int:
@@ -169,6 +171,9 @@ def lanes_for(module: Module, name: str, reroll: bool = False, ctr_hoist: bool =
             state["ctr_main"] = state["encrypt"]
     ct = name == "bs" or not module.tables
     loops = _round_loops(split.cores, split.derive, not plain, found) if reroll else dict.fromkeys(split.cores)
+    ordered = keyorder.reorder(split.derive, split.cores, loops) if reroll else None
+    if ordered is not None:
+        split = replace(split, derive=ordered)
     cores: Mapping[str, Function] = split.cores
     if not plain:
         cores = _Lazy(cores, _unshare)
@@ -177,7 +182,9 @@ def lanes_for(module: Module, name: str, reroll: bool = False, ctr_hoist: bool =
             and replace(loop, pre=xor3.unshare(loop.pre), body=xor3.unshare(loop.body), post=xor3.unshare(loop.post))
             for f, loop in loops.items()
         }
-    return Lanes(name, GROUP[name], cores, split.derive, lin, lout, lctr, state, ct, loops, hoisted)
+    return Lanes(
+        name, GROUP[name], cores, split.derive, lin, lout, lctr, state, ct, loops, hoisted, ordered is not None
+    )
 
 
 @by_identity(4, extra=abswitch.state)

@@ -31,9 +31,12 @@ from .prologue import directions
 
 
 def _rk_words(module: Module, lay) -> dict[str, int]:
-    """Round-key input name -> word of the struct: the key schedule's words, then the derived ones."""
-    base = len(rk_index(module))
-    return dict(rk_index(module)) | {n: base + k for k, (n, _) in enumerate(lay.derive.outputs)}
+    """Round-key input name -> word of the struct: the key schedule's words, then the derived ones; or, where the
+    derived words are in round-loop order (keyorder.py), those first and the schedule's after them."""
+    ks, nd = rk_index(module), lay.derived
+    if lay.derived_first:
+        return {n: nd + w for n, w in ks.items()} | {n: k for k, (n, _) in enumerate(lay.derive.outputs)}
+    return dict(ks) | {n: len(ks) + k for k, (n, _) in enumerate(lay.derive.outputs)}
 
 
 def _cores(
@@ -158,5 +161,6 @@ def lanes_context(module: Module, sched: CudaSchedule, P: str, flavours: tuple[s
         lockstep=bool(_sync(lay, sched)),  # every thread runs its CTA's trips, each opened at a barrier (lockstep.py)
         interleave=lay.name == "bs" and sched.threads % 32 == 0 and not former_store(),  # (coalesced CTR stores)
         derive=lay.derive,  # set_key's derived words (host.py)
+        derived_first=lay.derived_first,
         derived=lay.derived,
     )

@@ -41,8 +41,8 @@ def test_rows_of_the_same_planes_loop():
 
 
 def test_slots_that_do_not_step_evenly_stay_straight():
-    """Row 3's words in reverse: the four rows do not step evenly, and no residue mod 2-4 has MIN_ROWS rows."""
-    fn, index, slot = _derive(4, slots=lambda r, p: 4 * r + (p if r != 3 else 3 - p))
+    """Row 1's words in reverse: no run of MIN_ROWS rows steps evenly, and no residue mod 2-4 has MIN_ROWS rows."""
+    fn, index, slot = _derive(4, slots=lambda r, p: 4 * r + (p if r != 1 else 3 - p))
     rest, loops = deriveloop.split(fn, index, slot)
     assert loops == [] and rest is fn
     fn, index, slot = _derive(5, slots=lambda r, p: 4 * r + (p if r != 3 else 3 - p))  # five: rows 0, 2, 4 loop
@@ -67,3 +67,21 @@ def test_odd_and_even_rows_in_two_orders_loop_apart():
     rest, loops = deriveloop.split(fn, index, slot)
     assert sorted((lp.first, lp.step, lp.count) for lp in loops) == [(0, 2, 4), (1, 2, 4)]
     assert not rest.outputs
+
+
+def test_the_longest_run_that_steps_evenly_loops():
+    """Row 3's words in reverse: rows 0 .. 2 loop, row 3 stays straight (keyorder.py puts a round loop's rows in
+    order and the first and last rounds' words apart)."""
+    fn, index, slot = _derive(4, slots=lambda r, p: 4 * r + (p if r != 3 else 3 - p))
+    rest, loops = deriveloop.split(fn, index, slot)
+    assert [(lp.first, lp.step, lp.count, lp.out_stride) for lp in loops] == [(0, 1, 3, 4)]
+    assert len(rest.outputs) == 4
+
+
+def test_outputs_stepping_apart_loop_with_their_own_strides():
+    """Words 0, 1 of a row forward, words 2, 3 backward (keyorder.py's rows: an encrypt plane and its decrypt
+    twin): one loop, a stride per output, none common."""
+    fn, index, slot = _derive(5, slots=lambda r, p: 4 * r + p if p < 2 else 4 * (4 - r) + p)
+    rest, loops = deriveloop.split(fn, index, slot)
+    assert [(lp.first, lp.count, lp.out_stride) for lp in loops] == [(0, 5, 0)] and not rest.outputs
+    assert sorted(loops[0].out_strides.values()) == [-4, -4, 4, 4]

@@ -111,20 +111,27 @@ def test_derived_words_are_a_called_function_apart_from_the_schedule(registry, t
     reads = {int(i) for i in re.findall(r"\brk\[(\d+)\]", body)}
     writes = [int(i) for i in re.findall(r"^\s*d\[(\d+)\] =", body, re.M)]
     # rows looped over (deriveloop.py): kr = rk + B + S * k, dk = d + T * k for k < C; their words and slots too
+    # (where a row's outputs step apart, each stored at d[J + T * k] or d[J - T * k])
     loops = re.findall(
-        r"k < (\d+);.*\n.*kr = rk \+ (\d+) \+ (\d+) \* k;\n.*dk = d \+ (\d+) \* k;((?:\n        .*)*)", body
+        r"k < (\d+);.*\n.*kr = rk \+ (\d+) \+ (\d+) \* k;(?:\n.*dk = d \+ (\d+) \* k;)?((?:\n        .*)*)", body
     )
     for count, base, step, out, inner in loops:
         for k in range(int(count)):
             reads |= {int(base) + int(step) * k + int(j) for j in re.findall(r"\bkr\[(\d+)\]", inner)}
-            writes += [int(out) * k + int(j) for j in re.findall(r"^\s*dk\[(\d+)\] =", inner, re.M)]
+            writes += [int(out or 0) * k + int(j) for j in re.findall(r"^\s*dk\[(\d+)\] =", inner, re.M)]
+            for j, sign, t in re.findall(r"^\s*d\[(\d+) ([-+]) (\d+) \* k\] =", inner, re.M):
+                writes.append(int(j) + (int(t) if sign == "+" else -int(t)) * k)
     assert reads and max(reads) < nrk and sorted(writes) == list(range(lay.derived))
     expand = text.split("cs_expand_key(const uint8_t *key, uint32_t *rk)", 1)[1].split("\n}\n", 1)[0]
     assert expand.split("{", 1)[1].split() == ["cs_key_schedule(key,", "rk);", "cs_derive(rk,", "rk", "+", f"{nrk});"]
 
 
-@pytest.mark.parametrize("name, loops", [("aes128", 1), ("aes256", 1), ("hight", 2), ("aria128", 4)])
-def test_derived_words_in_row_loops_equal_the_interpreter(registry, tmp_path, name, loops):
+@pytest.mark.parametrize(
+    "name, loops, reroll",
+    [("aes128", 1, False), ("aes256", 1, False), ("hight", 4, False), ("aria128", 4, False)]
+    + [("aes128", 1, True), ("aria128", 4, True)],  # (the round loops' order of the derived words: keyorder.py)
+)
+def test_derived_words_in_row_loops_equal_the_interpreter(registry, tmp_path, name, loops, reroll):
     """deriveloop.py prints the network that each row of a key array derives by the same ops once, in a loop over
     the rows (AES-128: rk[1 .. 9], 2,009 ops a row, 21,400 lines -> 3,300), and rows whose derived words are the same
     bit planes however their networks were shaped, a loop for each parity where their words sit in two orders
@@ -141,7 +148,8 @@ def test_derived_words_in_row_loops_equal_the_interpreter(registry, tmp_path, na
 
     module = prepared(registry.module(name))
     sched = schedule_for(registry.module(name), None)
-    lay = lanes_for(module, sched.layout)
+    lay = lanes_for(module, sched.layout, reroll=reroll, ctr_hoist=reroll and sched.hoist)
+    assert lay.derived_first == reroll
     idx = rk_index(module)
     text = key_section(module, "cs", lay.derive).text
     body = text.split("CS_DERIVE void cs_derive(", 1)[1].split("\n}\n", 1)[0]

@@ -1,0 +1,137 @@
+"""CTR and ECB, library against library: two or more `cipherspec build --target cuda` outputs of the same ciphers
+(other checkouts, other generators) loaded side by side in one process, their outputs checked against the C
+library, then each route timed with CUDA events (the library's util_time: `reps` back-to-back calls), the arms
+alternating batch by batch, the median of the batches (the first round a warm-up).
+
+Routes, device-resident: a 1 GiB CTR keystream, 1 GiB CTR XOR, 256 MiB ECB encryption and decryption (the
+decrypt core runs only there).
+
+    python3 bench/gpu/ctr_ab.py --arm base=/tmp/base-out --arm new=out --ciphers aes128,aria128 \
+        [--reps 10] [--batches 7] [--out $OUT]          -> ctr-ab.json, ctr-ab.md under --out
+"""
+
+from __future__ import annotations
+
+import argparse
+import ctypes
+import json
+import statistics
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from gcm_fused_ab import load  # noqa: E402
+
+from cipherspec.registry import Registry  # noqa: E402
+from generator.c import BACKEND as C_BACKEND  # noqa: E402
+from runtime.cuda_target import FLAVOUR, _ptr  # noqa: E402
+
+CTR_BYTES = 1 << 30
+ECB_BYTES = 256 << 20
+
+
+def check(c, cl, rng: np.random.Generator) -> str:
+    """CTR (device and host entries, a partial last block) and ECB both ways against the C library."""
+    key = rng.bytes(c.key_bytes)
+    rk, crk = c.expand_key(key), cl.expand_key(key)
+    bad = []
+    for n in (16, 1000, (1 << 20) + 7):
+        iv, data = rng.bytes(16), rng.bytes(n)
+        want = cl.run_mode(crk, "ctr", "encrypt", data, iv)
+        if c.device_ctr(rk, iv, data) != want or c.device_ctr(rk, iv, None, n) != cl.run_mode(
+            crk, "ctr", "encrypt", bytes(n), iv
+        ):
+            bad.append(f"ctr {n}")
+    data = rng.bytes(1 << 20)
+    enc = cl.run_mode(crk, "ecb", "encrypt", data)
+    if c.device_ecb(rk, data) != enc or c.device_ecb(rk, enc, decrypt=True) != data:
+        bad.append("ecb")
+    return "equal" if not bad else "DIFFERENT: " + ", ".join(bad)
+
+
+def routes(c, rng: np.random.Generator, keep: list) -> dict:
+    """route -> call(reps, ms); device buffers appended to ``keep`` (freed by the caller)."""
+    rk = c.expand_key(rng.bytes(c.key_bytes))
+    iv = np.frombuffer(rng.bytes(16), np.uint8).copy()
+    din, dout = c.device_buffer(CTR_BYTES), c.device_buffer(CTR_BYTES)
+    keep += [din, dout, rk, iv]
+    din.upload(rng.integers(0, 256, CTR_BYTES, dtype=np.uint8))
+    fl = FLAVOUR[c.sched.flavour]
+    f = c.fn("util_time")
+
+    def timed(mode, dec, src, n):
+        return lambda reps, ms: c.check(
+            f(rk.ctypes.data, mode, dec, _ptr(iv), src, dout.ptr, n, fl, reps, ms), "util_time"
+        )
+
+    return {
+        "CTR keystream 1 GiB": timed(1, 0, None, CTR_BYTES),
+        "CTR XOR 1 GiB": timed(1, 0, din.ptr, CTR_BYTES),
+        "ECB encrypt 256 MiB": timed(0, 0, din.ptr, ECB_BYTES),
+        "ECB decrypt 256 MiB": timed(0, 1, din.ptr, ECB_BYTES),
+    }
+
+
+def main(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--arm", action="append", required=True, help="NAME=DIR (cipherspec build's output)")
+    ap.add_argument("--ciphers", default="aes128,aria128")
+    ap.add_argument("--reps", type=int, default=10)
+    ap.add_argument("--batches", type=int, default=7)
+    ap.add_argument("--out", default="/tmp/cipherspec-gpu")
+    a = ap.parse_args(argv)
+    arms = dict(x.split("=", 1) for x in a.arm)
+    reg = Registry()
+    rows = []
+    for name in a.ciphers.split(","):
+        cl = C_BACKEND.load(reg, name, None, None)
+        libs = {arm: load(reg, name, Path(d)) for arm, d in arms.items()}
+        row: dict = {"cipher": name, "schedule": next(iter(libs.values())).schedule_name}
+        row["check"] = {arm: check(c, cl, np.random.default_rng(5)) for arm, c in libs.items()}
+        print(name, row["check"], flush=True)
+        keep: list = []
+        calls = {arm: routes(c, np.random.default_rng(9), keep) for arm, c in libs.items()}
+        row["device"] = next(iter(libs.values())).device["name"]
+        ms = (ctypes.c_float * 1)()
+        for route in next(iter(calls.values())):
+            got: dict[str, list[float]] = {arm: [] for arm in arms}
+            for b in range(a.batches + 1):
+                for arm in arms:
+                    calls[arm][route](a.reps, ms)
+                    if b:
+                        got[arm].append(ms[0] / a.reps)
+            row[route] = {arm: statistics.median(v) for arm, v in got.items()}
+            nbytes = CTR_BYTES if route.startswith("CTR") else ECB_BYTES
+            print(
+                name, route, {k: f"{nbytes * 8 / (v / 1000) / 1e9:.0f} Gbps" for k, v in row[route].items()}, flush=True
+            )
+            row[route + " bytes"] = nbytes
+        for buf in keep:
+            if hasattr(buf, "free"):
+                buf.free()
+        rows.append(row)
+    out = Path(a.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "ctr-ab.json").write_text(json.dumps(rows, indent=1))
+    names = list(arms)
+    lines = [
+        f"| cipher | route | {' | '.join(f'{n} Gbps' for n in names)} | {names[-1]} / {names[0]} (time) |",
+        "|---|---|" + "---:|" * (len(names) + 1),
+    ]
+    for row in rows:
+        for route, v in row.items():
+            if isinstance(v, dict) and route != "check":
+                nbytes = row[route + " bytes"]
+                cells = " | ".join(f"{nbytes * 8 / (v[n] / 1000) / 1e9:.0f}" for n in names)
+                lines.append(f"| {row['cipher']} | {route} | {cells} | {v[names[-1]] / v[names[0]]:.3f} |")
+    (out / "ctr-ab.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+    return 0 if all(v == "equal" for r in rows for v in r["check"].values()) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

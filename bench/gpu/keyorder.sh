@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# On the GPU machine: a device A/B of two generator trees on CTR, ECB and the fused GCM routes, the libraries exactly
+# as `cipherspec build` makes them, loaded side by side in one process (bench/gpu/ctr_ab.py, gcm_fused_ab.py), every
+# output checked against the C library; then each library's per-kernel registers (cuobjdump -res-usage).
+#   bash bench/gpu/keyorder.sh base=.ab/base new=.          (an arm: NAME=TREE, a checkout or a `git archive`)
+# Made for keyorder.py (the derived round-key words in the round loops' order: every kernel's round-key offsets
+# change, its code should not), it A/Bs any two trees.  AB_CIPHERS (default aes128,aes256,aria128) picks the ciphers.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+. bench/gpu/device_env.sh
+cs_gpu_start
+CIPHERS=${AB_CIPHERS:-aes128,aes256,aria128}
+rc=0
+args=()
+for spec in "$@"; do
+  name=${spec%%=*}; tree=$(cd "${spec#*=}" && pwd)
+  mkdir -p "$OUT/arms/$name"
+  ( cd "$tree" && CIPHERSPEC_CACHE=/tmp/cache-$name PYTHONPATH=$tree:${PYTHONPATH#*:} python3 -m driver build \
+      ${CIPHERS//,/ } --target cuda -o "$OUT/arms/$name" > "$OUT/arms/$name.log" 2>&1; echo "$name build rc $?" ) &
+  args+=(--arm "$name=$OUT/arms/$name")
+done
+wait
+echo "== CTR and ECB, arm against arm"
+python3 bench/gpu/ctr_ab.py "${args[@]}" --ciphers "$CIPHERS" --out "$OUT" 2>&1 | tee "$OUT/ctr-ab.log" | tail -20
+[ "${PIPESTATUS[0]}" = 0 ] || rc=1
+echo "== the fused GCM routes, arm against arm"
+python3 bench/gpu/gcm_fused_ab.py "${args[@]}" --ciphers "$CIPHERS" --out "$OUT" 2>&1 | tee "$OUT/gcm-fused-ab.log" | tail -20
+[ "${PIPESTATUS[0]}" = 0 ] || rc=1
+for name in "$OUT"/arms/*/; do cs_res_usage "$name"lib*.so > "${name%/}.res-usage.txt" 2>&1; done
+rm -f "$OUT"/arms/*/*.so "$OUT"/arms/*/*.cu "$OUT"/arms/*/*.h  # (the figures and logs come back, not the libraries)
+exit $rc
