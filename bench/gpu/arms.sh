@@ -6,9 +6,20 @@
 #                               GROUP: a command mapping a cipher to its digest group (echo it: `cs_group_self`);
 #                               then R/same.log (distinct digests per group) and R/summary.md; status 1 on a failure
 #                               or on arms of a group that differ
+#   cs_build_arm NAME TREE LIST `cipherspec build` of LIST's ciphers in TREE (a checkout or an export), in the
+#                               background, into $OUT/arms/NAME (log: $OUT/arms/NAME.log); appends
+#                               --arm NAME=$OUT/arms/NAME to CS_ARMS (ctr_ab.py's, gcm_fused_ab.py's); then `wait`
 #   cs_ncu_init R; cs_prof R TAG CIPHER SCHEDULE    Nsight Compute on the CTR kernel (one 64 MiB launch): warp
 #                               states, scheduler and instruction stats, launch and occupancy, and the i-cache
 #                               counters this ncu lists -> R/ncu-TAG.txt, its main lines on stdout
+CS_ARMS=()
+cs_build_arm() {
+  local name=$1 tree=$2
+  mkdir -p "$OUT/arms/$name"
+  ( cd "$tree" && CIPHERSPEC_CACHE=/tmp/cache-$name PYTHONPATH=$tree:${PYTHONPATH#*:} python3 -m driver build \
+      ${3//,/ } --target cuda -o "$OUT/arms/$name" > "$OUT/arms/$name.log" 2>&1; echo "$name build rc $?" ) &
+  CS_ARMS+=(--arm "$name=$OUT/arms/$name")
+}
 cs_defaults_are() {
   python3 - "$1" <<'PY'
 import sys

@@ -13,9 +13,8 @@ decrypt core runs only there).
 from __future__ import annotations
 
 import argparse
-import ctypes
+import contextlib
 import json
-import statistics
 import sys
 from pathlib import Path
 
@@ -24,10 +23,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from gcm_fused_ab import load  # noqa: E402
+from arms_ab import run  # noqa: E402
 
-from cipherspec.registry import Registry  # noqa: E402
-from generator.c import BACKEND as C_BACKEND  # noqa: E402
 from runtime.cuda_target import FLAVOUR, _ptr  # noqa: E402
 
 CTR_BYTES = 1 << 30
@@ -53,12 +50,12 @@ def check(c, cl, rng: np.random.Generator) -> str:
     return "equal" if not bad else "DIFFERENT: " + ", ".join(bad)
 
 
-def routes(c, rng: np.random.Generator, keep: list) -> dict:
-    """route -> call(reps, ms); device buffers appended to ``keep`` (freed by the caller)."""
+def routes(c, rng: np.random.Generator, stack: contextlib.ExitStack) -> dict:
+    """route -> call(reps, ms); the device buffers live as long as ``stack``."""
     rk = c.expand_key(rng.bytes(c.key_bytes))
     iv = np.frombuffer(rng.bytes(16), np.uint8).copy()
-    din, dout = c.device_buffer(CTR_BYTES), c.device_buffer(CTR_BYTES)
-    keep += [din, dout, rk, iv]
+    din, dout = (stack.enter_context(c.device_buffer(CTR_BYTES)) for _ in range(2))
+    stack.callback(lambda: (rk, iv))  # (host arrays the calls point into, kept alive with the buffers)
     din.upload(rng.integers(0, 256, CTR_BYTES, dtype=np.uint8))
     fl = FLAVOUR[c.sched.flavour]
     f = c.fn("util_time")
@@ -85,35 +82,14 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--out", default="/tmp/cipherspec-gpu")
     a = ap.parse_args(argv)
     arms = dict(x.split("=", 1) for x in a.arm)
-    reg = Registry()
-    rows = []
-    for name in a.ciphers.split(","):
-        cl = C_BACKEND.load(reg, name, None, None)
-        libs = {arm: load(reg, name, Path(d)) for arm, d in arms.items()}
-        row: dict = {"cipher": name, "schedule": next(iter(libs.values())).schedule_name}
-        row["check"] = {arm: check(c, cl, np.random.default_rng(5)) for arm, c in libs.items()}
-        print(name, row["check"], flush=True)
-        keep: list = []
-        calls = {arm: routes(c, np.random.default_rng(9), keep) for arm, c in libs.items()}
-        row["device"] = next(iter(libs.values())).device["name"]
-        ms = (ctypes.c_float * 1)()
-        for route in next(iter(calls.values())):
-            got: dict[str, list[float]] = {arm: [] for arm in arms}
-            for b in range(a.batches + 1):
-                for arm in arms:
-                    calls[arm][route](a.reps, ms)
-                    if b:
-                        got[arm].append(ms[0] / a.reps)
-            row[route] = {arm: statistics.median(v) for arm, v in got.items()}
-            nbytes = CTR_BYTES if route.startswith("CTR") else ECB_BYTES
-            print(
-                name, route, {k: f"{nbytes * 8 / (v / 1000) / 1e9:.0f} Gbps" for k, v in row[route].items()}, flush=True
-            )
-            row[route + " bytes"] = nbytes
-        for buf in keep:
-            if hasattr(buf, "free"):
-                buf.free()
-        rows.append(row)
+
+    def gbps(route: str, ms: float) -> float:
+        return (CTR_BYTES if route.startswith("CTR") else ECB_BYTES) * 8 / (ms / 1000) / 1e9
+
+    def say(name, route, v):
+        print(name, route, {k: f"{gbps(route, ms):.0f} Gbps" for k, ms in v.items()}, flush=True)
+
+    rows = run(arms, a.ciphers.split(","), check, routes, a.reps, a.batches, say)
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "ctr-ab.json").write_text(json.dumps(rows, indent=1))
@@ -125,8 +101,7 @@ def main(argv: list[str]) -> int:
     for row in rows:
         for route, v in row.items():
             if isinstance(v, dict) and route != "check":
-                nbytes = row[route + " bytes"]
-                cells = " | ".join(f"{nbytes * 8 / (v[n] / 1000) / 1e9:.0f}" for n in names)
+                cells = " | ".join(f"{gbps(route, v[n]):.0f}" for n in names)
                 lines.append(f"| {row['cipher']} | {route} | {cells} | {v[names[-1]] / v[names[0]]:.3f} |")
     (out / "ctr-ab.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))

@@ -17,36 +17,20 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import ctypes
 import json
-import statistics
 import sys
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from cipherspec.registry import Registry  # noqa: E402
-from generator.c import BACKEND as C_BACKEND  # noqa: E402
-from generator.ptx.build import schedule_for  # noqa: E402
-from generator.ptx.source import generate  # noqa: E402
+from arms_ab import run  # noqa: E402
+
 from runtime.cuda_target import CudaCipher  # noqa: E402
 
 LONG = (4096, 65536, 200 << 10)  # under CS_TGH_MIN_BLOCKS: the fused long-message kernel
 BIG = [(2 << 20) + 5] * 8  # records over CS_TGB_MAX_BYTES: the fused batch kernel
-
-
-def load(reg: Registry, name: str, out_dir: Path) -> CudaCipher:
-    """The library `cipherspec build` wrote into out_dir for ``name``'s default schedule."""
-    module = reg.module(name)
-    sched = schedule_for(module, None)
-    src = generate(module, sched, flavours=(sched.flavour,))
-    so = out_dir / f"lib{src.name}.so"
-    if not so.is_file():
-        raise SystemExit(f"{so}: not built (cipherspec build {name} --target cuda -o {out_dir})")
-    lib = ctypes.CDLL(str(so.resolve()), mode=ctypes.RTLD_LOCAL)
-    return CudaCipher(module, sched, src, lib=lib)
 
 
 def check(c: CudaCipher, cl, rng: np.random.Generator) -> str:
@@ -104,29 +88,11 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--out", default="/tmp/cipherspec-gpu")
     a = ap.parse_args(argv)
     arms = dict(x.split("=", 1) for x in a.arm)
-    reg = Registry()
-    rows = []
-    for name in a.ciphers.split(","):
-        cl = C_BACKEND.load(reg, name, None, None)
-        libs = {arm: load(reg, name, Path(d)) for arm, d in arms.items()}
-        row: dict = {"cipher": name, "schedule": next(iter(libs.values())).schedule_name, "device": None}
-        row["check"] = {arm: check(c, cl, np.random.default_rng(5)) for arm, c in libs.items()}
-        print(name, row["check"], flush=True)
-        stack = contextlib.ExitStack()
-        calls = {arm: routes(c, np.random.default_rng(9), stack) for arm, c in libs.items()}
-        row["device"] = next(iter(libs.values())).device["name"]
-        ms = (ctypes.c_float * 1)()
-        for route in next(iter(calls.values())):
-            got: dict[str, list[float]] = {arm: [] for arm in arms}
-            for b in range(a.batches + 1):
-                for arm in arms:
-                    calls[arm][route](a.reps, ms)
-                    if b:
-                        got[arm].append(ms[0] / a.reps)
-            row[route] = {arm: statistics.median(v) for arm, v in got.items()}
-            print(name, route, {k: f"{v * 1000:.1f} us" for k, v in row[route].items()}, flush=True)
-        stack.close()
-        rows.append(row)
+
+    def say(name, route, v):
+        print(name, route, {k: f"{ms * 1000:.1f} us" for k, ms in v.items()}, flush=True)
+
+    rows = run(arms, a.ciphers.split(","), check, routes, a.reps, a.batches, say)
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "gcm-fused-ab.json").write_text(json.dumps(rows, indent=1))

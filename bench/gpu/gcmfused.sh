@@ -7,27 +7,24 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . bench/gpu/device_env.sh
+. bench/gpu/arms.sh
 cs_gpu_start
 CIPHERS=${AB_CIPHERS:-aes128,aria128,lea128}
 rc=0
-args=()
 for spec in "$@"; do
   name=${spec%%=*}; tpl=${spec#*=}
   tree=/tmp/arm-$name
   rm -rf "$tree"; mkdir -p "$tree"
   tar --exclude=./generated --exclude=./bench/results --exclude=./.git --exclude=./.cs-cache -cf - . | tar -xf - -C "$tree"
   [ "$tpl" = - ] || cp "$tpl" "$tree/generator/ptx/templates/gcm.cu.j2"
-  mkdir -p "$OUT/arms/$name"
-  ( cd "$tree" && PYTHONPATH=$tree:${PYTHONPATH#*:} python3 -m driver build ${CIPHERS//,/ } --target cuda \
-      -o "$OUT/arms/$name" > "$OUT/arms/$name.log" 2>&1; echo "$name build rc $?" ) &
-  args+=(--arm "$name=$OUT/arms/$name")
+  cs_build_arm "$name" "$tree" "$CIPHERS"
 done
 echo "== GCM GPU tests (this checkout)"
 python3 -m pytest tests/differential/test_cuda_gcm_gpu.py -q -n 8 -p no:cacheprovider 2>&1 | tee "$OUT/gcm-tests.log" | tail -6
 [ "${PIPESTATUS[0]}" = 0 ] || rc=1
 wait
 echo "== the fused routes, arm against arm"
-python3 bench/gpu/gcm_fused_ab.py "${args[@]}" --ciphers "$CIPHERS" --out "$OUT" 2>&1 | tee "$OUT/gcm-fused-ab.log" | tail -20
+python3 bench/gpu/gcm_fused_ab.py "${CS_ARMS[@]}" --ciphers "$CIPHERS" --out "$OUT" 2>&1 | tee "$OUT/gcm-fused-ab.log" | tail -20
 [ "${PIPESTATUS[0]}" = 0 ] || rc=1
 for name in "$OUT"/arms/*/; do cs_res_usage "$name"lib*.so > "${name%/}.res-usage.txt" 2>&1; done
 rm -f "$OUT"/arms/*/*.so  # (the figures and logs come back, not the libraries)

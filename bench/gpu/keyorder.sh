@@ -8,23 +8,17 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . bench/gpu/device_env.sh
+. bench/gpu/arms.sh
 cs_gpu_start
 CIPHERS=${AB_CIPHERS:-aes128,aes256,aria128}
 rc=0
-args=()
-for spec in "$@"; do
-  name=${spec%%=*}; tree=$(cd "${spec#*=}" && pwd)
-  mkdir -p "$OUT/arms/$name"
-  ( cd "$tree" && CIPHERSPEC_CACHE=/tmp/cache-$name PYTHONPATH=$tree:${PYTHONPATH#*:} python3 -m driver build \
-      ${CIPHERS//,/ } --target cuda -o "$OUT/arms/$name" > "$OUT/arms/$name.log" 2>&1; echo "$name build rc $?" ) &
-  args+=(--arm "$name=$OUT/arms/$name")
-done
+for spec in "$@"; do cs_build_arm "${spec%%=*}" "$(cd "${spec#*=}" && pwd)" "$CIPHERS"; done
 wait
 echo "== CTR and ECB, arm against arm"
-python3 bench/gpu/ctr_ab.py "${args[@]}" --ciphers "$CIPHERS" --out "$OUT" 2>&1 | tee "$OUT/ctr-ab.log" | tail -20
+python3 bench/gpu/ctr_ab.py "${CS_ARMS[@]}" --ciphers "$CIPHERS" --out "$OUT" 2>&1 | tee "$OUT/ctr-ab.log" | tail -20
 [ "${PIPESTATUS[0]}" = 0 ] || rc=1
 echo "== the fused GCM routes, arm against arm"
-python3 bench/gpu/gcm_fused_ab.py "${args[@]}" --ciphers "$CIPHERS" --out "$OUT" 2>&1 | tee "$OUT/gcm-fused-ab.log" | tail -20
+python3 bench/gpu/gcm_fused_ab.py "${CS_ARMS[@]}" --ciphers "$CIPHERS" --out "$OUT" 2>&1 | tee "$OUT/gcm-fused-ab.log" | tail -20
 [ "${PIPESTATUS[0]}" = 0 ] || rc=1
 for name in "$OUT"/arms/*/; do cs_res_usage "$name"lib*.so > "${name%/}.res-usage.txt" 2>&1; done
 rm -f "$OUT"/arms/*/*.so "$OUT"/arms/*/*.cu "$OUT"/arms/*/*.h  # (the figures and logs come back, not the libraries)
