@@ -5,12 +5,17 @@ route timed, the arms alternating batch by batch, the median of the batches (the
     rows = run(arms, ["aes128"], check, routes, reps=10, batches=7, say=print_route)
     -> [{"cipher": "aes128", "schedule": .., "device": "NVIDIA H200", "check": {arm: "equal"},
          "<route>": {arm: ms a call}, ..}]
+
+main() is a script's whole command line (--arm NAME=DIR ..., --ciphers, --reps, --batches, --out): the run, the
+table, status 1 where an arm's output differed.
 """
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import ctypes
+import json
 import statistics
 import sys
 from collections.abc import Callable
@@ -75,3 +80,41 @@ def run(
                 say(name, route, row[route])
         rows.append(row)
     return rows
+
+
+def write(rows: list[dict], arms: list[str], out: Path, stem: str, unit: str, cell: Callable[[str, float], str]) -> str:
+    """``rows`` as out/<stem>.json and a table out/<stem>.md (each route's ``cell(route, ms)`` per arm, then the
+    last arm's time over the first's); the table returned."""
+    out.mkdir(parents=True, exist_ok=True)
+    (out / f"{stem}.json").write_text(json.dumps(rows, indent=1))
+    lines = [
+        f"| cipher | route | {' | '.join(f'{n} {unit}' for n in arms)} | {arms[-1]} / {arms[0]} (time) |",
+        "|---|---|" + "---:|" * (len(arms) + 1),
+    ]
+    for row in rows:
+        for route, v in row.items():
+            if isinstance(v, dict) and route != "check":
+                cells = " | ".join(cell(route, v[n]) for n in arms)
+                lines.append(f"| {row['cipher']} | {route} | {cells} | {v[arms[-1]] / v[arms[0]]:.3f} |")
+    table = "\n".join(lines) + "\n"
+    (out / f"{stem}.md").write_text(table)
+    return table
+
+
+def main(argv: list[str], doc: str, ciphers: str, reps: int, check, routes, stem: str, unit: str, cell) -> int:
+    """A script's command line: ``check`` and ``routes`` as for run; ``cell(route, ms)`` a time in ``unit``."""
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    ap.add_argument("--arm", action="append", required=True, help="NAME=DIR (cipherspec build's output)")
+    ap.add_argument("--ciphers", default=ciphers)
+    ap.add_argument("--reps", type=int, default=reps)
+    ap.add_argument("--batches", type=int, default=7)
+    ap.add_argument("--out", default="/tmp/cipherspec-gpu")
+    a = ap.parse_args(argv)
+    arms = dict(x.split("=", 1) for x in a.arm)
+
+    def say(name: str, route: str, v: dict[str, float]) -> None:
+        print(name, route, {k: f"{cell(route, ms)} {unit}" for k, ms in v.items()}, flush=True)
+
+    rows = run(arms, a.ciphers.split(","), check, routes, a.reps, a.batches, say)
+    print(write(rows, list(arms), Path(a.out), stem, unit, cell), end="")
+    return 0 if all(v == "equal" for r in rows for v in r["check"].values()) else 1

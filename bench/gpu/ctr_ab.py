@@ -12,9 +12,7 @@ decrypt core runs only there).
 
 from __future__ import annotations
 
-import argparse
 import contextlib
-import json
 import sys
 from pathlib import Path
 
@@ -23,7 +21,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from arms_ab import run  # noqa: E402
+import arms_ab  # noqa: E402
 
 from runtime.cuda_target import FLAVOUR, _ptr  # noqa: E402
 
@@ -73,39 +71,12 @@ def routes(c, rng: np.random.Generator, stack: contextlib.ExitStack) -> dict:
     }
 
 
+def gbps(route: str, ms: float) -> str:
+    return f"{(CTR_BYTES if route.startswith('CTR') else ECB_BYTES) * 8 / (ms / 1000) / 1e9:.0f}"
+
+
 def main(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--arm", action="append", required=True, help="NAME=DIR (cipherspec build's output)")
-    ap.add_argument("--ciphers", default="aes128,aria128")
-    ap.add_argument("--reps", type=int, default=10)
-    ap.add_argument("--batches", type=int, default=7)
-    ap.add_argument("--out", default="/tmp/cipherspec-gpu")
-    a = ap.parse_args(argv)
-    arms = dict(x.split("=", 1) for x in a.arm)
-
-    def gbps(route: str, ms: float) -> float:
-        return (CTR_BYTES if route.startswith("CTR") else ECB_BYTES) * 8 / (ms / 1000) / 1e9
-
-    def say(name, route, v):
-        print(name, route, {k: f"{gbps(route, ms):.0f} Gbps" for k, ms in v.items()}, flush=True)
-
-    rows = run(arms, a.ciphers.split(","), check, routes, a.reps, a.batches, say)
-    out = Path(a.out)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "ctr-ab.json").write_text(json.dumps(rows, indent=1))
-    names = list(arms)
-    lines = [
-        f"| cipher | route | {' | '.join(f'{n} Gbps' for n in names)} | {names[-1]} / {names[0]} (time) |",
-        "|---|---|" + "---:|" * (len(names) + 1),
-    ]
-    for row in rows:
-        for route, v in row.items():
-            if isinstance(v, dict) and route != "check":
-                cells = " | ".join(f"{gbps(route, v[n]):.0f}" for n in names)
-                lines.append(f"| {row['cipher']} | {route} | {cells} | {v[names[-1]] / v[names[0]]:.3f} |")
-    (out / "ctr-ab.md").write_text("\n".join(lines) + "\n")
-    print("\n".join(lines))
-    return 0 if all(v == "equal" for r in rows for v in r["check"].values()) else 1
+    return arms_ab.main(argv, __doc__, "aes128,aria128", 10, check, routes, "ctr-ab", "Gbps", gbps)
 
 
 if __name__ == "__main__":

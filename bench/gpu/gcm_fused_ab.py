@@ -15,9 +15,7 @@ Each arm's directory holds lib<schedule name>.so as `cipherspec build` wrote it 
 
 from __future__ import annotations
 
-import argparse
 import contextlib
-import json
 import sys
 from pathlib import Path
 
@@ -25,7 +23,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from arms_ab import run  # noqa: E402
+import arms_ab  # noqa: E402
 
 from runtime.cuda_target import CudaCipher  # noqa: E402
 
@@ -80,35 +78,17 @@ def routes(c: CudaCipher, rng: np.random.Generator, stack: contextlib.ExitStack)
 
 
 def main(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--arm", action="append", required=True, help="NAME=DIR (cipherspec build's output)")
-    ap.add_argument("--ciphers", default="aes128,aria128,lea128")
-    ap.add_argument("--reps", type=int, default=50)
-    ap.add_argument("--batches", type=int, default=7)
-    ap.add_argument("--out", default="/tmp/cipherspec-gpu")
-    a = ap.parse_args(argv)
-    arms = dict(x.split("=", 1) for x in a.arm)
-
-    def say(name, route, v):
-        print(name, route, {k: f"{ms * 1000:.1f} us" for k, ms in v.items()}, flush=True)
-
-    rows = run(arms, a.ciphers.split(","), check, routes, a.reps, a.batches, say)
-    out = Path(a.out)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "gcm-fused-ab.json").write_text(json.dumps(rows, indent=1))
-    names = list(arms)
-    lines = [
-        f"| cipher | route | {' | '.join(f'{n} us' for n in names)} | {names[-1]} / {names[0]} |",
-        "|---|---|" + "---:|" * (len(names) + 1),
-    ]
-    for row in rows:
-        for route, v in row.items():
-            if isinstance(v, dict) and route != "check":
-                cells = " | ".join(f"{v[n] * 1000:.1f}" for n in names)
-                lines.append(f"| {row['cipher']} | {route} | {cells} | {v[names[-1]] / v[names[0]]:.3f} |")
-    (out / "gcm-fused-ab.md").write_text("\n".join(lines) + "\n")
-    print("\n".join(lines))
-    return 0
+    return arms_ab.main(
+        argv,
+        __doc__,
+        "aes128,aria128,lea128",
+        50,
+        check,
+        routes,
+        "gcm-fused-ab",
+        "us",
+        lambda r, ms: f"{ms * 1000:.1f}",
+    )
 
 
 if __name__ == "__main__":
