@@ -59,8 +59,8 @@ def reorder(derive: Function, cores: dict[str, Function], loops: dict[str, Round
     fixed: list[str] = []
     seen = set(where) | set(before)
     for f, fn in cores.items():
-        lp = loops.get(f)
-        for part in (lp.pre, lp.post) if lp is not None else (fn,):
+        loop = loops.get(f)
+        for part in (loop.pre, loop.post) if loop is not None else (fn,):
             for op in part.ops:
                 if op.code == "input" and op.imm[0] in known and op.imm[0] not in seen:
                     seen.add(op.imm[0])
@@ -93,9 +93,9 @@ def _row_before(openers: list[RoundLoop], regions: list[tuple[int, int]], where:
 
 def _reads_region(keys: tuple[tuple[str, ...], ...], where: dict[str, tuple[int, int, int]]) -> bool:
     """Every body key already in one region, iteration i at row r0 + i * d, each K[j] in one column."""
-    places = [[where.get(k) for k in ks] for ks in keys]
-    if any(p is None for ps in places for p in ps):
+    if any(k not in where for ks in keys for k in ks):
         return False
+    places = [[where[k] for k in ks] for ks in keys]
     region, r0, _ = places[0][0]
     d = places[1][0][1] - r0 if len(places) > 1 else 1
     return all(p == (region, r0 + i * d, places[0][j][2]) for i, ps in enumerate(places) for j, p in enumerate(ps))
