@@ -19,6 +19,7 @@ import json
 import statistics
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -33,13 +34,15 @@ from runtime.cuda_target import CudaCipher  # noqa: E402
 
 
 def load(reg: Registry, name: str, out_dir: Path) -> CudaCipher:
-    """The library `cipherspec build` wrote into out_dir for ``name``'s default schedule."""
+    """The library `cipherspec build` wrote into out_dir for ``name``'s default schedule, described by the header
+    written beside it (another tree's library may hold a round-key struct of another size than this tree's)."""
     module = reg.module(name)
     sched = schedule_for(module, None)
     src = generate(module, sched, flavours=(sched.flavour,))
-    so = out_dir / f"lib{src.name}.so"
-    if not so.is_file():
+    so, h = out_dir / f"lib{src.name}.so", out_dir / f"{src.name}.h"
+    if not so.is_file() or not h.is_file():
         raise SystemExit(f"{so}: not built (cipherspec build {name} --target cuda -o {out_dir})")
+    src = replace(src, h=h.read_text())
     lib = ctypes.CDLL(str(so.resolve()), mode=ctypes.RTLD_LOCAL)
     return CudaCipher(module, sched, src, lib=lib)
 
