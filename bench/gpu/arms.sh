@@ -6,6 +6,7 @@
 #                               GROUP: a command mapping a cipher to its digest group (echo it: `cs_group_self`);
 #                               then R/same.log (distinct digests per group) and R/summary.md; status 1 on a failure
 #                               or on arms of a group that differ
+#   cs_ab_start LIST            cs_gpu_start; CIPHERS: AB_CIPHERS, else LIST; rc=0 (the A/B scripts' start)
 #   cs_build_arm NAME TREE LIST `cipherspec build` of LIST's ciphers in TREE (a checkout or an export), in the
 #                               background, into $OUT/arms/NAME (log: $OUT/arms/NAME.log); appends
 #                               --arm NAME=$OUT/arms/NAME to CS_ARMS (ctr_ab.py's, gcm_fused_ab.py's); then `wait`
@@ -13,6 +14,11 @@
 #                               states, scheduler and instruction stats, launch and occupancy, and the i-cache
 #                               counters this ncu lists -> R/ncu-TAG.txt, its main lines on stdout
 CS_ARMS=()
+cs_ab_start() {  # DEFAULT_CIPHERS: the device line, CIPHERS (AB_CIPHERS or the default), rc=0
+  cs_gpu_start
+  CIPHERS=${AB_CIPHERS:-$1}
+  rc=0
+}
 cs_build_arm() {
   local name=$1 tree=$2
   mkdir -p "$OUT/arms/$name"

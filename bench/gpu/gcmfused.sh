@@ -8,9 +8,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 . bench/gpu/device_env.sh
 . bench/gpu/arms.sh
-cs_gpu_start
-CIPHERS=${AB_CIPHERS:-aes128,aria128,lea128}
-rc=0
+cs_ab_start aes128,aria128,lea128
 for spec in "$@"; do
   name=${spec%%=*}; tpl=${spec#*=}
   tree=/tmp/arm-$name

@@ -9,9 +9,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 . bench/gpu/device_env.sh
 . bench/gpu/arms.sh
-cs_gpu_start
-CIPHERS=${AB_CIPHERS:-aes128,aes256,aria128}
-rc=0
+cs_ab_start aes128,aes256,aria128
 for spec in "$@"; do cs_build_arm "${spec%%=*}" "$(cd "${spec#*=}" && pwd)" "$CIPHERS"; done
 wait
 echo "== CTR and ECB, arm against arm"
