@@ -28,6 +28,14 @@ from cipherspec.ir import Function
 from .roundloop import RoundLoop
 
 
+def word_offsets(schedule_words: int, derived_words: int, derived_first: bool) -> tuple[int, int]:
+    """(the key schedule's first word, the derived words' first word) in the round-key struct: the schedule's words
+    then the derived ones, or the derived words first where reorder() ordered them.
+
+        word_offsets(176, 2560, False) -> (0, 176)        word_offsets(176, 2560, True) -> (2560, 0)"""
+    return (derived_words, 0) if derived_first else (0, schedule_words)
+
+
 def reorder(derive: Function, cores: dict[str, Function], loops: dict[str, RoundLoop | None]) -> Function | None:
     """``derive`` with its outputs in the order above, or None where it does not apply (no loop, or one whose
     keys do not fit a region)."""

@@ -44,7 +44,7 @@ from ..c.dialects import Scalar
 from ..c.keysched import encryption_arrays, key_prep, key_schedule_parts, lookup_support, lookup_tables
 from ..c.text import fragment, with_comment
 from ..common.templates import render
-from . import deriveloop
+from . import deriveloop, keyorder
 from .abswitch import former_derive
 from .placement import rk_index
 
@@ -74,6 +74,9 @@ def key_section(
     enc = encryption_arrays(module)
     lines, rest = key_schedule_parts(module, prep, ct, enc, store=lambda name: f"rk[{index[name]}]")
     enc_derived = _derive_lines(derive, index, enc) if enc and derive is not None else None
+    nd = len(derive.outputs) if derive is not None else 0
+    first = derived_first and derive is not None
+    ks_at, d_at = keyorder.word_offsets(len(index), nd, first)
     return KeySection(
         host_device(
             render(
@@ -88,16 +91,16 @@ def key_section(
                 enc_arrays=", ".join(sorted(enc or ())),
                 derived=_derive_lines(derive, index) if derive is not None else None,
                 nrk=len(index),
-                nd=len(derive.outputs) if derive is not None else 0,
-                derived_first=derived_first and derive is not None,
-                ks_at=f" + {len(derive.outputs)}" if derived_first and derive is not None else "",
-                d_at="" if derived_first else f" + {len(index)}",
+                nd=nd,
+                derived_first=first,
+                ks_at=f" + {ks_at}" if ks_at else "",
+                d_at=f" + {d_at}" if d_at else "",
             )
         ),
         f"{P}_expand_key" if derive is not None else f"{P}_key_schedule",
-        len(index) + (len(derive.outputs) if derive is not None else 0),
+        len(index) + nd,
         (f"{P}_expand_key_enc" if derive is not None else f"{P}_key_schedule_enc") if enc else "",
-        len(derive.outputs) if derived_first and derive is not None else 0,
+        ks_at,
     )
 
 

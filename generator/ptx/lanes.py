@@ -171,7 +171,7 @@ def lanes_for(module: Module, name: str, reroll: bool = False, ctr_hoist: bool =
             state["ctr_main"] = state["encrypt"]
     ct = name == "bs" or not module.tables
     loops = _round_loops(split.cores, split.derive, not plain, found) if reroll else dict.fromkeys(split.cores)
-    ordered = keyorder.reorder(split.derive, split.cores, loops) if reroll else None
+    ordered = keyorder.reorder(split.derive, split.cores, loops)  # (None without a round loop)
     if ordered is not None:
         split = replace(split, derive=ordered)
     cores: Mapping[str, Function] = split.cores

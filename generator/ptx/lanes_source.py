@@ -21,7 +21,7 @@ from dataclasses import replace
 
 from cipherspec.ir import Module
 
-from . import asmblock, bs_ctr, cores, layout, lockstep, multikey
+from . import asmblock, bs_ctr, cores, keyorder, layout, lockstep, multikey
 from .abswitch import former_ctr, former_store
 from .blockio import block_io, lane_io
 from .ctr import state_names
@@ -33,10 +33,9 @@ from .prologue import directions
 def _rk_words(module: Module, lay) -> dict[str, int]:
     """Round-key input name -> word of the struct: the key schedule's words, then the derived ones; or, where the
     derived words are in round-loop order (keyorder.py), those first and the schedule's after them."""
-    ks, nd = rk_index(module), lay.derived
-    if lay.derived_first:
-        return {n: nd + w for n, w in ks.items()} | {n: k for k, (n, _) in enumerate(lay.derive.outputs)}
-    return dict(ks) | {n: len(ks) + k for k, (n, _) in enumerate(lay.derive.outputs)}
+    ks = rk_index(module)
+    ks_at, d_at = keyorder.word_offsets(len(ks), lay.derived, lay.derived_first)
+    return {n: ks_at + w for n, w in ks.items()} | {n: d_at + k for k, (n, _) in enumerate(lay.derive.outputs)}
 
 
 def _cores(
