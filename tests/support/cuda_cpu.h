@@ -10,6 +10,7 @@
  */
 #ifndef CS_CUDA_CPU_H
 #define CS_CUDA_CPU_H
+#define CS_CPU_SHIM 1  /* the generated source's own cs_launch and cs_fn stand down for the ones below */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -261,6 +262,8 @@ static inline void cs_run_grid(dim3 grid, unsigned threads, std::function<void()
     }
 }
 
+template <class... P>
+static inline const void *cs_fn(void (*kernel)(P...)) { return (const void *)kernel; }
 template <class... P, class... A>
 static inline void cs_launch(void (*kernel)(P...), dim3 grid, unsigned threads, size_t, cudaStream_t, A... args)
 {

@@ -11,8 +11,8 @@ generator/ptx/emulate.py.  Not checked: timing, real concurrency, memory spaces.
 
     before: uint32_t v5; asm("xor.b32 %0, %1, %2;" : "=r"(v5) : "r"(x[0]), "r"(rk.w[0]));
     after:  uint32_t v5; v5 = cs_emu_xor_b32((x[0]), (rk.w[0]));
-    before: k<<<grid, 256, 0, stream>>>(*rk, seg, in, out);
-    after:  cs_launch(k, grid, 256, 0, stream, *rk, seg, in, out);
+    A launch is already cs_launch(k, grid, block, smem, stream, args...) in a generated source (device.cu.j2);
+    the shim's cs_launch runs it, and a k<<<grid, block, smem, stream>>>(args) left in other text is rewritten to one.
 """
 
 from __future__ import annotations

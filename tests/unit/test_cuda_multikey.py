@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 
 import numpy as np
@@ -273,8 +274,8 @@ def test_key_schedule_kernel_stages_and_stores_coalesced(registry):
     assert f"dst[j] = cs_smem[j / {nrk}u * {stride}u + j % {nrk}u];" in body
     assert "make_uint4(0, 0, 0, 0);" in body.split("shared memory cleared", 1)[1]
     assert "rks + r * " not in body
-    launch = src[src.index("_key_schedule_multi<<<") :].split(">>>", 1)[0]
-    assert launch.endswith(f", {T}, {multikey.key_schedule_smem(t, stride, 16)}, stream")
+    launch = re.search(r"cs_launch\(\w+_key_schedule_multi, (.*)", src).group(1)  # (grid, block, smem, stream, ...)
+    assert launch.endswith(f", {T}, {multikey.key_schedule_smem(t, stride, 16)}, stream,")
     assert f"blockIdx.x * {t}u, p = (uint64_t)blockIdx.x * {T}u + threadIdx.x;" in body
 
 
@@ -300,7 +301,7 @@ def test_key_schedule_fuses_into_the_keystream_kernel_where_it_is_cheap(registry
     )
     # the round keys, the key, the fetched V and key zeroed last
     assert body.rstrip().endswith(f"for (uint32_t i = threadIdx.x; i < {nrk + 12}u; i += 256u) cs_smem[0 + i] = 0;")
-    assert "const void *kk = fused ? (const void *)kf : (const void *)k;" in src  # the context's call picks it
+    assert "const void *kk = fused ? cs_fn(kf) : cs_fn(k);" in src  # the context's call picks it
     assert "if (!rc && fused) {" in src and ", cpr,\n" in src  # (CIPHERSPEC_MG_FUSED=0: the two launches)
     # the two launches' keystream reads the plan where the key-schedule launch moved it (device scratch), never the
     # page-locked staging, which the next call on the scratch rewrites once `staged` has fired (a race the first
