@@ -1,17 +1,23 @@
-"""Can one cicc run serve a spec family (issue 25)?  The experiment: compile a cipher's shipped source once as it is
-and once with each round loop's trip count replaced by an unusual number (a "magic" count, one per distinct count),
-put the member's counts back into the second PTX -- every immediate (M + a) * f, f a power of two and |a| <= 2, the
-forms cicc's induction-variable rewriting makes of a count M, becomes (n + a) * f -- and compare the two PTX
-texts function by function.  Where they are equal, ptxas makes the same SASS from either: the family's members could
-share one cicc run of a text that holds magic counts, each member patching its own counts in before ptxas.
+"""Can one cicc run serve a spec family (issue 25)?  A member's PTX rebuilt from compiles of its source in which each
+round loop's trip count is an unusual number (a "magic" count, one per distinct count), compared with the PTX of the
+source as it ships, function by function.  Where they are equal, ptxas makes the same SASS from either.
 
-    python3 bench/cuda/family_magic.py aes128
-    -> {"cipher": "aes128_...", "counts": {"9": 4093, "8": 4091}, "patched": {"4093x1": 6, ...},
-        "same": 29, "different": ["gcm_finish_lanes ..."], "left": []}
+    python3 bench/cuda/family_magic.py aes128 [aria128 ...]
+    -> {"cipher": "aes128_...", "counts": {"9": 3001, "8": 4513}, "patched": {"3001+0x1": 6, ...}, "same": 30,
+        "different": [], "left": [], "exact": {"moved": 12, "same": 30, "of": 30}}
 
-"left" lists immediates of the patched text that are still a magic count's multiple (a form the patch does not
-know): a patch that missed one.  The asm-immediate alternative (branch trips-lit: cs_lit<N>(), where cicc cannot
-fold the count) changes the PTX's shape and cost AES-128's CTR keystream 2.3% (device-2026-11-27g call 3).
+Two ways of putting the member's counts back:
+  - by value (patch): every immediate (M + a) * f, f a power of two and |a| <= 2 -- the forms cicc's induction-
+    variable rewriting makes of a count M -- becomes (n + a) * f.  One compile, but a guess: it also rewrites real
+    constants that happen to have such a value (ARIA-128's ECB decrypt reads round keys at 2,996 .. 3,008 bytes, near
+    3,001: "different"), and it misses forms outside its table ("left" lists what it left).
+  - by position (patch_exact, "exact"): a second compile with every magic count + DELTA; an immediate that moves
+    between the two is a form of a count, v = alpha * M + beta, and becomes alpha * n + beta.  Exact where the two
+    compiles have one shape (else None: the count changes the code's shape).
+Measured (nvcc 13.0): AES-128 30/30 functions equal both ways; ARIA-128 28/29 by value, 29/29 by position; AES-256
+30/30.  The by-position way costs two cicc runs where a family has one text, so it saves (members - 2) runs of
+cicc; the asm-immediate way (branch trips-lit: cs_lit<N>(), which cicc cannot fold) changes the PTX's shape and cost
+AES-128's CTR keystream 2.3% on an H200 (device-2026-11-27g call 3).
 """
 
 from __future__ import annotations
