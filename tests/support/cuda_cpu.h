@@ -10,7 +10,6 @@
  */
 #ifndef CS_CUDA_CPU_H
 #define CS_CUDA_CPU_H
-#define CS_CPU_SHIM 1  /* the generated source's own cs_launch and cs_fn stand down for the ones below */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -262,11 +261,26 @@ static inline void cs_run_grid(dim3 grid, unsigned threads, std::function<void()
     }
 }
 
-template <class... P>
-static inline const void *cs_fn(void (*kernel)(P...)) { return (const void *)kernel; }
 template <class... P, class... A>
 static inline void cs_launch(void (*kernel)(P...), dim3 grid, unsigned threads, size_t, cudaStream_t, A... args)
 {
     cs_run_grid(grid, threads, [&]() { kernel(static_cast<P>(args)...); });
 }
+
+/* A generated source launches with CS_LAUNCH(k, grid, block, smem, stream)(args...) (device.cu.j2): here a call
+ * object whose call runs the grid. */
+template <class... P>
+struct cs_launcher_t {
+    void (*kernel)(P...);
+    dim3 grid;
+    unsigned threads;
+    template <class... A>
+    void operator()(A... args) const { cs_launch(kernel, grid, threads, 0, cudaStream_t(), args...); }
+};
+template <class... P>
+static inline cs_launcher_t<P...> cs_launcher(void (*kernel)(P...), dim3 grid, unsigned threads, size_t, cudaStream_t)
+{
+    return cs_launcher_t<P...>{kernel, grid, threads};
+}
+#define CS_LAUNCH(k, grid, block, smem, stream) cs_launcher(k, grid, block, smem, stream)
 #endif

@@ -11,8 +11,8 @@ generator/ptx/emulate.py.  Not checked: timing, real concurrency, memory spaces.
 
     before: uint32_t v5; asm("xor.b32 %0, %1, %2;" : "=r"(v5) : "r"(x[0]), "r"(rk.w[0]));
     after:  uint32_t v5; v5 = cs_emu_xor_b32((x[0]), (rk.w[0]));
-    A launch is already cs_launch(k, grid, block, smem, stream, args...) in a generated source (device.cu.j2);
-    the shim's cs_launch runs it, and a k<<<grid, block, smem, stream>>>(args) left in other text is rewritten to one.
+    A launch is CS_LAUNCH(k, grid, block, smem, stream)(args...) in a generated source (device.cu.j2), which the
+    shim defines to run the grid; a k<<<grid, block, smem, stream>>>(args) in other text is rewritten to cs_launch.
 """
 
 from __future__ import annotations

@@ -274,8 +274,8 @@ def test_key_schedule_kernel_stages_and_stores_coalesced(registry):
     assert f"dst[j] = cs_smem[j / {nrk}u * {stride}u + j % {nrk}u];" in body
     assert "make_uint4(0, 0, 0, 0);" in body.split("shared memory cleared", 1)[1]
     assert "rks + r * " not in body
-    launch = re.search(r"cs_launch\(\w+_key_schedule_multi, (.*)", src).group(1)  # (grid, block, smem, stream, ...)
-    assert launch.endswith(f", {T}, {multikey.key_schedule_smem(t, stride, 16)}, stream,")
+    launch = re.search(r"CS_LAUNCH\(\w+_key_schedule_multi, (.*)", src).group(1)  # (grid, block, smem, stream)(...
+    assert launch.endswith(f", {T}, {multikey.key_schedule_smem(t, stride, 16)}, stream)(")
     assert f"blockIdx.x * {t}u, p = (uint64_t)blockIdx.x * {T}u + threadIdx.x;" in body
 
 
