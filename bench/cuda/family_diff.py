@@ -95,12 +95,18 @@ def compare(reg: Registry, a: str, b: str) -> dict:
     return {"a": na, "b": nb, "device": diff(device_lines(la), device_lines(lb)), "all": diff(la, lb)}
 
 
-def main(argv: list[str]) -> int:
+def pair_main(argv: list[str], compare, doc: str) -> int:
+    """The command line of a comparison of two members (this tool's, family_ptx.py's): `TOOL A B` prints
+    compare(Registry(), A, B) as JSON; anything else prints the usage (doc's second paragraph), status 2."""
     if len(argv) != 2:
-        print(__doc__.split("\n\n")[1], file=sys.stderr)
+        print(doc.split("\n\n")[1], file=sys.stderr)
         return 2
     print(json.dumps(compare(Registry(), argv[0], argv[1]), indent=1))
     return 0
+
+
+def main(argv: list[str]) -> int:
+    return pair_main(argv, compare, __doc__)
 
 
 if __name__ == "__main__":

@@ -21,7 +21,6 @@ A family's device code compiles once when every kernel but the members' own is i
 
 from __future__ import annotations
 
-import json
 import re
 import resource
 import subprocess
@@ -32,6 +31,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from family_diff import pair_main  # noqa: E402
 from ptx_same import functions  # noqa: E402
 
 from cipherspec.registry import Registry  # noqa: E402
@@ -103,11 +103,7 @@ def compare(reg: Registry, a: str, b: str) -> dict:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 2:
-        print(__doc__.split("\n\n")[1], file=sys.stderr)
-        return 2
-    print(json.dumps(compare(Registry(), argv[0], argv[1]), indent=1))
-    return 0
+    return pair_main(argv, compare, __doc__)
 
 
 if __name__ == "__main__":
