@@ -142,6 +142,8 @@ def _fake_build(registry, name: str, kind: str):
         start = src.cu.index(signature)
         return src.cu[start : src.cu.index("\n}\n", start) + 3].replace(P, "T")
 
+    sync_start = src.cu.index("struct cs_mutex {")
+    sync_layer = src.cu[sync_start : src.cu.index("\n}\n", src.cu.index("static int cs_call(")) + 3]
     prelude = [
         f"#define BB {B}",
         f"#define KBB {KB}",
@@ -156,6 +158,9 @@ def _fake_build(registry, name: str, kind: str):
         "}",
         function("static int cs_cuda(cudaError_t e)"),
         function(f"static void {P}_ctr_add("),
+        "#include <pthread.h>",
+        "#include <sched.h>",
+        sync_layer,  # (device.cu.j2's host threads, lock and condition variable over POSIX threads)
     ]
     if kind == "shared":
         prelude += [
