@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -32,7 +31,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from ptx_same import _ANON, functions  # noqa: E402
+from ptx_same import _ANON, functions, ptx_of  # noqa: E402
 
 from cipherspec.registry import Registry  # noqa: E402
 from generator.ptx.build import schedule_for  # noqa: E402
@@ -117,15 +116,6 @@ def left(ptx: str, magic: dict[int, int]) -> list[str]:
     """Immediates of a patched text that are still (M + a) * f for |a| <= 8: a form of a magic count the patch missed."""
     near = {(M + a) * f for M in magic.values() for a in range(-8, 9) for f in FACTORS}
     return sorted({m.group(0) for m in _IMM.finditer(ptx) if abs(int(m.group(0))) in near})
-
-
-def ptx_of(cu: str, header: tuple[str, str], d: Path) -> Path:
-    d.mkdir()
-    (d / "x.cu").write_text(cu)
-    (d / header[0]).write_text(header[1])
-    cmd = ["nvcc", "-ptx", "-arch=sm_90", "-O3", "-std=c++17", "-DCS_AB=0", "-I", str(d), "-o", str(d / "x.ptx")]
-    subprocess.run([*cmd, str(d / "x.cu")], check=True, capture_output=True)
-    return d / "x.ptx"
 
 
 def run(reg: Registry, name: str) -> dict:

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import re
 import resource
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -32,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from family_diff import pair_main  # noqa: E402
-from ptx_same import functions  # noqa: E402
+from ptx_same import functions, ptx_of  # noqa: E402
 
 from cipherspec.registry import Registry  # noqa: E402
 from generator.ptx.build import schedule_for  # noqa: E402
@@ -65,16 +64,11 @@ def member_ptx(reg: Registry, name: str, tmp: Path) -> tuple[str, str, Path, flo
     m = reg.module(name)
     sched = schedule_for(m, None)
     src = generate(m, sched, flavours=(sched.flavour,))
-    d = tmp / name
-    d.mkdir()
-    (d / "x.cu").write_text(src.cu)
-    (d / f"{src.name}.h").write_text(src.h)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cmd = ["nvcc", "-ptx", "-arch=sm_90", "-O3", "-std=c++17", "-DCS_AB=0", "-I", str(d), "-o", str(d / "x.ptx")]
-    subprocess.run([*cmd, str(d / "x.cu")], check=True, capture_output=True)
+    ptx = ptx_of(src.cu, (f"{src.name}.h", src.h), tmp / name)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
-    return src.name, src.symbol, d / "x.ptx", round(cpu, 1)
+    return src.name, src.symbol, ptx, round(cpu, 1)
 
 
 def compare(reg: Registry, a: str, b: str) -> dict:

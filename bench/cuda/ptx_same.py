@@ -12,11 +12,24 @@ where cuobjdump is at hand).
 from __future__ import annotations
 
 import re
+import subprocess
 import sys
+from pathlib import Path
 
 _ANON = re.compile(r"_GLOBAL__N__[0-9a-f]+_\d+_\w*?_cu_[0-9a-f]+|_INTERNAL_[0-9a-f]+_\d+_\w*?_cu_[0-9a-f]+")
 _HEAD = re.compile(r"^(?:\.visible\s+|\.weak\s+)?\.(?:entry|func)\s+(?:\([^)]*\)\s*)?([A-Za-z_$][\w$]*)")
 _CALLSEQ = re.compile(r"callseq \d+")  # (nvcc numbers call sequences across the file: not code)
+
+
+def ptx_of(cu: str, header: tuple[str, str], d: Path) -> Path:
+    """The PTX of a generated source (as ``nvcc -ptx`` of what `cipherspec build` ships: sm_90, -O3, no A/B
+    baselines), compiled in a new directory d beside its header (name, text); d/x.ptx."""
+    d.mkdir()
+    (d / "x.cu").write_text(cu)
+    (d / header[0]).write_text(header[1])
+    cmd = ["nvcc", "-ptx", "-arch=sm_90", "-O3", "-std=c++17", "-DCS_AB=0", "-I", str(d), "-o", str(d / "x.ptx")]
+    subprocess.run([*cmd, str(d / "x.cu")], check=True, capture_output=True)
+    return d / "x.ptx"
 
 
 def functions(path: str) -> dict[str, list[str]]:

@@ -1,7 +1,7 @@
 /* cuda_cpu.h -- just enough of CUDA to run a generated .cu library on the CPU (tests only).
  *
  * tests/support/cuda_cpu.py rewrites a generated source (every inline-PTX statement becomes a call of
- * the cs_emu_* function below, every kernel launch a cs_launch call) and compiles it with the host C++
+ * the cs_emu_* function below; its launches are CS_LAUNCH, defined below) and compiles it with the host C++
  * compiler against this header.  A launch runs the grid CTA by CTA; the threads of a CTA are coroutines
  * (ucontext) switched at __syncthreads(), so shared-memory fills and barriers behave as on the GPU.
  * "Device" memory is host memory; streams and events do nothing; the device has 2 SMs, so grid-stride
@@ -261,12 +261,6 @@ static inline void cs_run_grid(dim3 grid, unsigned threads, std::function<void()
     }
 }
 
-template <class... P, class... A>
-static inline void cs_launch(void (*kernel)(P...), dim3 grid, unsigned threads, size_t, cudaStream_t, A... args)
-{
-    cs_run_grid(grid, threads, [&]() { kernel(static_cast<P>(args)...); });
-}
-
 /* A generated source launches with CS_LAUNCH(k, grid, block, smem, stream)(args...) (device.cu.j2): here a call
  * object whose call runs the grid. */
 template <class... P>
@@ -275,7 +269,10 @@ struct cs_launcher_t {
     dim3 grid;
     unsigned threads;
     template <class... A>
-    void operator()(A... args) const { cs_launch(kernel, grid, threads, 0, cudaStream_t(), args...); }
+    void operator()(A... args) const
+    {
+        cs_run_grid(grid, threads, [&]() { kernel(static_cast<P>(args)...); });
+    }
 };
 template <class... P>
 static inline cs_launcher_t<P...> cs_launcher(void (*kernel)(P...), dim3 grid, unsigned threads, size_t, cudaStream_t)

@@ -12,7 +12,7 @@ generator/ptx/emulate.py.  Not checked: timing, real concurrency, memory spaces.
     before: uint32_t v5; asm("xor.b32 %0, %1, %2;" : "=r"(v5) : "r"(x[0]), "r"(rk.w[0]));
     after:  uint32_t v5; v5 = cs_emu_xor_b32((x[0]), (rk.w[0]));
     A launch is CS_LAUNCH(k, grid, block, smem, stream)(args...) in a generated source (device.cu.j2), which the
-    shim defines to run the grid; a k<<<grid, block, smem, stream>>>(args) in other text is rewritten to cs_launch.
+    shim defines to run the grid.
 """
 
 from __future__ import annotations
@@ -30,7 +30,6 @@ from toolchain.cc import Toolchain, compile_cached
 SHIM = Path(__file__).with_name("cuda_cpu.h")
 _ASM = re.compile(r'asm(?:\s+volatile)?\("([^"]*)"\s*:\s*"=r"\(((?:[^()]|\([^()]*\))*)\)\s*:\s*(.*?)\);')
 _IN = re.compile(r'"r"\(((?:[^()]|\([^()]*\))*)\)')
-_LAUNCH = re.compile(r"(\w+)<<<(.*?)>>>\(")
 
 
 def _asm_call(m: re.Match) -> str:
@@ -46,8 +45,7 @@ def cpu_text(text: str) -> str:
     text = text.replace("#include <cuda_runtime.h>", '#include "cuda_cpu.h"')
     # a block-scope extern inside the anonymous namespace would name a new symbol: use the shim's array
     text = text.replace("extern __shared__ uint32_t cs_smem[];", "/* cs_smem: the shim's shared memory */")
-    text = _ASM.sub(_asm_call, asmblock.expand(text))
-    return _LAUNCH.sub(lambda m: f"cs_launch({m.group(1)}, {m.group(2)}, ", text)
+    return _ASM.sub(_asm_call, asmblock.expand(text))
 
 
 def gcm_keystream_entry(P: str) -> str:
