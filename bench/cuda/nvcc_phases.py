@@ -2,7 +2,7 @@
 `nvcc -dryrun` lists (gcc -E, cudafe++, cicc, ptxas, fatbinary, the host gcc -c, nvlink, the link) one by
 one, each under /usr/bin/time.
 
-    python3 bench/cuda/nvcc_phases.py out/present80_cuda_ctr_bs_rk-const_t128.cu [-DCS_FLAVOURS=1 ...]
+    python3 bench/cuda/nvcc_phases.py out/present80_cuda_ctr_bs_rk-const_t128.cu [-DCS_FLAVOURS=1 ...] [--host=-O1]
     -> {"cu": "present80_...cu", "cpu": 17.65, "phases": {"cicc": 6.01, "ptxas": 2.12, "gcc -c": 8.1, ...}}
 """
 
@@ -53,8 +53,11 @@ def phases(nvcc_cmd: list[str], cwd: str) -> list[tuple[str, float]]:
 def main(argv: list[str]) -> int:
     cu = Path(argv[0]).resolve()
     so = Path(tempfile.mkdtemp()) / "lib.so"
-    cmd = ["nvcc", "-shared", "-Xcompiler", "-fPIC", "-O3", "-std=c++17"]
-    cmd += ["-gencode=arch=compute_90,code=[sm_90,compute_90]", *argv[1:], "-I", str(cu.parent), "-o", str(so), str(cu)]
+    # the host compiler's level: build_library's (-O3), or another (--host=-O1: branch host-o1's)
+    host = next((a.split("=", 1)[1] for a in argv[1:] if a.startswith("--host=")), "-O3")
+    cmd = ["nvcc", "-shared", "-Xcompiler", "-fPIC", host, "-std=c++17"]
+    rest = [a for a in argv[1:] if not a.startswith("--host=")]
+    cmd += ["-gencode=arch=compute_90,code=[sm_90,compute_90]", *rest, "-I", str(cu.parent), "-o", str(so), str(cu)]
     agg: dict[str, float] = {}
     for tool, cpu in phases(cmd, str(cu.parent)):
         agg[tool] = agg.get(tool, 0.0) + cpu
