@@ -1,4 +1,4 @@
-"""What the library-against-library device A/Bs share (ctr_ab.py, gcm_fused_ab.py): each arm's library of a cipher,
+"""What the library-against-library device A/Bs share (ctr_ab.py, gcm_fused_ab.py, gcm_tc_ab.py): each arm's library of a cipher,
 as `cipherspec build --target cuda` wrote it, loaded side by side in one process; its outputs checked; then each
 route timed, the arms alternating batch by batch, the median of the batches (the first round a warm-up).
 
@@ -31,6 +31,12 @@ from generator.c import BACKEND as C_BACKEND  # noqa: E402
 from generator.ptx.build import schedule_for  # noqa: E402
 from generator.ptx.source import generate  # noqa: E402
 from runtime.cuda_target import CudaCipher  # noqa: E402
+
+
+def gcm_timed(c: CudaCipher, *args) -> Callable[[int, object], None]:
+    """A route's call(reps, ms) through the library's gcm_util_time(*args, reps, ms): CUDA events around reps GCM
+    calls (gcm.cu.j2: one long message, a batch described on the host, or records in device memory)."""
+    return lambda n, ms: c.check(c.fn("gcm_util_time")(*args, n, ms), "GCM timing")
 
 
 def load(reg: Registry, name: str, out_dir: Path) -> CudaCipher:

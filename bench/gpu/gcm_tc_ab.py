@@ -67,17 +67,14 @@ def routes(c: CudaCipher, rng: np.random.Generator, stack: contextlib.ExitStack)
     arrays = {nk: (arr, np.frombuffer(aad_all, np.uint8).copy(), total) for nk, (arr, aad_all, total) in plans.items()}
     stack.callback(lambda: (key, arrays))  # (host arrays the calls point into, kept alive with the buffers)
 
-    def timed(*args):
-        return lambda n, ms: c.check(c.fn("gcm_util_time")(*args, n, ms), "GCM timing")
-
     out = {}
     for nk, name in ((16, "keyed"), (64, "resident")):
         arr, aad_arr, total = arrays[nk]
-        out[f"batch {RECORDS} x 16 KiB, {nk} keys ({name})"] = timed(
-            None, dkeys.ptr, arr.ctypes.data, RECORDS, aad_arr.ctypes.data, nk, din.ptr, dout.ptr, total, dtag.ptr, 1
+        out[f"batch {RECORDS} x 16 KiB, {nk} keys ({name})"] = arms_ab.gcm_timed(
+            c, None, dkeys.ptr, arr.ctypes.data, RECORDS, aad_arr.ctypes.data, nk, din.ptr, dout.ptr, total, dtag.ptr, 1
         )  # (aad_len: the key table's size in keys -- its first nk, so that the keyed route may take 16)
-    out[f"long {LONG >> 20} MiB"] = timed(
-        key.ctypes.data, None, None, 0, aad, len(aad), din.ptr, dout.ptr, LONG, dtag.ptr, 0
+    out[f"long {LONG >> 20} MiB"] = arms_ab.gcm_timed(
+        c, key.ctypes.data, None, None, 0, aad, len(aad), din.ptr, dout.ptr, LONG, dtag.ptr, 0
     )
     return out
 
