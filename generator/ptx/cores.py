@@ -146,11 +146,14 @@ def looped_core(
     bound: Bound | None = None,
     sync: list[str] | None = None,
     fuse: bool = True,
+    rows: int = 0,
 ) -> str:
     """A core whose repeated rounds run in a loop (roundloop.py): <name>_pre, <name>_body (one iteration;
     its key words at one stride per iteration from the first's) and <name>_post, and <name> calling them.
     ``sync``: lines run at the top of each iteration where the caller says <name><true> (lockstep.py); ``fuse``:
-    core's, for the three parts.
+    core's, for the three parts; ``rows`` > 0: the struct's word 0 holds the rows of round keys (keyorder.py) and the
+    loop runs rk[0] - (rows - count) trips, read at run time (the code then holds no round count: one text for
+    every member of a spec template).
 
         __device__ __forceinline__ void cs_enc_ptx(const uint32_t (&x)[128], uint32_t (&y)[128], const P_rk &rk)
         {
@@ -211,6 +214,10 @@ def looped_core(
     args = ", ".join(rk_arg + tab_args)
     body_args = ", ".join(rk_arg + [f"i * {step}"] + tab_args)  # (the part's parameter order: keys, offset, tables)
     ny = max(len(loop.post.outputs), 1)
+    trips: int | str = loop.count
+    if rows:
+        spare = rows - loop.count  # (rows the loop does not run: those its first or last part reads)
+        trips = f"(int){acc.rk_expr.format(i=0)}" + (f" - {spare}" if spare else "")
     params = [f"const uint32_t (&x)[{max(len(x_names), 1)}]", f"uint32_t (&y)[{ny}]"]
     params += [acc.rk_param] * bool(acc.rk_param) + ([bound.param] if bound is not None else []) + list(acc.tab_params)
     lines = [
@@ -219,15 +226,16 @@ def looped_core(
         "{",
         f"    uint32_t s[{n}];  // the {L} carried values S, then {n - L} more that the last part reads (E)",
         f"    {name}_pre(x, s, {args});",
+        *([f"    const int trips = {trips};  // (at least 1)", "    int i = 0;"] if rows else []),
         "#pragma unroll 1",
-        f"    for (int i = 0; i < {loop.count}; ++i) {{  // {loop.period} round(s) an iteration; round keys at "
-        f"{step:+d} words per iteration",
+        ("    do {" if rows else f"    for (int i = 0; i < {trips}; ++i) {{")
+        + f"  // {loop.period} round(s) an iteration; round keys at {step:+d} words per iteration",
         *_sync_lines(sync),
         f"        uint32_t t[{L}];",
         f"        {name}_body(s, t, {body_args});",
         "#pragma unroll",
         f"        for (int p = 0; p < {L}; ++p) s[p] = t[p];",
-        "    }",
+        "    } while (++i < trips);" if rows else "    }",
         f"    {name}_post(s, y, {args});",
         "}",
     ]

@@ -32,7 +32,7 @@ from .prologue import directions
 
 def _rk_words(module: Module, lay) -> dict[str, int]:
     """Round-key input name -> word of the struct: the key schedule's words, then the derived ones; or, where the
-    derived words are in round-loop order (keyorder.py), those first and the schedule's after them."""
+    derived words are in round-loop order (keyorder.py), its head words, those, then the schedule's."""
     ks = rk_index(module)
     ks_at, d_at = keyorder.word_offsets(len(ks), lay.derived, lay.derived_first)
     return {n: ks_at + w for n, w in ks.items()} | {n: d_at + k for k, (n, _) in enumerate(lay.derive.outputs)}
@@ -77,7 +77,11 @@ def _cores(
                 d != "menc" or asmblock.multi()
             )  # (the multi-key core: CIPHERSPEC_PTX_ASMBLOCK_MULTI=0 keeps statements)
             if loop is not None:
-                out.append(cores.looped_core(f"cs_{d}_{f}", loop, module, a, f, lay.state[fname], rk_idx, fuse=fuse))
+                out.append(
+                    cores.looped_core(
+                        f"cs_{d}_{f}", loop, module, a, f, lay.state[fname], rk_idx, fuse=fuse, rows=lay.rows
+                    )
+                )
             else:
                 core = lay.cores[fname]
                 out.append(cores.core(f"cs_{d}_{f}", core, module, a, f, lay.state[fname], rk_idx=rk_idx, fuse=fuse))
@@ -88,7 +92,11 @@ def _cores(
             loop, state = lay.loops["ctr_main"], lay.state["ctr_main"]
             if loop is not None:
                 sync = lockstep.round_barrier(_sync(lay, sched), sched.threads)
-                out.append(cores.looped_core(f"cs_main_{f}", loop, module, acc, f, state, rk_idx, bound=hs, sync=sync))
+                out.append(
+                    cores.looped_core(
+                        f"cs_main_{f}", loop, module, acc, f, state, rk_idx, bound=hs, sync=sync, rows=lay.rows
+                    )
+                )
             else:
                 main = lay.cores["ctr_main"]
                 out.append(cores.core(f"cs_main_{f}", main, module, acc, f, state, rk_idx=rk_idx, bound=hs))
@@ -123,7 +131,7 @@ def lanes_context(module: Module, sched: CudaSchedule, P: str, flavours: tuple[s
     """``flavours``: the kernel flavours whose cores the source holds (source.generate's)."""
     hoist = sched.layout == "bs" and sched.hoist and not former_ctr()
     lay = lanes_for(module, sched.layout, reroll=sched.layout == "bs" and not sched.unroll, ctr_hoist=hoist)
-    nrk = len(rk_index(module)) + lay.derived
+    nrk = len(rk_index(module)) + lay.derived + (keyorder.HEAD if lay.derived_first else 0)
     G, MW, B = lay.group, module.block.nbytes // 4, module.block.nbytes
     dirs = directions(module, sched, nrk)
     uniform = layout.pack_lines(module.block, [f"seg.u[{j}]" for j in range(module.block.count)], "um", "c")[:-1]
@@ -160,6 +168,7 @@ def lanes_context(module: Module, sched: CudaSchedule, P: str, flavours: tuple[s
         lockstep=bool(_sync(lay, sched)),  # every thread runs its CTA's trips, each opened at a barrier (lockstep.py)
         interleave=lay.name == "bs" and sched.threads % 32 == 0 and not former_store(),  # (coalesced CTR stores)
         derive=lay.derive,  # set_key's derived words (host.py)
-        derived_first=lay.derived_first,
+        rows=lay.rows,
+        head=keyorder.HEAD if lay.derived_first else 0,
         derived=lay.derived,
     )

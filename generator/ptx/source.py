@@ -264,7 +264,7 @@ def _generate_lanes(
         smem_opt_in=lanes["smem"] > DEFAULT_SHARED,
         tables=_tables(module, sched),
         memword={f: layout.counter_memword(f, "lo") for f in FLAVOURS},
-        host=host_parts(module, P, lanes["derive"], lanes["derived_first"]),
+        host=host_parts(module, P, lanes["derive"], lanes["rows"]),
         mg=hostapi.context(module, P),
     )
     ctx["gcm"] = (

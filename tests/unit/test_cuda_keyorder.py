@@ -62,15 +62,15 @@ def test_rows_interleave_after_the_fixed_words():
     loops = {"e": _loop([["D[2]"], ["D[3]"], ["D[4]"]]), "d": _loop([["D[5]"], ["D[6]"], ["D[7]"]])}
     cores = {"e": derive, "d": derive}
     got = keyorder.reorder(derive, cores, loops)
-    assert got is not None
-    assert [n for n, _ in got.outputs] == ["D[2]", "D[5]", "D[3]", "D[6]", "D[4]", "D[7]", "D[0]", "D[1]"]
+    assert got is not None and got.rows == 3
+    assert [n for n, _ in got.derive.outputs] == ["D[2]", "D[5]", "D[3]", "D[6]", "D[4]", "D[7]", "D[0]", "D[1]"]
 
 
 def test_a_loop_reading_a_region_at_a_row_offset_shares_it():
     derive = _derive(4)
     loops = {"e": _loop([["D[0]"], ["D[1]"], ["D[2]"], ["D[3]"]]), "m": _loop([["D[1]"], ["D[2]"], ["D[3]"]])}
     got = keyorder.reorder(derive, {"e": derive, "m": derive}, loops)
-    assert got is not None and [n for n, _ in got.outputs] == ["D[0]", "D[1]", "D[2]", "D[3]"]
+    assert got is not None and got.rows == 4 and [n for n, _ in got.derive.outputs] == ["D[0]", "D[1]", "D[2]", "D[3]"]
 
 
 def test_loops_that_do_not_line_up_keep_the_split_order():
@@ -80,3 +80,31 @@ def test_loops_that_do_not_line_up_keep_the_split_order():
     partial = {"e": _loop([["D[0]"], ["D[1]"]]), "d": _loop([["D[1]"], ["D[5]"]])}  # half in a region
     assert keyorder.reorder(derive, {"e": derive, "d": derive}, partial) is None
     assert keyorder.reorder(derive, {"e": derive}, {"e": None}) is None
+
+
+def _cores_text(registry, name: str) -> str:
+    """Every core device function of ``name``'s shipped source (cs_enc_ptx, its _pre/_body/_post, cs_dec, cs_menc,
+    cs_main ...), the library prefix made one."""
+    import re
+
+    from generator.ptx.source import generate
+
+    module = registry.module(name)
+    sched = schedule_for(module, None)
+    src = generate(module, sched, flavours=(sched.flavour,))
+    cu = src.cu.replace(src.symbol, "P")
+    funcs = re.findall(
+        r"^(?:template <[^\n]*\n)?__device__ __forceinline__ void cs_(?:enc|dec|menc|main)_\w+\(.*?^\}$",
+        cu,
+        re.M | re.S,
+    )
+    assert len(funcs) >= 16, name  # (four cores, each a loop and its three parts)
+    return "\n".join(funcs)
+
+
+def test_the_looped_cores_are_one_text_for_the_members(registry):
+    """With the trip counts read from the struct's word 0 (rows - the rows a loop does not run), AES-128's and
+    AES-256's cores print the same: nothing in them is the member's."""
+    a, b = _cores_text(registry, "aes128"), _cores_text(registry, "aes256")
+    assert "const int trips = (int)rk.w[0] - 1;" in a  # (the CTR core: its loop starts a round later)
+    assert a == b
