@@ -212,7 +212,7 @@ def looped_core(
     rk_arg = ["rk"] * bool(acc.rk_param) + ([bound.arg] if bound is not None else [])
     tab_args = [p.rsplit(" ", 1)[-1] for p in acc.tab_params]
     args = ", ".join(rk_arg + tab_args)
-    body_args = ", ".join(rk_arg + [f"i * {step}"] + tab_args)  # (the part's parameter order: keys, offset, tables)
+    body_args = ", ".join(rk_arg + [f"i * {step} + z" if rows else f"i * {step}"] + tab_args)  # (the part's parameter order: keys, offset, tables)
     ny = max(len(loop.post.outputs), 1)
     trips: int | str = loop.count
     if rows:
@@ -226,7 +226,11 @@ def looped_core(
         "{",
         f"    uint32_t s[{n}];  // the {L} carried values S, then {n - L} more that the last part reads (E)",
         f"    {name}_pre(x, s, {args});",
-        *([f"    const int trips = {trips};  // (at least 1)", "    int i = 0;"] if rows else []),
+        *(
+            [f"    const int trips = {trips};  // (at least 1)", "    int i = 0;", "    const int z = cs_lane_zero();"]
+            if rows
+            else []
+        ),
         "#pragma unroll 1",
         ("    do {" if rows else f"    for (int i = 0; i < {trips}; ++i) {{")
         + f"  // {loop.period} round(s) an iteration; round keys at {step:+d} words per iteration",
