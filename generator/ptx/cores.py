@@ -212,7 +212,9 @@ def looped_core(
     rk_arg = ["rk"] * bool(acc.rk_param) + ([bound.arg] if bound is not None else [])
     tab_args = [p.rsplit(" ", 1)[-1] for p in acc.tab_params]
     args = ", ".join(rk_arg + tab_args)
-    body_args = ", ".join(rk_arg + [f"i * {step} + z" if rows else f"i * {step}"] + tab_args)  # (the part's parameter order: keys, offset, tables)
+    body_args = ", ".join(
+        rk_arg + [f"i * {step} + z" if rows else f"i * {step}"] + tab_args
+    )  # (the part's parameter order: keys, offset, tables)
     ny = max(len(loop.post.outputs), 1)
     trips: int | str = loop.count
     if rows:
@@ -227,7 +229,11 @@ def looped_core(
         f"    uint32_t s[{n}];  // the {L} carried values S, then {n - L} more that the last part reads (E)",
         f"    {name}_pre(x, s, {args});",
         *(
-            [f"    const int trips = {trips};  // (at least 1)", "    int i = 0;", "    const int z = cs_lane_zero();"]
+            [
+                f"    const int trips = {trips};  // (at least 1)",
+                "    int i = 0;",
+                f"    const int z = (int)({acc.rk_expr.format(i=1)} * threadIdx.x);  // 0 (head word 1), per thread to ptxas",
+            ]
             if rows
             else []
         ),
