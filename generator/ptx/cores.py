@@ -232,7 +232,7 @@ def looped_core(
             [
                 f"    const int trips = {trips};  // (at least 1)",
                 "    int i = 0;",
-                f"    const int z = (int)({acc.rk_expr.format(i=1)} * threadIdx.x);  // 0 (head word 1), per thread to ptxas",
+                f"    const int z = (int)({acc.rk_expr.format(i=1)} * threadIdx.x) << 1;  // 0 (head word 1): per thread, even",
             ]
             if rows
             else []
