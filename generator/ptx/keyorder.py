@@ -34,7 +34,7 @@ from .roundloop import RoundLoop
 
 HEAD = 4  # the struct's first words: [0] the rows (a kernel's round loop runs rk.w[0] - c trips), [1 .. 3] zero
 
-<<<<<<< HEAD
+
 def word_offsets(schedule_words: int, derived_words: int, derived_first: bool) -> tuple[int, int]:
     """(the key schedule's first word, the derived words' first word) in the round-key struct: the schedule's words
     then the derived ones, or, where reorder() ordered them, HEAD words, the derived words, then the schedule's.
@@ -42,11 +42,6 @@ def word_offsets(schedule_words: int, derived_words: int, derived_first: bool) -
         word_offsets(176, 2560, False) -> (0, 176)        word_offsets(176, 2560, True) -> (2564, 4)"""
     return (HEAD + derived_words, HEAD) if derived_first else (0, schedule_words)
 
-
-def reorder(derive: Function, cores: dict[str, Function], loops: dict[str, RoundLoop | None]) -> Function | None:
-    """``derive`` with its outputs in the order above, or None where it does not apply (no loop, or one whose
-    keys do not fit a region)."""
-=======
 
 @dataclass(frozen=True)
 class Ordered:
@@ -57,7 +52,6 @@ class Ordered:
 def reorder(derive: Function, cores: dict[str, Function], loops: dict[str, RoundLoop | None]) -> Ordered | None:
     """``derive`` with its outputs in the order above, and the rows; or None where it does not apply (no loop, or
     one whose keys do not fit a region)."""
->>>>>>> 2d24431 (WIP (not merged): round loops' trip counts read at run time from the struct's word 0 (keyorder.HEAD), do-while form -- measured slower on an H200 (AES ECB -16..-17%, CTR -2..-6%, ARIA CTR -6..-10%: device-2026-11-27f calls 5, 6), kept on this branch for the SASS diagnosis)
     names = [n for n, _ in derive.outputs]
     known = set(names)
     looped = [(f, lp) for f, lp in loops.items() if lp is not None]
