@@ -20,11 +20,12 @@ own key -- each key word's bit b taken from lane b's key by a ballot ({P}_gcm_fi
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from cipherspec.ir import Module
 
-from . import layout, multikey
+from . import cores, layout, multikey
 from .placement import CudaSchedule, rk_index
 from .prologue import table_fills
 
@@ -169,6 +170,17 @@ def _lane_keys_ks(f: str, G: int, menc: str) -> str:
     return "\n".join(lines)
 
 
+def _rt_calls(text: str, rt_cores: frozenset[str]) -> str:
+    """The GCM kernels' core calls to the run-time-count wrappers, where a core has one (cores.rt_name): their
+    code then holds no round count, one text for every member of a spec template.
+
+        before: cs_menc_ptx(x, y, rkb);        after: cs_menc_rt_ptx(x, y, rkb);"""
+    if not rt_cores:
+        return text
+    names = "|".join(sorted(re.escape(n) for n in rt_cores))
+    return re.sub(rf"\b({names})(?=[(<])", lambda m: cores.rt_name(m.group(1)), text)
+
+
 def gcm_parts(
     module: Module,
     sched: CudaSchedule,
@@ -184,6 +196,7 @@ def gcm_parts(
     seg_call: str | None = None,
     free: bool = True,
     nx: int,
+    rt_cores: frozenset[str] = frozenset(),
 ) -> GcmParts:
     """``group``: blocks per core call; ``enc_args``: the CTR core's round-key/table arguments; the scalar
     layout passes its CTR parts (``scalar_ctr``: ctr.CtrParts) and block I/O, a lane layout the lines that
@@ -245,7 +258,8 @@ def gcm_parts(
     if G == 1:
         ks_keyed = ks_seg = ""
     long_ks, batch_ks, fin_ks, ks_ks, ks_keyed, ks_seg, fin_lane_ks = (
-        t.replace("NWORDS", str(nx)) for t in (long_ks, batch_ks, fin_ks, ks_ks, ks_keyed, ks_seg, fin_lane_ks)
+        _rt_calls(t.replace("NWORDS", str(nx)), rt_cores)
+        for t in (long_ks, batch_ks, fin_ks, ks_ks, ks_keyed, ks_seg, fin_lane_ks)
     )
     nrk_all = nrk if nrk else len(rk_index(module))
     return GcmParts(

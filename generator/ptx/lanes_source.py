@@ -169,6 +169,13 @@ def lanes_context(module: Module, sched: CudaSchedule, P: str, flavours: tuple[s
         interleave=lay.name == "bs" and sched.threads % 32 == 0 and not former_store(),  # (coalesced CTR stores)
         derive=lay.derive,  # set_key's derived words (host.py)
         rows=lay.rows,
+        # the looped cores that also have a run-time-count wrapper (cores.rt_name): what the GCM kernels call
+        rt_cores=frozenset(
+            f"cs_{d}_{f}"
+            for f in flavours
+            for d, fname in (("enc", "encrypt"), ("dec", "decrypt"), ("menc", "encrypt"), ("main", "ctr_main"))
+            if lay.rows and lay.loops.get(fname) is not None and (d != "main" or lay.ctr is not None)
+        ),
         head=keyorder.HEAD if lay.derived_first else 0,
         derived=lay.derived,
     )

@@ -281,6 +281,7 @@ def _generate_lanes(
                 seg_call=_seg_call(lanes, sched.flavour),
                 free=lanes["ctr_call_own"][sched.flavour] == lanes["ctr_call"][sched.flavour],
                 nx=lanes["NX"],
+                rt_cores=lanes["rt_cores"],
             ),
             lanes["enc"].prologue,
             lanes["smem"],
