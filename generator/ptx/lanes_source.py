@@ -132,6 +132,9 @@ def lanes_context(module: Module, sched: CudaSchedule, P: str, flavours: tuple[s
     hoist = sched.layout == "bs" and sched.hoist and not former_ctr()
     lay = lanes_for(module, sched.layout, reroll=sched.layout == "bs" and not sched.unroll, ctr_hoist=hoist)
     nrk = len(rk_index(module)) + lay.derived + (keyorder.HEAD if lay.derived_first else 0)
+    import os  # (WIP probe: the round-key struct padded to a family's largest member, CIPHERSPEC_RK_PAD words)
+
+    nrk = max(nrk, int(os.environ.get("CIPHERSPEC_RK_PAD", "0") or 0))
     G, MW, B = lay.group, module.block.nbytes // 4, module.block.nbytes
     dirs = directions(module, sched, nrk)
     uniform = layout.pack_lines(module.block, [f"seg.u[{j}]" for j in range(module.block.count)], "um", "c")[:-1]
