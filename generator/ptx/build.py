@@ -98,6 +98,32 @@ def ct_default_text(module: Module) -> str:
     return f"No constant-time CUDA layout takes {module.cipher} ({choose(base).why}): use the C target for secret data."
 
 
+def family_rk_words(registry: Registry, name: str, schedule: str | None) -> int:
+    """The round-key words of the largest member of ``name``'s spec family that takes the same schedule (a lane
+    layout's; 0 for the others): what the member's source pads its round-key struct to, so that the family's GCM
+    kernels are one text (their cores read the round count at run time: cores.rt_name).
+
+        family_rk_words(reg, "aes128", None) -> 3828 (AES-256's)        family_rk_words(reg, "lea128", None) -> 0"""
+    from . import gcm
+    from .lanes_source import rk_words
+
+    spec, cdef = registry.definition(name)
+    module = registry.module(name)
+    sched = schedule_for(module, schedule)
+    if not sched.lanes or not gcm.supported(module):
+        return 0
+    own = sched.name(prepared(module, sched)).split("_cuda_", 1)[1]
+    words = 0
+    for c in spec.ciphers:
+        if c.family != cdef.family:
+            continue
+        m = registry.module(c.name)
+        s = schedule_for(m, schedule)
+        if s.lanes and s.name(prepared(m, s)).split("_cuda_", 1)[1] == own:
+            words = max(words, rk_words(prepared(m, s), s))
+    return words
+
+
 @fewer_collections()  # (the schedule choice's passes too, not only generate: gcpause.py)
 def build(registry: Registry, names: list[str], schedule: str | None, out_dir: Path, progress=None) -> list[str]:
     """Sources in order (Python, this thread); nvcc runs as each source is ready, one per CPU, the largest
@@ -113,7 +139,8 @@ def build(registry: Registry, names: list[str], schedule: str | None, out_dir: P
         for name in names:
             module = registry.module(name)
             sched = schedule_for(module, schedule)
-            src = generate(module, sched, flavours=(sched.flavour,))  # only the flavour it compiles
+            # only the flavour it compiles; the round keys at the family's size (its GCM kernels one text)
+            src = generate(module, sched, flavours=(sched.flavour,), rk_pad=family_rk_words(registry, name, schedule))
             cu = out_dir / f"{src.name}.cu"
             cu.write_text(src.cu)
             (out_dir / f"{src.name}.h").write_text(src.h)

@@ -127,14 +127,29 @@ def _own_call(lay, sched: CudaSchedule, enc_args: str) -> dict[str, str]:
     return {f: (lockstep.synced if on else str)(_ctr_call(f, enc_args, hoisted)) for f in FLAVOURS}
 
 
-def lanes_context(module: Module, sched: CudaSchedule, P: str, flavours: tuple[str, ...] = FLAVOURS) -> dict:
-    """``flavours``: the kernel flavours whose cores the source holds (source.generate's)."""
+def _layout(module: Module, sched: CudaSchedule):
     hoist = sched.layout == "bs" and sched.hoist and not former_ctr()
-    lay = lanes_for(module, sched.layout, reroll=sched.layout == "bs" and not sched.unroll, ctr_hoist=hoist)
-    nrk = len(rk_index(module)) + lay.derived + (keyorder.HEAD if lay.derived_first else 0)
-    import os  # (WIP probe: the round-key struct padded to a family's largest member, CIPHERSPEC_RK_PAD words)
+    return lanes_for(module, sched.layout, reroll=sched.layout == "bs" and not sched.unroll, ctr_hoist=hoist)
 
-    nrk = max(nrk, int(os.environ.get("CIPHERSPEC_RK_PAD", "0") or 0))
+
+def rk_words(module: Module, sched: CudaSchedule) -> int:
+    """The round-key struct's words a lane layout needs: the key schedule's, the derived ones and, where keyorder.py
+    ordered them, its head words.  A family's largest member's is what its members pad to (lanes_context's
+    ``rk_pad``), so that their GCM kernels are one text."""
+    lay = _layout(module, sched)
+    return len(rk_index(module)) + lay.derived + (keyorder.HEAD if lay.derived_first else 0)
+
+
+def lanes_context(
+    module: Module, sched: CudaSchedule, P: str, flavours: tuple[str, ...] = FLAVOURS, rk_pad: int = 0
+) -> dict:
+    """``flavours``: the kernel flavours whose cores the source holds (source.generate's); ``rk_pad``: the round-key
+    struct's words at least (a family's largest member's: build.family_rk_words), the words after the member's own
+    zero.
+
+        AES-128 alone: NRK 2740          rk_pad=3828 (AES-256's): NRK 3828, the GCM kernels AES-256's text"""
+    lay = _layout(module, sched)
+    nrk = max(rk_words(module, sched), rk_pad)
     G, MW, B = lay.group, module.block.nbytes // 4, module.block.nbytes
     dirs = directions(module, sched, nrk)
     uniform = layout.pack_lines(module.block, [f"seg.u[{j}]" for j in range(module.block.count)], "um", "c")[:-1]

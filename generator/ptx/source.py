@@ -157,6 +157,7 @@ def generate(
     rounds: int | None = None,
     with_gcm: bool = True,
     flavours: tuple[str, ...] = FLAVOURS,
+    rk_pad: int = 0,
 ) -> Source:
     """``module``: the cipher after the shared pipeline; ``rounds``: the override it was made with (names);
     ``with_gcm``: the GCM kernels and API too, where the block is 128 bits (CI's compile checks leave them
@@ -175,7 +176,7 @@ def generate(
     name = sched.name(module, rounds)
     P = symbol(name)
     if sched.lanes:
-        return _generate_lanes(module, sched, name, P, with_gcm, flavours)
+        return _generate_lanes(module, sched, name, P, with_gcm, flavours, rk_pad)
     dirs = directions(module, sched)
     ct = ctr.ctr_parts(module, sched, dirs["enc"])
     smem = sched.shared_bytes(module)
@@ -246,10 +247,10 @@ def generate(
 
 
 def _generate_lanes(
-    module: Module, sched: CudaSchedule, name: str, P: str, with_gcm: bool, flavours: tuple[str, ...]
+    module: Module, sched: CudaSchedule, name: str, P: str, with_gcm: bool, flavours: tuple[str, ...], rk_pad: int = 0
 ) -> Source:
     """A lane layout's kernels (lanes_source.py, templates/lanes.cu.j2); the host API is the same."""
-    lanes = lanes_context(module, sched, P, flavours)
+    lanes = lanes_context(module, sched, P, flavours, rk_pad)
     ctx = dict(
         _summary(module, sched, name, lanes["hoisted_ops"], lanes["SEGH"]),
         **lanes,
