@@ -7,7 +7,10 @@ where nvcc exists.
 Each library holds its schedule's default kernel flavour only (its source holds no other flavour's cores, and
 -DCS_FLAVOURS; the runtime builds both for the benchmarks) and no device A/B baseline kernel (-DCS_AB=0: the
 bitsliced GCM's one-core-a-message finish),
-compiled largest source first on every CPU (toolchain/jobs.py; ptxas on several threads).
+compiled largest source first on every CPU (toolchain/jobs.py; ptxas on several threads).  A lane layout's GCM
+kernels that call the core are a spec family's object (source.py's parts: the round keys padded to the family's
+largest member's, the round count read at run time), one text for the members that take the schedule: compiled
+once, beside the members' own sources, and linked into each member's library (out_dir/<family>-gcm_cuda_*.cu).
 The schedule is the default for the cipher unless one is given: the autotuner's constant-time pick
 (tuned.json), else for a spec with tables the constant-time layout ctchoice picks (the bitsliced one), else
 the built-in default (ctchoice.default_for); a given one is a full name (``lea128_cuda_ctr_rk-shared_t512``)
@@ -19,6 +22,7 @@ estimated instructions per block of the table layout beside it (ctchoice.estimat
 from __future__ import annotations
 
 import os
+import threading
 from functools import partial
 from pathlib import Path
 
@@ -124,38 +128,99 @@ def family_rk_words(registry: Registry, name: str, schedule: str | None) -> int:
     return words
 
 
+def shipped_source(registry: Registry, name: str, schedule: str | None, flavours: tuple[str, ...] | None = None):
+    """(module, schedule, source) of the library `cipherspec build` makes for ``name``: its schedule's flavour only
+    (``flavours`` for another set: the runtime builds both), the round keys at the family's size and the GCM kernels
+    that call the core in the family's object (source.py's parts), as the GPU tests load it (BACKEND.load)."""
+    module = registry.module(name)
+    sched = schedule_for(module, schedule)
+    family = registry.definition(name)[1].family or name
+    src = generate(
+        module,
+        sched,
+        flavours=flavours or (sched.flavour,),
+        rk_pad=family_rk_words(registry, name, schedule),
+        gcm_family=family,
+    )
+    return module, sched, src
+
+
+class _Links:
+    """The build's job graph past the compiles: a library is linked (a small job) once its objects are compiled --
+    its own source's and its family's GCM object's, which is compiled once for every member whose text is the
+    same (the first member to need it submits it; the others wait for it)."""
+
+    def __init__(self, queue: LargestFirst, done=None):
+        self._queue, self._done = queue, done
+        self._lock = threading.Lock()
+        self._objects: dict[Path, Path | None] = {}  # source -> its object (None: submitted, not compiled yet)
+        self._libraries: list[tuple[Path, list[Path]]] = []  # (library, its sources) not linked yet
+
+    def library(self, out: Path, sources: list[Path], size: list[int], flavours: int) -> None:
+        with self._lock:
+            self._libraries.append((out, sources))
+            new = [(c, n) for c, n in zip(sources, size, strict=True) if c not in self._objects]
+            for c, _ in new:
+                self._objects[c] = None
+        for c, n in new:
+            self._queue.submit(n, partial(self._compile, c, flavours))
+
+    def _compile(self, cu: Path, flavours: int) -> None:
+        obj = nvcc.compile_object(cu, flavours=flavours, ab=False)
+        with self._lock:
+            self._objects[cu] = obj
+            ready = [lib for lib in self._libraries if all(self._objects[c] for c in lib[1])]
+            self._libraries = [lib for lib in self._libraries if lib not in ready]
+            links = [(out, [self._objects[c] for c in cs]) for out, cs in ready]
+        for out, objects in links:
+            self._queue.submit(0, partial(nvcc.link_library, objects, out), self._done)
+
+
+def _write_part(out_dir: Path, part, written: dict[str, str], member: str) -> Path:
+    """A family's GCM object's source in out_dir: one file for the members whose text is one; a member whose text is
+    not (a spec family whose members differ in shape) gets its own."""
+    stem = part.name if written.setdefault(part.name, part.cu) == part.cu else f"{part.name}-{member}"
+    path = out_dir / f"{stem}.cu"
+    if not path.is_file() or path.read_text() != part.cu:
+        path.write_text(part.cu)
+    return path
+
+
 @fewer_collections()  # (the schedule choice's passes too, not only generate: gcpause.py)
 def build(registry: Registry, names: list[str], schedule: str | None, out_dir: Path, progress=None) -> list[str]:
     """Sources in order (Python, this thread); nvcc runs as each source is ready, one per CPU, the largest
     waiting source first (nvcc's time follows the source's size: a big cipher left for last would run alone
-    on one core), each library with only its schedule's default kernel flavour (the one it ships)."""
+    on one core), each library with only its schedule's default kernel flavour (the one it ships); a library
+    with a family GCM object is compiled in two objects (its own, the family's: once) and linked."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     compiler = nvcc.find_nvcc()
     task = progress.add_task("cuda", total=len(names)) if progress is not None else None
     notes = []
     queue = LargestFirst(max(1, os.cpu_count() or 1)) if compiler is not None else None
+    done = (lambda: progress.advance(task)) if task is not None else None
+    links = _Links(queue, done) if queue is not None else None
+    written: dict[str, str] = {}
     try:
         for name in names:
-            module = registry.module(name)
-            sched = schedule_for(module, schedule)
-            # only the flavour it compiles; the round keys at the family's size (its GCM kernels one text)
-            src = generate(module, sched, flavours=(sched.flavour,), rk_pad=family_rk_words(registry, name, schedule))
+            module, sched, src = shipped_source(registry, name, schedule)
             cu = out_dir / f"{src.name}.cu"
             cu.write_text(src.cu)
             (out_dir / f"{src.name}.h").write_text(src.h)
-            if queue is not None:
+            parts = [_write_part(out_dir, p, written, name) for p in src.parts]
+            if queue is not None and links is not None:
                 flavours = shipped_flavours(sched)
-                done = (lambda: progress.advance(task)) if task is not None else None
-                queue.submit(
-                    len(src.cu),
-                    partial(nvcc.build_library, cu, out_dir / f"lib{src.name}.so", flavours=flavours, ab=False),
-                    done,
-                )
+                lib = out_dir / f"lib{src.name}.so"
+                if parts:
+                    links.library(lib, [cu, *parts], [len(src.cu), *(len(p.cu) for p in src.parts)], flavours)
+                else:
+                    queue.submit(len(src.cu), partial(nvcc.build_library, cu, lib, flavours=flavours, ab=False), done)
             elif task is not None:
                 progress.advance(task)
             notes.append(f"{name}: {src.name} ({src.hoisted_ops} of {src.encrypt_ops} encrypt ops hoisted in CTR)")
             notes.append(f"{name}: {ct_note(module, sched)}")
+            if parts:
+                notes.append(f"{name}: GCM kernels that call the core in the family object {parts[0].name}")
             notes += layout_notes(module, sched, given=bool(schedule))
             if not constant_time(prepared(module, sched), sched):
                 notes.append(

@@ -153,14 +153,15 @@ def looped_core(
     sync: list[str] | None = None,
     fuse: bool = True,
     rows: int = 0,
-) -> str:
+) -> tuple[str, str]:
     """A core whose repeated rounds run in a loop (roundloop.py): <name>_pre, <name>_body (one iteration;
     its key words at one stride per iteration from the first's) and <name>_post, and <name> calling them.
     ``sync``: lines run at the top of each iteration where the caller says <name><true> (lockstep.py); ``fuse``:
     core's, for the three parts; ``rows`` > 0: the struct's word 0 holds the rows of round keys (keyorder.py), and a
     second wrapper, rt_name(<name>), runs the same parts rk[0] - (rows - count) trips, read at run time (its code
     holds no round count: one text for every member of a spec template -- the GCM kernels' cores; the others keep
-    the literal count, which measured faster for them).
+    the literal count, which measured faster for them).  Returns the core's text and the part of it a family's GCM
+    object holds (the parts and the run-time-count wrapper: no literal count, source.py's gcm_part).
 
         __device__ __forceinline__ void cs_enc_ptx(const uint32_t (&x)[128], uint32_t (&y)[128], const P_rk &rk)
         {
@@ -257,8 +258,10 @@ def looped_core(
             "}",
         ]
 
-    lines = wrapper(name, 0) + (wrapper(rt_name(name), rows) if rows else [])
-    return "".join(parts) + "\n".join(lines) + "\n"
+    pieces = "".join(parts)
+    literal = "\n".join(wrapper(name, 0)) + "\n"
+    run_time = "\n".join(wrapper(rt_name(name), rows)) + "\n" if rows else ""
+    return pieces + literal + run_time, pieces + run_time
 
 
 def _sync_lines(sync: list[str] | None) -> list[str]:

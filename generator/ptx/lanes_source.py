@@ -40,7 +40,8 @@ def _rk_words(module: Module, lay) -> dict[str, int]:
 
 def _cores(
     module: Module, lay, sched: CudaSchedule, rk_type: str, nrk: int, seg_type: str, flavours: tuple[str, ...]
-) -> list[str]:
+) -> tuple[list[str], list[str]]:
+    """The cores, and what of them a family's GCM object holds (no literal round count: cores.looped_core)."""
     rk_idx: dict = _rk_words(module, lay)  # (core and looped_core type it differently)
     acc = cores.access(module, sched, rk_type)
     acc_multi = cores.access(
@@ -51,16 +52,21 @@ def _cores(
     )
     G, MW = lay.group, module.block.nbytes // 4
     mem = [f"M[{i}]" for i in range(G * MW)]
-    out = []
+    out: list[str] = []
+    shared: list[str] = []  # (each core's text, or its looped parts and run-time wrapper)
+
+    def add(text: str | tuple[str, str]) -> None:
+        whole, part = (text, text) if isinstance(text, str) else text
+        out.append(whole)
+        shared.append(part)
+
     for f in flavours:
         # (the transforms stay one statement an instruction: cores.core's fuse; lanes_out prints blocks with
         # CIPHERSPEC_PTX_CORE's "lanes_out" part, asmblock.wide)
-        out.append(cores.core(f"cs_lanes_in_{f}", lay.lanes_in, module, cores.NO_ACCESS, f, mem, fuse=False))
+        add(cores.core(f"cs_lanes_in_{f}", lay.lanes_in, module, cores.NO_ACCESS, f, mem, fuse=False))
         uniform = [f"U[{k}]" for k in range(MW)]  # (um[MW]: the last entry unused)
-        out.append(
-            cores.core(f"cs_lanes_in_ctr_{f}", lay.lanes_in_ctr, module, cores.NO_ACCESS, f, mem, uniform, fuse=False)
-        )
-        out.append(
+        add(cores.core(f"cs_lanes_in_ctr_{f}", lay.lanes_in_ctr, module, cores.NO_ACCESS, f, mem, uniform, fuse=False))
+        add(
             cores.core(
                 f"cs_lanes_out_{f}",
                 lay.lanes_out,
@@ -77,14 +83,14 @@ def _cores(
                 d != "menc" or asmblock.multi()
             )  # (the multi-key core: CIPHERSPEC_PTX_ASMBLOCK_MULTI=0 keeps statements)
             if loop is not None:
-                out.append(
+                add(
                     cores.looped_core(
                         f"cs_{d}_{f}", loop, module, a, f, lay.state[fname], rk_idx, fuse=fuse, rows=lay.rows
                     )
                 )
             else:
                 core = lay.cores[fname]
-                out.append(cores.core(f"cs_{d}_{f}", core, module, a, f, lay.state[fname], rk_idx=rk_idx, fuse=fuse))
+                add(cores.core(f"cs_{d}_{f}", core, module, a, f, lay.state[fname], rk_idx=rk_idx, fuse=fuse))
         if lay.ctr is not None:  # the single-key CTR kernels' core: the segment's uniform planes from seg.h
             hs = cores.Bound(
                 f"const {seg_type} &hs", "hs", {n: f"hs.h[{k}]" for k, (n, _) in enumerate(lay.ctr.pre.outputs)}
@@ -92,15 +98,15 @@ def _cores(
             loop, state = lay.loops["ctr_main"], lay.state["ctr_main"]
             if loop is not None:
                 sync = lockstep.round_barrier(_sync(lay, sched), sched.threads)
-                out.append(
+                add(
                     cores.looped_core(
                         f"cs_main_{f}", loop, module, acc, f, state, rk_idx, bound=hs, sync=sync, rows=lay.rows
                     )
                 )
             else:
                 main = lay.cores["ctr_main"]
-                out.append(cores.core(f"cs_main_{f}", main, module, acc, f, state, rk_idx=rk_idx, bound=hs))
-    return out
+                add(cores.core(f"cs_main_{f}", main, module, acc, f, state, rk_idx=rk_idx, bound=hs))
+    return out, shared
 
 
 def _ctr_call(f: str, enc_args: str, hoisted: bool) -> str:
@@ -166,7 +172,7 @@ def lanes_context(
         B=B,
         lanes=lay.name,
         constant_time=CONSTANT_TIME[lay.name] if lay.constant_time else "no (table lookups)",
-        cores=_cores(module, lay, sched, f"{P}_rk", nrk, f"{P}_seg", flavours),
+        **dict(zip(("cores", "gcm_cores"), _cores(module, lay, sched, f"{P}_rk", nrk, f"{P}_seg", flavours))),
         ctr_call={f: _ctr_call(f, dirs["enc"].args, lay.ctr is not None) for f in FLAVOURS},
         ctr_call_own=_own_call(lay, sched, dirs["enc"].args),  # the CTR kernel's (lockstep: with round barriers)
         SEGH=len(lay.ctr.frontier) if lay.ctr is not None else 0,
