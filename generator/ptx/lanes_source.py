@@ -17,11 +17,13 @@ segment into ``seg.h`` (bs_ctr.py):
 
 from __future__ import annotations
 
+import sys
 from dataclasses import replace
 
 from cipherspec.ir import Module
 
-from . import asmblock, bs_ctr, cores, keyorder, layout, lockstep, multikey
+from ..common.memo import by_identity
+from . import abswitch, asmblock, bs_ctr, cores, keyorder, layout, lockstep, multikey
 from .abswitch import former_ctr, former_store
 from .blockio import block_io, lane_io
 from .ctr import state_names
@@ -135,7 +137,14 @@ def _own_call(lay, sched: CudaSchedule, enc_args: str) -> dict[str, str]:
 
 def _layout(module: Module, sched: CudaSchedule):
     hoist = sched.layout == "bs" and sched.hoist and not former_ctr()
-    return lanes_for(module, sched.layout, reroll=sched.layout == "bs" and not sched.unroll, ctr_hoist=hoist)
+    return _lanes(module, sys.intern(sched.layout), sched.layout == "bs" and not sched.unroll, hoist)
+
+
+@by_identity(4, extra=abswitch.state)
+def _lanes(module: Module, name: str, reroll: bool, hoist: bool):
+    """lanes_for, once for a prepared module (seconds for a bitsliced cipher): the source asks twice (rk_words and
+    lanes_context), and `cipherspec build` asks for each member of a family at each member (build.family_rk_words)."""
+    return lanes_for(module, name, reroll=reroll, ctr_hoist=hoist)
 
 
 def rk_words(module: Module, sched: CudaSchedule) -> int:

@@ -52,6 +52,35 @@ def test_a_failed_job_is_raised_by_finish():
         q.close()
 
 
+def test_a_family_object_compiles_once_and_links_into_each_member(tmp_path, monkeypatch):
+    """Two members of a family on a lane layout: three compiles (each member's source, the family's GCM object
+    once), then each library linked from its own object and the family's, after both are compiled."""
+    monkeypatch.setattr(nvcc, "find_nvcc", lambda: tmp_path / "nvcc")
+    lock, compiled, linked = threading.Lock(), [], []
+
+    def compile_object(cu, arch=None, flavours=3, ab=True):
+        with lock:
+            compiled.append((cu.name, flavours, ab))
+        return tmp_path / f"{cu.stem}.o"
+
+    def link_library(objects, out, arch=None):
+        with lock:
+            assert all(o.stem + ".cu" in {c for c, _, _ in compiled} for o in objects)  # (compiled first)
+            linked.append((out.name, [o.name for o in objects]))
+
+    monkeypatch.setattr(nvcc, "compile_object", compile_object)
+    monkeypatch.setattr(nvcc, "link_library", link_library)
+    monkeypatch.setattr(nvcc, "build_library", lambda *a, **k: pytest.fail("one translation unit"))
+    cuda_build.build(shipped_registry(), ["lea128", "lea192"], "bs_rk-const_t128", tmp_path, None)
+    family = [p.name for p in tmp_path.glob("lea-gcm_cuda_*.cu")]
+    assert len(family) == 1
+    assert sorted(c for c, _, _ in compiled) == sorted([*family, *(p.name for p in tmp_path.glob("lea1*.cu"))])
+    assert all(f in (1, 2) and ab is False for _, f, ab in compiled)  # the shipped flavour, no A/B kernel
+    assert sorted(linked) == sorted(
+        (f"lib{p.stem}.so", [f"{p.stem}.o", family[0].replace(".cu", ".o")]) for p in tmp_path.glob("lea1*.cu")
+    )
+
+
 def test_build_compiles_each_cipher_once_with_its_default_flavour(tmp_path, monkeypatch):
     calls = []
     monkeypatch.setattr(nvcc, "find_nvcc", lambda: tmp_path / "nvcc")

@@ -6,6 +6,7 @@ stays."""
 from __future__ import annotations
 
 import pytest
+from shipped import shipped_cuda_source
 
 from cipherspec.ir import Function
 from generator.ptx import keyorder
@@ -83,15 +84,11 @@ def test_loops_that_do_not_line_up_keep_the_split_order():
 
 
 def _cores_text(registry, name: str) -> str:
-    """Every core device function of ``name``'s shipped source (cs_enc_ptx, its _pre/_body/_post, cs_dec, cs_menc,
+    """Every core device function of ``name``'s shipped source (as `cipherspec build` writes it) (cs_enc_ptx, its _pre/_body/_post, cs_dec, cs_menc,
     cs_main ...), the library prefix made one."""
     import re
 
-    from generator.ptx.source import generate
-
-    module = registry.module(name)
-    sched = schedule_for(module, None)
-    src = generate(module, sched, flavours=(sched.flavour,))
+    src = shipped_cuda_source(name)
     cu = src.cu.replace(src.symbol, "P")
     funcs = re.findall(
         r"^(?:template <[^\n]*\n)?__device__ __forceinline__ void cs_(?:enc|dec|menc|main)_\w+\(.*?^\}$",
@@ -114,37 +111,3 @@ def test_the_looped_cores_are_one_text_for_the_members(registry):
     literal = re.compile(r"for \(int i = 0; i < \d+; \+\+i\)")
     assert literal.search(a) and a != b
     assert literal.sub("for (COUNT)", a) == literal.sub("for (COUNT)", b)
-
-
-def _gcm_kernels(registry, name: str) -> dict[str, str]:
-    """The GCM kernels of ``name``'s source as `cipherspec build` writes it (the round keys at its family's size), by
-    name, the library prefix made one."""
-    import re
-
-    from generator.ptx.build import family_rk_words
-    from generator.ptx.source import generate
-
-    module = registry.module(name)
-    sched = schedule_for(module, None)
-    src = generate(module, sched, flavours=(sched.flavour,), rk_pad=family_rk_words(registry, name, None))
-    cu = src.cu.replace(src.symbol, "P")
-    gcm = cu[cu.index("GCM (templates/gcm.cu.j2)") :]
-    found = re.findall(r"^(?:template <[^\n]*\n)?__global__ [^\n]*?(P_\w+)\(.*?^\}$", gcm, re.M | re.S)
-    bodies = re.findall(r"^(?:template <[^\n]*\n)?__global__ .*?^\}$", gcm, re.M | re.S)
-    return dict(zip(found, bodies))
-
-
-def test_a_familys_gcm_kernels_are_one_text(registry):
-    """Padded to the family's largest member (build.family_rk_words: AES-256's round-key words) and with their
-    cores' round count read at run time (cores.rt_name), AES-128's and AES-256's GCM kernels are the same source,
-    so a family's GCM device code can compile once; their literal-count CTR kernels still differ."""
-    from generator.ptx.build import family_rk_words
-    from generator.ptx.lanes_source import rk_words
-
-    aes256 = registry.module("aes256")
-    assert family_rk_words(registry, "aes128", None) == rk_words(
-        prepared(aes256, schedule_for(aes256, None)), schedule_for(aes256, None)
-    )
-    a, b = _gcm_kernels(registry, "aes128"), _gcm_kernels(registry, "aes256")
-    assert len(a) >= 8 and "P_gcm_long" in a and "P_gcm_ks_seg" in a
-    assert a == b
