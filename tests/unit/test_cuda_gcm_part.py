@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+
 import pytest
 from shipped import shipped_cuda_source, shipped_registry
 from tools import require_nvcc
@@ -20,12 +21,18 @@ from generator.ptx.source import Part, generate, prepared
 from toolchain import nvcc
 
 LINK = 'extern "C" __attribute__((visibility("hidden")))'
-CORE_KERNELS = {"gcm_long", "gcm_batch", "gcm_keystream", "gcm_ks_seg_smem", "gcm_finish_lanes"}
+BOUNDS = r"(?:__launch_bounds__\([^)]*\) )?"
+# every GCM kernel of the library (those that call the core, and the hashing, joining, finishing ones) but the
+# keyed route's segment planes (the member's own host-and-device code makes them) and the chunked copy (host side)
+GCM_KERNELS = {"gcm_long", "gcm_batch", "gcm_keystream", "gcm_ks_seg_smem", "gcm_finish_lanes", "gcm_key_lists"}
+GCM_KERNELS |= {"gcm_join", "gcm_finish_ej", "gcm_wipe", "gcm_describe", "tgh_columns", "tgh_frags", "tgh_first"}
+GCM_KERNELS |= {"tgh_level", "tgb_keyset", "tgb_keyid", "tgb_powers", "tgb_records"}
+GCM_KERNELS |= {"gcm_ks_seg_const", "gcm_ks_seg_table", "gcm_finish", "tgh_first_v1", "tgb_records_v1"}  # (#if CS_AB)
 
 
 def _defined(text: str) -> dict[str, str]:
     """The family object's definitions: name -> its text up to the body."""
-    heads = re.findall(rf"^{re.escape(LINK)} (__global__ void [^\n]*?(\w+)\([^{{;]*?)\n\{{", text, re.M)
+    heads = re.findall(rf"^{re.escape(LINK)} (__global__ void {BOUNDS}(\w+)\([^{{;]*?)\n\{{", text, re.M)
     return {name: head for head, name in heads}
 
 
@@ -41,7 +48,7 @@ def test_the_family_object_is_one_text_for_its_members():
     text = a.parts[0].cu
     assert a.symbol not in text and b.symbol not in text and "aes128" not in text  # nothing of a member's own
     fp = "cs_aes_gcm_cuda_" + a.symbol.split("_cuda_")[1]
-    assert {n.removeprefix(fp + "_") for n in _defined(text)} == CORE_KERNELS
+    assert {n.removeprefix(fp + "_") for n in _defined(text)} == GCM_KERNELS
     assert f"__constant__ {fp}_rk {fp}_gcm_crk;" in text  # (the keyed route's constant block: read by its kernels)
     assert "int main" not in text and 'extern "C" {' not in text  # no host API: the member's
 
@@ -49,14 +56,16 @@ def test_the_family_object_is_one_text_for_its_members():
 def test_the_member_declares_what_the_family_object_defines():
     src = shipped_cuda_source("aes128")
     defined = _defined(src.parts[0].cu)
+    fp = re.search(r"typedef struct \{ uint32_t w\[\d+\]; \} (\w+)_rk;", src.parts[0].cu).group(1)
+    member = src.cu.replace(src.symbol, fp)  # (its own types: the same layout under its own names)
     for name, head in defined.items():
-        assert f"{LINK} {head};" in src.cu, name  # the same declaration, no body
-        assert re.search(rf"^__global__ [^\n]*\b{name}\(", src.cu, re.M) is None
-        assert re.search(rf"CS_LAUNCH\({name},|= {name};|cs_fn\({name}\)|{name};  //", src.cu), name  # launched
+        assert f"{LINK} {head};" in member, name  # the same declaration, no body
+        assert re.search(rf"^__global__ void {BOUNDS}{name}\(", src.cu, re.M) is None
+        assert re.search(rf"\b{name}\b(?!\()", src.cu), name  # launched, or its handle taken (not only declared)
     assert "_gcm_crk;" not in src.cu.replace("_gcm_crk_address", "")  # the constant block is the object's
     assert f"{LINK} cudaError_t " in src.cu  # ... and its handle on it a function there
-    assert "_gcm_tgb_records" not in src.cu or "__global__" in src.cu  # (the kernels without a core stay the member's)
-    assert re.search(r"^__global__ void [^\n]*_gcm_describe\(", src.cu, re.M)
+    member = set(re.findall(rf"^__global__ void {BOUNDS}\w+?_(gcm_\w+)\(", src.cu, re.M))
+    assert member == {"gcm_seg_planes", "gcm_put"}  # its own segment planes (P_seg_pre), the host's chunked copy
 
 
 def test_a_source_alone_keeps_every_gcm_kernel():
@@ -66,17 +75,18 @@ def test_a_source_alone_keeps_every_gcm_kernel():
     src = generate(module, sched)
     assert src.parts == ()
     assert LINK not in src.cu
-    assert re.search(rf"^__global__ void [^\n]*{src.symbol}_gcm_long\(", src.cu, re.M)
+    assert re.search(rf"^__global__ void {BOUNDS}{src.symbol}_gcm_long\(", src.cu, re.M)
     assert f"__constant__ {src.symbol}_rk {src.symbol}_gcm_crk;" in src.cu
 
 
 def test_members_whose_objects_differ_get_a_file_each(tmp_path):
-    written: dict[str, str] = {}
+    written: dict = {}
     a = cuda_build._write_part(tmp_path, Part("fam-gcm_cuda_x", "text a"), written, "m1")
-    b = cuda_build._write_part(tmp_path, Part("fam-gcm_cuda_x", "text a"), written, "m2")
-    c = cuda_build._write_part(tmp_path, Part("fam-gcm_cuda_x", "text c"), written, "m3")
+    c = cuda_build._write_part(tmp_path, Part("fam-gcm_cuda_x", "text c"), written, "m2")
+    d = cuda_build._write_part(tmp_path, Part("fam-gcm_cuda_x", "text c"), written, "m3")
+    b = cuda_build._write_part(tmp_path, Part("fam-gcm_cuda_x", "text a"), written, "m4")
     assert a == b == tmp_path / "fam-gcm_cuda_x.cu" and a.read_text() == "text a"
-    assert c == tmp_path / "fam-gcm_cuda_x-m3.cu" and c.read_text() == "text c"
+    assert c == d == tmp_path / "fam-gcm_cuda_x-m2.cu" and c.read_text() == "text c"
 
 
 @pytest.mark.slow
