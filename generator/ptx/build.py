@@ -109,13 +109,13 @@ def family_rk_words(registry: Registry, name: str, schedule: str | None) -> int:
 
         family_rk_words(reg, "aes128", None) -> 3828 (AES-256's)        family_rk_words(reg, "lea128", None) -> 0"""
     from . import gcm
-    from .lanes_source import rk_words
+    from .lanes_source import has_head, rk_words
 
     spec, cdef = registry.definition(name)
     module = registry.module(name)
     sched = schedule_for(module, schedule)
-    if not sched.lanes or not gcm.supported(module):
-        return 0
+    if not sched.lanes or not gcm.supported(module) or not has_head(prepared(module, sched), sched):
+        return 0  # (no round count read at run time: the members' GCM kernels differ whatever the padding)
     own = sched.name(prepared(module, sched)).split("_cuda_", 1)[1]
     words = 0
     for c in spec.ciphers:

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from cipherspec.ir import Module
 
-from . import cores, layout, multikey
+from . import cores, keyorder, layout, multikey
 from .placement import CudaSchedule, rk_index
 from .prologue import table_fills
 
@@ -36,6 +36,7 @@ FINISH_THREADS = 64  # the finish kernel: one thread per message
 @dataclass(frozen=True)
 class GcmParts:
     G: int  # blocks per unit (one core call of one thread)
+    head: bool  # the round keys start with keyorder.py's head words (word 2: the key's own words, the kernels' copies)
     log2g: int
     T: int  # threads of the long-message kernel (the schedule's)
     TB: int  # most threads of a batch CTA (the multi-key kernel's)
@@ -92,10 +93,15 @@ def _fills(module: Module, sched: CudaSchedule, T: int):
     return table_fills(module, sched.copies, T, stride="blockDim.x")
 
 
-def _batch_prologue(fills, nrk: int) -> str:
+def _batch_prologue(fills, nrk: int, head: bool) -> str:
+    """``head``: the struct has keyorder.py's head words, the key's own word count in word 2 (templates/gcm.cu.j2's
+    own_words: what is copied where the struct is padded to a family's largest member's)."""
+    w = f"gk->rk.w[{keyorder.OWN_WORDS}]"
+    nw = f"{w} < {nrk}u ? {w} : {nrk}u" if head else f"{nrk}u"
     lines = ["    extern __shared__ uint32_t cs_smem[];"] + fills.lines
     lines += [
-        f"    for (uint32_t i = threadIdx.x; i < {nrk}u; i += blockDim.x) cs_smem[{fills.words} + i] = gk->rk.w[i];",
+        f"    const uint32_t nw = {nw};",
+        f"    for (uint32_t i = threadIdx.x; i < nw; i += blockDim.x) cs_smem[{fills.words} + i] = gk->rk.w[i];",
         "    __syncthreads();  // tables and this message's round keys are in place before any thread reads",
     ]
     return "\n".join(lines)
@@ -197,6 +203,7 @@ def gcm_parts(
     free: bool = True,
     nx: int,
     rt_cores: frozenset[str] = frozenset(),
+    head: bool = False,
 ) -> GcmParts:
     """``group``: blocks per core call; ``enc_args``: the CTR core's round-key/table arguments; the scalar
     layout passes its CTR parts (``scalar_ctr``: ctr.CtrParts) and block I/O, a lane layout the lines that
@@ -270,7 +277,7 @@ def gcm_parts(
         ILP=sched.ilp,
         long_ks=long_ks,
         batch_ks=batch_ks,
-        batch_prologue=_batch_prologue(fills, nrk),
+        batch_prologue=_batch_prologue(fills, nrk, head),
         ks_ks=ks_ks,
         ks_keyed=ks_keyed,
         ks_seg=ks_seg,
@@ -289,4 +296,5 @@ def gcm_parts(
         sm_batch=fills.words + nrk,
         sm_fin=fills.words,
         nrk=nrk_all,
+        head=head,
     )

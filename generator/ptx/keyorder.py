@@ -32,7 +32,9 @@ from cipherspec.ir import Function
 
 from .roundloop import RoundLoop
 
-HEAD = 4  # the struct's first words: [0] the rows (a kernel's round loop runs rk.w[0] - c trips), [1 .. 3] zero
+HEAD = 4  # the struct's first words: [0] the rows (a kernel's round loop runs rk.w[0] - c trips), [2] the words the
+# key takes (the rest of a struct padded to its family's largest member's: source.py's gcm_part), [1] and [3] zero
+OWN_WORDS = 2
 
 
 def word_offsets(schedule_words: int, derived_words: int, derived_first: bool) -> tuple[int, int]:

@@ -155,6 +155,12 @@ def rk_words(module: Module, sched: CudaSchedule) -> int:
     return len(rk_index(module)) + lay.derived + (keyorder.HEAD if lay.derived_first else 0)
 
 
+def has_head(module: Module, sched: CudaSchedule) -> bool:
+    """The round-key struct starts with keyorder.py's head words (the round loops' rows, the key's own words): what a
+    family's GCM kernels need to be one text for its members (their round count and copies read at run time)."""
+    return _layout(module, sched).derived_first
+
+
 def lanes_context(
     module: Module, sched: CudaSchedule, P: str, flavours: tuple[str, ...] = FLAVOURS, rk_pad: int = 0
 ) -> dict:

@@ -326,6 +326,7 @@ def _generate_lanes(
                 free=lanes["ctr_call_own"][sched.flavour] == lanes["ctr_call"][sched.flavour],
                 nx=lanes["NX"],
                 rt_cores=lanes["rt_cores"],
+                head=bool(lanes["head"]),
             ),
             lanes["enc"].prologue,
             lanes["smem"],
