@@ -100,8 +100,9 @@ def _batch_prologue(fills, nrk: int, head: bool) -> str:
     nw = f"{w} < {nrk}u ? {w} : {nrk}u" if head else f"{nrk}u"
     lines = ["    extern __shared__ uint32_t cs_smem[];"] + fills.lines
     lines += [
-        f"    const uint32_t nw = {nw};",
-        f"    for (uint32_t i = threadIdx.x; i < nw; i += blockDim.x) cs_smem[{fills.words} + i] = gk->rk.w[i];",
+        f"    const uint32_t nw = {nw};  // (the loop keeps the struct's count, unrolled as before)",
+        f"    for (uint32_t i = threadIdx.x; i < {nrk}u; i += blockDim.x)",
+        f"        if (i < nw) cs_smem[{fills.words} + i] = gk->rk.w[i];",
         "    __syncthreads();  // tables and this message's round keys are in place before any thread reads",
     ]
     return "\n".join(lines)
