@@ -37,6 +37,7 @@ FINISH_THREADS = 64  # the finish kernel: one thread per message
 class GcmParts:
     G: int  # blocks per unit (one core call of one thread)
     head: bool  # the round keys start with keyorder.py's head words (word 2: the key's own words, the kernels' copies)
+    nrk_own: int  # the member's own round-key words, whole 16-byte chunks (its host sizes the kernels' key buffers so)
     log2g: int
     T: int  # threads of the long-message kernel (the schedule's)
     TB: int  # most threads of a batch CTA (the multi-key kernel's)
@@ -205,6 +206,7 @@ def gcm_parts(
     nx: int,
     rt_cores: frozenset[str] = frozenset(),
     head: bool = False,
+    nrk_own: int = 0,
 ) -> GcmParts:
     """``group``: blocks per core call; ``enc_args``: the CTR core's round-key/table arguments; the scalar
     layout passes its CTR parts (``scalar_ctr``: ctr.CtrParts) and block I/O, a lane layout the lines that
@@ -288,7 +290,8 @@ def gcm_parts(
         ks_tables="\n".join(fills.lines),
         sm_ks_rk=_pad4(fills.words),
         nrk_pad=_pad4(nrk_all),
-        sm_ks=_pad4(fills.words) + 2 * _pad4(nrk_all),
+        sm_ks=_pad4(fills.words) + 2 * _pad4(nrk_own or nrk_all),  # (two key buffers: the member's own words)
+        nrk_own=_pad4(nrk_own or nrk_all),
         fin_prologue=_fin_prologue(fills),
         fin_ks=fin_ks,
         lane_keys=lane_keys,

@@ -183,6 +183,7 @@ def lanes_context(
         G=G,
         NX=len(lay.state["encrypt"]),
         NRK=nrk,
+        NRK_OWN=rk_words(module, sched),  # (the member's own: NRK is its family's largest member's, where padded)
         MW=MW,
         B=B,
         lanes=lay.name,

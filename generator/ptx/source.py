@@ -327,6 +327,7 @@ def _generate_lanes(
                 nx=lanes["NX"],
                 rt_cores=lanes["rt_cores"],
                 head=bool(lanes["head"]),
+                nrk_own=lanes["NRK_OWN"],
             ),
             lanes["enc"].prologue,
             lanes["smem"],
