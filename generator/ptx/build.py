@@ -169,9 +169,15 @@ class _Links:
         obj = nvcc.compile_object(cu, flavours=flavours, ab=False)
         with self._lock:
             self._objects[cu] = obj
-            ready = [lib for lib in self._libraries if all(self._objects[c] for c in lib[1])]
-            self._libraries = [lib for lib in self._libraries if lib not in ready]
-            links = [(out, [self._objects[c] for c in cs]) for out, cs in ready]
+            links: list[tuple[Path, list[Path]]] = []
+            waiting = []
+            for out, cs in self._libraries:
+                objects = [o for c in cs if (o := self._objects[c]) is not None]
+                if len(objects) == len(cs):
+                    links.append((out, objects))
+                else:
+                    waiting.append((out, cs))
+            self._libraries = waiting
         for out, objects in links:
             self._queue.submit(0, partial(nvcc.link_library, objects, out), self._done)
 
