@@ -222,6 +222,18 @@ def _place(hit: Path, out: Path) -> Path:
     return out
 
 
+def _produce(hit: Path, nvcc: Path, before: list[str], after: list[str], what: str) -> Path:
+    """``hit`` (a cache entry), made by ``nvcc <before> -o <a temporary> <after>`` unless it is there; the temporary
+    is renamed into place, so a concurrent build never reads half a file."""
+    if not hit.is_file():
+        tmp = hit.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
+        res = _run([str(nvcc), *before, "-o", str(tmp), *after], nvcc)
+        if res.returncode:
+            raise BuildError(f"nvcc failed {what}:\n{res.stderr[-4000:]}")
+        tmp.replace(hit)
+    return hit
+
+
 def compile_object(cu: Path, arch: str | None = None, flavours: int = 3, ab: bool = True) -> Path:
     """nvcc -c of one translation unit of a library (build_library's flags), cached by content alone: a spec
     family's GCM object, one text for its members (generator/ptx/source.py's parts), compiles once for them all
@@ -230,13 +242,7 @@ def compile_object(cu: Path, arch: str | None = None, flavours: int = 3, ab: boo
     flags = ["-c", *_library_flags(arch, flavours, ab)]
     key = _key(cu, flags, nvcc)
     hit = cache_dir() / f"obj.{key}.o"
-    if not hit.is_file():
-        tmp = hit.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
-        res = _run([str(nvcc), *flags, *_speed(), "-I", str(cu.parent), "-o", str(tmp), str(cu)], nvcc)
-        if res.returncode:
-            raise BuildError(f"nvcc failed compiling {cu.name}:\n{res.stderr[-4000:]}")
-        tmp.replace(hit)
-    return hit
+    return _produce(hit, nvcc, [*flags, *_speed(), "-I", str(cu.parent)], [str(cu)], f"compiling {cu.name}")
 
 
 def link_library(objects: list[Path], out: Path, arch: str | None = None) -> Path:
@@ -245,13 +251,7 @@ def link_library(objects: list[Path], out: Path, arch: str | None = None) -> Pat
     flags = ["-shared", "-Xcompiler", "-fPIC", _gencode(arch)]
     key = hashlib.sha256(" ".join([nvcc_version(nvcc), *flags, *(o.name for o in objects)]).encode()).hexdigest()[:24]
     hit = cache_dir() / f"{out.stem}.{key}.so"
-    if not hit.is_file():
-        tmp = hit.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
-        res = _run([str(nvcc), *flags, "-o", str(tmp), *map(str, objects)], nvcc)
-        if res.returncode:
-            raise BuildError(f"nvcc failed linking {out.name}:\n{res.stderr[-4000:]}")
-        tmp.replace(hit)
-    return _place(hit, out)
+    return _place(_produce(hit, nvcc, flags, [str(o) for o in objects], f"linking {out.name}"), out)
 
 
 def build_library(
@@ -269,13 +269,7 @@ def build_library(
     flags = ["-shared", *_library_flags(arch, flavours, ab)]
     key = _key(cu, flags, nvcc)
     hit = cache_dir() / f"{cu.stem}.{key}.so"
-    if not hit.is_file():
-        tmp = hit.with_suffix(f".{os.getpid()}.tmp")
-        res = _run([str(nvcc), *flags, *_speed(), "-I", str(cu.parent), "-o", str(tmp), str(cu)], nvcc)
-        if res.returncode:
-            raise BuildError(f"nvcc failed building {cu.name}:\n{res.stderr[-4000:]}")
-        tmp.replace(hit)
-    return _place(hit, out)
+    return _place(_produce(hit, nvcc, [*flags, *_speed(), "-I", str(cu.parent)], [str(cu)], f"building {cu.name}"), out)
 
 
 def report_json(rep: Report) -> str:
