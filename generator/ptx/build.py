@@ -239,7 +239,9 @@ def build(registry: Registry, names: list[str], schedule: str | None, out_dir: P
             notes.append(f"{name}: {src.name} ({src.hoisted_ops} of {src.encrypt_ops} encrypt ops hoisted in CTR)")
             notes.append(f"{name}: {ct_note(module, sched)}")
             if parts:
-                notes.append(f"{name}: GCM kernels that call the core in the family object {parts[0].name}")
+                notes.append(
+                    f"{name}: its GCM kernels in the family object {parts[0].name} (compiled once for its members)"
+                )
             notes += layout_notes(module, sched, given=bool(schedule))
             if not constant_time(prepared(module, sched), sched):
                 notes.append(
