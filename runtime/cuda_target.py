@@ -18,6 +18,7 @@ Sources are written into the cache directory and built by toolchain.nvcc (cached
 from __future__ import annotations
 
 import ctypes
+import hashlib
 import os
 from pathlib import Path
 
@@ -50,12 +51,14 @@ def load_library(src) -> ctypes.CDLL:
     d = source_dir()
     cu = d / f"{src.name}.cu"
     h = d / f"{src.name}.h"
-    for path, text in ((cu, src.cu), (h, src.h)):
+    # a family's GCM object (src.parts): named by its content here, where members whose texts differ meet
+    parts = [(d / f"{p.name}.{hashlib.sha256(p.cu.encode()).hexdigest()[:12]}.cu", p.cu) for p in src.parts]
+    for path, text in ((cu, src.cu), (h, src.h), *parts):
         if not path.is_file() or path.read_text() != text:
             tmp = path.with_suffix(path.suffix + f".{os.getpid()}")
             tmp.write_text(text)
             tmp.replace(path)
-    so = nvcc.build_library(cu, d / f"lib{src.name}.so")
+    so = nvcc.build_library(cu, d / f"lib{src.name}.so", parts=tuple(p for p, _ in parts))
     return ctypes.CDLL(str(so))
 
 

@@ -5,7 +5,9 @@
     compile_cubin(cu_path, "sm_90")     -> Report(arch, kernels={name: KernelUsage})
     build_library(cu_path, out_so)      -> shared library for this machine's GPU (sm_90 + PTX); flavours=1|2
                                            compiles one kernel flavour only, ab=False no A/B baseline kernel
-                                           (what `cipherspec build` ships)
+                                           (what `cipherspec build` ships); parts=[gcm.cu]: more translation
+                                           units linked in (a spec family's GCM object)
+    compile_object(cu_path), link_library([objects], out_so)   -> the same in steps (the build's job graph)
 
 The cache (CIPHERSPEC_CACHE, default ~/.cache/cipherspec/nvcc) keys each result by the hash of
 the source, the headers beside it, the nvcc version and the flags, so a test run recompiles only
@@ -21,6 +23,7 @@ import re
 import shutil
 import subprocess
 import sys
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -190,34 +193,25 @@ def split_threads() -> int:
     return int(env) if env.isdigit() and int(env) > 0 else max(1, os.cpu_count() or 1)
 
 
-def build_library(cu: Path, out: Path, arch: str | None = None, flavours: int = 3, ab: bool = True) -> Path:
-    """A shared library of the .cu for ``arch`` (default: sm_90 plus PTX), cached by content.  ``flavours``:
-    the kernel flavours compiled in (the source's CS_FLAVOURS: 1 inline PTX, 2 plain C, 3 both); `cipherspec
-    build` ships only the schedule's default one, the runtime (tests, benchmarks) builds both.  ``ab``: the
-    device A/B's baseline kernels too (the source's CS_AB; `cipherspec build` leaves them out)."""
-    nvcc = require_nvcc()
-    arch = arch or os.environ.get("CIPHERSPEC_CUDA_ARCH", "sm_90")
-    num = arch.split("_")[1]
-    flags = [
-        "-shared",
-        "-Xcompiler",
-        "-fPIC",
-        "-O3",
-        "-std=c++17",
-        f"-gencode=arch=compute_{num},code=[sm_{num},compute_{num}]",
-    ] + _variant(flavours, ab)
-    key = _key(cu, flags, nvcc)
-    hit = cache_dir() / f"{cu.stem}.{key}.so"
-    if not hit.is_file():
-        tmp = hit.with_suffix(f".{os.getpid()}.tmp")
-        # ptxas compiles the kernels on several threads: the same SASS (bench/cuda/sass_same.py), so it stays out
-        # of the cache key.  Not nvcc's --split-compile: splitting cicc's optimizer moved registers and
-        # instructions in some kernels (SM4's gcm_long, the GCM join kernel), the same counts but not the same code
-        speed = ["-Xptxas", f"--split-compile={split_threads()}"]
-        res = _run([str(nvcc), *flags, *speed, "-I", str(cu.parent), "-o", str(tmp), str(cu)], nvcc)
-        if res.returncode:
-            raise BuildError(f"nvcc failed building {cu.name}:\n{res.stderr[-4000:]}")
-        tmp.replace(hit)
+def _gencode(arch: str | None) -> str:
+    """sm_90 plus its PTX (CIPHERSPEC_CUDA_ARCH or ``arch`` for another)."""
+    num = (arch or os.environ.get("CIPHERSPEC_CUDA_ARCH", "sm_90")).split("_")[1]
+    return f"-gencode=arch=compute_{num},code=[sm_{num},compute_{num}]"
+
+
+def _library_flags(arch: str | None, flavours: int, ab: bool) -> list[str]:
+    return ["-Xcompiler", "-fPIC", "-O3", "-std=c++17", _gencode(arch)] + _variant(flavours, ab)
+
+
+def _speed() -> list[str]:
+    # ptxas compiles the kernels on several threads: the same SASS (bench/cuda/sass_same.py), so it stays out
+    # of the cache key.  Not nvcc's --split-compile: splitting cicc's optimizer moved registers and
+    # instructions in some kernels (SM4's gcm_long, the GCM join kernel), the same counts but not the same code
+    return ["-Xptxas", f"--split-compile={split_threads()}"]
+
+
+def _place(hit: Path, out: Path) -> Path:
+    """The cached file at ``out`` (unless it is there already)."""
     if out != hit and not (out.is_file() and out.read_bytes() == hit.read_bytes()):
         # a new file renamed into place: a process that has the old one mapped keeps its inode
         # (copying over it in place truncates pages under that process: SIGBUS/SIGSEGV)
@@ -226,6 +220,56 @@ def build_library(cu: Path, out: Path, arch: str | None = None, flavours: int = 
         shutil.copyfile(hit, tmp)
         tmp.replace(out)
     return out
+
+
+def _produce(hit: Path, nvcc: Path, before: list[str], after: list[str], what: str) -> Path:
+    """``hit`` (a cache entry), made by ``nvcc <before> -o <a temporary> <after>`` unless it is there; the temporary
+    is renamed into place, so a concurrent build never reads half a file."""
+    if not hit.is_file():
+        tmp = hit.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
+        res = _run([str(nvcc), *before, "-o", str(tmp), *after], nvcc)
+        if res.returncode:
+            raise BuildError(f"nvcc failed {what}:\n{res.stderr[-4000:]}")
+        tmp.replace(hit)
+    return hit
+
+
+def compile_object(cu: Path, arch: str | None = None, flavours: int = 3, ab: bool = True) -> Path:
+    """nvcc -c of one translation unit of a library (build_library's flags), cached by content alone: a spec
+    family's GCM object, one text for its members (generator/ptx/source.py's parts), compiles once for them all
+    whatever its file is called."""
+    nvcc = require_nvcc()
+    flags = ["-c", *_library_flags(arch, flavours, ab)]
+    key = _key(cu, flags, nvcc)
+    hit = cache_dir() / f"obj.{key}.o"
+    return _produce(hit, nvcc, [*flags, *_speed(), "-I", str(cu.parent)], [str(cu)], f"compiling {cu.name}")
+
+
+def link_library(objects: list[Path], out: Path, arch: str | None = None) -> Path:
+    """The shared library of compiled objects (compile_object's; their names are their content's keys), cached."""
+    nvcc = require_nvcc()
+    flags = ["-shared", "-Xcompiler", "-fPIC", _gencode(arch)]
+    key = hashlib.sha256(" ".join([nvcc_version(nvcc), *flags, *(o.name for o in objects)]).encode()).hexdigest()[:24]
+    hit = cache_dir() / f"{out.stem}.{key}.so"
+    return _place(_produce(hit, nvcc, flags, [str(o) for o in objects], f"linking {out.name}"), out)
+
+
+def build_library(
+    cu: Path, out: Path, arch: str | None = None, flavours: int = 3, ab: bool = True, parts: tuple[Path, ...] = ()
+) -> Path:
+    """A shared library of the .cu for ``arch`` (default: sm_90 plus PTX), cached by content.  ``flavours``:
+    the kernel flavours compiled in (the source's CS_FLAVOURS: 1 inline PTX, 2 plain C, 3 both); `cipherspec
+    build` ships only the schedule's default one, the runtime (tests, benchmarks) builds both.  ``ab``: the
+    device A/B's baseline kernels too (the source's CS_AB; `cipherspec build` leaves them out).  ``parts``: other
+    translation units of the library (a spec family's GCM object), each compiled apart and linked in."""
+    if parts:
+        objects = [compile_object(c, arch, flavours, ab) for c in (cu, *parts)]
+        return link_library(objects, out, arch)
+    nvcc = require_nvcc()
+    flags = ["-shared", *_library_flags(arch, flavours, ab)]
+    key = _key(cu, flags, nvcc)
+    hit = cache_dir() / f"{cu.stem}.{key}.so"
+    return _place(_produce(hit, nvcc, [*flags, *_speed(), "-I", str(cu.parent)], [str(cu)], f"building {cu.name}"), out)
 
 
 def report_json(rep: Report) -> str:

@@ -28,7 +28,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from cipherspec.registry import Registry  # noqa: E402
-from generator.ptx.build import schedule_for  # noqa: E402
+from generator.ptx.build import family_rk_words, schedule_for  # noqa: E402
 from generator.ptx.source import generate  # noqa: E402
 
 _NUM = re.compile(r"(?<![\w.])(?:0x[0-9a-fA-F]+|\d+)(?:ull|ll|u)?\b")
@@ -40,7 +40,7 @@ def source_lines(reg: Registry, name: str) -> tuple[str, list[str]]:
     """The shipped .cu of ``name``'s default schedule, its library prefix replaced by ``P`` (and its name by ``N``)."""
     m = reg.module(name)
     sched = schedule_for(m, None)
-    src = generate(m, sched, flavours=(sched.flavour,))
+    src = generate(m, sched, flavours=(sched.flavour,), rk_pad=family_rk_words(reg, name, None))  # (as build does)
     text = src.cu.replace(src.symbol, "P").replace(src.name, "N")
     return src.name, text.splitlines()
 

@@ -34,7 +34,7 @@ from family_diff import pair_main  # noqa: E402
 from ptx_same import functions, ptx_of  # noqa: E402
 
 from cipherspec.registry import Registry  # noqa: E402
-from generator.ptx.build import schedule_for  # noqa: E402
+from generator.ptx.build import family_rk_words, schedule_for  # noqa: E402
 from generator.ptx.source import generate  # noqa: E402
 
 _LIT = re.compile(r"^\s*mov\.b32\s+%r\d+,\s*-?\d+;$")
@@ -63,7 +63,7 @@ def member_ptx(reg: Registry, name: str, tmp: Path) -> tuple[str, str, Path, flo
     """(source name, library prefix, the PTX of the shipped source, cicc's CPU seconds) for one cipher."""
     m = reg.module(name)
     sched = schedule_for(m, None)
-    src = generate(m, sched, flavours=(sched.flavour,))
+    src = generate(m, sched, flavours=(sched.flavour,), rk_pad=family_rk_words(reg, name, None))  # (as build does)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     ptx = ptx_of(src.cu, (f"{src.name}.h", src.h), tmp / name)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)

@@ -123,23 +123,22 @@ def main() -> int:
             ("keyed, plain core", "gcm_ks_key"),
             (
                 "keyed, CTR core, round keys in constant memory (c0; upper bound: its E(K, J0) call site too)",
-                "gcm_ks_segILi0",
+                "gcm_ks_seg_const",
             ),
-            ("keyed, CTR core, round keys from the key table (upper bound, as above)", "gcm_ks_segILi1"),
+            ("keyed, CTR core, round keys from the key table (upper bound, as above)", "gcm_ks_seg_table"),
             (
                 "keyed, CTR core, round keys copied into shared memory (the default; upper bound, as above)",
-                "gcm_ks_segILi2",
+                "gcm_ks_seg_smem",
             ),
         )
     ]
     bat1 = _trip(funcs[sass.pick(funcs, "gcm_batch")], trips)
     blocks = (a.record + 15) // 16
     tiles = (blocks + 63) // 64
-    recs = {}  # the records kernel's instances, tgb_records<CH, MINB> (CIPHERSPEC_GCM_AB picks one), or the one
+    recs = {}  # the records kernel's instances: tgb_records (<2, 3>), tgb_records_v1 (<1, 2>, CIPHERSPEC_GCM_AB=t0)
     for name in sorted(funcs):
-        if "tgb_records" in name:
-            inst = name.split("tgb_records", 1)[1]
-            key = f"<{inst[3]}, {inst[7]}>" if inst.startswith("ILi") else ""
+        if "tgb_records" in name and "_run" not in name:
+            key = "<1, 2>" if "tgb_records_v1" in name else "<2, 3>"
             recs[key] = _records(funcs[name])
     pre, tile, tail = recs.get("<2, 3>", next(iter(recs.values())))
     rec = pre + tiles * tile + tail
@@ -168,12 +167,9 @@ def main() -> int:
     for key, (p, t, tl) in recs.items():
         if key:
             print(f"    tgb_records{key}: {p} + {tiles} x {t} + {tl} = {(p + tiles * t + tl) / blocks:.2f} a block")
-    lpre, ltile, _ = _records(funcs[(sass.pick(funcs, "cs_tgh_firstILi2") or sass.pick(funcs, "cs_tgh_first"))])
-    bmma = sum(
-        1
-        for _, op, _ in funcs[(sass.pick(funcs, "cs_tgh_firstILi2") or sass.pick(funcs, "cs_tgh_first"))]
-        if op == "BMMA"
-    )
+    first = next(f for f in sorted(funcs) if f.endswith("_tgh_first"))  # (<2, true>; _tgh_first_v1 the A/B's)
+    lpre, ltile, _ = _records(funcs[first])
+    bmma = sum(1 for _, op, _ in funcs[first] if op == "BMMA")
     print(
         f"  long message's GHASH        {ltile / 64:6.2f}  (cs_tgh_first: {ltile} a tile of 64 blocks, {bmma} BMMA in all; "
         "after the CTR pass)"

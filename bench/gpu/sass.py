@@ -97,7 +97,13 @@ def round_trips(cu: str, flavour: str = "ptx", core: str = "enc") -> int:
     the bitsliced CTR kernels' core (bs_ctr.py), whose loop may start a round later."""
     head = rf"void cs_{core}_{flavour}\([^\n]*\n\{{\n[^\n]*\n[^\n]*_pre\([^\n]*\n#pragma unroll 1\n"
     m = re.search(head + r"\s*for \(int i = 0; i < (\d+);", cu)
-    return int(m.group(1)) if m else 1
+    if m:
+        return int(m.group(1))
+    # (the trips read at run time: rk[0] - spare, rk[0] the rows set_key stores -- keyorder.py)
+    head = rf"void cs_{core}_{flavour}\([^\n]*\n\{{\n[^\n]*\n[^\n]*_pre\([^\n]*\n"
+    m = re.search(head + r"\s*const int trips = \(int\)rk(?:\.w)?\[0\](?: - (\d+))?;", cu)
+    rows = re.search(r"^    rk\[0\] = (\d+);  // the round loops' rows", cu, re.M)
+    return int(rows.group(1)) - int(m.group(1) or 0) if m and rows else 1
 
 
 def ctr_trips(cu: str, flavour: str = "ptx") -> int:

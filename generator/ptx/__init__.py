@@ -18,7 +18,7 @@ from runtime.cuda_target import CudaCipher, gpu_available
 
 from ..backend import Backend
 from . import build as _build
-from .placement import CudaSchedule
+from .placement import FLAVOURS, CudaSchedule
 from .source import generate, passes_for
 
 
@@ -56,6 +56,9 @@ class CudaBackend(Backend):
         ok, why = gpu_available()
         if not ok:
             raise UsageError(f"target cuda needs a GPU machine: {why}")
+        if rounds is None:  # the library as `cipherspec build` makes it (its family's GCM object too), both flavours
+            module, sched, src = _build.shipped_source(registry, name, schedule, FLAVOURS)
+            return CudaCipher(module, sched, src)
         module = registry.module(name, rounds)
         sched = _build.schedule_for(module, schedule)
         return CudaCipher(module, sched, generate(module, sched, rounds))

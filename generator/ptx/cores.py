@@ -135,6 +135,12 @@ def core(
     return "\n".join(lines) + "\n"
 
 
+def rt_name(name: str) -> str:
+    """The run-time-count wrapper of the looped core ``name`` (looped_core's ``rows``): cs_enc_ptx -> cs_enc_rt_ptx."""
+    head, _, flavour = name.rpartition("_")
+    return f"{head}_rt_{flavour}"
+
+
 def looped_core(
     name: str,
     loop: RoundLoop,
@@ -146,11 +152,16 @@ def looped_core(
     bound: Bound | None = None,
     sync: list[str] | None = None,
     fuse: bool = True,
-) -> str:
+    rows: int = 0,
+) -> tuple[str, str]:
     """A core whose repeated rounds run in a loop (roundloop.py): <name>_pre, <name>_body (one iteration;
     its key words at one stride per iteration from the first's) and <name>_post, and <name> calling them.
     ``sync``: lines run at the top of each iteration where the caller says <name><true> (lockstep.py); ``fuse``:
-    core's, for the three parts.
+    core's, for the three parts; ``rows`` > 0: the struct's word 0 holds the rows of round keys (keyorder.py), and a
+    second wrapper, rt_name(<name>), runs the same parts rk[0] - (rows - count) trips, read at run time (its code
+    holds no round count: one text for every member of a spec template -- the GCM kernels' cores; the others keep
+    the literal count, which measured faster for them).  Returns the core's text and the part of it a family's GCM
+    object holds (the parts and the run-time-count wrapper: no literal count, source.py's gcm_part).
 
         __device__ __forceinline__ void cs_enc_ptx(const uint32_t (&x)[128], uint32_t (&y)[128], const P_rk &rk)
         {
@@ -209,29 +220,48 @@ def looped_core(
     rk_arg = ["rk"] * bool(acc.rk_param) + ([bound.arg] if bound is not None else [])
     tab_args = [p.rsplit(" ", 1)[-1] for p in acc.tab_params]
     args = ", ".join(rk_arg + tab_args)
-    body_args = ", ".join(rk_arg + [f"i * {step}"] + tab_args)  # (the part's parameter order: keys, offset, tables)
     ny = max(len(loop.post.outputs), 1)
     params = [f"const uint32_t (&x)[{max(len(x_names), 1)}]", f"uint32_t (&y)[{ny}]"]
     params += [acc.rk_param] * bool(acc.rk_param) + ([bound.param] if bound is not None else []) + list(acc.tab_params)
-    lines = [
-        *["template <bool SYNC = false>  // (true: the warps meet at each iteration, lockstep.py)"] * bool(sync),
-        f"__device__ __forceinline__ void {name}({', '.join(params)})",
-        "{",
-        f"    uint32_t s[{n}];  // the {L} carried values S, then {n - L} more that the last part reads (E)",
-        f"    {name}_pre(x, s, {args});",
-        "#pragma unroll 1",
-        f"    for (int i = 0; i < {loop.count}; ++i) {{  // {loop.period} round(s) an iteration; round keys at "
-        f"{step:+d} words per iteration",
-        *_sync_lines(sync),
-        f"        uint32_t t[{L}];",
-        f"        {name}_body(s, t, {body_args});",
-        "#pragma unroll",
-        f"        for (int p = 0; p < {L}; ++p) s[p] = t[p];",
-        "    }",
-        f"    {name}_post(s, y, {args});",
-        "}",
-    ]
-    return "".join(parts) + "\n".join(lines) + "\n"
+
+    def wrapper(wname: str, run_rows: int) -> list[str]:  # the loop over the parts: a literal or a run-time count
+        body_args = ", ".join(rk_arg + [f"i * {step} + z" if run_rows else f"i * {step}"] + tab_args)
+        trips: int | str = loop.count
+        if run_rows:
+            spare = run_rows - loop.count  # (rows the loop does not run: those its first or last part reads)
+            trips = f"(int){acc.rk_expr.format(i=0)}" + (f" - {spare}" if spare else "")
+        return [
+            *["template <bool SYNC = false>  // (true: the warps meet at each iteration, lockstep.py)"] * bool(sync),
+            f"__device__ __forceinline__ void {wname}({', '.join(params)})",
+            "{",
+            f"    uint32_t s[{n}];  // the {L} carried values S, then {n - L} more that the last part reads (E)",
+            f"    {name}_pre(x, s, {args});",
+            *(
+                [
+                    f"    const int trips = {trips};  // (at least 1)",
+                    "    int i = 0;",
+                    f"    const int z = (int)({acc.rk_expr.format(i=1)} * threadIdx.x) << 1;  // 0 (head word 1): per thread, even",
+                ]
+                if run_rows
+                else []
+            ),
+            "#pragma unroll 1",
+            ("    do {" if run_rows else f"    for (int i = 0; i < {trips}; ++i) {{")
+            + f"  // {loop.period} round(s) an iteration; round keys at {step:+d} words per iteration",
+            *_sync_lines(sync),
+            f"        uint32_t t[{L}];",
+            f"        {name}_body(s, t, {body_args});",
+            "#pragma unroll",
+            f"        for (int p = 0; p < {L}; ++p) s[p] = t[p];",
+            "    } while (++i < trips);" if run_rows else "    }",
+            f"    {name}_post(s, y, {args});",
+            "}",
+        ]
+
+    pieces = "".join(parts)
+    literal = "\n".join(wrapper(name, 0)) + "\n"
+    run_time = "\n".join(wrapper(rt_name(name), rows)) + "\n" if rows else ""
+    return pieces + literal + run_time, pieces + run_time
 
 
 def _sync_lines(sync: list[str] | None) -> list[str]:

@@ -20,11 +20,12 @@ own key -- each key word's bit b taken from lane b's key by a ballot ({P}_gcm_fi
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from cipherspec.ir import Module
 
-from . import layout, multikey
+from . import cores, keyorder, layout, multikey
 from .placement import CudaSchedule, rk_index
 from .prologue import table_fills
 
@@ -35,6 +36,8 @@ FINISH_THREADS = 64  # the finish kernel: one thread per message
 @dataclass(frozen=True)
 class GcmParts:
     G: int  # blocks per unit (one core call of one thread)
+    head: bool  # the round keys start with keyorder.py's head words (word 2: the key's own words, the kernels' copies)
+    nrk_own: int  # the member's own round-key words, whole 16-byte chunks (its host sizes the kernels' key buffers so)
     log2g: int
     T: int  # threads of the long-message kernel (the schedule's)
     TB: int  # most threads of a batch CTA (the multi-key kernel's)
@@ -91,10 +94,16 @@ def _fills(module: Module, sched: CudaSchedule, T: int):
     return table_fills(module, sched.copies, T, stride="blockDim.x")
 
 
-def _batch_prologue(fills, nrk: int) -> str:
+def _batch_prologue(fills, nrk: int, head: bool) -> str:
+    """``head``: the struct has keyorder.py's head words, the key's own word count in word 2 (templates/gcm.cu.j2's
+    own_words: what is copied where the struct is padded to a family's largest member's)."""
+    w = f"gk->rk.w[{keyorder.OWN_WORDS}]"
+    nw = f"{w} < {nrk}u ? {w} : {nrk}u" if head else f"{nrk}u"
     lines = ["    extern __shared__ uint32_t cs_smem[];"] + fills.lines
     lines += [
-        f"    for (uint32_t i = threadIdx.x; i < {nrk}u; i += blockDim.x) cs_smem[{fills.words} + i] = gk->rk.w[i];",
+        f"    const uint32_t nw = {nw};  // (the loop keeps the struct's count, unrolled as before)",
+        f"    for (uint32_t i = threadIdx.x; i < {nrk}u; i += blockDim.x)",
+        f"        if (i < nw) cs_smem[{fills.words} + i] = gk->rk.w[i];",
         "    __syncthreads();  // tables and this message's round keys are in place before any thread reads",
     ]
     return "\n".join(lines)
@@ -169,6 +178,17 @@ def _lane_keys_ks(f: str, G: int, menc: str) -> str:
     return "\n".join(lines)
 
 
+def _rt_calls(text: str, rt_cores: frozenset[str]) -> str:
+    """The GCM kernels' core calls to the run-time-count wrappers, where a core has one (cores.rt_name): their
+    code then holds no round count, one text for every member of a spec template.
+
+        before: cs_menc_ptx(x, y, rkb);        after: cs_menc_rt_ptx(x, y, rkb);"""
+    if not rt_cores:
+        return text
+    names = "|".join(sorted(re.escape(n) for n in rt_cores))
+    return re.sub(rf"\b({names})(?=[(<])", lambda m: cores.rt_name(m.group(1)), text)
+
+
 def gcm_parts(
     module: Module,
     sched: CudaSchedule,
@@ -184,6 +204,9 @@ def gcm_parts(
     seg_call: str | None = None,
     free: bool = True,
     nx: int,
+    rt_cores: frozenset[str] = frozenset(),
+    head: bool = False,
+    nrk_own: int = 0,
 ) -> GcmParts:
     """``group``: blocks per core call; ``enc_args``: the CTR core's round-key/table arguments; the scalar
     layout passes its CTR parts (``scalar_ctr``: ctr.CtrParts) and block I/O, a lane layout the lines that
@@ -245,7 +268,8 @@ def gcm_parts(
     if G == 1:
         ks_keyed = ks_seg = ""
     long_ks, batch_ks, fin_ks, ks_ks, ks_keyed, ks_seg, fin_lane_ks = (
-        t.replace("NWORDS", str(nx)) for t in (long_ks, batch_ks, fin_ks, ks_ks, ks_keyed, ks_seg, fin_lane_ks)
+        _rt_calls(t.replace("NWORDS", str(nx)), rt_cores)
+        for t in (long_ks, batch_ks, fin_ks, ks_ks, ks_keyed, ks_seg, fin_lane_ks)
     )
     nrk_all = nrk if nrk else len(rk_index(module))
     return GcmParts(
@@ -256,7 +280,7 @@ def gcm_parts(
         ILP=sched.ilp,
         long_ks=long_ks,
         batch_ks=batch_ks,
-        batch_prologue=_batch_prologue(fills, nrk),
+        batch_prologue=_batch_prologue(fills, nrk, head),
         ks_ks=ks_ks,
         ks_keyed=ks_keyed,
         ks_seg=ks_seg,
@@ -266,7 +290,8 @@ def gcm_parts(
         ks_tables="\n".join(fills.lines),
         sm_ks_rk=_pad4(fills.words),
         nrk_pad=_pad4(nrk_all),
-        sm_ks=_pad4(fills.words) + 2 * _pad4(nrk_all),
+        sm_ks=_pad4(fills.words) + 2 * _pad4(nrk_own or nrk_all),  # (two key buffers: the member's own words)
+        nrk_own=_pad4(nrk_own or nrk_all),
         fin_prologue=_fin_prologue(fills),
         fin_ks=fin_ks,
         lane_keys=lane_keys,
@@ -275,4 +300,5 @@ def gcm_parts(
         sm_batch=fills.words + nrk,
         sm_fin=fills.words,
         nrk=nrk_all,
+        head=head,
     )

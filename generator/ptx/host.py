@@ -27,12 +27,12 @@ class HostParts:
     counter_lo: str  # the counter's low 32 bits from its big-endian bytes ctr[]
 
 
-def host_parts(module: Module, P: str, derive: Function | None = None, derived_first: bool = False) -> HostParts:
+def host_parts(module: Module, P: str, derive: Function | None = None, rows: int = 0) -> HostParts:
     """``derive``: a lane layout's derived words (keysplit.py), which set_key computes after the schedule;
-    ``derived_first``: stored before the schedule's words (keyorder.py)."""
+    ``rows`` > 0: stored before the schedule's words, after a head whose first word is ``rows`` (keyorder.py)."""
     words = []
     for p in layout.pieces(module.block):
         words.append(" | ".join(f"((uint32_t)b[{4 * p.mem + byte}] << {8 * s})" for s, byte in enumerate(p.bytes)))
     B = module.block.nbytes
     lo = f"((uint32_t)ctr[{B - 4}] << 24) | ((uint32_t)ctr[{B - 3}] << 16) | ((uint32_t)ctr[{B - 2}] << 8) | ctr[{B - 1}]"
-    return HostParts(key_section(module, P, derive, derived_first=derived_first), words, lo)
+    return HostParts(key_section(module, P, derive, rows=rows), words, lo)

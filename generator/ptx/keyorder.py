@@ -14,8 +14,11 @@ two differs in those offsets (with the key schedule's 176 or 240 words before th
      rows start at a fixed word and step by the sum of the widths.
 
     before (AES-128): D = [enc pre 128][enc body 9 x 128][enc post 128][dec body 9 x 128]   post at 1280
-    after:            D = [enc pre 128][enc post 128][row 0: enc 128, dec 128][row 1] ...   post at 128,
+    after:            D = [enc pre 128][dec pre 128][row 0: enc 128, dec 128][row 1] ...   dec pre at 128,
                       enc row i at 256 + 256 i, dec row i at 384 + 256 i                    (AES-256 the same)
+
+The struct starts with HEAD words, the first the number of rows: a loop that reads rows r0 .. r0 + n - 1 runs
+``rk.w[0] - (rows - n)`` trips, so its code does not hold the member's round count either.
 
 Where the regions do not line up (loops of different lengths opening regions, a loop reading part of a region),
 the split's order stays.  A pure renumbering: the loops' strides are re-checked in the new order.
@@ -23,22 +26,34 @@ the split's order stays.  A pure renumbering: the loops' strides are re-checked 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from cipherspec.ir import Function
 
 from .roundloop import RoundLoop
 
+HEAD = 4  # the struct's first words: [0] the rows (a kernel's round loop runs rk.w[0] - c trips), [2] the words the
+# key takes (the rest of a struct padded to its family's largest member's: source.py's gcm_part), [1] and [3] zero
+OWN_WORDS = 2
+
 
 def word_offsets(schedule_words: int, derived_words: int, derived_first: bool) -> tuple[int, int]:
     """(the key schedule's first word, the derived words' first word) in the round-key struct: the schedule's words
-    then the derived ones, or the derived words first where reorder() ordered them.
+    then the derived ones, or, where reorder() ordered them, HEAD words, the derived words, then the schedule's.
 
-        word_offsets(176, 2560, False) -> (0, 176)        word_offsets(176, 2560, True) -> (2560, 0)"""
-    return (derived_words, 0) if derived_first else (0, schedule_words)
+        word_offsets(176, 2560, False) -> (0, 176)        word_offsets(176, 2560, True) -> (2564, 4)"""
+    return (HEAD + derived_words, HEAD) if derived_first else (0, schedule_words)
 
 
-def reorder(derive: Function, cores: dict[str, Function], loops: dict[str, RoundLoop | None]) -> Function | None:
-    """``derive`` with its outputs in the order above, or None where it does not apply (no loop, or one whose
-    keys do not fit a region)."""
+@dataclass(frozen=True)
+class Ordered:
+    derive: Function  # the derived words, in the order above
+    rows: int  # the loops' rows: the struct's word 0, from which each loop's trip count is read at run time
+
+
+def reorder(derive: Function, cores: dict[str, Function], loops: dict[str, RoundLoop | None]) -> Ordered | None:
+    """``derive`` with its outputs in the order above, and the rows; or None where it does not apply (no loop, or
+    one whose keys do not fit a region)."""
     names = [n for n, _ in derive.outputs]
     known = set(names)
     looped = [(f, lp) for f, lp in loops.items() if lp is not None]
@@ -82,7 +97,7 @@ def reorder(derive: Function, cores: dict[str, Function], loops: dict[str, Round
     if len(order) != len(names) or any(lp.stride(index) is None for _, lp in looped):
         return None
     value = dict(derive.outputs)
-    return derive.copy_with(derive.ops, [(n, value[n]) for n in order])
+    return Ordered(derive.copy_with(derive.ops, [(n, value[n]) for n in order]), rows)
 
 
 def _row_before(openers: list[RoundLoop], regions: list[tuple[int, int]], where: dict, known: set[str]) -> list[str]:

@@ -61,12 +61,10 @@ class KeySection:
     schedule_at: int = 0  # the key schedule's first word (after the derived words where keyorder.py ordered them)
 
 
-def key_section(
-    module: Module, P: str, derive: Function | None = None, ct: bool = True, derived_first: bool = False
-) -> KeySection:
+def key_section(module: Module, P: str, derive: Function | None = None, ct: bool = True, rows: int = 0) -> KeySection:
     """``module``: the CUDA-prepared module (source.prepared); ``derive``: a lane layout's derived words
-    (round-key words in, D[k] out, stored after the key schedule's words; ``derived_first``: before them, the
-    schedule's words at rk + len(derive.outputs): keyorder.py)."""
+    (round-key words in, D[k] out, stored after the key schedule's words; where ``rows`` > 0, before them, after
+    keyorder.HEAD words whose first is ``rows``: keyorder.py)."""
     prep = key_prep(module, Schedule(module.cipher, "c", "scalar", (), None))
     index = rk_index(module)
     # the multi-key CTR only encrypts: where encrypt reads fewer arrays (ARIA: ek, not dk), its launch runs the
@@ -75,8 +73,8 @@ def key_section(
     lines, rest = key_schedule_parts(module, prep, ct, enc, store=lambda name: f"rk[{index[name]}]")
     enc_derived = _derive_lines(derive, index, enc) if enc and derive is not None else None
     nd = len(derive.outputs) if derive is not None else 0
-    first = derived_first and derive is not None
-    ks_at, d_at = keyorder.word_offsets(len(index), nd, first)
+    first = rows > 0 and derive is not None  # the head and the derived words first (keyorder.py)
+    head = keyorder.HEAD if first else 0
     return KeySection(
         host_device(
             render(
@@ -93,14 +91,16 @@ def key_section(
                 nrk=len(index),
                 nd=nd,
                 derived_first=first,
-                ks_at=f" + {ks_at}" if ks_at else "",
-                d_at=f" + {d_at}" if d_at else "",
+                head=head,
+                rows=rows,
+                ks_at=f" + {head + nd}" if first else "",
+                d_at=f" + {head}" if first else f" + {len(index)}",
             )
         ),
         f"{P}_expand_key" if derive is not None else f"{P}_key_schedule",
-        len(index) + nd,
+        head + len(index) + nd,
         (f"{P}_expand_key_enc" if derive is not None else f"{P}_key_schedule_enc") if enc else "",
-        ks_at,
+        head + nd if first else 0,
     )
 
 

@@ -55,8 +55,12 @@ class Lanes:
     loops: dict[str, RoundLoop | None]  # function -> its rounds re-rolled (roundloop.py), or None: straight-line
     ctr: Hoisted | None = None  # bs CTR: encrypt's core split at the segment-uniform planes (bs_ctr.py); its
     # main part is cores["ctr_main"] (and loops["ctr_main"]), its pre part runs on the host
-    derived_first: bool = False  # the struct holds the derived words first, in keyorder.py's order, and the key
-    # schedule's after them (else the schedule's words first, the derived ones after, in the split's order)
+    rows: int = 0  # where > 0: the struct holds keyorder.HEAD words (the first: rows), the derived words in
+    # keyorder.py's order, then the key schedule's (else the schedule's words first, the derived ones after them)
+
+    @property
+    def derived_first(self) -> bool:
+        return self.rows > 0
 
     @property
     def derived(self) -> int:
@@ -173,7 +177,7 @@ def lanes_for(module: Module, name: str, reroll: bool = False, ctr_hoist: bool =
     loops = _round_loops(split.cores, split.derive, not plain, found) if reroll else dict.fromkeys(split.cores)
     ordered = keyorder.reorder(split.derive, split.cores, loops)  # (None without a round loop)
     if ordered is not None:
-        split = replace(split, derive=ordered)
+        split = replace(split, derive=ordered.derive)
     cores: Mapping[str, Function] = split.cores
     if not plain:
         cores = _Lazy(cores, _unshare)
@@ -182,9 +186,8 @@ def lanes_for(module: Module, name: str, reroll: bool = False, ctr_hoist: bool =
             and replace(loop, pre=xor3.unshare(loop.pre), body=xor3.unshare(loop.body), post=xor3.unshare(loop.post))
             for f, loop in loops.items()
         }
-    return Lanes(
-        name, GROUP[name], cores, split.derive, lin, lout, lctr, state, ct, loops, hoisted, ordered is not None
-    )
+    rows = ordered.rows if ordered is not None else 0
+    return Lanes(name, GROUP[name], cores, split.derive, lin, lout, lctr, state, ct, loops, hoisted, rows)
 
 
 @by_identity(4, extra=abswitch.state)

@@ -34,6 +34,14 @@ from .prologue import directions
 
 
 @dataclass(frozen=True)
+class Part:
+    """Another translation unit of a library: a spec family's GCM object (gcm_part)."""
+
+    name: str  # its file is name + ".cu"
+    cu: str
+
+
+@dataclass(frozen=True)
 class Source:
     name: str
     symbol: str  # C prefix
@@ -42,6 +50,16 @@ class Source:
     hoisted_ops: int
     encrypt_ops: int
     key: KeySection  # set_key's host C, as it stands in cu (the constant-time test compiles it alone)
+    parts: tuple[Part, ...] = ()  # the other translation units the library links (nvcc.build_library's parts)
+
+
+def gcm_part_name(family: str, name: str) -> str:
+    """The name of a spec family's GCM object for the schedule of ``name`` (a member's source name): the family and
+    the schedule's parameters, nothing of the member's own.
+
+        gcm_part_name("aes", "aes128_cuda_ctr_bs_rk-const_sync-auto_t256") -> "aes-gcm_cuda_ctr_bs_rk-const_sync-auto_t256"
+    """
+    return f"{family}-gcm_cuda_{name.split('_cuda_', 1)[1]}"
 
 
 def symbol(name: str) -> str:
@@ -157,6 +175,8 @@ def generate(
     rounds: int | None = None,
     with_gcm: bool = True,
     flavours: tuple[str, ...] = FLAVOURS,
+    rk_pad: int = 0,
+    gcm_family: str = "",
 ) -> Source:
     """``module``: the cipher after the shared pipeline; ``rounds``: the override it was made with (names);
     ``with_gcm``: the GCM kernels and API too, where the block is 128 bits (CI's compile checks leave them
@@ -165,7 +185,14 @@ def generate(
     `cipherspec build` ships, which then carries no core it does not compile (the same PTX: a test checks it):
 
         generate(m, sched).cu                          cs_enc_ptx, cs_enc_c, ... ; #define CS_FLAVOURS 3
-        generate(m, sched, flavours=("ptx",)).cu       cs_enc_ptx, ...           ; #define CS_FLAVOURS 1"""
+        generate(m, sched, flavours=("ptx",)).cu       cs_enc_ptx, ...           ; #define CS_FLAVOURS 1
+
+    ``rk_pad``: the round-key struct's words at least (lanes_context's); ``gcm_family``: the spec family whose GCM
+    object holds a lane layout's GCM kernels that call the core (gcm_part: build.shipped_source passes both), in
+    ``parts``; the source declares those kernels and launches them:
+
+        generate(aes128, bs, rk_pad=3828, gcm_family="aes").parts
+            -> (Part("aes-gcm_cuda_ctr_bs_rk-const_sync-auto_t256", <AES-256's text too>),)"""
     if sched.flavour not in flavours or not set(flavours) <= set(FLAVOURS):
         raise ValueError(f"flavours {flavours}: a subset of {FLAVOURS} that holds the schedule's {sched.flavour}")
     flavours = tuple(f for f in FLAVOURS if f in flavours)  # (FLAVOURS' order: the bit of each is its index)
@@ -175,7 +202,8 @@ def generate(
     name = sched.name(module, rounds)
     P = symbol(name)
     if sched.lanes:
-        return _generate_lanes(module, sched, name, P, with_gcm, flavours)
+        part = gcm_family if with_gcm and gcm.supported(module) and rounds is None else ""
+        return _generate_lanes(module, sched, name, P, with_gcm, flavours, rk_pad, part)
     dirs = directions(module, sched)
     ct = ctr.ctr_parts(module, sched, dirs["enc"])
     smem = sched.shared_bytes(module)
@@ -213,6 +241,8 @@ def generate(
         ctr=ct,
         mk=multikey.kernel_parts(module, sched, P, ks_entry=host.key.entry_enc or host.key.entry),
         host=host,
+        gcm_part="",  # (one translation unit: gcm.cu.j2's family_def)
+        GP=P,
     )
     ctx["mg"] = hostapi.context(module, P)  # every GPU of the host: multigpu.cu.j2
     ctx["gcm"] = (
@@ -246,10 +276,22 @@ def generate(
 
 
 def _generate_lanes(
-    module: Module, sched: CudaSchedule, name: str, P: str, with_gcm: bool, flavours: tuple[str, ...]
+    module: Module,
+    sched: CudaSchedule,
+    name: str,
+    P: str,
+    with_gcm: bool,
+    flavours: tuple[str, ...],
+    rk_pad: int = 0,
+    family: str = "",
 ) -> Source:
-    """A lane layout's kernels (lanes_source.py, templates/lanes.cu.j2); the host API is the same."""
-    lanes = lanes_context(module, sched, P, flavours)
+    """A lane layout's kernels (lanes_source.py, templates/lanes.cu.j2); the host API is the same.  ``family``: its
+    GCM kernels that call the core in a GCM object of their own (templates/gcmpart.cu.j2), named for the family:
+    its text is the member's with the member's prefix made the family's, so every member that renders the same
+    text (their cores' parts, the padded round keys) shares one compiled object."""
+    lanes = lanes_context(module, sched, P, flavours, rk_pad)
+    gcm_name = gcm_part_name(family, name) if family else ""
+    FP = symbol(gcm_name) if family else P
     ctx = dict(
         _summary(module, sched, name, lanes["hoisted_ops"], lanes["SEGH"]),
         **lanes,
@@ -264,8 +306,10 @@ def _generate_lanes(
         smem_opt_in=lanes["smem"] > DEFAULT_SHARED,
         tables=_tables(module, sched),
         memword={f: layout.counter_memword(f, "lo") for f in FLAVOURS},
-        host=host_parts(module, P, lanes["derive"], lanes["derived_first"]),
+        host=host_parts(module, P, lanes["derive"], lanes["rows"]),
         mg=hostapi.context(module, P),
+        gcm_part="member" if family else "",
+        GP=FP,  # (the GCM kernels that call the core: the family object's names where it holds them)
     )
     ctx["gcm"] = (
         _gcm_context(
@@ -281,6 +325,9 @@ def _generate_lanes(
                 seg_call=_seg_call(lanes, sched.flavour),
                 free=lanes["ctr_call_own"][sched.flavour] == lanes["ctr_call"][sched.flavour],
                 nx=lanes["NX"],
+                rt_cores=lanes["rt_cores"],
+                head=bool(lanes["head"]),
+                nrk_own=lanes["NRK_OWN"],
             ),
             lanes["enc"].prologue,
             lanes["smem"],
@@ -288,6 +335,10 @@ def _generate_lanes(
         if with_gcm and gcm.supported(module)
         else None
     )
+    parts: tuple[Part, ...] = ()
+    if family and ctx["gcm"] is not None:
+        fam = dict(ctx, gcm_part="family", gcm_name=gcm_name, family=family, gcm_schedule=name.split("_cuda_", 1)[1])
+        parts = (Part(gcm_name, render("ptx/gcmpart.cu.j2", **fam).replace(P, FP)),)
     return Source(
         name,
         P,
@@ -296,4 +347,5 @@ def _generate_lanes(
         lanes["hoisted_ops"],
         lanes["core_ops"] if lanes["SEGH"] else ctx["enc_ops"],  # (bit-plane ops where the count is of them)
         ctx["host"].key,
+        parts,
     )

@@ -27,8 +27,14 @@ def libs(registry, name, sched):
     from generator.c import BACKEND as C_BACKEND
 
     require("g++")
-    if (name, sched) not in _CACHE:
-        _CACHE[(name, sched)] = (cpu_cipher(registry, name, sched), C_BACKEND.load(registry, name, None, None))
+    from generator.ptx.build import family_rk_words
+
+    if (name, sched) not in _CACHE:  # (the round keys at the family's size, as `cipherspec build` ships them)
+        pad = family_rk_words(registry, name, sched)
+        _CACHE[(name, sched)] = (
+            cpu_cipher(registry, name, sched, rk_pad=pad),
+            C_BACKEND.load(registry, name, None, None),
+        )
     return _CACHE[(name, sched)]
 
 

@@ -125,8 +125,10 @@ def build(src) -> Path:
     return compile_cached(sources, [f"{src.name}.cpp"], "shared", tc)
 
 
-def cpu_cipher(registry, name: str, schedule: str | None, rounds: int | None = None) -> CudaCipher:
+def cpu_cipher(registry, name: str, schedule: str | None, rounds: int | None = None, rk_pad: int = 0) -> CudaCipher:
+    """``rk_pad``: the round-key struct's words at least (source.generate's: a family's size, as `cipherspec build`
+    pads it: build.family_rk_words)."""
     module = registry.module(name, rounds)
     sched = schedule_for(module, schedule)
-    src = generate(module, sched, rounds)
+    src = generate(module, sched, rounds, rk_pad=rk_pad)
     return CudaCipher(module, sched, src, lib=ctypes.CDLL(str(build(src))))

@@ -78,7 +78,7 @@ def _kernels(registry, name, with_gcm: bool, sched_text: str | None = None, cu: 
     mk = 2 * fused + 2 * (fused and module.key.nbytes % 4 == 0)
     if not (with_gcm and module.block.nbytes == 16):
         return 13 + mk
-    seg = cu is not None and "_gcm_ks_seg(" in cu.read_text()
+    seg = cu is not None and "_gcm_ks_seg_smem(" in cu.read_text()
     return 13 + mk + 19 + 3 * (sched.layout == "bs") + 3 * seg
 
 

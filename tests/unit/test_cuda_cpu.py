@@ -39,8 +39,10 @@ def cipher(registry, name, sched):
     from cuda_cpu import cpu_cipher
 
     _need_gxx()
-    if (name, sched) not in _CACHE:
-        _CACHE[(name, sched)] = cpu_cipher(registry, name, sched)
+    from generator.ptx.build import family_rk_words
+
+    if (name, sched) not in _CACHE:  # (the round keys at the family's size, as `cipherspec build` pads them)
+        _CACHE[(name, sched)] = cpu_cipher(registry, name, sched, rk_pad=family_rk_words(registry, name, sched))
     return _CACHE[(name, sched)]
 
 

@@ -6,6 +6,7 @@ stays."""
 from __future__ import annotations
 
 import pytest
+from shipped import shipped_cuda_source
 
 from cipherspec.ir import Function
 from generator.ptx import keyorder
@@ -62,15 +63,15 @@ def test_rows_interleave_after_the_fixed_words():
     loops = {"e": _loop([["D[2]"], ["D[3]"], ["D[4]"]]), "d": _loop([["D[5]"], ["D[6]"], ["D[7]"]])}
     cores = {"e": derive, "d": derive}
     got = keyorder.reorder(derive, cores, loops)
-    assert got is not None
-    assert [n for n, _ in got.outputs] == ["D[2]", "D[5]", "D[3]", "D[6]", "D[4]", "D[7]", "D[0]", "D[1]"]
+    assert got is not None and got.rows == 3
+    assert [n for n, _ in got.derive.outputs] == ["D[2]", "D[5]", "D[3]", "D[6]", "D[4]", "D[7]", "D[0]", "D[1]"]
 
 
 def test_a_loop_reading_a_region_at_a_row_offset_shares_it():
     derive = _derive(4)
     loops = {"e": _loop([["D[0]"], ["D[1]"], ["D[2]"], ["D[3]"]]), "m": _loop([["D[1]"], ["D[2]"], ["D[3]"]])}
     got = keyorder.reorder(derive, {"e": derive, "m": derive}, loops)
-    assert got is not None and [n for n, _ in got.outputs] == ["D[0]", "D[1]", "D[2]", "D[3]"]
+    assert got is not None and got.rows == 4 and [n for n, _ in got.derive.outputs] == ["D[0]", "D[1]", "D[2]", "D[3]"]
 
 
 def test_loops_that_do_not_line_up_keep_the_split_order():
@@ -80,3 +81,33 @@ def test_loops_that_do_not_line_up_keep_the_split_order():
     partial = {"e": _loop([["D[0]"], ["D[1]"]]), "d": _loop([["D[1]"], ["D[5]"]])}  # half in a region
     assert keyorder.reorder(derive, {"e": derive, "d": derive}, partial) is None
     assert keyorder.reorder(derive, {"e": derive}, {"e": None}) is None
+
+
+def _cores_text(registry, name: str) -> str:
+    """Every core device function of ``name``'s shipped source (as `cipherspec build` writes it) (cs_enc_ptx, its _pre/_body/_post, cs_dec, cs_menc,
+    cs_main ...), the library prefix made one."""
+    import re
+
+    src = shipped_cuda_source(name)
+    cu = src.cu.replace(src.symbol, "P")
+    funcs = re.findall(
+        r"^(?:template <[^\n]*\n)?__device__ __forceinline__ void cs_(?:enc|dec|menc|main)_\w+\(.*?^\}$",
+        cu,
+        re.M | re.S,
+    )
+    assert len(funcs) >= 16, name  # (four cores, each a loop and its three parts)
+    return "\n".join(funcs)
+
+
+def test_the_looped_cores_are_one_text_for_the_members(registry):
+    """The run-time-count wrappers (cores.rt_name: the trip counts read from the struct's word 0, rows - the rows a
+    loop does not run) print the same for AES-128 and AES-256, and so do the parts they share with the literal-count
+    wrappers: the members' cores differ only in the literal wrappers' counts."""
+    import re
+
+    a, b = _cores_text(registry, "aes128"), _cores_text(registry, "aes256")
+    assert "const int trips = (int)rk.w[0] - 1;" in a  # (the CTR core: its loop starts a round later)
+    assert "cs_main_rt_ptx(" in a and "cs_menc_rt_ptx(" in a
+    literal = re.compile(r"for \(int i = 0; i < \d+; \+\+i\)")
+    assert literal.search(a) and a != b
+    assert literal.sub("for (COUNT)", a) == literal.sub("for (COUNT)", b)
