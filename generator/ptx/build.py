@@ -8,7 +8,7 @@ Each library holds its schedule's default kernel flavour only (its source holds 
 -DCS_FLAVOURS; the runtime builds both for the benchmarks) and no device A/B baseline kernel (-DCS_AB=0: the
 bitsliced GCM's one-core-a-message finish),
 compiled largest source first on every CPU (toolchain/jobs.py; ptxas on several threads).  A lane layout's GCM
-kernels that call the core are a spec family's object (source.py's parts: the round keys padded to the family's
+kernels are a spec family's object (source.py's parts: the round keys padded to the family's
 largest member's, the round count read at run time), one text for the members that take the schedule: compiled
 once, beside the members' own sources, and linked into each member's library (out_dir/<family>-gcm_cuda_*.cu).
 The schedule is the default for the cipher unless one is given: the autotuner's constant-time pick
@@ -131,7 +131,7 @@ def family_rk_words(registry: Registry, name: str, schedule: str | None) -> int:
 def shipped_source(registry: Registry, name: str, schedule: str | None, flavours: tuple[str, ...] | None = None):
     """(module, schedule, source) of the library `cipherspec build` makes for ``name``: its schedule's flavour only
     (``flavours`` for another set: the runtime builds both), the round keys at the family's size and the GCM kernels
-    that call the core in the family's object (source.py's parts), as the GPU tests load it (BACKEND.load)."""
+    in the family's object (source.py's parts), as the GPU tests load it (BACKEND.load)."""
     module = registry.module(name)
     sched = schedule_for(module, schedule)
     family = registry.definition(name)[1].family or name

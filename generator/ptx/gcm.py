@@ -20,7 +20,9 @@ own key -- each key word's bit b taken from lane b's key by a ballot ({P}_gcm_fi
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from cipherspec.ir import Module
@@ -38,6 +40,7 @@ class GcmParts:
     G: int  # blocks per unit (one core call of one thread)
     head: bool  # the round keys start with keyorder.py's head words (word 2: the key's own words, the kernels' copies)
     nrk_own: int  # the member's own round-key words, whole 16-byte chunks (its host sizes the kernels' key buffers so)
+    own_words: Callable[[str], str]  # own_words() for this struct: the templates' copies of a key's words
     log2g: int
     T: int  # threads of the long-message kernel (the schedule's)
     TB: int  # most threads of a batch CTA (the multi-key kernel's)
@@ -94,11 +97,21 @@ def _fills(module: Module, sched: CudaSchedule, T: int):
     return table_fills(module, sched.copies, T, stride="blockDim.x")
 
 
+def own_words(words: str, nrk: int, head: bool) -> str:
+    """The C expression of the round-key words a GCM kernel copies from the key whose words are at ``words``: where
+    the struct has keyorder.py's head words, the key's own (the head's OWN_WORDS word; a family's struct is padded to
+    its largest member's, and the rest is not the key's), at most the struct's ``nrk``; else ``nrk``.
+
+        own_words("gk->rk.w", 3828, True) -> "(gk->rk.w[2] < 3828u ? gk->rk.w[2] : 3828u)"
+    """
+    if not head:
+        return f"{nrk}u"
+    w = f"{words}[{keyorder.OWN_WORDS}]"
+    return f"({w} < {nrk}u ? {w} : {nrk}u)"
+
+
 def _batch_prologue(fills, nrk: int, head: bool) -> str:
-    """``head``: the struct has keyorder.py's head words, the key's own word count in word 2 (templates/gcm.cu.j2's
-    own_words: what is copied where the struct is padded to a family's largest member's)."""
-    w = f"gk->rk.w[{keyorder.OWN_WORDS}]"
-    nw = f"{w} < {nrk}u ? {w} : {nrk}u" if head else f"{nrk}u"
+    nw = own_words("gk->rk.w", nrk, head)
     lines = ["    extern __shared__ uint32_t cs_smem[];"] + fills.lines
     lines += [
         f"    const uint32_t nw = {nw};  // (the loop keeps the struct's count, unrolled as before)",
@@ -301,4 +314,5 @@ def gcm_parts(
         sm_fin=fills.words,
         nrk=nrk_all,
         head=head,
+        own_words=functools.partial(own_words, nrk=nrk_all, head=head),
     )

@@ -92,6 +92,7 @@ def key_section(module: Module, P: str, derive: Function | None = None, ct: bool
                 nd=nd,
                 derived_first=first,
                 head=head,
+                own_at=keyorder.OWN_WORDS,
                 rows=rows,
                 ks_at=f" + {head + nd}" if first else "",
                 d_at=f" + {head}" if first else f" + {len(index)}",

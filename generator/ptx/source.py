@@ -188,7 +188,7 @@ def generate(
         generate(m, sched, flavours=("ptx",)).cu       cs_enc_ptx, ...           ; #define CS_FLAVOURS 1
 
     ``rk_pad``: the round-key struct's words at least (lanes_context's); ``gcm_family``: the spec family whose GCM
-    object holds a lane layout's GCM kernels that call the core (gcm_part: build.shipped_source passes both), in
+    object holds a lane layout's GCM kernels (gcm_part: build.shipped_source passes both), in
     ``parts``; the source declares those kernels and launches them:
 
         generate(aes128, bs, rk_pad=3828, gcm_family="aes").parts
@@ -286,7 +286,7 @@ def _generate_lanes(
     family: str = "",
 ) -> Source:
     """A lane layout's kernels (lanes_source.py, templates/lanes.cu.j2); the host API is the same.  ``family``: its
-    GCM kernels that call the core in a GCM object of their own (templates/gcmpart.cu.j2), named for the family:
+    GCM kernels in a GCM object of their own (templates/gcmpart.cu.j2), named for the family:
     its text is the member's with the member's prefix made the family's, so every member that renders the same
     text (their cores' parts, the padded round keys) shares one compiled object."""
     lanes = lanes_context(module, sched, P, flavours, rk_pad)
@@ -309,7 +309,7 @@ def _generate_lanes(
         host=host_parts(module, P, lanes["derive"], lanes["rows"]),
         mg=hostapi.context(module, P),
         gcm_part="member" if family else "",
-        GP=FP,  # (the GCM kernels that call the core: the family object's names where it holds them)
+        GP=FP,  # (the GCM kernels: the family object's names where it holds them)
     )
     ctx["gcm"] = (
         _gcm_context(
